@@ -1,0 +1,19 @@
+// `npm run bench`: one JSON object of figures on stdout (progress on stderr). Sections run one
+// after another so they do not compete for the two cores; `--only model,sandbox` picks sections.
+type Section = () => Promise<Record<string, unknown>>;
+
+const sections: Record<string, () => Promise<Section>> = {
+  model: async () => (await import('./bench/model.ts')).benchModel,
+  sandbox: async () => (await import('./bench/sandbox.ts')).benchSandbox,
+};
+
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex > 0 ? new Set((process.argv[onlyIndex + 1] ?? '').split(',')) : null;
+const result: Record<string, unknown> = { node: process.version, cpus: (await import('node:os')).cpus().length };
+for (const [name, load] of Object.entries(sections)) {
+  if (only && !only.has(name)) continue;
+  process.stderr.write(`[bench] ${name}…\n`);
+  Object.assign(result, await (await load())());
+}
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+process.exit(0);

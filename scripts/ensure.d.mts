@@ -1,0 +1,2 @@
+/** Where a Chromium binary is, or null. */
+export function findChromium(): string | null;

@@ -1,0 +1,31 @@
+// Node entry: `npm run --silent cli -- <command> [options]` (DESIGN.md §8). Every command prints
+// JSON on stdout; an error prints {"error": "..."} and exits non-zero.
+import { parseArgs, type CliArgs } from './cli/args.ts';
+
+type Command = (args: CliArgs) => Promise<void>;
+
+/** Commands by name, loaded lazily so `exec` does not pay for tfjs start-up and vice versa. */
+const commands: Record<string, () => Promise<Command>> = {
+  logits: async () => (await import('./cli/model_commands.ts')).logitsCommand,
+  generate: async () => (await import('./cli/model_commands.ts')).generateCommand,
+  exec: async () => (await import('./cli/exec_command.ts')).execCommand,
+};
+
+async function main(): Promise<void> {
+  const [name, ...rest] = process.argv.slice(2);
+  const load = name ? commands[name] : undefined;
+  if (!load) {
+    throw new Error(`unknown command ${JSON.stringify(name ?? '')}; available: ${Object.keys(commands).join(', ')}`);
+  }
+  const command = await load();
+  await command(parseArgs(rest));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    process.exit(1);
+  },
+);

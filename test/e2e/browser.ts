@@ -1,0 +1,28 @@
+// Shared helpers for browser tests: Debian's Chromium through playwright-core, and the built page
+// served with or without cross-origin isolation.
+import { chromium, type Browser } from 'playwright-core';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findChromium } from '../../scripts/ensure.mjs';
+import { serveStatic } from '../../scripts/serve.mjs';
+
+export const distDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
+
+/** Launches headless Chromium with the flags this closed network needs. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('Chromium not found: run `npm test` as root or `sudo apt-get install chromium`.');
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...extraArgs,
+    ],
+  });
+}
+
+/** Serves dist/ (built by test/global-setup.ts). `isolate: false` drops COOP/COEP. */
+export function servePage(isolate = true): Promise<{ url: string; close: () => Promise<void> }> {
+  return serveStatic({ dir: distDir, isolate });
+}

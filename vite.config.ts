@@ -1,0 +1,67 @@
+/// <reference types="vitest/config" />
+import { defineConfig, type Plugin } from 'vite';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isolationHeaders } from './scripts/serve.mjs';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+/** Runtime assets served from our own build, never a CDN: url prefix -> folder in node_modules. */
+const runtimeAssets: Record<string, { dir: string; files: RegExp }> = {
+  '/pyodide/': {
+    dir: resolve(root, 'node_modules/pyodide'),
+    files: /\.(mjs|js|wasm|zip|json)$/,
+  },
+  '/tfjs-wasm/': {
+    dir: resolve(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist'),
+    files: /\.wasm$/,
+  },
+};
+
+
+function runtimeAssetsPlugin(): Plugin {
+  return {
+    name: 'runtime-assets',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        for (const [key, value] of Object.entries(isolationHeaders())) res.setHeader(key, value);
+        const url = (req.url ?? '').split('?')[0] ?? '';
+        for (const [prefix, { dir, files }] of Object.entries(runtimeAssets)) {
+          if (!url.startsWith(prefix)) continue;
+          const name = url.slice(prefix.length);
+          const file = join(dir, name);
+          if (!files.test(name) || name.includes('..') || !existsSync(file)) break;
+          res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : name.endsWith('js') ? 'text/javascript' : 'application/octet-stream');
+          createReadStream(file).pipe(res);
+          return;
+        }
+        next();
+      });
+    },
+    writeBundle(options) {
+      const outDir = options.dir ?? resolve(root, 'dist');
+      for (const [prefix, { dir, files }] of Object.entries(runtimeAssets)) {
+        const target = join(outDir, prefix);
+        mkdirSync(target, { recursive: true });
+        for (const name of readdirSync(dir)) {
+          if (files.test(name) && statSync(join(dir, name)).isFile()) copyFileSync(join(dir, name), join(target, name));
+        }
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [runtimeAssetsPlugin()],
+  worker: { format: 'es' },
+  build: { target: 'es2022', outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 4000 },
+  optimizeDeps: { exclude: ['pyodide'] },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    maxWorkers: 2,
+    globalSetup: ['test/global-setup.ts'],
+  },
+});
