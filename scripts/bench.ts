@@ -1,4 +1,5 @@
 // `npm run bench`: one JSON object of figures on stdout (progress on stderr). Sections run one
+import { cpus } from 'node:os';
 // after another so they do not compete for the two cores; `--only model,sandbox` picks sections.
 type Section = () => Promise<Record<string, unknown>>;
 
@@ -9,7 +10,7 @@ const sections: Record<string, () => Promise<Section>> = {
 
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? new Set((process.argv[onlyIndex + 1] ?? '').split(',')) : null;
-const result: Record<string, unknown> = { node: process.version, cpus: (await import('node:os')).cpus().length };
+const result: Record<string, unknown> = { node: process.version, cpus: cpus().length };
 for (const [name, load] of Object.entries(sections)) {
   if (only && !only.has(name)) continue;
   process.stderr.write(`[bench] ${name}…\n`);
