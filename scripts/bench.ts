@@ -1,6 +1,6 @@
 // `npm run bench`: one JSON object of figures on stdout (progress on stderr). Sections run one
-import { cpus } from 'node:os';
 // after another so they do not compete for the two cores; `--only model,sandbox` picks sections.
+import { cpus } from 'node:os';
 type Section = () => Promise<Record<string, unknown>>;
 
 const sections: Record<string, () => Promise<Section>> = {
