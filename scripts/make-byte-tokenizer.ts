@@ -1,0 +1,81 @@
+// Writes test/fixtures/tokenizers/bytes/{tokenizer.json,tokenizer_config.json}: a byte-level BPE
+// tokenizer with no merges (one token per UTF-8 byte, ids 0..255 in byte order) plus the three
+// ChatML special tokens. Tiny test and demo models use it: any text round-trips, the vocabulary is
+// 259, and chat rendering matches Qwen's ChatML layout. Run: npx tsx scripts/make-byte-tokenizer.ts
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'tokenizers', 'bytes');
+
+/** GPT-2's byte→printable-character table, so every byte has a visible, whitespace-free symbol. */
+function bytesToUnicode(): string[] {
+  const printable: number[] = [];
+  for (let b = 33; b <= 126; b++) printable.push(b); // '!'..'~'
+  for (let b = 161; b <= 172; b++) printable.push(b); // '¡'..'¬'
+  for (let b = 174; b <= 255; b++) printable.push(b); // '®'..'ÿ'
+  const table: string[] = new Array<string>(256);
+  let shifted = 0;
+  for (let b = 0; b < 256; b++) {
+    // Printable bytes map to themselves; the rest to code points 256, 257, ... in byte order.
+    table[b] = String.fromCodePoint(printable.includes(b) ? b : 256 + shifted++);
+  }
+  return table;
+}
+
+const special = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'];
+const vocab: Record<string, number> = {};
+bytesToUnicode().forEach((symbol, byte) => { vocab[symbol] = byte; });
+
+const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: true };
+const tokenizer = {
+  version: '1.0',
+  truncation: null,
+  padding: null,
+  added_tokens: special.map((content, i) => ({
+    id: 256 + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+  })),
+  normalizer: null,
+  pre_tokenizer: byteLevel,
+  post_processor: { ...byteLevel, use_regex: false },
+  decoder: { ...byteLevel, use_regex: false },
+  model: {
+    type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
+    fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: [],
+  },
+};
+
+// ChatML as in Qwen2.5 without tools and without the default system prompt (each byte is a token
+// here, so a default system message would cost ~60 tokens of every tiny model's context).
+const chatTemplate = [
+  "{%- for message in messages %}",
+  "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}",
+  "{%- endfor %}",
+  "{%- if add_generation_prompt %}",
+  "{{- '<|im_start|>assistant\\n' }}",
+  "{%- endif %}",
+].join('\n');
+
+const config = {
+  add_bos_token: false,
+  add_prefix_space: false,
+  added_tokens_decoder: Object.fromEntries(special.map((content, i) => [String(256 + i), {
+    content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true,
+  }])),
+  additional_special_tokens: ['<|im_start|>', '<|im_end|>'],
+  bos_token: null,
+  chat_template: chatTemplate,
+  clean_up_tokenization_spaces: false,
+  eos_token: '<|im_end|>',
+  errors: 'replace',
+  model_max_length: 32768,
+  pad_token: '<|endoftext|>',
+  split_special_tokens: false,
+  tokenizer_class: 'Qwen2Tokenizer',
+  unk_token: null,
+};
+
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'tokenizer.json'), JSON.stringify(tokenizer, null, 2) + '\n');
+writeFileSync(join(outDir, 'tokenizer_config.json'), JSON.stringify(config, null, 2) + '\n');
+console.log(`wrote ${outDir}`);
