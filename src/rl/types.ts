@@ -1,0 +1,190 @@
+// The one record that carries a trajectory through rollout -> reward -> advantage -> update
+// (DESIGN.md §1, STYLE.md §5), and the per-step metrics record. Stages are functions from records
+// to records; nothing here touches tensors, so every stage can be tested on plain data.
+//
+// Token-aligned arrays (`ids`, `actionMask`, `oldLogprobs`, `refLogprobs`) all have length T,
+// the packed sequence length: position t holds token ids[t]; logprob[t] = log p(ids[t] | ids[<t]).
+// Position 0 is never an action (nothing predicts it).
+
+/** A chat message as the model's chat template renders it. */
+export interface Message {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What one code execution returned; the sandbox (src/env/) produces exactly this shape. */
+export interface ExecResult {
+  /** True when the code ran to the end without an exception. */
+  ok: boolean;
+  /** The text shown to the model: the tail of stdout+stderr, or `TIMEOUT`. */
+  observation: string;
+  timedOut: boolean;
+  error: { type: string; message: string } | null;
+}
+
+/** Anything that runs Python: the sandbox pool in the app, a fake in tests. */
+export interface CodeExecutor {
+  /** Runs `code` in a fresh namespace; never rejects for errors in the code itself. */
+  execute(code: string, options?: { timeoutMs?: number }): Promise<ExecResult>;
+}
+
+/** A parsed model turn (see src/rl/actions.ts for the grammar). */
+export type Action =
+  | { type: 'execute_code'; code: string; /** the fence was never closed (e.g. cut by max tokens) */ unterminated: boolean }
+  | { type: 'finish'; answer: string }
+  | { type: 'format_error'; observation: string };
+
+/** A half-open token range [start, end) into the trajectory's `ids`. */
+export interface TokenSpan {
+  start: number;
+  end: number;
+}
+
+/** Why generation of one turn stopped. */
+export type TurnStop = 'eos' | 'stop' | 'length';
+
+/** One code execution inside an episode. */
+export interface Execution {
+  code: string;
+  result: ExecResult;
+  durationMs: number;
+}
+
+/** One assistant turn and, when the episode went on, the observation appended after it. */
+export interface Turn {
+  /** Tokens the model sampled this turn (action mask 1 on exactly these). */
+  generated: TokenSpan;
+  /** Chat markup + observation tokens appended after the turn; null on the last turn. */
+  observation: TokenSpan | null;
+  /** The decoded generated text. */
+  text: string;
+  stop: TurnStop;
+  action: Action;
+  execution: Execution | null;
+}
+
+/** How an episode ended. */
+export type FinishReason = 'final_answer' | 'timeout' | 'max_turns' | 'context_full' | 'error';
+
+/** A named reward failure, recorded instead of crashing the run. */
+export interface RewardError {
+  part: string;
+  message: string;
+}
+
+/** One episode of one task, from rollout to update. */
+export interface Trajectory {
+  /** Unique within a step, e.g. `3/1/2` (step/group/sample). */
+  id: string;
+  taskId: string;
+  /** Index of the GRPO group (one group per prompt per step) and of the sample within it. */
+  groupIndex: number;
+  sampleIndex: number;
+  prompt: string;
+  messages: Message[];
+  ids: number[];
+  /** 1 on tokens the model generated, 0 on prompt, chat markup and observations. */
+  actionMask: number[];
+  turns: Turn[];
+  /** Rollout-time log-probs (length T, 0 where the mask is 0); null until recorded. */
+  oldLogprobs: number[] | null;
+  /** Reference-model (adapters off) log-probs, same layout; null when there is no KL term. */
+  refLogprobs: number[] | null;
+  reward: number;
+  /** Each reward part's unweighted score in [0, 1], by reward name. */
+  rewardParts: Record<string, number>;
+  rewardErrors: RewardError[];
+  /** Whether every correctness check that applies passed (pass@1 counts these). */
+  passed: boolean;
+  advantage: number;
+  /** Some turn stopped at maxNewTokens. */
+  truncated: boolean;
+  timedOut: boolean;
+  /** A turn's context was not an exact token prefix of the next; left out of the update. */
+  prefixBroken: boolean;
+  finishReason: FinishReason;
+  /** The text after `FINAL ANSWER:`, or null when the episode never answered. */
+  finalAnswer: string | null;
+}
+
+/** A trajectory with nothing generated yet: the rollout fills it in. */
+export function newTrajectory(fields: Pick<Trajectory, 'id' | 'taskId' | 'groupIndex' | 'sampleIndex' | 'prompt'>): Trajectory {
+  return {
+    ...fields,
+    messages: [], ids: [], actionMask: [], turns: [], oldLogprobs: null, refLogprobs: null,
+    reward: 0, rewardParts: {}, rewardErrors: [], passed: false, advantage: 0,
+    truncated: false, timedOut: false, prefixBroken: false, finishReason: 'max_turns', finalAnswer: null,
+  };
+}
+
+/** Problems with a trajectory's token layout (empty when consistent); cheap enough to run every step. */
+export function layoutProblems(trajectory: Trajectory): string[] {
+  const problems: string[] = [];
+  const length = trajectory.ids.length;
+  if (trajectory.actionMask.length !== length) problems.push(`actionMask has ${trajectory.actionMask.length} entries for ${length} ids`);
+  if (trajectory.actionMask.some((m) => m !== 0 && m !== 1)) problems.push('actionMask holds values other than 0 and 1');
+  if (trajectory.actionMask[0] === 1) problems.push('actionMask[0] is 1, but nothing predicts the first token');
+  for (const name of ['oldLogprobs', 'refLogprobs'] as const) {
+    const values = trajectory[name];
+    if (values && values.length !== length) problems.push(`${name} has ${values.length} entries for ${length} ids`);
+  }
+  const masked = new Array<number>(length).fill(0);
+  let previousEnd = 0;
+  trajectory.turns.forEach((turn, i) => {
+    for (const [label, span] of [['generated', turn.generated], ['observation', turn.observation]] as const) {
+      if (!span) continue;
+      if (span.start < previousEnd || span.end < span.start || span.end > length) {
+        problems.push(`turn ${i} ${label} span [${span.start}, ${span.end}) is out of order or outside [0, ${length})`);
+        continue;
+      }
+      previousEnd = span.end;
+      if (label === 'generated') for (let t = span.start; t < span.end; t++) masked[t] = 1;
+    }
+  });
+  if (problems.length === 0 && masked.some((m, t) => m !== trajectory.actionMask[t])) {
+    problems.push('actionMask differs from the union of the turns\' generated spans');
+  }
+  return problems;
+}
+
+/**
+ * Metrics of one training step. Keys are snake_case because this record IS the wire format:
+ * the CLI's JSON lines (`train` prints at least step, reward_mean, loss, kl) and the CSV export.
+ */
+export interface StepMetrics {
+  step: number;
+  reward_mean: number;
+  reward_max: number;
+  reward_std: number;
+  /** Mean of each reward part's score over the step's trajectories. */
+  reward_parts: Record<string, number>;
+  /** Fraction of trajectories with `passed`. */
+  pass_rate: number;
+  /** Fraction of groups whose rewards were all equal (advantage 0). */
+  zero_std_fraction: number;
+  /** Trajectories that went into the update (after prefix breaks and skipped groups). */
+  trained_trajectories: number;
+  /** Null when the update was skipped. */
+  loss: number | null;
+  kl: number | null;
+  clip_fraction: number | null;
+  ratio_mean: number | null;
+  entropy: number | null;
+  grad_norm: number | null;
+  /** Why the update was skipped (non-finite loss or gradient, nothing to train), else null. */
+  update_skipped: string | null;
+  /** Mean tokens generated per trajectory, summed over its turns. */
+  generated_tokens_mean: number;
+  turns_mean: number;
+  timeouts: number;
+  truncations: number;
+  prefix_breaks: number;
+  reward_errors: number;
+  format_errors: number;
+  tokens_per_s: number;
+  seconds_generate: number;
+  seconds_sandbox: number;
+  seconds_train: number;
+  /** Held-out pass@1 when this step ran an evaluation, else null. */
+  eval_pass_at_1: number | null;
+}
