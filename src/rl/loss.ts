@@ -85,8 +85,8 @@ function requireMaxTokens(maxTokens: number | undefined): number {
 }
 
 /** tf.stopGradient, which tfjs lacks: identity forward, zero gradient. */
-export const stopGradient = tf.customGrad((x: tf.Tensor) => ({
-  value: tf.clone(x),
+export const stopGradient = tf.customGrad((...inputs) => ({
+  value: tf.clone(inputs[0] as tf.Tensor),
   gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy),
 })) as <T extends tf.Tensor>(x: T) => T;
 
@@ -132,7 +132,7 @@ export function grpoLoss(inputs: GrpoInputs, options: GrpoLossOptions): GrpoLoss
   let kl: tf.Tensor2D | null = null;
   if (inputs.refLogprobs) {
     const delta = tf.mul(tf.sub(inputs.refLogprobs, logprobs), mask); // (B, T), ref - new
-    kl = tf.sub(tf.sub(tf.exp(delta), delta), 1); // k3 >= 0, 0 off the mask
+    kl = tf.sub(tf.sub(tf.exp(delta), delta), 1) as tf.Tensor2D; // k3 >= 0, 0 off the mask
   }
   const perToken = kl && klCoef !== 0 ? tf.add(pgLoss, tf.mul(kl, klCoef)) : pgLoss; // (B, T)
   const maskedLoss = tf.mul(perToken, mask); // (B, T)
@@ -144,11 +144,11 @@ export function grpoLoss(inputs: GrpoInputs, options: GrpoLossOptions): GrpoLoss
   if (aggregation === 'seed') {
     const rowMean = tf.div(tf.sum(maskedLoss, 1), tf.maximum(tokensPerRow, 1)); // (B), 0 for empty rows
     total = tf.sum(rowMean);
-    divisor = options.normalizer ?? tf.maximum(tf.sum(tf.minimum(tokensPerRow, 1)), 1);
+    divisor = options.normalizer ?? (tf.maximum(tf.sum(tf.minimum(tokensPerRow, 1)), 1) as tf.Scalar);
   } else {
     total = tf.sum(maskedLoss);
     divisor = options.normalizer
-      ?? (aggregation === 'token' ? tf.maximum(actionTokens, 1) : B * requireMaxTokens(options.maxTokens));
+      ?? (aggregation === 'token' ? (tf.maximum(actionTokens, 1) as tf.Scalar) : B * requireMaxTokens(options.maxTokens));
   }
   const loss = tf.div(total, divisor) as tf.Scalar;
 
