@@ -73,7 +73,8 @@ export function assistantContent(tokenizer: Tokenizer, generatedIds: readonly nu
  * Checks a finished conversation the way the agent loop builds it: for every assistant message i,
  * the prompt it was sampled from (messages before i, with the generation prompt) followed by its
  * content and the eos token must be a textual prefix of the next context (the prompt of the next
- * assistant turn, or the whole conversation). Returns the first break, or null if there is none.
+ * assistant turn, or the whole conversation); a final assistant turn needs no check. Returns the
+ * first break, or null if there is none.
  * This is "rendering messages[0..k] is a prefix of rendering messages[0..k+1]" with each assistant
  * turn taken as the model sampled it, which is the property token-in/token-out needs.
  */
@@ -88,6 +89,8 @@ export function findPrefixBreak(
   for (const [n, i] of assistantAt.entries()) {
     const nextAssistant = assistantAt[n + 1];
     const following = messages.slice(i + 1, nextAssistant ?? messages.length);
+    // Nothing is appended after a final assistant turn, so nothing has to survive a re-render.
+    if (following.length === 0) continue;
     const message = messages[i]!;
     const delta = deltaText(tokenizer, messages.slice(0, i), message.content + eosText, message, following,
       nextAssistant !== undefined, options);

@@ -119,7 +119,8 @@ export function createTokenizer(name: string, files: TokenizerFiles): Tokenizer 
   const tokenizer: Tokenizer = {
     name,
     encode: (text, options) => hf.encode(text, { add_special_tokens: options?.addSpecialTokens ?? true }).ids,
-    decode: (ids, options) => hf.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? false }),
+    // The library refuses an empty list; an empty turn (only an eos was sampled) is ordinary here.
+    decode: (ids, options) => (ids.length === 0 ? '' : hf.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? false })),
     applyChatTemplate: (messages, options) => template.render(messages, options),
     encodeChat: (messages, options) => hf.encode(template.render(messages, options), { add_special_tokens: false }).ids,
     bosId,
