@@ -10,8 +10,10 @@
 // So the delta after the model's own tokens begins with the "\n" the template puts after
 // <|im_end|>. If the model was cut off by max tokens, it never sampled <|im_end|>; the delta then
 // begins with `<|im_end|>\n` and closes the turn for it. Either way those ids are chat markup, not
-// actions: they get action-mask 0. Qwen3 breaks prefix stability (the latest assistant turn keeps a
-// `<think>` block that later renders drop); Llama 3 `trim`s message content. Both are reported.
+// actions: they get action-mask 0. (Llama 3 ends turns with <|eot_id|> and no newline, so there the
+// delta starts directly with the next header.) Qwen3 breaks prefix stability once the model thinks
+// (the latest assistant turn keeps its `<think>` block, later renders drop it); Llama 3 `trim`s
+// message content, which breaks it when the model ends a turn with whitespace. Both are reported.
 import type { ChatMessage, ChatTemplateOptions, Tokenizer } from './tokenizer.ts';
 
 /** The result of extending a conversation after the model's own turn. */
