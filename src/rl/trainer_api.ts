@@ -3,6 +3,7 @@
 // `Comlink.wrap<TrainerApi>()`; progress callbacks travel as `Comlink.proxy(callback)`.
 // Everything that crosses the boundary is structured-clonable (no tensors, no class instances).
 import type { BackendInfo, BackendName } from '../model/backend.ts';
+import type { GroupStats } from './advantage.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
 
 /** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
@@ -35,16 +36,7 @@ export interface LoadProgress {
 /** The four phases of one step, in order (the phase stepper stops after each). */
 export type Phase = 'rollout' | 'reward' | 'advantage' | 'update';
 
-/** One group's advantage arithmetic, for the phase stepper. */
-export interface GroupStats {
-  taskId: string;
-  rewards: number[];
-  mean: number;
-  std: number;
-  advantages: number[];
-  /** All rewards equal: every advantage is 0 (and the group may be skipped). */
-  zeroStd: boolean;
-}
+export type { GroupStats };
 
 /** What a phase produced. `trajectories` is the step's records as they stand after the phase. */
 export interface PhaseReport {
