@@ -1,0 +1,100 @@
+"""PyTorch reference for `train_step_ms` in scripts/bench/model.ts: the same full-parameter step
+(forward, token log-prob loss, backward, gradient clipping, AdamW) of the same Llama shapes
+(hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000, batch 4 x 128 predicted tokens), float32.
+
+    /usr/bin/python3 scripts/bench/pytorch_train_step.py [--threads N]
+
+Prints one JSON line: {"pytorch_train_step_ms": ..., "threads": ..., "torch": ...}.
+"""
+import argparse
+import json
+import math
+import time
+
+import torch
+import torch.nn.functional as F
+
+D, LAYERS, HEADS, MLP, VOCAB, BATCH, TOKENS = 256, 4, 4, 768, 2000, 4, 128
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.input_norm = torch.nn.Parameter(torch.ones(D))
+        self.post_norm = torch.nn.Parameter(torch.ones(D))
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(D, D, bias=False) for _ in range(4))
+        self.gate, self.up = torch.nn.Linear(D, MLP, bias=False), torch.nn.Linear(D, MLP, bias=False)
+        self.down = torch.nn.Linear(MLP, D, bias=False)
+
+    def forward(self, x, cos, sin):
+        B, T, _ = x.shape
+        hd = D // HEADS
+        h = rms_norm(x, self.input_norm)
+        q, k, v = (proj(h).view(B, T, HEADS, hd).transpose(1, 2) for proj in (self.q, self.k, self.v))
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        mask = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + mask, dim=-1) @ v  # (B, H, T, hd)
+        x = x + self.o(att.transpose(1, 2).reshape(B, T, D))
+        h = rms_norm(x, self.post_norm)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+def rms_norm(x, w, eps=1e-5):
+    return w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class Llama(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(VOCAB, D)
+        self.blocks = torch.nn.ModuleList(Block() for _ in range(LAYERS))
+        self.norm = torch.nn.Parameter(torch.ones(D))
+        self.head = torch.nn.Linear(D, VOCAB, bias=False)
+        for p in self.parameters():
+            if p.dim() == 2:
+                torch.nn.init.normal_(p, std=0.02)
+
+    def forward(self, ids):
+        T = ids.shape[1]
+        hd = D // HEADS
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        freqs = torch.outer(torch.arange(T).float(), inv)
+        cos, sin = torch.cat((freqs, freqs), -1).cos(), torch.cat((freqs, freqs), -1).sin()
+        x = self.embed(ids)
+        for block in self.blocks:
+            x = block(x, cos, sin)
+        return self.head(rms_norm(x, self.norm))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (tfjs-wasm in Node uses 1)")
+    parser.add_argument("--steps", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model = Llama()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    ids = torch.randint(0, VOCAB, (BATCH, TOKENS + 1))
+    times = []
+    for step in range(args.steps + 1):
+        start = time.perf_counter()
+        logits = model(ids[:, :-1])
+        logprobs = torch.log_softmax(logits, -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
+        loss = -logprobs.mean()
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step > 0:  # the first step warms up allocators
+            times.append(time.perf_counter() - start)
+    print(json.dumps({"pytorch_train_step_ms": round(1000 * sorted(times)[len(times) // 2], 1), "threads": args.threads, "torch": torch.__version__}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+// AdamW (Loshchilov & Hutter, arxiv.org/abs/1711.05101): Adam with weight decay decoupled from
+// the gradient, with PyTorch's torch.optim.AdamW update order. tfjs ships Adam without decoupled
+// decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
+import * as tf from '@tensorflow/tfjs';
+
+/** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */
+export interface AdamWConfig {
+  learningRate: number;
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  weightDecay: number;
+}
+
+/** beta1 0.9, beta2 0.999, epsilon 1e-8, weight decay 0.01, learning rate 1e-4. */
+export const defaultAdamWConfig: AdamWConfig = { learningRate: 1e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, weightDecay: 0.01 };
+
+/** Saved optimizer state: the step count and both moments of every variable, by name. */
+export interface AdamWState {
+  step: number;
+  moments: Record<string, { shape: number[]; m: Float32Array; v: Float32Array }>;
+}
+
+/** AdamW over a fixed set of named variables. */
+export class AdamW {
+  private step = 0;
+  private readonly moments = new Map<string, { m: tf.Variable; v: tf.Variable }>();
+
+  constructor(
+    private readonly variables: Map<string, tf.Variable>,
+    public config: AdamWConfig = defaultAdamWConfig,
+  ) {}
+
+  /** Steps taken so far. */
+  get stepCount(): number {
+    return this.step;
+  }
+
+  /**
+   * One update from gradients by variable name (missing names are skipped, e.g. a variable the
+   * loss does not reach). The learning rate may be overridden per step (schedules).
+   */
+  apply(grads: Record<string, tf.Tensor>, learningRate = this.config.learningRate): void {
+    const { beta1, beta2, epsilon, weightDecay } = this.config;
+    this.step++;
+    const correction1 = 1 - beta1 ** this.step;
+    const correction2 = 1 - beta2 ** this.step;
+    for (const [name, variable] of this.variables) {
+      const grad = grads[name];
+      if (!grad) continue;
+      const moment = this.moment(name, variable);
+      tf.tidy(() => {
+        const m = tf.add(tf.mul(moment.m, beta1), tf.mul(grad, 1 - beta1));
+        const v = tf.add(tf.mul(moment.v, beta2), tf.mul(tf.square(grad), 1 - beta2));
+        // lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
+        const update = tf.div(tf.mul(m, learningRate / correction1), tf.add(tf.sqrt(tf.mul(v, 1 / correction2)), epsilon));
+        moment.m.assign(m);
+        moment.v.assign(v);
+        variable.assign(tf.sub(tf.mul(variable, 1 - learningRate * weightDecay), update));
+      });
+    }
+  }
+
+  /** A copy of the state for checkpoints. */
+  async saveState(): Promise<AdamWState> {
+    const moments: AdamWState['moments'] = {};
+    for (const [name, { m, v }] of this.moments) {
+      moments[name] = { shape: [...m.shape], m: (await m.data()) as Float32Array, v: (await v.data()) as Float32Array };
+    }
+    return { step: this.step, moments };
+  }
+
+  /** Restores a saved state (names and shapes must match the variables). */
+  loadState(state: AdamWState): void {
+    this.disposeMoments();
+    this.step = state.step;
+    for (const [name, saved] of Object.entries(state.moments)) {
+      const variable = this.variables.get(name);
+      if (!variable) throw new Error(`optimizer state has moments for ${name}, which this model does not train`);
+      if (saved.shape.join() !== variable.shape.join()) {
+        throw new Error(`optimizer state for ${name} has shape [${saved.shape.join(', ')}], the variable [${variable.shape.join(', ')}]`);
+      }
+      this.moments.set(name, { m: tf.variable(tf.tensor(saved.m, saved.shape), false), v: tf.variable(tf.tensor(saved.v, saved.shape), false) });
+    }
+  }
+
+  /** Frees the moments. */
+  dispose(): void {
+    this.disposeMoments();
+  }
+
+  private moment(name: string, variable: tf.Variable): { m: tf.Variable; v: tf.Variable } {
+    let moment = this.moments.get(name);
+    if (!moment) {
+      moment = { m: tf.variable(tf.zerosLike(variable), false), v: tf.variable(tf.zerosLike(variable), false) };
+      this.moments.set(name, moment);
+    }
+    return moment;
+  }
+
+  private disposeMoments(): void {
+    for (const { m, v } of this.moments.values()) {
+      m.dispose();
+      v.dispose();
+    }
+    this.moments.clear();
+  }
+}
+
+/**
+ * Scales gradients so their global L2 norm is at most `maxNorm` (PyTorch's clip_grad_norm_).
+ * Stays on the device (no read back); returns new gradients and the norm before clipping.
+ */
+export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: tf.Scalar } {
+  return tf.tidy(() => {
+    const squares = Object.values(grads).map((g) => tf.sum(tf.square(g)));
+    const norm = tf.sqrt(squares.length > 0 ? tf.addN(squares) : tf.scalar(0)) as tf.Scalar;
+    const scale = tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
+    const clipped: Record<string, tf.Tensor> = {};
+    for (const [name, g] of Object.entries(grads)) clipped[name] = tf.mul(g, scale);
+    return { grads: clipped, norm };
+  });
+}

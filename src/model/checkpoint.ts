@@ -1,0 +1,57 @@
+// Reads a checkpoint's tensors from a ModelSource: `model.safetensors`, or the shards listed in
+// `model.safetensors.index.json` (the hub's layout for large models).
+import { readJson, type ModelSource } from './source.ts';
+import { parseSafetensors, type SafetensorsFile } from './safetensors.ts';
+
+/** Named float32 tensors of a checkpoint, converted one at a time on request. */
+export interface Checkpoint {
+  names(): string[];
+  has(name: string): boolean;
+  shape(name: string): number[];
+  /** A fresh float32 copy of the tensor (the caller may keep or drop it). */
+  float32(name: string): Float32Array;
+}
+
+const singleFile = 'model.safetensors';
+const indexFile = 'model.safetensors.index.json';
+
+/** Opens a checkpoint; `onProgress` sees bytes read across all files. */
+export async function readCheckpoint(
+  source: ModelSource,
+  onProgress?: (loadedBytes: number, totalBytes: number | null) => void,
+): Promise<Checkpoint> {
+  const files = new Map<string, SafetensorsFile>();
+  const owner = new Map<string, SafetensorsFile>();
+  let shardNames: string[];
+  if (await source.has(singleFile)) {
+    shardNames = [singleFile];
+  } else if (await source.has(indexFile)) {
+    const index = await readJson<{ weight_map?: Record<string, string> }>(source, indexFile);
+    if (!index.weight_map || typeof index.weight_map !== 'object') {
+      throw new Error(`${source.name}/${indexFile} has no weight_map object`);
+    }
+    shardNames = [...new Set(Object.values(index.weight_map))];
+  } else {
+    throw new Error(`${source.name} has neither ${singleFile} nor ${indexFile}: not a Hugging Face safetensors checkpoint`);
+  }
+  let loadedBefore = 0;
+  for (const shard of shardNames) {
+    const bytes = await source.readFile(shard, onProgress && ((loaded, total) => onProgress(loadedBefore + loaded, total)));
+    loadedBefore += bytes.byteLength;
+    const file = parseSafetensors(bytes, `${source.name}/${shard}`);
+    files.set(shard, file);
+    for (const name of file.entries.keys()) owner.set(name, file);
+  }
+  const entry = (name: string) => {
+    const file = owner.get(name);
+    const found = file?.entries.get(name);
+    if (!file || !found) throw new Error(`${source.name}: checkpoint has no tensor ${name}`);
+    return { file, found };
+  };
+  return {
+    names: () => [...owner.keys()],
+    has: (name) => owner.has(name),
+    shape: (name) => [...entry(name).found.shape],
+    float32: (name) => entry(name).file.float32(name),
+  };
+}

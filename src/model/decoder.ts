@@ -1,0 +1,116 @@
+// The Llama / Qwen2 decoder (pre-norm transformer: RMSNorm, RoPE attention with grouped-query
+// heads, SwiGLU MLP), following transformers' modeling_llama.py and modeling_qwen2.py.
+//
+// Shape legend: B batch, T new positions, S attended positions (cache + new), D model width,
+// H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
+// F MLP width, V vocabulary, N = B * T rows.
+import * as tf from '@tensorflow/tfjs';
+import type { ModelConfig } from './config.ts';
+import type { KvCache } from './kv_cache.ts';
+import { embedColumns, matMulLinear } from './ops.ts';
+import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
+import { applyRope, type Rope } from './rope.ts';
+
+/** What the forward pass needs besides the weights. */
+export interface DecoderParts {
+  config: ModelConfig;
+  params: DecoderParams;
+  rope: Rope;
+}
+
+/** One forward call: token ids (B, T) flattened, their positions, the mask and an optional cache. */
+export interface ForwardInput {
+  ids: Int32Array;
+  batch: number;
+  time: number;
+  /** Position of every token (B * T), for RoPE. */
+  positions: ArrayLike<number>;
+  /** Additive mask (B or 1, 1, 1, T, S), see kv_cache.ts maskBias. */
+  maskBias: tf.Tensor;
+  cache?: KvCache;
+}
+
+/** How to run: with the custom-gradient ops (training), and with LoRA adapters on or off. */
+export interface ForwardMode {
+  differentiable: boolean;
+  adapters: boolean;
+}
+
+/** Final-norm hidden states (N, D) for every input position. */
+export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: ForwardMode): tf.Tensor2D {
+  const { config, params } = parts;
+  const ids = tf.tensor1d(input.ids, 'int32');
+  let x = mode.differentiable
+    ? embedColumns(params.embedding as tf.Tensor2D, ids, params.embedding.trainable)
+    : (tf.transpose(tf.gather(params.embedding, ids, 1)) as tf.Tensor2D); // (N, D)
+  const { cos, sin } = parts.rope.tables(input.positions); // (N, hd)
+  const ropeShape = [input.batch, 1, input.time, config.headDim]; // (B, 1, T, hd) broadcasts over heads
+  const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape) };
+  params.layers.forEach((layer, index) => {
+    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps), input, rope, mode);
+    x = tf.add(x, attended);
+    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, config.rmsNormEps), mode));
+  });
+  return rmsNorm(x, params.finalNorm, config.rmsNormEps);
+}
+
+/** Logits (N, V) for hidden rows (N, D): h @ lm_head, or h @ embedding when tied. */
+export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Tensor2D {
+  return tf.matMul(hidden, params.lmHead ?? params.embedding);
+}
+
+/** RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. */
+export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.Tensor2D {
+  const meanSquare = tf.mean(tf.square(x), -1, true); // (N, 1)
+  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
+}
+
+/** y = x W (+ b) (+ scale x A B when adapters are on), x (N, I) -> (N, O). */
+export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): tf.Tensor2D {
+  const matMul = (input: tf.Tensor2D, weight: tf.Variable): tf.Tensor2D =>
+    mode.differentiable ? matMulLinear(input, weight as tf.Tensor2D, weight.trainable) : tf.matMul(input, weight as tf.Tensor2D);
+  let y = matMul(x, linear.weight);
+  if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
+  const adapter = linear.adapter;
+  if (adapter && mode.adapters) {
+    const update = matMul(matMul(x, adapter.a), adapter.b); // (N, r) -> (N, O)
+    y = tf.add(y, tf.mul(update, adapter.scale)) as tf.Tensor2D;
+  }
+  return y;
+}
+
+function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
+  const { gate_proj, up_proj, down_proj } = layer.projections;
+  const gate = applyLinear(h, gate_proj, mode); // (N, F)
+  const swish = tf.mul(gate, tf.sigmoid(gate)); // SiLU
+  return applyLinear(tf.mul(swish, applyLinear(h, up_proj, mode)) as tf.Tensor2D, down_proj, mode);
+}
+
+function attention(
+  parts: DecoderParts,
+  layer: DecoderLayer,
+  index: number,
+  h: tf.Tensor2D,
+  input: ForwardInput,
+  rope: { cos: tf.Tensor; sin: tf.Tensor },
+  mode: ForwardMode,
+): tf.Tensor2D {
+  const { numHeads: H, numKvHeads: Hkv, headDim: hd } = parts.config;
+  const { batch: B, time: T } = input;
+  const g = H / Hkv;
+  const heads = (y: tf.Tensor2D, count: number) => tf.transpose(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
+  const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
+  const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin); // (B, H, T, hd)
+  let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin); // (B, Hkv, T, hd)
+  let value = heads(applyLinear(h, v_proj, mode), Hkv);
+  if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
+  const S = key.shape[2]!;
+  // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
+  // (HF repeat_kv order), so fold the g query heads into the time axis.
+  const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
+  const scores = tf.reshape(tf.matMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
+  const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B, Hkv, g * T, S]);
+  const context = tf.reshape(tf.matMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)
+  const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
+  return applyLinear(merged as tf.Tensor2D, o_proj, mode);
+}

@@ -1,0 +1,104 @@
+// Differentiable building blocks with hand-written gradients, for two reasons measured on the
+// WASM backend: (1) autograd's matMul backward uses transposeA/transposeB, a path about 10x
+// slower there than transposing first; (2) the gather gradient needs UnsortedSegmentSum, which
+// WASM lacks. A weight that is frozen (not trainable) is captured instead of passed, so its
+// gradient (the costly x^T dy product) is never computed; a captured weight must outlive the
+// backward pass (variables do), while any other tensor the backward needs goes through save().
+//
+// Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
+import * as tf from '@tensorflow/tfjs';
+
+/** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
+function customOp(
+  forward: (inputs: tf.Tensor[], save: tf.GradSaveFunc) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] },
+): (...inputs: tf.Tensor[]) => tf.Tensor {
+  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    return forward(args.slice(0, -1) as tf.Tensor[], save);
+  });
+}
+
+/** y = x @ w, x (N, I), w (I, O), with a backward pass that uses explicit transposes. */
+export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean): tf.Tensor2D {
+  if (!trainable) {
+    const frozen = customOp(([input]) => ({
+      value: tf.matMul(input as tf.Tensor2D, w),
+      gradFunc: (dy) => tf.matMul(dy as tf.Tensor2D, tf.transpose(w)),
+    }));
+    return frozen(x) as tf.Tensor2D;
+  }
+  const linear = customOp(([input, weight], save) => {
+    save([input!, weight!]);
+    return {
+      value: tf.matMul(input as tf.Tensor2D, weight as tf.Tensor2D),
+      gradFunc: (dy, saved) => {
+        const [xs, ws] = saved as [tf.Tensor2D, tf.Tensor2D];
+        const g = dy as tf.Tensor2D;
+        return [tf.matMul(g, tf.transpose(ws)), tf.matMul(tf.transpose(xs), g)];
+      },
+    };
+  });
+  return linear(x, w) as tf.Tensor2D;
+}
+
+/**
+ * Columns of `table` (D, V) picked by `ids` (N), as rows (N, D). The embedding is stored with
+ * tokens as columns so the same matrix serves as the tied output projection h @ table.
+ * The gradient scatters rows back with scatterND (which sums repeated ids).
+ */
+export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: boolean): tf.Tensor2D {
+  if (!trainable) return tf.tidy(() => tf.transpose(tf.gather(table, ids, 1)));
+  const [depth, vocab] = table.shape;
+  const lookup = customOp(([weight], save) => {
+    save([ids]); // the caller's ids may be disposed before the backward pass runs
+    return {
+      value: tf.transpose(tf.gather(weight!, ids, 1)), // (N, D)
+      gradFunc: (dy, [savedIds]) => {
+        const rows = tf.scatterND(tf.reshape(savedIds!, [-1, 1]), dy as tf.Tensor2D, [vocab, depth]); // (V, D)
+        return tf.transpose(rows); // (D, V)
+      },
+    };
+  });
+  return lookup(table) as tf.Tensor2D;
+}
+
+/**
+ * log Σ_v exp((h @ w)[:, v] / temperature) for h (C, D), w (D, V): the log-partition of the
+ * output softmax. The (C, V) logits are recomputed in the backward pass instead of being kept
+ * on the tape, so memory stays at one chunk of logits however many chunks the batch has.
+ */
+export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number, trainable: boolean): tf.Tensor1D {
+  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.div(tf.matMul(hs, ws), temperature) as tf.Tensor2D;
+  // d lse / d logits = softmax = exp(logits - lse); chain through the 1/temperature scale
+  const logitGrad = (dy: tf.Tensor, hs: tf.Tensor2D, ws: tf.Tensor2D, lse: tf.Tensor) =>
+    tf.mul(tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1]))), tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
+  // dh = g @ w^T, written as (w @ g^T)^T to stay on the fast untransposed matMul path
+  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => tf.transpose(tf.matMul(ws, tf.transpose(g)));
+  if (!trainable) {
+    const frozen = customOp(([input], save) => {
+      const value = tf.logSumExp(scaledLogits(input as tf.Tensor2D, w), -1);
+      save([input!, value]);
+      return {
+        value,
+        gradFunc: (dy, saved) => {
+          const [hs, lse] = saved as [tf.Tensor2D, tf.Tensor1D];
+          return inputGrad(logitGrad(dy, hs, w, lse), w);
+        },
+      };
+    });
+    return frozen(h) as tf.Tensor1D;
+  }
+  const full = customOp(([input, weight], save) => {
+    const value = tf.logSumExp(scaledLogits(input as tf.Tensor2D, weight as tf.Tensor2D), -1);
+    save([input!, weight!, value]);
+    return {
+      value,
+      gradFunc: (dy, saved) => {
+        const [hs, ws, lse] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
+        const g = logitGrad(dy, hs, ws, lse);
+        return [inputGrad(g, ws), tf.matMul(tf.transpose(hs), g)];
+      },
+    };
+  });
+  return full(h, w) as tf.Tensor1D;
+}

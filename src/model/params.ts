@@ -1,0 +1,142 @@
+// The decoder's weights as tfjs variables, converted from the Hugging Face layout once at load:
+// every linear weight is stored transposed, (in, out), so the forward pass is x @ W on the fast
+// untransposed matMul path; the token embedding is stored as (D, V), tokens as columns, so one
+// matrix serves both the input lookup and the (tied) output projection h @ E.
+import * as tf from '@tensorflow/tfjs';
+import type { Checkpoint } from './checkpoint.ts';
+import type { ModelConfig } from './config.ts';
+import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';
+import { Rng } from './rng.ts';
+
+/** One projection y = x W (+ b) (+ LoRA); W is (in, out). */
+export interface Linear {
+  /** Hugging Face module name, e.g. model.layers.0.self_attn.q_proj. */
+  name: string;
+  weight: tf.Variable;
+  bias: tf.Variable | null;
+  adapter: LoraAdapter | null;
+}
+
+/** One decoder block's parameters. */
+export interface DecoderLayer {
+  inputNorm: tf.Variable;
+  postAttentionNorm: tf.Variable;
+  projections: Record<LoraTarget, Linear>;
+}
+
+/** All parameters of the decoder. */
+export interface DecoderParams {
+  /** (D, V): token vectors as columns. */
+  embedding: tf.Variable;
+  layers: DecoderLayer[];
+  finalNorm: tf.Variable;
+  /** (D, V), or null when tied to the embedding. */
+  lmHead: tf.Variable | null;
+}
+
+/** Source of named float32 tensors in HF layout (a checkpoint, or random weights for tests). */
+export type WeightSource = Pick<Checkpoint, 'has' | 'shape' | 'float32'>;
+
+/** Builds variables from HF-layout tensors, checking every shape against the config. */
+export function loadParams(config: ModelConfig, source: WeightSource, trainable: boolean): DecoderParams {
+  const { hiddenSize: D, intermediateSize: F, vocabSize: V, numHeads: H, numKvHeads: Hkv, headDim: hd } = config;
+  const tensor = (name: string, shape: number[]): tf.Tensor => {
+    if (!source.has(name)) throw new Error(`checkpoint is missing ${name} (expected for a ${config.family} model with this config.json)`);
+    const actual = source.shape(name);
+    if (actual.length !== shape.length || actual.some((d, i) => d !== shape[i])) {
+      throw new Error(`checkpoint tensor ${name} has shape [${actual.join(', ')}] but config.json implies [${shape.join(', ')}]`);
+    }
+    return tf.tensor(source.float32(name), shape);
+  };
+  const variable = (value: tf.Tensor): tf.Variable => {
+    const result = tf.variable(value, trainable);
+    value.dispose();
+    return result;
+  };
+  // HF stores (out, in); we keep (in, out)
+  const transposed = (name: string, outSize: number, inSize: number) =>
+    variable(tf.tidy(() => tf.transpose(tensor(name, [outSize, inSize]))));
+  const linear = (name: string, inSize: number, outSize: number, hasBias: boolean): Linear => ({
+    name,
+    weight: transposed(`${name}.weight`, outSize, inSize),
+    bias: hasBias ? variable(tensor(`${name}.bias`, [outSize])) : null,
+    adapter: null,
+  });
+  const layers: DecoderLayer[] = [];
+  for (let i = 0; i < config.numLayers; i++) {
+    const p = `model.layers.${i}`;
+    layers.push({
+      inputNorm: variable(tensor(`${p}.input_layernorm.weight`, [D])),
+      postAttentionNorm: variable(tensor(`${p}.post_attention_layernorm.weight`, [D])),
+      projections: {
+        q_proj: linear(`${p}.self_attn.q_proj`, D, H * hd, config.qkvBias),
+        k_proj: linear(`${p}.self_attn.k_proj`, D, Hkv * hd, config.qkvBias),
+        v_proj: linear(`${p}.self_attn.v_proj`, D, Hkv * hd, config.qkvBias),
+        o_proj: linear(`${p}.self_attn.o_proj`, H * hd, D, config.outputBias),
+        gate_proj: linear(`${p}.mlp.gate_proj`, D, F, config.mlpBias),
+        up_proj: linear(`${p}.mlp.up_proj`, D, F, config.mlpBias),
+        down_proj: linear(`${p}.mlp.down_proj`, F, D, config.mlpBias),
+      },
+    });
+  }
+  const untied = !config.tieWordEmbeddings;
+  if (untied && !source.has('lm_head.weight')) {
+    throw new Error('checkpoint has no lm_head.weight but config.json says tie_word_embeddings is false');
+  }
+  return {
+    embedding: transposed('model.embed_tokens.weight', V, D),
+    layers,
+    finalNorm: variable(tensor('model.norm.weight', [D])),
+    lmHead: untied ? transposed('lm_head.weight', V, D) : null,
+  };
+}
+
+/** Attaches fresh LoRA adapters (B = 0) to the target projections and freezes the base. */
+export function attachAdapters(params: DecoderParams, config: LoraConfig): void {
+  const rng = new Rng(config.seed);
+  for (const variable of baseVariables(params).values()) variable.trainable = false;
+  for (const layer of params.layers) {
+    for (const target of config.targetModules) {
+      const linear = layer.projections[target];
+      linear.adapter?.a.dispose();
+      linear.adapter?.b.dispose();
+      const [inputSize, outputSize] = linear.weight.shape as [number, number];
+      linear.adapter = createAdapter(inputSize, outputSize, config, rng);
+    }
+  }
+}
+
+/** Base weights by Hugging Face name (linear weights and the embedding are stored transposed). */
+export function baseVariables(params: DecoderParams): Map<string, tf.Variable> {
+  const out = new Map<string, tf.Variable>([['model.embed_tokens.weight', params.embedding]]);
+  params.layers.forEach((layer, i) => {
+    out.set(`model.layers.${i}.input_layernorm.weight`, layer.inputNorm);
+    out.set(`model.layers.${i}.post_attention_layernorm.weight`, layer.postAttentionNorm);
+    for (const linear of Object.values(layer.projections)) {
+      out.set(`${linear.name}.weight`, linear.weight);
+      if (linear.bias) out.set(`${linear.name}.bias`, linear.bias);
+    }
+  });
+  out.set('model.norm.weight', params.finalNorm);
+  if (params.lmHead) out.set('lm_head.weight', params.lmHead);
+  return out;
+}
+
+/** LoRA factors by PEFT-style name (`<module>.lora_A.weight` is stored as (in, r), PEFT's transpose). */
+export function adapterVariables(params: DecoderParams): Map<string, tf.Variable> {
+  const out = new Map<string, tf.Variable>();
+  for (const layer of params.layers) {
+    for (const linear of Object.values(layer.projections)) {
+      if (!linear.adapter) continue;
+      out.set(`${linear.name}.lora_A.weight`, linear.adapter.a);
+      out.set(`${linear.name}.lora_B.weight`, linear.adapter.b);
+    }
+  }
+  return out;
+}
+
+/** Frees every variable. */
+export function disposeParams(params: DecoderParams): void {
+  for (const variable of baseVariables(params).values()) variable.dispose();
+  for (const variable of adapterVariables(params).values()) variable.dispose();
+}

@@ -1,0 +1,175 @@
+// The sampling face: many sequences decode together with a KV cache. Prompts of different
+// lengths are left-padded into one batch (pad keys masked out, RoPE positions counted from each
+// prompt's own start); each sequence stops on its own (EOS, a caller's stop test, or the token
+// budget) and leaves the batch, so it stops costing compute. Tokens are drawn in JavaScript from
+// our seeded Rng, one independent stream per sequence, and come back with their log-probs under
+// the sampling temperature (the trainer's old_logprobs).
+//
+// Shapes: B live sequences, P padded prompt length, T positions in one call, D width, V vocabulary.
+import * as tf from '@tensorflow/tfjs';
+import { decoderForward, outputLogits } from './decoder.ts';
+import { KvCache, maskBias } from './kv_cache.ts';
+import type { CausalLM } from './model.ts';
+import { Rng } from './rng.ts';
+
+/** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
+export type FinishReason = 'eos' | 'stop' | 'length';
+
+/** Options for generate(). */
+export interface GenerateOptions {
+  maxNewTokens: number;
+  /** 0 means greedy (then log-probs are reported at temperature 1). */
+  temperature: number;
+  /** Seed for the per-sequence streams (default 0); ignored when `rng` is given. */
+  seed?: number;
+  /** A generator to draw the per-sequence streams from (advanced by one split per sequence). */
+  rng?: Rng;
+  /** Stop ids (default: the config's eos_token_id); the stop token is included in the output. */
+  eosIds?: number[];
+  /** Called after each new token; true stops that sequence (e.g. a stop string was produced). */
+  shouldStop?: (index: number, generatedIds: number[]) => boolean;
+  /** Prompt positions per prefill call, bounding the attention scores' memory (default 128). */
+  prefillChunk?: number;
+}
+
+/** New tokens per prompt, their log-probs, and why each stopped. */
+export interface GenerateResult {
+  ids: number[][];
+  logprobs: number[][];
+  finishReasons: FinishReason[];
+}
+
+/** Samples continuations of every prompt (token ids) at once. */
+export async function generate(model: CausalLM, prompts: number[][], options: GenerateOptions): Promise<GenerateResult> {
+  const { temperature, maxNewTokens } = options;
+  if (!(temperature >= 0)) throw new Error(`temperature must be >= 0, got ${temperature}`);
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new Error(`maxNewTokens must be a non-negative integer, got ${maxNewTokens}`);
+  model.checkIds(prompts);
+  const count = prompts.length;
+  const result: GenerateResult = { ids: prompts.map(() => []), logprobs: prompts.map(() => []), finishReasons: prompts.map(() => 'length') };
+  if (count === 0 || maxNewTokens === 0) return result;
+  const source = options.rng ?? new Rng(options.seed ?? 0);
+  const streams = prompts.map(() => source.split());
+  const eos = new Set(options.eosIds ?? model.config.eosTokenIds);
+  const V = model.config.vocabSize;
+  const maxPositions = model.config.maxPositions;
+
+  const P = Math.max(...prompts.map((p) => p.length));
+  const pad = prompts.map((p) => P - p.length); // left padding of each sequence
+  let live = prompts.map((_, i) => i); // original index of each batch row
+  const cache = new KvCache(model.config.numLayers);
+  try {
+    // Prefill in chunks of prompt positions; only the last chunk's final row feeds sampling.
+    const chunk = Math.max(1, options.prefillChunk ?? 128);
+    let logits: Float32Array = new Float32Array(0);
+    for (let start = 0; start < P; start += chunk) {
+      const T = Math.min(chunk, P - start);
+      const ids = new Int32Array(count * T);
+      const positions = new Int32Array(count * T);
+      prompts.forEach((prompt, b) => {
+        for (let t = 0; t < T; t++) {
+          const slot = start + t;
+          ids[b * T + t] = slot >= pad[b]! ? prompt[slot - pad[b]!]! : 0;
+          positions[b * T + t] = Math.max(0, slot - pad[b]!);
+        }
+      });
+      const mask = (b: number, i: number, j: number) => j <= start + i && j >= pad[b]!;
+      logits = await stepLogits(model, cache, ids, positions, count, T, mask, start + T === P);
+    }
+    let steps = 0;
+    for (;;) {
+      const B = live.length;
+      const finished = new Set<number>();
+      for (let row = 0; row < B; row++) {
+        const index = live[row]!;
+        const { id, logprob } = sampleToken(logits, row * V, V, temperature, streams[index]!);
+        const generated = result.ids[index]!;
+        generated.push(id);
+        result.logprobs[index]!.push(logprob);
+        let reason: FinishReason | null = null;
+        if (eos.has(id)) reason = 'eos';
+        else if (options.shouldStop?.(index, generated)) reason = 'stop';
+        else if (generated.length >= maxNewTokens || prompts[index]!.length + generated.length >= maxPositions) reason = 'length';
+        if (reason) {
+          result.finishReasons[index] = reason;
+          finished.add(row);
+        }
+      }
+      steps++;
+      if (finished.size === B) break;
+      if (finished.size > 0) {
+        const keep = [...Array(B).keys()].filter((row) => !finished.has(row));
+        cache.select(keep);
+        live = keep.map((row) => live[row]!);
+      }
+      const ids = Int32Array.from(live, (index) => result.ids[index]!.at(-1)!);
+      const positions = Int32Array.from(live, (index) => prompts[index]!.length + result.ids[index]!.length - 1);
+      const S = P + steps; // cached slots after this token
+      const rowPad = live.map((index) => pad[index]!);
+      logits = await stepLogits(model, cache, ids, positions, live.length, 1, (b, _i, j) => j < S && j >= rowPad[b]!, true);
+    }
+  } finally {
+    cache.dispose();
+  }
+  return result;
+}
+
+/** Runs one cached forward call and returns the last position's logits (B, V) when asked. */
+async function stepLogits(
+  model: CausalLM,
+  cache: KvCache,
+  ids: Int32Array,
+  positions: Int32Array,
+  batch: number,
+  time: number,
+  visible: (b: number, i: number, j: number) => boolean,
+  wantLogits: boolean,
+): Promise<Float32Array> {
+  const keys = cache.length + time;
+  const logits = tf.tidy((): tf.Tensor2D => {
+    const hidden = decoderForward(
+      model,
+      { ids, batch, time, positions, maskBias: maskBias(batch, time, keys, visible), cache },
+      model.forwardMode(false),
+    ); // (B*T, D)
+    if (!wantLogits) return tf.zeros([0, 0]);
+    const D = model.config.hiddenSize;
+    const last = time === 1 ? hidden : tf.reshape(tf.slice(tf.reshape(hidden, [batch, time, D]), [0, time - 1, 0], [batch, 1, D]), [batch, D]);
+    return outputLogits(model.params, last as tf.Tensor2D); // (B, V)
+  });
+  const data = (await logits.data()) as Float32Array;
+  logits.dispose();
+  return data;
+}
+
+/**
+ * Draws one token from softmax(logits / temperature) by inverse CDF with one uniform, and returns
+ * its log-prob under that distribution. Temperature 0 takes the argmax, log-prob at temperature 1.
+ */
+export function sampleToken(logits: Float32Array, offset: number, vocab: number, temperature: number, rng: Rng): { id: number; logprob: number } {
+  const scale = temperature > 0 ? 1 / temperature : 1;
+  let max = -Infinity;
+  let argmax = 0;
+  for (let v = 0; v < vocab; v++) {
+    const z = logits[offset + v]!;
+    if (z > max) {
+      max = z;
+      argmax = v;
+    }
+  }
+  let total = 0;
+  for (let v = 0; v < vocab; v++) total += Math.exp((logits[offset + v]! - max) * scale);
+  const logTotal = Math.log(total);
+  if (temperature === 0) return { id: argmax, logprob: -logTotal };
+  const threshold = rng.uniform() * total;
+  let cumulative = 0;
+  let id = argmax; // fallback if rounding leaves the threshold just past the sum
+  for (let v = 0; v < vocab; v++) {
+    cumulative += Math.exp((logits[offset + v]! - max) * scale);
+    if (cumulative > threshold) {
+      id = v;
+      break;
+    }
+  }
+  return { id, logprob: (logits[offset + id]! - max) * scale - logTotal };
+}
