@@ -6,11 +6,14 @@
 // the packed sequence length: position t holds token ids[t]; logprob[t] = log p(ids[t] | ids[<t]).
 // Position 0 is never an action (nothing predicts it).
 
-/** A chat message as the model's chat template renders it. */
-export interface Message {
+/**
+ * A chat message as the model's chat template renders it. A type alias, not an interface, so it
+ * stays assignable to the tokenizer's ChatMessage (which has an index signature).
+ */
+export type Message = {
   role: 'system' | 'user' | 'assistant';
   content: string;
-}
+};
 
 /** What one code execution returned; the sandbox (src/env/) produces exactly this shape. */
 export interface ExecResult {
