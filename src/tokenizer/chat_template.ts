@@ -4,11 +4,17 @@
 // lstrip_blocks on, the special-token strings as variables, raise_exception and strftime_now.
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
 
-/** One chat message; extra fields (tool_calls, reasoning_content, …) pass through to the template. */
+/**
+ * One chat message; the optional fields pass through to templates that use them. No index
+ * signature, so the trajectory's plain `Message` records are ChatMessages as they are.
+ */
 export interface ChatMessage {
   role: string;
   content: string;
-  [field: string]: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: string;
+  name?: string;
+  reasoning_content?: string;
 }
 
 /** Options for rendering a conversation. */

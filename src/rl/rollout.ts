@@ -1,0 +1,187 @@
+// The RolloutWorker: drives generate -> parse -> execute -> observe for every episode of a step.
+//
+// Token-in/token-out: each episode keeps one growing id sequence. The ids the model sampled are
+// appended as they were sampled (action mask 1, with their sampling log-probs); chat markup and
+// observations are appended as the ids of the text the chat template adds after them (mask 0),
+// computed by encodeChatDelta, never by re-tokenizing the conversation. A template that rewrites
+// the past (the delta cannot be computed) ends the episode and flags it prefix-broken.
+//
+// Scheduling: every ready episode decodes in one batch. An episode whose code is running in the
+// sandbox is not ready; it rejoins the next generation round once its observation is in, so a
+// slow execution holds back only its own episode. Each episode samples from its own Rng stream, so
+// its tokens do not depend on which other episodes happened to share its batch.
+import type { Rng } from '../model/rng.ts';
+import type { Task } from '../tasks/task.ts';
+import { encodeChatDelta } from '../tokenizer/chat_delta.ts';
+import type { Tokenizer } from '../tokenizer/tokenizer.ts';
+import { parseAction, SYSTEM_PROMPT, userTurnAfter, type ParserName } from './actions.ts';
+import { newTrajectory, type CodeExecutor, type Message, type Trajectory, type TurnStop } from './types.ts';
+
+/** What the rollout needs from the policy: batched sampling with one Rng stream per sequence. */
+export interface Sampler {
+  /** Highest context length the model accepts. */
+  readonly maxPositions: number;
+  sample(contexts: number[][], rngs: Rng[], options: { maxNewTokens: number; temperature: number; eosIds: number[] }):
+    Promise<{ ids: number[][]; logprobs: number[][]; finishReasons: TurnStop[] }>;
+}
+
+/** Rollout settings (a subset of RunConfig). */
+export interface RolloutOptions {
+  groupSize: number;
+  maxTurns: number;
+  maxNewTokens: number;
+  temperature: number;
+  parser: ParserName;
+  timeoutMs: number;
+  /** Step number, for trajectory ids. */
+  step: number;
+}
+
+/** Time spent, for the step's metrics. */
+export interface RolloutTiming {
+  generateSeconds: number;
+  /** Summed execution time (executions overlap, so this can exceed wall time). */
+  sandboxSeconds: number;
+  generatedTokens: number;
+}
+
+interface Episode {
+  trajectory: Trajectory;
+  task: Task;
+  rng: Rng;
+  done: boolean;
+  /** The execution in flight, if any. */
+  pending: Promise<void> | null;
+}
+
+/** Runs `groupSize` episodes of every task; resolves when all have ended. */
+export async function rollout(
+  tasks: readonly Task[],
+  deps: { sampler: Sampler; tokenizer: Tokenizer; executor: CodeExecutor; rng: Rng },
+  options: RolloutOptions,
+): Promise<{ trajectories: Trajectory[]; timing: RolloutTiming }> {
+  const { sampler, tokenizer, executor } = deps;
+  const timing: RolloutTiming = { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 };
+  const episodes: Episode[] = [];
+  tasks.forEach((task, groupIndex) => {
+    for (let sampleIndex = 0; sampleIndex < options.groupSize; sampleIndex++) {
+      const trajectory = newTrajectory({ id: `${options.step}/${groupIndex}/${sampleIndex}`, taskId: task.id, groupIndex, sampleIndex, prompt: task.prompt });
+      trajectory.messages = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task.prompt }];
+      trajectory.ids = tokenizer.encodeChat(trajectory.messages, { addGenerationPrompt: true });
+      trajectory.actionMask = trajectory.ids.map(() => 0);
+      trajectory.oldLogprobs = trajectory.ids.map(() => 0);
+      episodes.push({ trajectory, task, rng: deps.rng.split(), done: false, pending: null });
+    }
+  });
+
+  for (;;) {
+    const ready = episodes.filter((e) => !e.done && !e.pending);
+    for (const episode of ready) {
+      if (episode.trajectory.ids.length + 1 >= sampler.maxPositions) end(episode, 'context_full');
+    }
+    const batch = ready.filter((e) => !e.done);
+    if (batch.length === 0) {
+      const inFlight = episodes.flatMap((e) => (e.pending ? [e.pending] : []));
+      if (inFlight.length === 0) break;
+      await Promise.race(inFlight);
+      continue;
+    }
+    const started = performance.now();
+    const result = await sampler.sample(
+      batch.map((e) => e.trajectory.ids),
+      batch.map((e) => e.rng),
+      {
+        maxNewTokens: Math.min(options.maxNewTokens, ...batch.map((e) => sampler.maxPositions - e.trajectory.ids.length)),
+        temperature: options.temperature,
+        eosIds: tokenizer.eosIds as number[],
+      },
+    );
+    timing.generateSeconds += (performance.now() - started) / 1000;
+    batch.forEach((episode, i) => {
+      timing.generatedTokens += result.ids[i]!.length;
+      afterGeneration(episode, result.ids[i]!, result.logprobs[i]!, result.finishReasons[i]!);
+    });
+  }
+  return { trajectories: episodes.map((e) => e.trajectory), timing };
+
+  function end(episode: Episode, reason: Trajectory['finishReason']): void {
+    episode.done = true;
+    episode.trajectory.finishReason = reason;
+  }
+
+  /** Records a sampled turn, then finishes, executes, or answers a format error. */
+  function afterGeneration(episode: Episode, generated: number[], logprobs: number[], stop: TurnStop): void {
+    const t = episode.trajectory;
+    const start = t.ids.length;
+    t.ids.push(...generated);
+    t.actionMask.push(...generated.map(() => 1));
+    t.oldLogprobs!.push(...logprobs);
+    const text = tokenizer.decode(generated, { skipSpecialTokens: true });
+    const action = parseAction(text, options.parser);
+    if (stop === 'length') t.truncated = true;
+    t.turns.push({ generated: { start, end: t.ids.length }, observation: null, text, stop, action, execution: null });
+    const lastTurn = t.turns.length >= options.maxTurns;
+
+    if (action.type === 'finish') {
+      t.finalAnswer = action.answer;
+      appendAssistant(t, generated);
+      end(episode, 'final_answer');
+      return;
+    }
+    if (action.type === 'format_error') {
+      if (lastTurn) { appendAssistant(t, generated); end(episode, 'max_turns'); return; }
+      observe(episode, generated, action.observation);
+      return;
+    }
+    const started = performance.now();
+    episode.pending = executor.execute(action.code, { timeoutMs: options.timeoutMs }).then(
+      (result) => {
+        const durationMs = performance.now() - started;
+        timing.sandboxSeconds += durationMs / 1000;
+        t.turns[t.turns.length - 1]!.execution = { code: action.code, result, durationMs };
+        if (result.timedOut) {
+          t.timedOut = true;
+          appendAssistant(t, generated);
+          end(episode, 'timeout');
+        } else if (lastTurn) {
+          appendAssistant(t, generated);
+          end(episode, 'max_turns');
+        } else {
+          observe(episode, generated, userTurnAfter(action, result.observation)!);
+        }
+      },
+      (error: unknown) => {
+        // The pool turns code failures into observations; a rejection means the sandbox itself broke.
+        t.rewardErrors.push({ part: 'sandbox', message: error instanceof Error ? error.message : String(error) });
+        appendAssistant(t, generated);
+        end(episode, 'error');
+      },
+    ).finally(() => { episode.pending = null; });
+  }
+
+  /** Appends the observation turn's ids (mask 0) after the sampled ids, or ends a broken episode. */
+  function observe(episode: Episode, generated: number[], userText: string): void {
+    const t = episode.trajectory;
+    const user: Message = { role: 'user', content: userText };
+    const delta = encodeChatDelta(tokenizer, { messages: t.messages, generatedIds: generated, newMessages: [user] });
+    if (!delta.ok) {
+      t.prefixBroken = true;
+      t.rewardErrors.push({ part: 'prefix', message: delta.reason });
+      appendAssistant(t, generated);
+      end(episode, 'error');
+      return;
+    }
+    const start = t.ids.length;
+    t.messages.push({ role: 'assistant', content: delta.assistantMessage.content }, user);
+    t.ids.push(...delta.ids);
+    t.actionMask.push(...delta.ids.map(() => 0));
+    t.oldLogprobs!.push(...delta.ids.map(() => 0));
+    t.turns[t.turns.length - 1]!.observation = { start, end: t.ids.length };
+  }
+
+  function appendAssistant(t: Trajectory, generated: number[]): void {
+    const last = generated[generated.length - 1];
+    const body = last !== undefined && tokenizer.eosIds.includes(last) ? generated.slice(0, -1) : generated;
+    t.messages.push({ role: 'assistant', content: tokenizer.decode(body) });
+  }
+}
