@@ -24,6 +24,11 @@ export interface GenerateOptions {
   seed?: number;
   /** A generator to draw the per-sequence streams from (advanced by one split per sequence). */
   rng?: Rng;
+  /**
+   * One generator per sequence, used as they are (advanced in place); overrides seed and rng. The
+   * agent loop gives each episode its own stream so its tokens do not depend on its batch mates.
+   */
+  streams?: Rng[];
   /** Stop ids (default: the config's eos_token_id); the stop token is included in the output. */
   eosIds?: number[];
   /** Called after each new token; true stops that sequence (e.g. a stop string was produced). */
@@ -49,7 +54,10 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
   const result: GenerateResult = { ids: prompts.map(() => []), logprobs: prompts.map(() => []), finishReasons: prompts.map(() => 'length') };
   if (count === 0 || maxNewTokens === 0) return result;
   const source = options.rng ?? new Rng(options.seed ?? 0);
-  const streams = prompts.map(() => source.split());
+  if (options.streams && options.streams.length !== count) {
+    throw new Error(`streams has ${options.streams.length} generators for ${count} prompts`);
+  }
+  const streams = options.streams ?? prompts.map(() => source.split());
   const eos = new Set(options.eosIds ?? model.config.eosTokenIds);
   const V = model.config.vocabSize;
   const maxPositions = model.config.maxPositions;
