@@ -18,11 +18,9 @@
 // Only differentiable arithmetic sits on the gradient path: the mask is multiplied in (never
 // `where`), and min/clip use tf.minimum/tf.clipByValue, whose gradients exist on every backend.
 import * as tf from '@tensorflow/tfjs';
+import { AGGREGATIONS, type Aggregation } from './types.ts';
 
-/** Loss aggregation modes, in the order the UI lists them. */
-export const AGGREGATIONS = ['seed', 'token', 'dr_grpo'] as const;
-/** How per-token losses become one number. */
-export type Aggregation = (typeof AGGREGATIONS)[number];
+export { AGGREGATIONS, type Aggregation };
 
 /** Tensors of one (micro-)batch. All values must be finite, masked ones included (they are multiplied by 0). */
 export interface GrpoInputs {

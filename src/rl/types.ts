@@ -6,6 +6,11 @@
 // the packed sequence length: position t holds token ids[t]; logprob[t] = log p(ids[t] | ids[<t]).
 // Position 0 is never an action (nothing predicts it).
 
+/** Loss aggregation modes (src/rl/loss.ts), in the order the UI lists them; here so config needs no tfjs. */
+export const AGGREGATIONS = ['seed', 'token', 'dr_grpo'] as const;
+/** How per-token losses become one number. */
+export type Aggregation = (typeof AGGREGATIONS)[number];
+
 /**
  * A chat message as the model's chat template renders it. A type alias, not an interface, so it
  * stays assignable to the tokenizer's ChatMessage (which has an index signature).
