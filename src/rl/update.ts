@@ -9,6 +9,7 @@ import { clipByGlobalNorm, type AdamW } from '../model/adamw.ts';
 import { tokenLogprobs } from '../model/logprobs.ts';
 import type { CausalLM } from '../model/model.ts';
 import { grpoLoss, lossNormalizer, type Aggregation } from './loss.ts';
+import type { UpdateStats } from './metrics.ts';
 
 /** One packed sequence as the update sees it. */
 export interface PackedSequence {
@@ -36,19 +37,12 @@ export interface UpdateOptions {
   learningRate: number;
 }
 
-/** What an update did. Metrics are means over epochs (kl, clip fraction token-weighted). */
-export interface UpdateReport {
-  loss: number | null;
-  kl: number | null;
-  clipFraction: number | null;
-  ratioMean: number | null;
-  /** Global gradient norm before clipping, last epoch. */
-  gradNorm: number | null;
-  /** Monte-Carlo entropy estimate: mean −log p of the sampled action tokens (at the temperature). */
-  entropy: number | null;
-  /** Why an epoch's step was skipped (non-finite loss or gradient, nothing to train), else null. */
-  skipped: string | null;
-}
+/**
+ * What an update did: means over epochs (kl and clip fraction token-weighted); gradNorm is the
+ * last epoch's, before clipping; entropy is a Monte-Carlo estimate, the mean −log p of the sampled
+ * action tokens at the temperature; skipped says why an optimizer step was skipped, else null.
+ */
+export type UpdateReport = Omit<UpdateStats, 'trainedTrajectories'>;
 
 /** The reference log-probs: the model with adapters off (LoRA) or a frozen copy (full mode). */
 export type Reference = { kind: 'adapters-off' } | { kind: 'model'; model: CausalLM } | null;

@@ -1,0 +1,226 @@
+// The Trainer: rollout -> reward -> advantage -> update -> metrics, one step at a time, with each
+// phase callable on its own (the page's phase stepper) and the whole step as their composition.
+import { AdamW, defaultAdamWConfig } from '../model/adamw.ts';
+import type { CausalLM } from '../model/model.ts';
+import { Rng, type RngState } from '../model/rng.ts';
+import { scoreTrajectory, type RewardSettings } from '../tasks/rewards.ts';
+import type { Task } from '../tasks/task.ts';
+import type { Tokenizer } from '../tokenizer/tokenizer.ts';
+import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
+import type { ParserName } from './actions.ts';
+import { stepMetrics } from './metrics.ts';
+import { modelSampler } from './policy.ts';
+import { rollout, type RolloutTiming } from './rollout.ts';
+import type { EvalReport, Phase, PhaseReport } from './trainer_api.ts';
+import type { CodeExecutor, StepMetrics, Trajectory } from './types.ts';
+import { referenceLogprobs, update, type Reference, type UpdateOptions, type UpdateReport } from './update.ts';
+
+/** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
+export interface TrainerSettings {
+  tasks: readonly Task[];
+  evalTasks: readonly Task[];
+  /** Prompts per step (each sampled groupSize times); tasks are visited in a seeded shuffled order. */
+  promptsPerStep: number;
+  groupSize: number;
+  maxTurns: number;
+  maxNewTokens: number;
+  temperature: number;
+  parser: ParserName;
+  timeoutMs: number;
+  rewards: RewardSettings;
+  skipZeroStdGroups: boolean;
+  update: Omit<UpdateOptions, 'maxTokens'>;
+  weightDecay: number;
+  seed: number;
+}
+
+/** The model side of a run. */
+export interface TrainerDeps {
+  model: CausalLM;
+  tokenizer: Tokenizer;
+  executor: CodeExecutor;
+  /** Where KL reference log-probs come from (adapters off for LoRA; a frozen copy in full mode). */
+  reference: Reference;
+}
+
+const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
+
+interface StepState {
+  next: Phase;
+  trajectories: Trajectory[];
+  groups: GroupStats[] | null;
+  timing: RolloutTiming;
+  rewardSeconds: number;
+  started: number;
+}
+
+/** Runs GRPO steps over a model, a tokenizer and a sandbox. */
+export class Trainer {
+  step = 0;
+  readonly history: StepMetrics[] = [];
+  readonly evals: EvalReport[] = [];
+  readonly optimizer: AdamW;
+  rng: Rng;
+  private order: number[] = [];
+  private cursor = 0;
+  private state: StepState | null = null;
+
+  constructor(private readonly deps: TrainerDeps, readonly settings: TrainerSettings) {
+    if (settings.tasks.length === 0) throw new Error('no training tasks. Fix: choose a task set or add a custom task.');
+    this.optimizer = new AdamW(deps.model.trainableVariables(), {
+      ...defaultAdamWConfig, learningRate: settings.update.learningRate, weightDecay: settings.weightDecay,
+    });
+    this.rng = new Rng(settings.seed);
+  }
+
+  /** The phase the next runPhase() call runs. */
+  get nextPhase(): Phase {
+    return this.state?.next ?? 'rollout';
+  }
+
+  /** Runs one phase of the current step. */
+  async runPhase(): Promise<PhaseReport> {
+    const state = this.state ?? this.startStep();
+    const phase = state.next;
+    let metrics: StepMetrics | null = null;
+    if (phase === 'rollout') await this.rolloutPhase(state);
+    else if (phase === 'reward') await this.rewardPhase(state);
+    else if (phase === 'advantage') this.advantagePhase(state);
+    else metrics = this.updatePhase(state);
+    const report: PhaseReport = { step: this.step + (metrics ? 0 : 1), phase, trajectories: state.trajectories, groups: state.groups, metrics };
+    if (metrics) this.state = null;
+    else state.next = PHASES[PHASES.indexOf(phase) + 1]!;
+    return report;
+  }
+
+  /** Runs the rest of the current step; `onPhase` sees each phase's report. */
+  async runStep(onPhase?: (report: PhaseReport) => void): Promise<StepMetrics> {
+    for (;;) {
+      const report = await this.runPhase();
+      onPhase?.(report);
+      if (report.metrics) return report.metrics;
+    }
+  }
+
+  /** Pass@1 over `tasks` (default: the eval tasks), `samples` greedy-free samples each, no update. */
+  async evaluate(tasks: readonly Task[] = this.settings.evalTasks, samples = 1, seed = this.settings.seed + 1_000_003): Promise<EvalReport> {
+    if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
+    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), { ...this.rolloutOptions(), groupSize: samples });
+    const scored = await Promise.all(result.trajectories.map((t) => this.score(t, tasks)));
+    const perTask: Record<string, number> = {};
+    for (const task of tasks) {
+      const mine = scored.filter((t) => t.taskId === task.id);
+      perTask[task.id] = mine.filter((t) => t.passed).length / Math.max(mine.length, 1);
+    }
+    const passAt1 = scored.filter((t) => t.passed).length / scored.length;
+    const report = { step: this.step, passAt1, perTask };
+    this.evals.push(report);
+    return report;
+  }
+
+  /** The RNG state and task cursor, for checkpoints. */
+  saveCursor(): { rng: RngState; order: number[]; cursor: number } {
+    return { rng: this.rng.state(), order: [...this.order], cursor: this.cursor };
+  }
+
+  /** Restores what saveCursor() returned. */
+  loadCursor(saved: { rng: RngState; order: number[]; cursor: number }): void {
+    this.rng = new Rng(saved.rng);
+    this.order = [...saved.order];
+    this.cursor = saved.cursor;
+    this.state = null;
+  }
+
+  /** Frees the optimizer state (the model belongs to the caller). */
+  dispose(): void {
+    this.optimizer.dispose();
+  }
+
+  private startStep(): StepState {
+    this.state = {
+      next: 'rollout', trajectories: [], groups: null, rewardSeconds: 0, started: performance.now(),
+      timing: { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 },
+    };
+    return this.state;
+  }
+
+  /** The next `promptsPerStep` tasks of a seeded shuffled order, reshuffled each epoch over tasks. */
+  private nextTasks(): Task[] {
+    const { tasks, promptsPerStep } = this.settings;
+    const chosen: Task[] = [];
+    while (chosen.length < Math.min(promptsPerStep, tasks.length)) {
+      if (this.cursor >= this.order.length) {
+        this.order = tasks.map((_, i) => i);
+        for (let i = this.order.length - 1; i > 0; i--) {
+          const j = Math.floor(this.rng.uniform() * (i + 1));
+          [this.order[i], this.order[j]] = [this.order[j]!, this.order[i]!];
+        }
+        this.cursor = 0;
+      }
+      const task = tasks[this.order[this.cursor++]!]!;
+      if (!chosen.includes(task)) chosen.push(task);
+    }
+    return chosen;
+  }
+
+  private rolloutDeps(rng: Rng) {
+    return { sampler: modelSampler(this.deps.model), tokenizer: this.deps.tokenizer, executor: this.deps.executor, rng };
+  }
+
+  private rolloutOptions() {
+    const s = this.settings;
+    return { groupSize: s.groupSize, maxTurns: s.maxTurns, maxNewTokens: s.maxNewTokens, temperature: s.temperature, parser: s.parser, timeoutMs: s.timeoutMs, step: this.step + 1 };
+  }
+
+  private async rolloutPhase(state: StepState): Promise<void> {
+    const result = await rollout(this.nextTasks(), this.rolloutDeps(this.rng.split()), this.rolloutOptions());
+    state.trajectories = result.trajectories;
+    state.timing = result.timing;
+  }
+
+  private async score(trajectory: Trajectory, tasks: readonly Task[]): Promise<Trajectory> {
+    const task = tasks.find((t) => t.id === trajectory.taskId);
+    if (!task) throw new Error(`trajectory ${trajectory.id} names unknown task ${trajectory.taskId}`);
+    return scoreTrajectory(trajectory, task, this.settings.rewards, this.deps.executor);
+  }
+
+  private async rewardPhase(state: StepState): Promise<void> {
+    const started = performance.now();
+    state.trajectories = await Promise.all(state.trajectories.map((t) => this.score(t, this.settings.tasks)));
+    state.rewardSeconds = (performance.now() - started) / 1000;
+  }
+
+  private advantagePhase(state: StepState): void {
+    const result = assignAdvantages(state.trajectories, { skipZeroStdGroups: this.settings.skipZeroStdGroups });
+    state.trajectories = result.trajectories;
+    state.groups = result.groups;
+  }
+
+  private updatePhase(state: StepState): StepMetrics {
+    const started = performance.now();
+    const { model } = this.deps;
+    const options: UpdateOptions = { ...this.settings.update, maxTokens: this.settings.maxNewTokens * this.settings.maxTurns };
+    const batch = trainable(state.trajectories, state.groups ?? []);
+    let report: UpdateReport;
+    if (batch.length === 0) {
+      report = { loss: null, kl: null, clipFraction: null, ratioMean: null, gradNorm: null, entropy: null, skipped: 'every group was skipped or prefix-broken' };
+    } else {
+      const sequences = batch.map((t) => ({ ids: t.ids, actionMask: t.actionMask, advantage: t.advantage, oldLogprobs: t.oldLogprobs }));
+      const ref = referenceLogprobs(model, this.deps.reference, sequences.map((s) => s.ids), options);
+      if (ref) batch.forEach((t, i) => { t.refLogprobs = ref[i]!; });
+      report = update(model, this.optimizer, sequences, ref, options);
+    }
+    this.step++;
+    const metrics = stepMetrics({
+      step: this.step, trajectories: state.trajectories, groups: state.groups ?? [],
+      update: { ...report, trainedTrajectories: batch.length },
+      seconds: {
+        generate: state.timing.generateSeconds,
+        sandbox: state.timing.sandboxSeconds + state.rewardSeconds,
+        train: (performance.now() - started) / 1000,
+      },
+    });
+    this.history.push(metrics);
+    return metrics;
+  }
+}
