@@ -1,6 +1,7 @@
 // What a run can take away (DESIGN.md §6): trajectories as JSONL, metrics as CSV or JSON, and the
 // PEFT adapter files (bytes from the trainer worker's exportAdapter()) packed into one .zip.
 // Pure functions over records and bytes, so they run and are tested in Node.
+import { flattenMetrics } from '../rl/metrics.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 
 /** One trajectory as an export line: what happened and how it was scored, without tensors. */
@@ -44,25 +45,11 @@ export function trajectoriesJsonl(steps: readonly { step: number; trajectories: 
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
-const PART_PREFIX = 'reward_part_';
-
-/** The CSV columns for these metrics: StepMetrics' keys in order, reward parts flattened. */
+/** The CSV columns for these metrics: flattenMetrics' keys (reward parts as `reward_<name>`) in first-seen order. */
 export function metricsColumns(metrics: readonly StepMetrics[]): string[] {
-  const columns: string[] = [];
-  const parts = new Set<string>();
-  for (const row of metrics) {
-    for (const key of Object.keys(row)) {
-      if (key === 'reward_parts') {
-        if (!columns.includes(key)) columns.push(key);
-        for (const part of Object.keys(row.reward_parts)) parts.add(part);
-      } else if (!columns.includes(key)) {
-        columns.push(key);
-      }
-    }
-  }
-  const index = columns.indexOf('reward_parts');
-  if (index >= 0) columns.splice(index, 1, ...[...parts].sort().map((part) => PART_PREFIX + part));
-  return columns;
+  const columns = new Set<string>();
+  for (const row of metrics) for (const key of Object.keys(flattenMetrics(row))) columns.add(key);
+  return [...columns];
 }
 
 /** RFC 4180 quoting: only cells with a comma, quote or line break are quoted. */
@@ -72,12 +59,13 @@ function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Metrics as CSV with a header row; null cells (a skipped update's loss) are empty. */
+/** Metrics as CSV with a header row; null cells (a skipped update's loss) and absent reward parts are empty. */
 export function metricsCsv(metrics: readonly StepMetrics[]): string {
   const columns = metricsColumns(metrics);
-  const rows = metrics.map((row) => columns.map((column) => csvCell(column.startsWith(PART_PREFIX)
-    ? row.reward_parts[column.slice(PART_PREFIX.length)]
-    : (row as unknown as Record<string, unknown>)[column])).join(','));
+  const rows = metrics.map((row) => {
+    const flat = flattenMetrics(row);
+    return columns.map((column) => csvCell(flat[column])).join(',');
+  });
   return `${[columns.join(','), ...rows].join('\n')}\n`;
 }
 

@@ -36,19 +36,19 @@ describe('metricsCsv', () => {
     ];
     const [header, first, second] = metricsCsv(rows).trimEnd().split('\n');
     const columns = header!.split(',');
-    expect(columns.slice(0, 5)).toEqual(['step', 'reward_mean', 'reward_max', 'reward_std', 'reward_part_output_match']);
-    expect(columns[5]).toBe('reward_part_tests');
+    expect(columns.slice(0, 4)).toEqual(['step', 'reward_mean', 'reward_max', 'reward_std']);
+    expect(columns.slice(-2)).toEqual(['reward_output_match', 'reward_tests']);
     expect(columns).not.toContain('reward_parts');
     const cell = (line: string, name: string) => {
       // split on commas outside quotes
       const cells = line.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, ''));
       return cells[columns.indexOf(name)];
     };
-    expect(cell(first!, 'reward_part_output_match')).toBe('0.5');
-    expect(cell(first!, 'reward_part_tests')).toBe('');
+    expect(cell(first!, 'reward_output_match')).toBe('0.5');
+    expect(cell(first!, 'reward_tests')).toBe('');
     expect(cell(first!, 'loss')).toBe('');
     expect(cell(first!, 'update_skipped')).toBe('"non-finite loss, skipped"');
-    expect(cell(second!, 'reward_part_tests')).toBe('0.25');
+    expect(cell(second!, 'reward_tests')).toBe('0.25');
     expect(cell(second!, 'loss')).toBe('0.012');
     expect(JSON.parse(metricsJson(rows))[1].reward_parts.tests).toBe(0.25);
   });
