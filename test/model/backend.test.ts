@@ -1,0 +1,20 @@
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import { selectBackend } from '../../src/model/backend.ts';
+
+describe('selectBackend in Node', () => {
+  it('skips WebGPU without navigator.gpu and picks single-threaded SIMD WASM', async () => {
+    const info = await selectBackend();
+    expect(info.name).toBe('wasm');
+    expect(tf.getBackend()).toBe('wasm');
+    expect(info.simd).toBe(true);
+    expect(info.threads).toBe(1); // tfjs turns WASM threads off in Node
+    expect(info.skipped[0]).toMatch(/^webgpu: no WebGPU adapter/);
+  });
+
+  it('can be forced, and a forced backend that cannot start is an error', async () => {
+    expect((await selectBackend({ force: 'cpu' })).name).toBe('cpu');
+    expect(tf.getBackend()).toBe('cpu');
+    await expect(selectBackend({ force: 'webgpu' })).rejects.toThrow(/cannot start the forced backend webgpu: no WebGPU adapter/);
+  });
+});
