@@ -9,6 +9,7 @@ const commands: Record<string, () => Promise<Command>> = {
   logits: async () => (await import('./cli/model_commands.ts')).logitsCommand,
   generate: async () => (await import('./cli/model_commands.ts')).generateCommand,
   exec: async () => (await import('./cli/exec_command.ts')).execCommand,
+  loss: async () => (await import('./cli/loss_command.ts')).lossCommand,
 };
 
 async function main(): Promise<void> {
