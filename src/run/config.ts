@@ -94,7 +94,8 @@ export interface ConfigError {
   message: string;
 }
 
-const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) || (value && typeof value === 'object') ? JSON.stringify(value) : String(value));
+/** A value as a message shows it: strings and objects as JSON, the rest as written. */
+const show = (value: unknown) => (typeof value === 'string' || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : String(value));
 
 /** Checks one field's value; returns the normalized value or a message that says how to fix it. */
 export function checkField(name: FieldName, value: unknown): { value: unknown } | { error: string } {
