@@ -33,6 +33,7 @@ export function trainerSettings(config: RunConfig): TrainerSettings {
     },
     weightDecay: config.weightDecay,
     seed: config.seed,
+    evalEvery: config.evalEvery,
   };
 }
 

@@ -32,6 +32,8 @@ export interface TrainerSettings {
   update: Omit<UpdateOptions, 'maxTokens'>;
   weightDecay: number;
   seed: number;
+  /** Held-out pass@1 after every N-th step (0: never). */
+  evalEvery: number;
 }
 
 /** The model side of a run. */
@@ -86,7 +88,13 @@ export class Trainer {
     if (phase === 'rollout') await this.rolloutPhase(state);
     else if (phase === 'reward') await this.rewardPhase(state);
     else if (phase === 'advantage') this.advantagePhase(state);
-    else metrics = this.updatePhase(state);
+    else {
+      metrics = this.updatePhase(state);
+      const { evalEvery } = this.settings;
+      if (evalEvery > 0 && this.step % evalEvery === 0 && this.settings.evalTasks.length > 0) {
+        metrics.eval_pass_at_1 = (await this.evaluate()).passAt1;
+      }
+    }
     const report: PhaseReport = { step: this.step + (metrics ? 0 : 1), phase, trajectories: state.trajectories, groups: state.groups, metrics };
     if (metrics) this.state = null;
     else state.next = PHASES[PHASES.indexOf(phase) + 1]!;

@@ -66,9 +66,12 @@ export interface TrainerCheckpoint {
   configFragment: string;
   model: ModelInfo;
   step: number;
+  /** The trainer's RNG state and its place in the shuffled task order. */
   rngState: number[];
+  taskOrder: number[];
+  taskCursor: number;
   tensors: { name: string; shape: number[]; data: Float32Array }[];
-  optimizer: { step: number; moments: { name: string; m: Float32Array; v: Float32Array }[] };
+  optimizer: { step: number; moments: { name: string; shape: number[]; m: Float32Array; v: Float32Array }[] };
   metrics: StepMetrics[];
   evals: EvalReport[];
 }
