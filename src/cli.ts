@@ -10,6 +10,8 @@ const commands: Record<string, () => Promise<Command>> = {
   generate: async () => (await import('./cli/model_commands.ts')).generateCommand,
   exec: async () => (await import('./cli/exec_command.ts')).execCommand,
   loss: async () => (await import('./cli/loss_command.ts')).lossCommand,
+  train: async () => (await import('./cli/train_command.ts')).trainCommand,
+  eval: async () => (await import('./cli/eval_command.ts')).evalCommand,
 };
 
 async function main(): Promise<void> {
