@@ -1,0 +1,34 @@
+// Supervised fine-tuning on transcripts: −mean log p of the assistant's tokens (mask 1), the
+// other tokens being context. Used to make the demo model and the tiny models of learning tests.
+import * as tf from '@tensorflow/tfjs';
+import { clipByGlobalNorm, type AdamW } from '../model/adamw.ts';
+import { tokenLogprobs } from '../model/logprobs.ts';
+import type { CausalLM } from '../model/model.ts';
+
+/** One training sequence: ids and a 0/1 mask over them (1 = learn to predict this token). */
+export interface SftExample {
+  ids: number[];
+  mask: number[];
+}
+
+/** One optimizer step on a batch; returns the mean masked negative log-likelihood (nats/token). */
+export function sftStep(model: CausalLM, optimizer: AdamW, batch: readonly SftExample[], options: { learningRate: number; gradClip?: number }): number {
+  const variables = [...model.trainableVariables()];
+  const T = Math.max(...batch.map((e) => e.ids.length)) - 1;
+  const mask = tf.tensor2d(batch.map((e) => Array.from({ length: T }, (_, t) => e.mask[t + 1] ?? 0)), [batch.length, T]); // (B, T-1)
+  const count = Math.max(batch.reduce((sum, e) => sum + e.mask.slice(1).reduce((a, b) => a + b, 0), 0), 1);
+  const { value, grads } = tf.variableGrads(() => {
+    const logprobs = tokenLogprobs(model, batch.map((e) => e.ids), { temperature: 1 }); // (B, T-1)
+    return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), count) as tf.Scalar;
+  }, variables.map(([, v]) => v));
+  const byName: Record<string, tf.Tensor> = {};
+  for (const [name, variable] of variables) if (grads[variable.name]) byName[name] = grads[variable.name]!;
+  const clipped = options.gradClip ? clipByGlobalNorm(byName, options.gradClip) : null;
+  optimizer.apply(clipped ? clipped.grads : byName, options.learningRate);
+  const loss = value.dataSync()[0]!;
+  if (clipped) { Object.values(clipped.grads).forEach((g) => g.dispose()); clipped.norm.dispose(); }
+  Object.values(grads).forEach((g) => g.dispose());
+  value.dispose();
+  mask.dispose();
+  return loss;
+}
