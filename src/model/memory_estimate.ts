@@ -4,7 +4,8 @@
 // What we count (float32 everywhere, as the loader converts BF16/F16 to float32, DESIGN.md §4):
 //   weights      every parameter once (the KL reference is the same weights with adapters off)
 //   download     the raw file bytes held while converting (BF16/F16: 2 bytes per parameter)
-//   adapters     LoRA A and B on q, k, v, o + AdamW's two moments + gradients (4 copies)
+//   adapters     LoRA A and B on q, k, v, o + AdamW's two moments + gradients (4 copies);
+//                in full fine-tuning, a gradient and two moments for every weight
 //   kvCache      2 (K and V) × layers × kvHeads × headDim × context × sequences decoded together
 //   activations  what the backward pass keeps per layer for the sequences of one micro-batch,
 //                plus the attention scores (heads × T × T) and one chunk of logits
@@ -22,6 +23,8 @@ export interface RunShape {
   /** Sequences in one training micro-batch. */
   microBatch: number;
   loraRank: number;
+  /** Full fine-tuning: every weight gets a gradient and AdamW's two moments (LoRA settings ignored). */
+  full?: boolean;
   /** Bytes per parameter of the downloaded files (2 for BF16/F16, 4 for F32). */
   fileBytesPerParameter: number;
 }
@@ -78,8 +81,8 @@ export function estimateMemory(config: ModelConfig, run: RunShape = DEFAULT_RUN_
   const parameters = countParameters(config);
   const weightBytes = parameters * FLOAT32;
   const downloadBytes = parameters * run.fileBytesPerParameter;
-  // parameters, gradients, AdamW m and v
-  const adapterBytes = countLoraParameters(config, run.loraRank) * FLOAT32 * 4;
+  // LoRA: parameters, gradients, AdamW m and v; full: gradients and moments of every weight
+  const adapterBytes = run.full ? parameters * FLOAT32 * 3 : countLoraParameters(config, run.loraRank) * FLOAT32 * 4;
   const T = run.contextTokens;
   const kvCacheBytes = 2 * L * KV * hd * T * run.sequences * FLOAT32;
   // Per token and layer the backward pass keeps roughly: the residual input, two norms, the

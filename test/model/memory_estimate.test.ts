@@ -55,6 +55,8 @@ describe('estimateMemory and memoryVerdict', () => {
     const bigger = estimateMemory(config, { ...run, sequences: 16, contextTokens: 2048 });
     expect(bigger.totalBytes).toBeGreaterThan(small.totalBytes);
     expect(bigger.kvCacheBytes).toBe(small.kvCacheBytes * 8);
+    const full = estimateMemory(config, { ...run, full: true });
+    expect(full.adapterBytes).toBe(3 * small.weightBytes);
   });
 
   it('lets the presets load on WASM but refuses a 7B model with the reason and a fix', () => {

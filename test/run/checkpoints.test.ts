@@ -10,10 +10,10 @@ import { buildMetrics } from '../ui/records.ts';
 
 function checkpoint(step: number, fragment = 'v=1&g=4'): TrainerCheckpoint {
   return {
-    version: 1, configFragment: fragment, step, rngState: [1, 2, 3, step],
+    version: 1, configFragment: fragment, step, rngState: [1, 2, 3, step], taskOrder: [2, 0, 1], taskCursor: 1,
     model: { name: 'demo', source: 'demo', architecture: 'llama', parameters: 1000, trainableParameters: 10, card: null, warnings: [] },
     tensors: [{ name: 'lora.a', shape: [2, 2], data: Float32Array.from([step, 2, 3, 4]) }],
-    optimizer: { step, moments: [{ name: 'lora.a', m: new Float32Array(4), v: new Float32Array(4) }] },
+    optimizer: { step, moments: [{ name: 'lora.a', shape: [2, 2], m: new Float32Array(4), v: new Float32Array(4) }] },
     metrics: Array.from({ length: step }, (_, i) => buildMetrics(i + 1)), evals: [],
   };
 }

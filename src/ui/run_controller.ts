@@ -1,0 +1,456 @@
+// The page's run logic without the DOM: it drives a TrainerApi (the worker through comlink, or a
+// test double), keeps what the panels show (progress, metrics, recent steps, the phase stepper's
+// position), serializes calls (the worker takes one at a time), checkpoints, and turns failures into
+// errors a person can act on. Panels subscribe and re-render; tests drive it in Node.
+import type { BackendInfo } from '../model/backend.ts';
+import type { EvalReport, GroupStats, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport, TrainerApi } from '../rl/trainer_api.ts';
+import type { StepMetrics, Trajectory } from '../rl/types.ts';
+import { savedModel, shouldCheckpoint, type CheckpointStore, type CheckpointSummary } from '../run/checkpoints.ts';
+import { defaultConfig, type RunConfig } from '../run/config.ts';
+import { decodeLink, encodeLink } from '../run/link.ts';
+import { explainError, type UiError } from './errors.ts';
+import { modelChoice, modelLabel, type ModelContext } from './models.ts';
+
+/** The phases in order. */
+export const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
+
+/** What the controller is doing. */
+export type RunState = 'starting' | 'idle' | 'training' | 'pausing' | 'busy';
+
+/** A step's records as the viewer and phase panel show them. */
+export interface StepRecord {
+  step: number;
+  trajectories: Trajectory[];
+  groups: GroupStats[] | null;
+  /** Per-token texts by trajectory id, when the worker sends them (see PhaseReportExtras). */
+  tokenTexts: Record<string, string[]> | null;
+  metrics: StepMetrics | null;
+}
+
+/** Optional fields a worker may add to PhaseReport; the viewer uses them when present. */
+export interface PhaseReportExtras {
+  /** Decoded text of every token, by trajectory id: exact action-mask shading. */
+  tokenTexts?: Record<string, string[]>;
+}
+
+/** What changed, so panels re-render only what they must. */
+export type Change = 'state' | 'progress' | 'backend' | 'model' | 'phase' | 'step' | 'reset' | 'error' | 'config' | 'checkpoint';
+
+/** Everything the controller needs from the page. */
+export interface ControllerDeps {
+  trainer: TrainerApi;
+  /** Wraps a callback so it can cross to the worker (Comlink.proxy); identity in tests. */
+  proxy: <T extends object>(callback: T) => T;
+  checkpoints: CheckpointStore | null;
+  /** Refuses a model that will not fit (throws), or returns a warning; called before every load. */
+  checkModel?: (choice: ModelChoice, config: RunConfig) => Promise<string | null>;
+  now?: () => number;
+  /** Save a checkpoint every N finished steps (0 = only on pause). Default 5. */
+  checkpointEvery?: number;
+  /** Recent steps kept whole for the viewer. Default 20. */
+  keepSteps?: number;
+}
+
+/** Which controls may be used now. */
+export interface Controls {
+  train: boolean;
+  pause: boolean;
+  step: boolean;
+  phase: boolean;
+  reset: boolean;
+  configure: boolean;
+}
+
+const following = (phase: Phase): Phase => PHASES[(PHASES.indexOf(phase) + 1) % PHASES.length]!;
+
+/** The run as the page sees it. */
+export class RunController {
+  state: RunState = 'starting';
+  status = 'Starting…';
+  backend: BackendInfo | null = null;
+  model: ModelInfo | null = null;
+  /** A memory warning for the loaded model (it may run out of memory while training). */
+  modelWarning: string | null = null;
+  readonly progress = new Map<LoadProgress['stage'], LoadProgress>();
+  config: RunConfig = defaultConfig();
+  fragment = '';
+  metrics: StepMetrics[] = [];
+  evals: EvalReport[] = [];
+  /** Finished steps, newest last (the last `keepSteps` only). */
+  steps: StepRecord[] = [];
+  /** The step the phase stepper is in the middle of, or null. */
+  current: StepRecord | null = null;
+  nextPhase: Phase = 'rollout';
+  /** The phase running now, or null. */
+  activePhase: Phase | null = null;
+  lastReport: PhaseReport | null = null;
+  error: UiError | null = null;
+  /** The newest checkpoint found at start, offered for resuming. */
+  resumable: CheckpointSummary | null = null;
+  lastCheckpoint: CheckpointSummary | null = null;
+  runId: string;
+  context: ModelContext = { hubBaseUrl: 'https://huggingface.co', picked: null };
+
+  private choice: ModelChoice | null = null;
+  private pauseRequested = false;
+  /** The phase stepper runs one phase per call; runStep runs the following phases by itself. */
+  private singlePhase = false;
+  private readonly listeners = new Set<(change: Change) => void>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ControllerDeps) {
+    this.now = deps.now ?? Date.now;
+    this.runId = this.newRunId();
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe(listener: (change: Change) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(change: Change): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private newRunId(): string {
+    return `run-${this.now().toString(36)}-${Math.floor(Math.random() * 1e6).toString(36)}`;
+  }
+
+  /** Steps finished in this run. */
+  get finishedSteps(): number {
+    return this.metrics.at(-1)?.step ?? 0;
+  }
+
+  /** The latest step's mean reward, or null before the first step. */
+  get rewardMean(): number | null {
+    return this.metrics.at(-1)?.reward_mean ?? null;
+  }
+
+  /** Which controls may be used now. */
+  controls(): Controls {
+    const idle = this.state === 'idle';
+    const ready = idle && this.model !== null && this.fragment !== '';
+    return {
+      train: ready && this.finishedSteps < this.config.steps,
+      pause: this.state === 'training',
+      step: ready,
+      phase: ready,
+      reset: ready && (this.finishedSteps > 0 || this.current !== null),
+      configure: idle,
+    };
+  }
+
+  private setState(state: RunState, status?: string): void {
+    this.state = state;
+    if (status !== undefined) this.status = status;
+    this.emit('state');
+  }
+
+  /** Clears the error area. */
+  dismissError(): void {
+    this.error = null;
+    this.emit('error');
+  }
+
+  /** Shows an error that happened outside the controller (e.g. a bad custom task file). */
+  showError(error: unknown, during: string): void {
+    this.error = explainError(error, during);
+    this.emit('error');
+  }
+
+  /**
+   * Runs `body` as the one call in flight: refuses when another is running, shows its error, and
+   * returns whether it succeeded.
+   */
+  private async exclusive(during: string, state: RunState, body: () => Promise<void>): Promise<boolean> {
+    if (this.state !== 'idle' && !(this.state === 'starting' && state === 'starting')) return false;
+    this.setState(state);
+    try {
+      await body();
+      return true;
+    } catch (error) {
+      this.error = explainError(error, during);
+      this.status = `Stopped: ${this.error.title.toLowerCase()} while ${during}.`;
+      this.emit('error');
+      return false;
+    } finally {
+      this.activePhase = null;
+      this.pauseRequested = false;
+      this.singlePhase = false;
+      this.setState('idle');
+    }
+  }
+
+  private onProgress = (progress: LoadProgress): void => {
+    this.progress.set(progress.stage, progress);
+    this.status = progress.message;
+    this.emit('progress');
+  };
+
+  /** Starts the worker (backend, sandbox), loads the config's model and configures the run. */
+  async start(config: RunConfig): Promise<boolean> {
+    this.config = config;
+    this.emit('config');
+    const ok = await this.exclusive('starting the trainer', 'starting', async () => {
+      this.setState('starting', 'Starting the backend and the Python sandbox…');
+      this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
+      this.emit('backend');
+      // configure before loading: the worker builds the model's adapters from the config
+      await this.configureInner(config);
+      await this.loadModelInner(config);
+      this.status = 'Ready. Press Train, or Step through one phase at a time.';
+    });
+    if (this.deps.checkpoints) {
+      try {
+        this.resumable = await this.deps.checkpoints.latest();
+        if (this.resumable) this.emit('checkpoint');
+      } catch (error) {
+        this.showError(error, 'looking for saved checkpoints');
+      }
+    }
+    return ok;
+  }
+
+  private async loadModelInner(config: RunConfig): Promise<void> {
+    const choice = modelChoice(config.model, this.context);
+    this.model = null;
+    this.modelWarning = null;
+    this.emit('model');
+    this.status = `Checking ${modelLabel(config.model)}…`;
+    this.emit('state');
+    const verdict = this.deps.checkModel ? await this.deps.checkModel(choice, config) : null;
+    this.modelWarning = verdict;
+    this.status = `Loading ${modelLabel(config.model)}…`;
+    this.emit('state');
+    this.model = await this.deps.trainer.loadModel(choice, this.deps.proxy(this.onProgress));
+    this.choice = choice;
+    this.emit('model');
+  }
+
+  private async configureInner(config: RunConfig): Promise<void> {
+    const fragment = await encodeLink(config);
+    await this.deps.trainer.configure(fragment);
+    this.config = config;
+    this.fragment = fragment;
+    this.clearRun();
+    this.emit('config');
+  }
+
+  private clearRun(): void {
+    this.metrics = [];
+    this.evals = [];
+    this.steps = [];
+    this.current = null;
+    this.lastReport = null;
+    this.nextPhase = 'rollout';
+    this.runId = this.newRunId();
+    this.emit('reset');
+  }
+
+  /**
+   * Applies an edited config: re-inits for another backend, reloads for another model, then
+   * configures (which resets the run).
+   */
+  async applyConfig(config: RunConfig): Promise<boolean> {
+    return this.exclusive('applying the configuration', 'busy', async () => {
+      if (config.backend !== this.config.backend || !this.backend) {
+        this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
+        this.emit('backend');
+      }
+      const newModel = config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
+      // TODO: configure() reloads the loaded model in the worker, so a model change loads twice;
+      // a worker-side "configure without reload" would save that.
+      await this.configureInner(config);
+      if (newModel) await this.loadModelInner(config);
+      this.status = 'Configuration applied; the run starts from step 0.';
+    });
+  }
+
+  private onPhase = (report: PhaseReport): void => {
+    const extras = report as PhaseReport & PhaseReportExtras;
+    const record = this.current ?? { step: report.step, trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    record.step = report.step;
+    record.trajectories = report.trajectories;
+    if (report.groups) record.groups = report.groups;
+    if (extras.tokenTexts) record.tokenTexts = { ...record.tokenTexts, ...extras.tokenTexts };
+    this.current = record;
+    this.lastReport = report;
+    this.nextPhase = following(report.phase);
+    this.activePhase = report.phase === 'update' || this.singlePhase ? null : this.nextPhase;
+    this.status = `Step ${report.step}: ${report.phase} done${this.activePhase ? `, ${this.activePhase} running…` : '.'}`;
+    this.emit('phase');
+  };
+
+  private async finishStep(metrics: StepMetrics): Promise<void> {
+    const record = this.current ?? { step: metrics.step, trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    record.metrics = metrics;
+    this.steps.push(record);
+    const keep = this.deps.keepSteps ?? 20;
+    if (this.steps.length > keep) this.steps.splice(0, this.steps.length - keep);
+    this.metrics.push(metrics);
+    this.current = null;
+    this.nextPhase = 'rollout';
+    this.status = `Step ${metrics.step} done: mean reward ${metrics.reward_mean.toFixed(2)}, pass rate ${(metrics.pass_rate * 100).toFixed(0)}%.`;
+    // The trainer evaluates every `evalEvery` steps itself and reports it in the step's metrics.
+    if (metrics.eval_pass_at_1 !== null) this.evals.push({ step: metrics.step, passAt1: metrics.eval_pass_at_1, perTask: {} });
+    this.emit('step');
+    if (shouldCheckpoint(metrics.step, this.deps.checkpointEvery ?? 5)) await this.saveCheckpoint('auto');
+  }
+
+  /** One whole step (or the rest of the current one). */
+  private async wholeStep(): Promise<void> {
+    this.activePhase = this.nextPhase;
+    this.status = `Step ${this.finishedSteps + 1}: ${this.activePhase} running…`;
+    this.emit('phase');
+    const metrics = await this.deps.trainer.runStep(this.deps.proxy(this.onPhase));
+    await this.finishStep(metrics);
+  }
+
+  /** Trains until `config.steps` or a pause. */
+  async train(): Promise<boolean> {
+    if (!this.controls().train) return false;
+    let paused = false;
+    const ok = await this.exclusive('training', 'training', async () => {
+      while (!this.pauseRequested && this.finishedSteps < this.config.steps) await this.wholeStep();
+      paused = this.pauseRequested;
+      if (paused) {
+        this.status = `Paused after step ${this.finishedSteps}.`;
+        await this.saveCheckpoint('pause');
+      } else {
+        this.status = `Finished ${this.finishedSteps} steps. Raise Steps to go on, or Reset.`;
+      }
+    });
+    return ok;
+  }
+
+  /** Asks the training loop to stop after the step in flight. */
+  pause(): void {
+    if (this.state !== 'training') return;
+    this.pauseRequested = true;
+    this.setState('pausing', `Pausing after step ${this.finishedSteps + 1} finishes…`);
+  }
+
+  /** Runs one whole step (or finishes the one the phase stepper is in). */
+  async step(): Promise<boolean> {
+    if (!this.controls().step) return false;
+    return this.exclusive('running a step', 'busy', () => this.wholeStep());
+  }
+
+  /** Runs the next phase only (the phase stepper). */
+  async phase(): Promise<boolean> {
+    if (!this.controls().phase) return false;
+    return this.exclusive(`running the ${this.nextPhase} phase`, 'busy', async () => {
+      this.singlePhase = true;
+      this.activePhase = this.nextPhase;
+      this.status = `Step ${this.finishedSteps + 1}: ${this.activePhase} running…`;
+      this.emit('phase');
+      const report = await this.deps.trainer.runPhase();
+      this.onPhase(report);
+      if (report.phase === 'update') {
+        if (!report.metrics) throw new Error('the update phase reported no metrics (a trainer worker bug)');
+        await this.finishStep(report.metrics);
+      }
+    });
+  }
+
+  /** Back to step 0 with the same config and model. */
+  async reset(): Promise<boolean> {
+    if (!this.controls().reset) return false;
+    return this.exclusive('resetting', 'busy', async () => {
+      await this.deps.trainer.reset();
+      this.clearRun();
+      this.status = 'Reset: fresh adapters, step 0.';
+    });
+  }
+
+  /** Saves a checkpoint now; failures (a full disk) are shown but never stop training. */
+  async saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void> {
+    const store = this.deps.checkpoints;
+    if (!store || !this.model || !this.choice || this.finishedSteps === 0) return;
+    try {
+      const checkpoint = await this.deps.trainer.checkpoint();
+      this.lastCheckpoint = await store.save({
+        runId: this.runId, savedAt: this.now(), reason, model: savedModel(this.choice, this.model.name), modelName: this.model.name,
+      }, checkpoint);
+      this.emit('checkpoint');
+    } catch (error) {
+      this.showError(error, 'saving a checkpoint');
+    }
+  }
+
+  /** Resumes a saved run: loads its model and config if they differ, restores weights and charts. */
+  async resume(summary: CheckpointSummary): Promise<boolean> {
+    const store = this.deps.checkpoints;
+    if (!store) return false;
+    const ok = await this.exclusive('resuming the saved run', 'busy', async () => {
+      const checkpoint = await store.load(summary.key);
+      const { config } = await decodeLink(checkpoint.configFragment);
+      if (summary.model.kind === 'files' && this.context.picked?.name !== summary.model.name) {
+        throw new Error(`the saved run used the local folder "${summary.model.name}". Fix: pick that folder under Model, then resume.`);
+      }
+      if (summary.model.kind === 'hub' && summary.model.baseUrl) this.context = { ...this.context, hubBaseUrl: summary.model.baseUrl };
+      if (config.backend !== this.config.backend || !this.backend) {
+        this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
+        this.emit('backend');
+        this.model = null;
+      }
+      if (config.model !== this.config.model || !this.model) await this.loadModelInner(config);
+      // restore() configures the worker from the checkpoint's own fragment
+      await this.deps.trainer.restore(checkpoint);
+      this.config = config;
+      this.fragment = checkpoint.configFragment;
+      this.clearRun();
+      this.emit('config');
+      this.metrics = [...checkpoint.metrics];
+      this.evals = [...checkpoint.evals];
+      this.runId = summary.runId;
+      this.resumable = null;
+      this.status = `Resumed at step ${checkpoint.step}.`;
+      this.emit('step');
+      this.emit('checkpoint');
+    });
+    return ok;
+  }
+
+  /** Forgets the resume offer (the checkpoint stays stored). */
+  dismissResume(): void {
+    this.resumable = null;
+    this.emit('checkpoint');
+  }
+
+  /** The adapter files in PEFT format. */
+  async exportAdapter(): Promise<Record<string, Uint8Array> | null> {
+    let files: Record<string, Uint8Array> | null = null;
+    await this.exclusive('exporting the adapter', 'busy', async () => {
+      files = await this.deps.trainer.exportAdapter();
+      this.status = 'Adapter exported.';
+    });
+    return files;
+  }
+
+  /** Loads adapter files (PEFT format) into the current model. */
+  async importAdapter(files: Record<string, Uint8Array>): Promise<boolean> {
+    return this.exclusive('importing the adapter', 'busy', async () => {
+      await this.deps.trainer.importAdapter(files);
+      this.status = 'Adapter imported: training continues from it; Step or Train to go on.';
+    });
+  }
+
+  /** Held-out pass@1 now. */
+  async evaluate(): Promise<boolean> {
+    return this.exclusive('evaluating', 'busy', async () => {
+      this.status = 'Evaluating pass@1 on held-out tasks…';
+      this.emit('state');
+      const report = await this.deps.trainer.evaluate();
+      this.evals.push(report);
+      this.status = `Held-out pass@1: ${(report.passAt1 * 100).toFixed(0)}%.`;
+      this.emit('step');
+    });
+  }
+
+  /** The steps the viewer can show: finished ones, then the one in progress. */
+  viewableSteps(): StepRecord[] {
+    return this.current ? [...this.steps, this.current] : [...this.steps];
+  }
+}
