@@ -1,0 +1,184 @@
+// The lockdown (DESIGN.md §7), run once per worker after harness_py.ts is defined and before any
+// model-written code. Python-level isolation is never airtight on its own, so the goal is narrower
+// and checkable: after `_lockdown()` no object that leads to JavaScript (JsProxy instances, the
+// `_pyodide_core` functions that make them, Pyodide's own modules) is reachable from anything a
+// program can touch, and the primitives that would enumerate or recreate them (gc.get_objects,
+// _imp.create_builtin/create_dynamic) are replaced by guarded versions whose originals are dropped.
+// `_lockdown(True)` also runs a reachability audit over the object graph and reports what it found.
+
+/** Top-level module names a program may not import: JS bridges, native-code routes, crash helpers. */
+export const DENIED_MODULES = [
+  'js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip', 'pyodide_http',
+  'ctypes', '_ctypes', '_testcapi', '_testinternalcapi', '_testbuffer', '_testclinic', '_testclinic_limited',
+  '_testlimitedcapi', '_testmultiphase', '_testsinglephase', '_xxtestfuzz', 'xxsubtype', '_remote_debugging',
+  '_posixsubprocess', 'faulthandler', 'mmap', 'termios',
+];
+
+/** Pure-stdlib modules imported up front: they join the baseline, so programs import them for free. */
+const WARM_MODULES = [
+  'abc', 'array', 'bisect', 'calendar', 'cmath', 'collections', 'collections.abc', 'copy', 'csv', 'dataclasses',
+  'datetime', 'decimal', 'difflib', 'enum', 'fractions', 'functools', 'hashlib', 'heapq', 'itertools', 'json',
+  'math', 'numbers', 'operator', 'pprint', 'random', 're', 'statistics', 'string', 'textwrap', 'typing',
+  'unicodedata', 'io', 'time', 'sys', 'os', 'traceback', 'contextlib', 'types', 'weakref', 'queue',
+];
+
+/** Defines `_lockdown(audit: bool) -> json`; appended to HARNESS_SOURCE. */
+export const LOCKDOWN_SOURCE = String.raw`
+_DENIED = frozenset(${JSON.stringify(DENIED_MODULES)})
+_WARM = ${JSON.stringify(WARM_MODULES)}
+_builtin_cache = {}
+
+
+def _denied(name):
+    return isinstance(name, str) and name.partition('.')[0] in _DENIED
+
+
+def _blocked(name):
+    return ImportError("import of '" + name + "' is not allowed in the sandbox", name=name)
+
+
+class _ImportGuard:
+    """First finder on sys.meta_path: refuses modules that lead to JavaScript or native code."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if _denied(name):
+            raise _blocked(name)
+        return None
+
+    @classmethod
+    def invalidate_caches(cls):
+        pass
+
+
+def _create_builtin(spec):
+    """_imp.create_builtin without the original: only modules created during the lockdown exist."""
+    name = getattr(spec, 'name', None)
+    module = _builtin_cache.get(name) if type(name) is str else None
+    if module is None:
+        raise _blocked(str(name))
+    return module
+
+
+def _create_dynamic(spec, file=None):
+    raise _blocked(str(getattr(spec, 'name', spec)))
+
+
+def _scrub_pyodide():
+    """Cuts every Python-side path to JavaScript that Pyodide leaves after start-up."""
+    import asyncio.events
+    hook = sys.modules.get('_pyodide._importhook')
+    finder = getattr(hook, 'jsfinder', None)
+    if finder is not None:
+        finder.jsproxies.clear()
+    sys.meta_path[:] = [f for f in sys.meta_path if f is not finder and not _denied(getattr(f, '__module__', ''))]
+    sys.path_hooks[:] = [h for h in sys.path_hooks if not _denied(getattr(h, '__module__', ''))]
+    asyncio.events._event_loop_policy = None
+    asyncio.events._set_running_loop(None)
+    for name in [n for n in sys.modules if _denied(n)]:
+        module = sys.modules.pop(name)
+        if isinstance(module, types.ModuleType):
+            module.__dict__.clear()
+    # Pyodide's own __main__ (pyodide.globals) imported _pyodide_core; programs get a clean one.
+    old_main = sys.modules.get('__main__')
+    sys.modules['__main__'] = types.ModuleType('__main__')
+    if old_main is not None:
+        old_main.__dict__.clear()
+    atexit._clear()
+
+
+def _audit(get_referents, danger, jsproxy_type):
+    """Walks the object graph from everything a program can reach; returns what should not be there."""
+    import contextvars, weakref
+    danger_ids = {id(o): o for o in danger}
+    roots = [builtins, sys, sys.modules, globals(), object, contextvars.copy_context()]
+    parent = {id(r): None for r in roots}
+    stack = list(roots)
+    findings = []
+
+    def describe(o):
+        try:
+            return type(o).__name__ + ' ' + repr(o)[:60]
+        except Exception:
+            return type(o).__name__
+
+    while stack:
+        obj = stack.pop()
+        if id(obj) in danger_ids or isinstance(obj, jsproxy_type):
+            chain = []
+            link = obj
+            while link is not None and len(chain) < 12:
+                chain.append(describe(link))
+                link = parent.get(id(link))
+            findings.append(' <- '.join(chain))
+            continue
+        children = list(get_referents(obj))
+        if isinstance(obj, type):
+            try:
+                children += type.__subclasses__(obj)
+            except TypeError:
+                pass
+        elif isinstance(obj, weakref.ref):
+            target = obj()
+            if target is not None:
+                children.append(target)
+        for child in children:
+            if id(child) not in parent:
+                parent[id(child)] = obj
+                stack.append(child)
+    return {'findings': findings, 'visited': len(parent)}
+
+
+def _install_audit_hook(add_hook):
+    """Refuses the events that build code objects from raw bytes (the classic bytecode-based
+    memory corruption). The hook keeps no reference a program can reach except through the
+    interpreter's hook list, which Python cannot enumerate."""
+    def hook(event, args):
+        if event == 'code.__new__' or event == 'marshal.loads' or event == 'marshal.load':
+            raise RuntimeError(event + ' is disabled in the sandbox')
+    add_hook(hook)
+
+
+def _lockdown(run_audit):
+    import _imp
+    for name in _WARM:
+        try:
+            __import__(name)
+        except Exception:
+            pass
+    for name in sys.builtin_module_names:
+        if not _denied(name):
+            try:
+                __import__(name)
+                _builtin_cache[name] = sys.modules[name]
+            except Exception:
+                pass
+    core = sys.modules['_pyodide_core']
+    proxies = list(sys.modules['_pyodide._importhook'].jsfinder.jsproxies.values())
+    jsproxy_type = type(proxies[0])
+    danger = [core] + [v for v in vars(core).values() if callable(v) and not isinstance(v, type)] + proxies
+    danger += [_imp.create_builtin, _imp.create_dynamic]
+    danger += [gc.get_objects, gc.get_referrers, gc.get_referents, posix._exit, posix.abort]
+    get_referents = gc.get_referents
+    _scrub_pyodide()
+    core = proxies = None
+    sys.meta_path.insert(0, _ImportGuard)
+    _imp.create_builtin = _create_builtin
+    _imp.create_dynamic = _create_dynamic
+    gc.get_objects = _refuse('gc.get_objects')
+    gc.get_referrers = _refuse('gc.get_referrers')
+    gc.get_referents = _refuse('gc.get_referents')
+    sys.dont_write_bytecode = True
+    _install_audit_hook(sys.addaudithook)
+    sys.addaudithook = _refuse('sys.addaudithook')
+    os._exit = posix._exit = _exit
+    os.abort = posix.abort = _abort
+    time.sleep = _sleep
+    _sleep_fd[0] = os.open(_SLEEP_DEVICE, os.O_WRONLY)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    gc.collect()
+    findings = _audit(get_referents, danger, jsproxy_type) if run_audit else None
+    danger = get_referents = jsproxy_type = None
+    _snapshot()
+    return json.dumps(findings)
+`;

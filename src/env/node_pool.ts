@@ -1,0 +1,51 @@
+// Node-only: sandbox workers as worker_threads running workers/sandbox.worker.ts through tsx's
+// loader (the worker is TypeScript). Browser code must not import this file; see browser_pool.ts.
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { SandboxPool, type SandboxPoolOptions } from './pool.ts';
+import type { SandboxWorkerFactory } from './types.ts';
+
+const workerFile = new URL('../../workers/sandbox.worker.ts', import.meta.url).href;
+
+/**
+ * The worker is TypeScript: this CommonJS bootstrap registers tsx's ESM hooks inside the worker
+ * thread, then imports the shell (`execArgv: ['--import', 'tsx']` does not reach worker threads
+ * on Node 20). A failed import surfaces as the worker's 'error' event.
+ */
+const BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsxApi).then((api) => { api.register(); return import(workerData.workerFile); });
+`;
+
+/** tsx's ESM register API as a file URL (its package maps the import condition to index.mjs). */
+function tsxApiUrl(): string {
+  const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
+  return pathToFileURL(cjs.replace(/index\.cjs$/, 'index.mjs')).href;
+}
+
+/** A factory of Node sandbox workers; their stdout goes to our stderr so CLI stdout stays pure JSON. */
+export function nodeWorkerFactory(): SandboxWorkerFactory {
+  const workerData = { tsxApi: tsxApiUrl(), workerFile };
+  return () => {
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData, stdout: true, stderr: true });
+    worker.stdout.pipe(process.stderr, { end: false });
+    worker.stderr.pipe(process.stderr, { end: false });
+    return {
+      endpoint: nodeEndpoint(worker),
+      terminate: () => { void worker.terminate(); },
+      onDeath: (listener) => {
+        let told = false;
+        const tell = (reason: string) => { if (!told) { told = true; listener(reason); } };
+        worker.once('error', (error: Error) => tell(error.message));
+        worker.once('exit', (code: number) => tell(`worker exited with code ${code}`));
+      },
+    };
+  };
+}
+
+/** SandboxPool.create with Node worker_threads workers. */
+export function createNodeSandboxPool(options: Omit<SandboxPoolOptions, 'workerFactory'> = {}): Promise<SandboxPool> {
+  return SandboxPool.create({ ...options, workerFactory: nodeWorkerFactory() });
+}

@@ -1,0 +1,263 @@
+// A pool of N sandboxes (DESIGN.md §1) so episodes execute in parallel. Calls queue first come,
+// first served. A worker that is terminated, crashes, or is due for recycling is replaced from a
+// pre-warmed spare, so nobody waits for a cold Pyodide start (seconds) in the common case; a new
+// spare then warms in the background. Only pool-level failures reject (closed pool, workers that
+// cannot start at all); everything a program does comes back as an ExecResult.
+import { toExecResult } from './exec_result.ts';
+import { PoolTallies, quantile } from './metrics.ts';
+import { Sandbox, type SandboxOutcome } from './sandbox.ts';
+import type { ExecResult, SandboxMetrics, SandboxWorkerFactory } from './types.ts';
+
+/** Options of SandboxPool.create; only `workerFactory` is required. */
+export interface SandboxPoolOptions {
+  /** Sandboxes executing at once (default 2). */
+  size?: number;
+  /** Warm spares kept ready to replace terminated or recycled workers (default 1). */
+  spares?: number;
+  /** Deadline of one program (default 10 000 ms, as in the reference design). */
+  timeoutMs?: number;
+  /** Time an interrupted program gets to stop before its worker is terminated (default 500 ms). */
+  graceMs?: number;
+  /** Characters of output the observation keeps, from the end (default 500). */
+  maxOutputChars?: number;
+  /** Characters of stdout and of stderr kept in ExecResult (default 10 000). */
+  maxCaptureChars?: number;
+  /** Replace a worker after this many programs (default 200; 0 = never). */
+  recycleEvery?: number;
+  /** Hard cap on a worker's wasm heap; a worker that used more than half of it is recycled (default 1 GiB). */
+  memoryCapBytes?: number;
+  /** Stop runaways by interrupt when SharedArrayBuffer is usable (default); false = terminate only. */
+  interrupts?: boolean;
+  /** Give up on a worker that is not ready within this time (default 120 000 ms). */
+  startTimeoutMs?: number;
+  /** Run the lockdown's reachability audit in every worker (tests). */
+  audit?: boolean;
+  /** Starts one worker: see node_pool.ts and browser_pool.ts. */
+  workerFactory: SandboxWorkerFactory;
+}
+
+type Settings = Required<Omit<SandboxPoolOptions, 'workerFactory'>>;
+
+interface Job {
+  code: string;
+  timeoutMs: number;
+  resolve: (result: ExecResult) => void;
+  reject: (error: Error) => void;
+}
+
+/** Start attempts in a row that may fail before queued calls are rejected. */
+const MAX_START_FAILURES = 3;
+
+function canInterrupt(): boolean {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  return typeof SharedArrayBuffer === 'function' && isolated !== false;
+}
+
+function checkCount(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new Error(`SandboxPool: ${name} must be an integer >= ${min}, got ${value}`);
+  return value;
+}
+
+function checkPositive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`SandboxPool: ${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function settingsFrom(options: SandboxPoolOptions): Settings {
+  return {
+    size: checkCount('size', options.size ?? 2, 1),
+    spares: checkCount('spares', options.spares ?? 1, 0),
+    timeoutMs: checkPositive('timeoutMs', options.timeoutMs ?? 10_000),
+    graceMs: checkCount('graceMs', options.graceMs ?? 500, 0),
+    maxOutputChars: checkCount('maxOutputChars', options.maxOutputChars ?? 500, 1),
+    maxCaptureChars: checkCount('maxCaptureChars', options.maxCaptureChars ?? 10_000, 1),
+    recycleEvery: checkCount('recycleEvery', options.recycleEvery ?? 200, 0),
+    memoryCapBytes: checkCount('memoryCapBytes', options.memoryCapBytes ?? 2 ** 30, 64 * 2 ** 20),
+    interrupts: (options.interrupts ?? true) && canInterrupt(),
+    startTimeoutMs: checkPositive('startTimeoutMs', options.startTimeoutMs ?? 120_000),
+    audit: options.audit ?? false,
+  };
+}
+
+/** N locked-down Pyodide workers behind one fair queue. */
+export class SandboxPool {
+  private readonly idle: Sandbox[] = [];
+  private readonly spareSandboxes: Sandbox[] = [];
+  private readonly busy = new Set<Sandbox>();
+  private readonly queue: Job[] = [];
+  private readonly tallies = new PoolTallies();
+  /** When each retired worker left, oldest first, to time its replacement. */
+  private readonly retiredAt: number[] = [];
+  private starting = 0;
+  private startFailures = 0;
+  private broken: Error | null = null;
+  private closed = false;
+  private readonly spareWaiters: Array<() => void> = [];
+
+  private constructor(private readonly settings: Settings, private readonly factory: SandboxWorkerFactory) {}
+
+  /** Starts `size` sandboxes (resolves when they are ready) and warms the spares in the background. */
+  static async create(options: SandboxPoolOptions): Promise<SandboxPool> {
+    if (typeof options?.workerFactory !== 'function') {
+      throw new Error('SandboxPool.create needs a workerFactory: use createNodeSandboxPool() in Node or createBrowserSandboxPool() in the page');
+    }
+    const pool = new SandboxPool(settingsFrom(options), options.workerFactory);
+    const first = await Promise.allSettled(Array.from({ length: pool.settings.size }, () => pool.startSandbox()));
+    const failure = first.find((entry): entry is PromiseRejectedResult => entry.status === 'rejected');
+    if (failure) {
+      await pool.close();
+      throw failure.reason instanceof Error ? failure.reason : new Error(String(failure.reason));
+    }
+    for (const entry of first) if (entry.status === 'fulfilled') pool.idle.push(entry.value);
+    pool.replenish();
+    return pool;
+  }
+
+  /** Runs one program in a fresh namespace; resolves with its ExecResult, whatever the program does. */
+  execute(code: string, options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+    if (typeof code !== 'string') return Promise.reject(new Error(`SandboxPool.execute: code must be a string, got ${typeof code}`));
+    if (this.closed) return Promise.reject(new Error('SandboxPool.execute: the pool is closed'));
+    if (this.broken) return Promise.reject(this.broken);
+    const timeoutMs = checkPositive('timeoutMs', options.timeoutMs ?? this.settings.timeoutMs);
+    return new Promise<ExecResult>((resolve, reject) => {
+      this.queue.push({ code, timeoutMs, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Counters, latencies and the state of the workers. */
+  metrics(): SandboxMetrics {
+    const t = this.tallies;
+    return {
+      executions: t.executions,
+      medianExecMs: t.medianMs(),
+      p95ExecMs: t.p95Ms(),
+      timeouts: t.timeouts,
+      interrupts: t.interrupts,
+      terminations: t.terminations,
+      crashes: t.crashes,
+      recycles: t.recycles,
+      respawns: t.respawns,
+      lastRespawnMs: t.lastRespawnMs,
+      medianColdStartMs: quantile(t.coldStartsMs, 0.5),
+      queued: this.queue.length,
+      busy: this.busy.size,
+      idle: this.idle.length,
+      spares: this.spareSandboxes.length,
+      interruptible: this.settings.interrupts,
+    };
+  }
+
+  /** Resolves once the configured number of spares is warm (benchmarks and tests). */
+  whenSparesReady(): Promise<void> {
+    if (this.closed || this.spareSandboxes.length >= this.settings.spares) return Promise.resolve();
+    return new Promise((resolve) => this.spareWaiters.push(resolve));
+  }
+
+  /** Terminates every worker; queued calls reject. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error('SandboxPool closed before the program ran'));
+    for (const sandbox of [...this.idle, ...this.spareSandboxes, ...this.busy]) sandbox.terminate();
+    this.idle.length = 0;
+    this.spareSandboxes.length = 0;
+    for (const resolve of this.spareWaiters.splice(0)) resolve();
+  }
+
+  private startSandbox(): Promise<Sandbox> {
+    const s = this.settings;
+    return Sandbox.start(this.factory, {
+      maxOutputChars: s.maxOutputChars,
+      maxCaptureChars: s.maxCaptureChars,
+      memoryCapBytes: s.memoryCapBytes,
+      audit: s.audit,
+    }, { interrupts: s.interrupts, startTimeoutMs: s.startTimeoutMs });
+  }
+
+  /** Starts workers until active + spare + starting covers size + spares. */
+  private replenish(): void {
+    if (this.closed || this.broken) return;
+    const have = this.idle.length + this.busy.size + this.spareSandboxes.length + this.starting;
+    for (let i = have; i < this.settings.size + this.settings.spares; i++) {
+      this.starting += 1;
+      this.startSandbox().then(
+        (sandbox) => { this.starting -= 1; this.startFailures = 0; this.place(sandbox); },
+        (error: unknown) => { this.starting -= 1; this.onStartFailure(error); },
+      );
+    }
+  }
+
+  /** A freshly started worker: fill an empty active slot first, else keep it as a spare. */
+  private place(sandbox: Sandbox): void {
+    if (this.closed) { sandbox.terminate(); return; }
+    this.tallies.coldStartsMs.push(sandbox.coldStartMs);
+    if (this.idle.length + this.busy.size < this.settings.size) this.activate(sandbox);
+    else this.spareSandboxes.push(sandbox);
+    if (this.spareSandboxes.length >= this.settings.spares) for (const resolve of this.spareWaiters.splice(0)) resolve();
+    this.pump();
+  }
+
+  private activate(sandbox: Sandbox): void {
+    const retired = this.retiredAt.shift();
+    if (retired !== undefined) {
+      this.tallies.respawns += 1;
+      this.tallies.lastRespawnMs = performance.now() - retired;
+    }
+    this.idle.push(sandbox);
+  }
+
+  private onStartFailure(error: unknown): void {
+    this.startFailures += 1;
+    if (this.closed) return;
+    if (this.startFailures < MAX_START_FAILURES) {
+      setTimeout(() => this.replenish(), 500 * this.startFailures);
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    this.broken = new Error(`SandboxPool: sandbox workers fail to start (${message})`);
+    for (const job of this.queue.splice(0)) job.reject(this.broken);
+  }
+
+  /** Hands queued programs to idle sandboxes, oldest call first. */
+  private pump(): void {
+    while (!this.closed && this.queue.length > 0 && this.idle.length > 0) {
+      const sandbox = this.idle.shift()!;
+      const job = this.queue.shift()!;
+      void this.dispatch(sandbox, job);
+    }
+  }
+
+  private async dispatch(sandbox: Sandbox, job: Job): Promise<void> {
+    this.busy.add(sandbox);
+    const outcome = await sandbox.run(job.code, job.timeoutMs, this.settings.graceMs);
+    this.busy.delete(sandbox);
+    this.tallies.record(outcome);
+    if (this.closed) sandbox.terminate();
+    else if (this.mustRetire(sandbox, outcome)) this.retire(sandbox);
+    else this.idle.push(sandbox);
+    job.resolve(toExecResult(outcome, job.timeoutMs));
+    this.pump();
+  }
+
+  private mustRetire(sandbox: Sandbox, outcome: SandboxOutcome): boolean {
+    if (!sandbox.isAlive || outcome.kind === 'terminated' || outcome.kind === 'crashed') return true;
+    const raw = outcome.raw;
+    if (raw.fatal) return true;
+    const due = this.settings.recycleEvery > 0 && sandbox.executions >= this.settings.recycleEvery;
+    if (raw.tainted || due || raw.memoryBytes > this.settings.memoryCapBytes / 2) {
+      this.tallies.recycles += 1;
+      return true;
+    }
+    return false;
+  }
+
+  /** Terminates a worker and swaps in a warm spare if there is one; starts a replacement either way. */
+  private retire(sandbox: Sandbox): void {
+    sandbox.terminate();
+    this.retiredAt.push(performance.now());
+    const spare = this.spareSandboxes.shift();
+    if (spare) this.activate(spare);
+    this.replenish();
+  }
+}

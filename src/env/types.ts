@@ -1,0 +1,124 @@
+// Contracts of the Environment (DESIGN.md §1, §7): what one execution returns, the worker-side
+// runner interface that workers/sandbox.worker.ts exposes with comlink, and the injected worker
+// factory that keeps this folder free of browser and Node specifics.
+import type { Endpoint } from 'comlink';
+
+/** The exception that ended a program, by class name (`AssertionError`) and `str()` of it. */
+export interface ExecError {
+  type: string;
+  message: string;
+}
+
+/** One program's run as the learner and the reward code see it. */
+export interface ExecResult {
+  /** The tail of stdout+stderr in the order printed (`maxOutputChars`), or `TIMEOUT`. */
+  observation: string;
+  /** Tail of what went to stdout (`maxCaptureChars`). */
+  stdout: string;
+  /** Tail of what went to stderr, tracebacks included (`maxCaptureChars`). */
+  stderr: string;
+  /** True when the program ran to its end without an uncaught exception (SystemExit counts as not ok). */
+  ok: boolean;
+  error: ExecError | null;
+  /** The deadline passed; the observation is `TIMEOUT`. */
+  timedOut: boolean;
+  /** The worker was terminated (a runaway the interrupt could not stop, or a crash) and replaced. */
+  terminated: boolean;
+  /** Wall time from dispatch to a sandbox until the result, queue wait excluded. */
+  durationMs: number;
+  /** More output was produced than the tails kept. */
+  truncated: boolean;
+}
+
+/** Counters and latencies the trainer shows (all since the pool was created). */
+export interface SandboxMetrics {
+  executions: number;
+  /** Median and 95th percentile of `durationMs` over the recent executions. */
+  medianExecMs: number;
+  p95ExecMs: number;
+  timeouts: number;
+  /** Timeouts stopped by the interrupt buffer, the worker kept. */
+  interrupts: number;
+  /** Workers terminated: runaways past the grace period plus crashes. */
+  terminations: number;
+  /** Workers whose Python runtime died (stack overflow, os.abort, worker error). */
+  crashes: number;
+  /** Workers retired healthy: every `recycleEvery` runs, memory over the cap, tainted state. */
+  recycles: number;
+  /** Workers started to replace retired ones. */
+  respawns: number;
+  /** Time from retiring a worker to its replacement taking work (≈0 with a warm spare). */
+  lastRespawnMs: number | null;
+  /** Median cold start (worker + Pyodide load + lockdown) of the workers started so far. */
+  medianColdStartMs: number | null;
+  queued: number;
+  busy: number;
+  idle: number;
+  spares: number;
+  /** Whether runaways are stopped by interrupt (SharedArrayBuffer) or only by terminate. */
+  interruptible: boolean;
+}
+
+/** Options the main thread sends to a fresh worker. */
+export interface SandboxInit {
+  /** Int32 interrupt cell shared with the main thread; absent without SharedArrayBuffer. */
+  interruptBuffer?: SharedArrayBuffer;
+  maxOutputChars: number;
+  maxCaptureChars: number;
+  /** Hard cap on the wasm heap; growth past it fails inside Python as MemoryError. */
+  memoryCapBytes: number;
+  /** Where pyodide.asm.wasm and python_stdlib.zip live; the worker picks a default when absent. */
+  indexURL?: string;
+  /** Run the reachability audit of the lockdown (tests; costs a few hundred ms). */
+  audit?: boolean;
+}
+
+/** What a worker reports once Pyodide is loaded and locked down. */
+export interface SandboxReady {
+  loadMs: number;
+  lockdownMs: number;
+  memoryBytes: number;
+  /** Globals removed from the worker scope before user code (fetch, WebSocket, …). */
+  removedGlobals: string[];
+  /** Findings of the reachability audit: empty means nothing dangerous was reachable. */
+  audit: string[] | null;
+  /** Objects the audit visited (a sanity check that it walked the graph at all). */
+  auditVisited: number | null;
+}
+
+/** One execution as the worker reports it (the main thread adds timing and timeouts). */
+export interface RawExecution {
+  ok: boolean;
+  error: ExecError | null;
+  /** Tail of stdout+stderr in order (maxOutputChars). */
+  combined: string;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  /** The program saw a KeyboardInterrupt (our deadline signal). */
+  interrupted: boolean;
+  /** The Python runtime died; the worker must be replaced. */
+  fatal: boolean;
+  /** State could not be fully restored (or grew past limits); recycle the worker. */
+  tainted: boolean;
+  memoryBytes: number;
+  /** Files and folders the program created, deleted after it ran. */
+  filesRemoved: number;
+}
+
+/** The runner a sandbox worker exposes (workers/sandbox.worker.ts). */
+export interface SandboxRunnerApi {
+  init(options: SandboxInit): Promise<SandboxReady>;
+  execute(code: string): Promise<RawExecution>;
+}
+
+/** A started worker: a comlink endpoint, a way to kill it, and news of its death. */
+export interface SandboxWorkerHandle {
+  endpoint: Endpoint;
+  terminate(): void;
+  /** Calls `listener` once if the worker dies on its own (uncaught error, out of memory, exit). */
+  onDeath(listener: (reason: string) => void): void;
+}
+
+/** Starts one sandbox worker: Node (worker_threads) and the browser (Web Worker) each supply one. */
+export type SandboxWorkerFactory = () => SandboxWorkerHandle;
