@@ -1,0 +1,62 @@
+// pass@1 of a model on tasks, measured the way a run measures it: real multi-turn rollouts
+// (src/rl/rollout.ts) in the sandbox, scored by the default rewards (output_match + tests).
+import type { CausalLM } from '../../src/model/model.ts';
+import { Rng } from '../../src/model/rng.ts';
+import { modelSampler } from '../../src/rl/policy.ts';
+import { rollout } from '../../src/rl/rollout.ts';
+import type { CodeExecutor, Trajectory } from '../../src/rl/types.ts';
+import { scoreTrajectory, type RewardSettings } from '../../src/tasks/rewards.ts';
+import type { Task } from '../../src/tasks/task.ts';
+import type { Tokenizer } from '../../src/tokenizer/tokenizer.ts';
+
+/** Rollout settings of an evaluation (the default run's unless changed). */
+export interface EvalSettings {
+  samples: number;
+  seed: number;
+  temperature: number;
+  maxNewTokens: number;
+  maxTurns: number;
+  timeoutMs: number;
+}
+
+/** The default run's rollout settings (RunConfig defaults): temperature 1, 128 tokens, 3 turns. */
+export const DEFAULT_EVAL: EvalSettings = { samples: 4, seed: 0, temperature: 1, maxNewTokens: 128, maxTurns: 3, timeoutMs: 5000 };
+
+/** The default run's rewards. */
+export const DEFAULT_REWARDS: RewardSettings = { weights: { output_match: 1, tests: 1, final_answer: 0, format: 0 }, partialCredit: false, timeoutMs: 5000 };
+
+/** What an evaluation found. */
+export interface EvalReport {
+  passAt1: number;
+  /** Pass rate of each task over its samples. */
+  byTask: Record<string, number>;
+  meanTurns: number;
+  /** Share of episodes that ended with a final answer. */
+  answered: number;
+  seconds: number;
+  trajectories: Trajectory[];
+}
+
+/** Rolls out `samples` episodes per task and scores them. */
+export async function evaluate(model: CausalLM, tokenizer: Tokenizer, tasks: readonly Task[], executor: CodeExecutor, settings: EvalSettings = DEFAULT_EVAL): Promise<EvalReport> {
+  const started = performance.now();
+  const { trajectories } = await rollout(tasks, { sampler: modelSampler(model), tokenizer, executor, rng: new Rng(settings.seed) }, {
+    groupSize: settings.samples, maxTurns: settings.maxTurns, maxNewTokens: settings.maxNewTokens,
+    temperature: settings.temperature, parser: 'strict', timeoutMs: settings.timeoutMs, step: 0,
+  });
+  const scored: Trajectory[] = [];
+  for (const t of trajectories) scored.push(await scoreTrajectory(t, tasks[t.groupIndex]!, { ...DEFAULT_REWARDS, timeoutMs: settings.timeoutMs }, executor));
+  const byTask: Record<string, number> = {};
+  for (const task of tasks) {
+    const mine = scored.filter((t) => t.taskId === task.id);
+    byTask[task.id] = mine.filter((t) => t.passed).length / Math.max(1, mine.length);
+  }
+  return {
+    passAt1: scored.filter((t) => t.passed).length / Math.max(1, scored.length),
+    byTask,
+    meanTurns: scored.reduce((s, t) => s + t.turns.length, 0) / Math.max(1, scored.length),
+    answered: scored.filter((t) => t.finishReason === 'final_answer').length / Math.max(1, scored.length),
+    seconds: (performance.now() - started) / 1000,
+    trajectories: scored,
+  };
+}

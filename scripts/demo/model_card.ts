@@ -1,0 +1,105 @@
+// The demo model's README.md (model card): what it is, its data, its size, its scores, and the
+// command that reproduces it. Written by the pipeline with the numbers it measured.
+import { SEED_TASKS } from '../../src/tasks/seed.ts';
+import type { DemoShape } from './model_config.ts';
+
+/** What the card states. */
+export interface CardFacts {
+  parameters: number;
+  shape: DemoShape;
+  corpusSize: number;
+  wrongShare: number;
+  tokens: number;
+  steps: number;
+  batchSize: number;
+  trainMinutes: number;
+  totalMinutes: number;
+  seed: number;
+  command: string;
+  longestTurn: number;
+  samples: number;
+  trainPassAt1: number | null;
+  evalPassAt1: number | null;
+  byTask: Record<string, number>;
+  finalLoss: number | null;
+  backend: string;
+  logitDiff?: number;
+}
+
+const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
+
+/** The README.md text. */
+export function modelCard(f: CardFacts): string {
+  const rows = Object.entries(f.byTask).map(([id, rate]) => `| ${id} | ${rate.toFixed(2)} |`).join('\n');
+  return `---
+license: mit
+library_name: transformers
+pipeline_tag: text-generation
+tags: [llama, agentic-rl, demo, synthetic-data]
+---
+
+# demo: a tiny Python-agent model for the in-browser GRPO demo
+
+A ${(f.parameters / 1e6).toFixed(1)}M-parameter Llama-architecture model that ships with the app, so
+"open the page and train" works offline. It was made by this project (\`npm run make-demo-model\`)
+and is **deliberately imperfect**: it knows the conversation format of the agent loop (write a
+\`\`\`python block, read \`Execution result:\`, fix mistakes, answer with \`FINAL ANSWER: ...\`) and
+the kinds of task in the \`seed\` set and the \`builtin\` train split, but solves only part of them,
+so GRPO has something to learn. It knows nothing outside those task kinds.
+
+## Architecture
+
+LlamaForCausalLM: hidden ${f.shape.hiddenSize}, ${f.shape.layers} layers, ${f.shape.heads} heads
+(head dim ${f.shape.hiddenSize / f.shape.heads}), SiLU MLP ${f.shape.intermediateSize}, RoPE (theta 10000),
+tied embeddings, vocabulary ${f.shape.vocabSize} (byte-level BPE trained on the corpus, with
+\`<|endoftext|>\`, \`<|im_start|>\`, \`<|im_end|>\`), context ${f.shape.maxPositions}, weights in BF16.
+Chat format: ChatML; a turn ends with \`<|im_end|>\` (the eos).
+
+## Data
+
+${f.corpusSize} synthetic multi-turn transcripts (${f.tokens} tokens) in exactly the agent loop's
+format (src/rl/actions.ts: system prompt, task, code block, \`Execution result:\` observation,
+final answer), generated from one template per task of the \`seed\` set (${SEED_TASKS.length}) and the
+\`builtin\` train split, with other parameters and phrasings. About ${Math.round(f.wrongShare * 100)}% of the
+first attempts are realistically wrong (off-by-one, wrong builtin, a NameError, printing the wrong
+thing or nothing), followed by the real traceback or output and a corrected attempt. Every
+observation is the output of really running the code in the project's Pyodide sandbox. The corpus
+never contains a prompt or function of the \`builtin\` eval split, nor any hidden test line
+(checked by the generator and by test/demo/).
+
+## Training
+
+Supervised (loss on assistant tokens only) with the project's own tfjs code on the
+\`${f.backend}\` backend in Node: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
+batch ${f.batchSize}, ${f.steps} steps (the checkpoint whose pass@1 fell in the target band),
+${f.trainMinutes.toFixed(0)} minutes of training, ${f.totalMinutes.toFixed(0)} minutes for the whole recipe on a shared 2-core machine.
+${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
+## Scores
+
+pass@1 with the default run's rollout settings (temperature 1.0, 128 new tokens per turn, 3 turns;
+rewards output_match + tests, both must pass), ${f.samples} samples per task, measured on these files:
+
+| tasks | pass@1 |
+|---|---|
+| seed + builtin train split | ${score(f.trainPassAt1)} |
+| builtin eval split (held out) | ${score(f.evalPassAt1)} |
+
+<details><summary>Per task</summary>
+
+| task | pass rate |
+|---|---|
+${rows}
+
+</details>
+
+The longest assistant turn in the corpus is ${f.longestTurn} tokens, so 128 new tokens per turn suffice.
+
+## Reproduce
+
+\`\`\`
+${f.command}
+\`\`\`
+
+(seed ${f.seed}; deterministic on the same backend.)
+`;
+}

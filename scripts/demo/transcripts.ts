@@ -1,0 +1,89 @@
+// Builds one synthetic episode in exactly the agent loop's conversation format (src/rl/rollout.ts):
+// system prompt, task, then assistant code blocks answered by `Execution result:` observations
+// produced by really running the code, and a closing `FINAL ANSWER: <expected>`. A controlled share
+// of episodes start with a realistic wrong attempt, followed by its real traceback or wrong output
+// and a corrected attempt.
+import type { Rng } from '../../src/model/rng.ts';
+import { formatObservation, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
+import type { CodeExecutor, Message } from '../../src/rl/types.ts';
+import { lastLine } from '../../src/tasks/rewards.ts';
+import { pick, type Instance, type Mistake } from './template.ts';
+
+/** One corpus episode. */
+export interface Transcript {
+  taskId: string;
+  messages: Message[];
+  /** Whether the first attempt was already correct. */
+  firstTryCorrect: boolean;
+}
+
+/** An assistant turn that runs `code` (the fence format the strict parser reads). */
+export function codeTurn(code: string, note = ''): string {
+  return `${note ? `${note}\n` : ''}\`\`\`python\n${code.endsWith('\n') ? code : `${code}\n`}\`\`\``;
+}
+
+/** A name one typo away from `name`, so calling it raises a NameError. */
+export function misspell(name: string): string {
+  if (name.includes('_')) return name.replace('_', '');
+  const i = Math.max(1, Math.floor(name.length / 2) - 1);
+  return name.slice(0, i) + name[i + 1] + name[i] + name.slice(i + 2);
+}
+
+/** Wrong attempts any function task can have: a misspelled call, or forgetting to print. */
+export function genericMistakes(instance: Instance): Mistake[] {
+  const name = instance.functionName;
+  if (!name) return [];
+  const lines = instance.solution.trimEnd().split('\n');
+  const last = lines[lines.length - 1]!;
+  const call = /^print\((.*)\)$/.exec(last)?.[1];
+  if (!call) return [];
+  const head = lines.slice(0, -1).join('\n');
+  return [
+    { code: `${head}\nprint(${call.replace(name, misspell(name))})\n`, note: `Fix the NameError: the function is called ${name}.` },
+    { code: `${head}\n${call}\n`, note: 'Nothing was printed; print the result.' },
+  ];
+}
+
+/** Options of the transcript builder. */
+export interface TranscriptOptions {
+  /** Probability that the first attempt is a wrong one. */
+  wrongShare: number;
+  /** Probability of picking a generic mistake (NameError, no print) rather than a kind-specific one. */
+  genericShare: number;
+}
+
+/**
+ * Runs the instance's programs and assembles the episode. Throws when the template's solution
+ * fails, since every corpus episode must end with a true answer.
+ */
+export async function buildTranscript(taskId: string, instance: Instance, executor: CodeExecutor, rng: Rng, options: TranscriptOptions): Promise<Transcript> {
+  const good = await executor.execute(instance.solution);
+  const expected = lastLine(good.observation);
+  if (!good.ok || expected === null) {
+    throw new Error(`template ${taskId} produced a failing solution:\n${instance.solution}\n--- output ---\n${good.observation}`);
+  }
+  const messages: Message[] = [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: instance.prompt },
+  ];
+  let firstTryCorrect = true;
+  if (rng.uniform() < options.wrongShare) {
+    const generic = genericMistakes(instance);
+    const pool = generic.length > 0 && (rng.uniform() < options.genericShare || instance.mistakes.length === 0) ? generic : instance.mistakes;
+    const mistake = pool.length > 0 ? pick(rng, pool) : null;
+    if (mistake) {
+      const bad = await executor.execute(mistake.code);
+      // A "mistake" that happens to print the right answer for these parameters is no mistake.
+      if (lastLine(bad.observation) !== expected) {
+        firstTryCorrect = false;
+        messages.push({ role: 'assistant', content: codeTurn(mistake.code) });
+        messages.push({ role: 'user', content: formatObservation(bad.observation) });
+        messages.push({ role: 'assistant', content: codeTurn(instance.solution, mistake.note) });
+      }
+    }
+  }
+  if (firstTryCorrect) messages.push({ role: 'assistant', content: codeTurn(instance.solution) });
+  messages.push({ role: 'user', content: formatObservation(good.observation) });
+  messages.push({ role: 'assistant', content: `FINAL ANSWER: ${expected}` });
+  return { taskId, messages, firstTryCorrect };
+}

@@ -1,0 +1,45 @@
+// npm run make-demo-model [-- --seed 1 --steps 560 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
+import { parseArgs } from 'node:util';
+import { DEMO_SHAPE } from './demo/model_config.ts';
+import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
+
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: 'public/models/demo' },
+    seed: { type: 'string', default: '1' },
+    corpus: { type: 'string', default: '3000' },
+    'wrong-share': { type: 'string', default: '0.35' },
+    steps: { type: 'string', default: '560' },
+    batch: { type: 'string', default: '8' },
+    lr: { type: 'string', default: '2e-3' },
+    'eval-every': { type: 'string', default: '140' },
+    'eval-samples': { type: 'string', default: '2' },
+    'final-samples': { type: 'string', default: '4' },
+    backend: { type: 'string', default: 'wasm' },
+  },
+});
+
+const number = (name: keyof typeof values): number => {
+  const value = Number(values[name]);
+  if (!Number.isFinite(value)) throw new Error(`--${name} must be a number, got ${JSON.stringify(values[name])}`);
+  return value;
+};
+const backend = values.backend;
+if (backend !== 'wasm' && backend !== 'cpu') throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
+const steps = number('steps');
+const recipe: DemoRecipe = {
+  out: values.out!,
+  seed: number('seed'),
+  corpusSize: number('corpus'),
+  wrongShare: number('wrong-share'),
+  genericShare: 0.3,
+  shape: DEMO_SHAPE,
+  schedule: { steps, batchSize: number('batch'), peakLearningRate: number('lr'), finalLearningRate: number('lr') / 10, warmupSteps: Math.min(30, Math.ceil(steps / 10)), gradClip: 1, seed: number('seed') },
+  evalEvery: number('eval-every'),
+  evalSamples: number('eval-samples'),
+  finalSamples: number('final-samples'),
+  band: [0.15, 0.6],
+  backend,
+  command: `npm run make-demo-model -- ${process.argv.slice(2).join(' ')}`.trim(),
+};
+await makeDemoModel(recipe);
