@@ -1,7 +1,13 @@
 // Picks the tfjs backend: WebGPU when the browser offers a hardware adapter (a software
-// "fallback" adapter is slower than WASM), else WASM (SIMD, and threads when the page is
-// cross-origin isolated), else the plain JavaScript CPU backend. Any of them can be forced.
-// tfjs turns WASM threads off in Node, so Node runs single-threaded WASM.
+// "fallback" adapter is slower than WASM), else WASM with SIMD, else the plain JavaScript CPU
+// backend. Any of them can be forced.
+//
+// WASM threads are off unless asked for. Measured in Chromium on a cross-origin-isolated page
+// (tfjs 4.22): tfjs then picks its threaded build, whose pthread workers importScripts() a blob:
+// URL, which our CSP (script-src without blob:) blocks, and setBackend never resolves; with
+// blob: allowed, the bundled (minified) factory fails in the worker ("e is not defined"); and
+// unminified it started but used 1 XNNPACK thread on 2 cores and ran a 512x256x768 matMul
+// slower (17-20 ms) than single-threaded SIMD (14 ms). tfjs itself turns threads off in Node.
 import * as tf from '@tensorflow/tfjs';
 import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
@@ -26,6 +32,8 @@ export interface BackendOptions {
   force?: BackendName;
   /** Where the browser fetches tfjs' .wasm files (vite.config.ts serves them at /tfjs-wasm/). */
   wasmPaths?: string;
+  /** Let tfjs use its threaded WASM build when the page is cross-origin isolated (default false, see above). */
+  wasmThreads?: boolean;
 }
 
 interface GpuAdapterLike {
@@ -51,6 +59,7 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
         if (adapter.isFallback && !options.force) throw new Error('the WebGPU adapter is a software fallback');
         await import('@tensorflow/tfjs-backend-webgpu');
       }
+      if (name === 'wasm' && !options.wasmThreads) tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       if (name === 'wasm' && tf.env().getBool('IS_BROWSER') && !wasmPathsSet) {
         setWasmPaths(options.wasmPaths ?? '/tfjs-wasm/');
         wasmPathsSet = true;

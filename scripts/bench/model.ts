@@ -1,0 +1,128 @@
+// `npm run bench -- --only model`: decoding and training speed of the tfjs model on WASM, with
+// the shapes of issue 2: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
+//   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
+//   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
+//   train_step_ms                                full-parameter step on 4 x 128 predicted tokens
+// and, when Debian's python3 with torch is there, PyTorch's time for the same step
+// (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to).
+import * as tf from '@tensorflow/tfjs';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
+import { selectBackend } from '../../src/model/backend.ts';
+import { parseConfig } from '../../src/model/config.ts';
+import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
+import { maskBias } from '../../src/model/kv_cache.ts';
+import { tokenLogprobs } from '../../src/model/logprobs.ts';
+import { CausalLM } from '../../src/model/model.ts';
+import { randomWeights } from '../../src/model/random_weights.ts';
+import { generate } from '../../src/model/sample.ts';
+
+const config = parseConfig({
+  model_type: 'llama', vocab_size: 2000, hidden_size: 256, intermediate_size: 768, num_hidden_layers: 4,
+  num_attention_heads: 4, num_key_value_heads: 4, max_position_embeddings: 1024,
+});
+const context = 256;
+
+function log(message: string): void {
+  process.stderr.write(`[bench model] ${message}\n`);
+}
+
+async function seconds(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return (performance.now() - start) / 1000;
+}
+
+/** Last-position logits by a full forward pass over all ids (decoding without a cache). */
+async function uncachedStep(model: CausalLM, ids: number[]): Promise<void> {
+  const T = ids.length;
+  const logits = tf.tidy(() => {
+    const hidden = decoderForward(
+      model,
+      { ids: Int32Array.from(ids), batch: 1, time: T, positions: ids.map((_, t) => t), maskBias: maskBias(1, T, T, (_b, i, j) => j <= i) },
+      model.forwardMode(false),
+    );
+    return outputLogits(model.params, tf.slice(hidden, [T - 1, 0], [1, config.hiddenSize]));
+  });
+  await logits.data();
+  logits.dispose();
+}
+
+async function decoding(): Promise<Record<string, number>> {
+  const model = CausalLM.fromWeights(config, randomWeights(config, 1));
+  const options = { temperature: 1, seed: 0, eosIds: [] as number[] };
+  await generate(model, [[1, 2, 3]], { ...options, maxNewTokens: 8 }); // warm up
+  log('cached decoding, 1 -> 256 tokens');
+  const cached = (context - 1) / (await seconds(() => generate(model, [[1]], { ...options, maxNewTokens: context - 1 })));
+  log('uncached decoding, every 8th context length from 8 to 256');
+  const lengths = Array.from({ length: context / 8 }, (_, i) => 8 * (i + 1));
+  let total = 0;
+  for (const length of lengths) total += await seconds(() => uncachedStep(model, Array.from({ length }, (_, t) => (t * 7) % 2000)));
+  const uncached = lengths.length / total; // mean cost per token over the growth
+  log('batched decoding, 16-token prompts, 64 new tokens');
+  const prompt = (b: number) => Array.from({ length: 16 }, (_, t) => (b * 31 + t * 7) % 2000);
+  const batch1 = 64 / (await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
+  const batch8 = (8 * 64) / (await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+  model.dispose();
+  return { decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: batch1, decode_batch8_tok_s: batch8 };
+}
+
+async function training(): Promise<number> {
+  const model = CausalLM.fromWeights(config, randomWeights(config, 1), { kind: 'full' });
+  const variables = model.trainableVariables();
+  const names = [...variables.keys()];
+  const list = [...variables.values()];
+  const optimizer = new AdamW(variables);
+  const ids = Array.from({ length: 4 }, (_, b) => Array.from({ length: 129 }, (_, t) => (b * 131 + t * 17) % 2000));
+  const times: number[] = [];
+  for (let step = 0; step < 4; step++) {
+    const time = await seconds(async () => {
+      const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar, list);
+      const named: Record<string, tf.Tensor> = {};
+      list.forEach((variable, i) => (named[names[i]!] = grads[variable.name]!));
+      const clipped = clipByGlobalNorm(named, 1);
+      optimizer.apply(clipped.grads);
+      await value.data();
+      tf.dispose([value, clipped.norm, ...Object.values(grads), ...Object.values(clipped.grads)]);
+    });
+    if (step > 0) times.push(time); // step 0 warms up kernels and allocations
+  }
+  optimizer.dispose();
+  model.dispose();
+  return 1000 * times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}
+
+function pytorchTrainStepMs(): number | null {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'pytorch_train_step.py');
+  if (!existsSync('/usr/bin/python3')) return null;
+  const result = spawnSync('/usr/bin/python3', [script, '--threads', '1'], { encoding: 'utf8', timeout: 300_000 });
+  if (result.status !== 0) {
+    log(`PyTorch reference unavailable: ${(result.stderr || String(result.error)).trim().split('\n').at(-1)}`);
+    return null;
+  }
+  return (JSON.parse(result.stdout) as { pytorch_train_step_ms: number }).pytorch_train_step_ms;
+}
+
+/** The model section of `npm run bench`. */
+export async function benchModel(): Promise<Record<string, unknown>> {
+  const backend = await selectBackend({ force: 'wasm' });
+  const decode = await decoding();
+  log('training step');
+  const trainStepMs = await training();
+  log('PyTorch reference step (/usr/bin/python3, 1 thread)');
+  const pytorch = pytorchTrainStepMs();
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return {
+    model_backend: backend.name,
+    model_threads: backend.threads,
+    ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
+    decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
+    decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
+    train_step_ms: round(trainStepMs),
+    pytorch_train_step_ms: pytorch,
+    train_step_vs_pytorch: pytorch ? round(trainStepMs / pytorch) : null,
+  };
+}
