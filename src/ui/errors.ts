@@ -61,7 +61,8 @@ export function explainError(error: unknown, during: string): UiError {
   const name = (error as { name?: unknown } | null)?.name;
   const text = `${typeof name === 'string' ? name : ''} ${full}`;
   const match = KINDS.find((k) => k.test.test(text));
-  const fixAt = full.search(/\bFix:\s*/);
+  // The last "Fix:" is the advice for the whole message (a list of problems may carry its own).
+  const fixAt = full.lastIndexOf('Fix:');
   const message = fixAt >= 0 ? full.slice(0, fixAt).trim() : full.trim();
   const ownFix = fixAt >= 0 ? full.slice(fixAt).replace(/^Fix:\s*/, '').trim() : '';
   return {

@@ -1,4 +1,107 @@
-// Placeholder page until the UI issue: shows that the page loads and which backend tfjs picked.
-export {};
-const statusText = document.querySelector<HTMLElement>('[data-testid="status"]');
-if (statusText) statusText.textContent = 'Ready (placeholder page: the trainer UI comes in a later issue).';
+// The product's entry: the trainer worker through comlink, IndexedDB checkpoints, the Cache API for
+// hub files, and the browser's clipboard and downloads, handed to startApp.
+import * as Comlink from 'comlink';
+import { browserCache } from '../model/browser_cache.ts';
+import type { FileCache } from '../model/hub_source.ts';
+import type { BackendInfo } from '../model/backend.ts';
+import type { TrainerApi } from '../rl/trainer_api.ts';
+import { indexedDbCheckpointStore, memoryCheckpointStore, type CheckpointStore } from '../run/checkpoints.ts';
+import { startApp } from './app.ts';
+import { ensureIsolation } from './isolation.ts';
+import { checkModelFits } from './model_fit.ts';
+import './styles.css';
+
+// Vite bundles the worker through this glob; while workers/trainer.worker.ts is absent the map is
+// empty and the page explains that instead of failing to build.
+const workerModules = import.meta.glob<{ default: new (options?: { name?: string }) => Worker }>('../../workers/trainer.worker.ts', { query: '?worker' });
+
+/** A TrainerApi whose every call fails with `message` (no worker in this build). */
+function unavailableTrainer(message: string): TrainerApi {
+  const fail = async (): Promise<never> => { throw new Error(message); };
+  return {
+    init: fail, loadModel: fail, configure: fail, runPhase: fail, runStep: fail, evaluate: fail, reset: fail,
+    checkpoint: fail, restore: fail, exportAdapter: fail, importAdapter: fail,
+  };
+}
+
+async function trainerWorker(): Promise<TrainerApi> {
+  const load = workerModules['../../workers/trainer.worker.ts'];
+  if (!load) return unavailableTrainer('this build has no trainer worker (workers/trainer.worker.ts is missing). Fix: rebuild the page with the worker in place.');
+  const { default: TrainerWorker } = await load();
+  const worker = new TrainerWorker({ name: 'trainer' });
+  return Comlink.wrap<TrainerApi>(worker);
+}
+
+function settings() {
+  return {
+    get: (key: string) => { try { return localStorage.getItem(key); } catch { return null; } },
+    set: (key: string, value: string) => { try { localStorage.setItem(key, value); } catch { /* private mode: not kept */ } },
+  };
+}
+
+function download(name: string, data: Uint8Array | string, type: string): void {
+  const blob = new Blob([data as BlobPart], { type });
+  const url = URL.createObjectURL(blob);
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = name;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+async function checkpointStore(): Promise<CheckpointStore> {
+  try {
+    return await indexedDbCheckpointStore(indexedDB);
+  } catch (error) {
+    console.warn(`IndexedDB unavailable (${(error as Error).message}); checkpoints last only until the tab closes.`);
+    return memoryCheckpointStore();
+  }
+}
+
+let maxBufferBytes: number | null | undefined;
+/** The WebGPU adapter's largest storage buffer (asked once; reading limits does no GPU work). */
+async function gpuMaxBuffer(): Promise<number | null> {
+  if (maxBufferBytes !== undefined) return maxBufferBytes;
+  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ limits: { maxStorageBufferBindingSize: number } } | null> } }).gpu;
+  maxBufferBytes = (await gpu?.requestAdapter().catch(() => null))?.limits.maxStorageBufferBindingSize ?? null;
+  return maxBufferBytes;
+}
+
+async function main(): Promise<void> {
+  if (await ensureIsolation()) return; // reloading into an isolated page
+  const root = document.getElementById('app');
+  if (!root) throw new Error('index.html has no #app element');
+  let cache: FileCache | null = null;
+  try { cache = browserCache(); } catch { cache = null; }
+  const trainer = await trainerWorker();
+  const controller = await startApp(root, trainer, {
+    proxy: Comlink.proxy,
+    checkpoints: await checkpointStore(),
+    settings: settings(),
+    url: location.href,
+    setHash: (fragment) => history.replaceState(null, '', fragment),
+    copyText: (text) => navigator.clipboard.writeText(text),
+    download,
+    checkModel: async (choice, config, backend: BackendInfo | null) => {
+      const name = backend?.name ?? 'wasm';
+      const verdict = await checkModelFits(choice, config, {
+        cache,
+        device: {
+          backend: name,
+          deviceMemoryGiB: (navigator as Navigator & { deviceMemory?: number }).deviceMemory ?? null,
+          maxBufferBytes: name === 'webgpu' ? await gpuMaxBuffer() : null,
+        },
+      });
+      return verdict && verdict.fit === 'tight' ? verdict.message : null;
+    },
+  });
+  // For automation and lesson scripts: the run's state, read-only by convention.
+  (window as Window & { playground?: unknown }).playground = controller;
+}
+
+main().catch((error: unknown) => {
+  const root = document.getElementById('app') ?? document.body;
+  root.textContent = `The page failed to start: ${error instanceof Error ? error.message : String(error)}. Reload to try again.`;
+});

@@ -20,6 +20,8 @@ export type RunState = 'starting' | 'idle' | 'training' | 'pausing' | 'busy';
 /** A step's records as the viewer and phase panel show them. */
 export interface StepRecord {
   step: number;
+  /** The last phase that finished for this step. */
+  phase: Phase;
   trajectories: Trajectory[];
   groups: GroupStats[] | null;
   /** Per-token texts by trajectory id, when the worker sends them (see PhaseReportExtras). */
@@ -43,7 +45,7 @@ export interface ControllerDeps {
   proxy: <T extends object>(callback: T) => T;
   checkpoints: CheckpointStore | null;
   /** Refuses a model that will not fit (throws), or returns a warning; called before every load. */
-  checkModel?: (choice: ModelChoice, config: RunConfig) => Promise<string | null>;
+  checkModel?: (choice: ModelChoice, config: RunConfig, backend: BackendInfo | null) => Promise<string | null>;
   now?: () => number;
   /** Save a checkpoint every N finished steps (0 = only on pause). Default 5. */
   checkpointEvery?: number;
@@ -78,6 +80,8 @@ export class RunController {
   evals: EvalReport[] = [];
   /** Finished steps, newest last (the last `keepSteps` only). */
   steps: StepRecord[] = [];
+  /** Every finished step's trajectories, without token arrays, for the JSONL export (the last 1000 steps). */
+  trajectoryLog: { step: number; trajectories: Trajectory[] }[] = [];
   /** The step the phase stepper is in the middle of, or null. */
   current: StepRecord | null = null;
   nextPhase: Phase = 'rollout';
@@ -153,9 +157,10 @@ export class RunController {
     this.emit('error');
   }
 
-  /** Shows an error that happened outside the controller (e.g. a bad custom task file). */
-  showError(error: unknown, during: string): void {
+  /** Shows an error that happened outside the controller (e.g. a bad custom task file); `title` overrides the kind's. */
+  showError(error: unknown, during: string, title?: string): void {
     this.error = explainError(error, during);
+    if (title) this.error.title = title;
     this.emit('error');
   }
 
@@ -219,7 +224,7 @@ export class RunController {
     this.emit('model');
     this.status = `Checking ${modelLabel(config.model)}…`;
     this.emit('state');
-    const verdict = this.deps.checkModel ? await this.deps.checkModel(choice, config) : null;
+    const verdict = this.deps.checkModel ? await this.deps.checkModel(choice, config, this.backend) : null;
     this.modelWarning = verdict;
     this.status = `Loading ${modelLabel(config.model)}…`;
     this.emit('state');
@@ -241,6 +246,7 @@ export class RunController {
     this.metrics = [];
     this.evals = [];
     this.steps = [];
+    this.trajectoryLog = [];
     this.current = null;
     this.lastReport = null;
     this.nextPhase = 'rollout';
@@ -269,8 +275,9 @@ export class RunController {
 
   private onPhase = (report: PhaseReport): void => {
     const extras = report as PhaseReport & PhaseReportExtras;
-    const record = this.current ?? { step: report.step, trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    const record: StepRecord = this.current ?? { step: report.step, phase: report.phase, trajectories: [], groups: null, tokenTexts: null, metrics: null };
     record.step = report.step;
+    record.phase = report.phase;
     record.trajectories = report.trajectories;
     if (report.groups) record.groups = report.groups;
     if (extras.tokenTexts) record.tokenTexts = { ...record.tokenTexts, ...extras.tokenTexts };
@@ -283,12 +290,18 @@ export class RunController {
   };
 
   private async finishStep(metrics: StepMetrics): Promise<void> {
-    const record = this.current ?? { step: metrics.step, trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    const record: StepRecord = this.current ?? { step: metrics.step, phase: 'update', trajectories: [], groups: null, tokenTexts: null, metrics: null };
     record.metrics = metrics;
+    record.phase = 'update';
     this.steps.push(record);
     const keep = this.deps.keepSteps ?? 20;
     if (this.steps.length > keep) this.steps.splice(0, this.steps.length - keep);
     this.metrics.push(metrics);
+    this.trajectoryLog.push({
+      step: metrics.step,
+      trajectories: record.trajectories.map((t) => ({ ...t, ids: [], actionMask: [], oldLogprobs: null, refLogprobs: null })),
+    });
+    if (this.trajectoryLog.length > 1000) this.trajectoryLog.shift();
     this.current = null;
     this.nextPhase = 'rollout';
     this.status = `Step ${metrics.step} done: mean reward ${metrics.reward_mean.toFixed(2)}, pass rate ${(metrics.pass_rate * 100).toFixed(0)}%.`;

@@ -26,3 +26,17 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
 export function servePage(isolate = true): Promise<{ url: string; close: () => Promise<void> }> {
   return serveStatic({ dir: distDir, isolate });
 }
+
+/**
+ * Builds the UI test harness (test/ui/harness: the real page on the fake trainer) into a
+ * temporary folder and serves it with isolation headers. The harness never goes into dist/.
+ */
+export async function serveHarness(): Promise<{ url: string; close: () => Promise<void> }> {
+  const { build } = await import('vite');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'ui', 'harness');
+  const outDir = mkdtempSync(join(tmpdir(), 'ui-harness-'));
+  await build({ root, configFile: false, logLevel: 'warn', base: './', build: { outDir, emptyOutDir: true, target: 'es2022' } });
+  return serveStatic({ dir: outDir, isolate: true });
+}

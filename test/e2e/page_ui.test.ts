@@ -1,0 +1,239 @@
+// The page's UI in headless Chromium, on the fake trainer (test/ui/harness): training, the phase
+// stepper, pause/step/reset, config validation, run links (copy, reopen, bad links, lesson mode),
+// reload → resume from IndexedDB, exports and actionable errors. The same panels run on the real
+// worker in page.test.ts. Screenshots of the main states go to /tmp/ui-shots.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, serveHarness } from './browser.ts';
+
+const SHOTS = '/tmp/ui-shots';
+let browser: Browser;
+let server: { url: string; close: () => Promise<void> };
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await serveHarness();
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const text = async (page: Page, testid: string) => (await page.getByTestId(testid).first().textContent())?.trim() ?? '';
+
+/** Opens the harness (query: fake trainer options; hash: run link) and waits until it is ready or failed. */
+async function open(query = '', hash = '', page?: Page): Promise<Page> {
+  const tab = page ?? await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const errors: string[] = [];
+  tab.on('pageerror', (error) => errors.push(error.message));
+  await tab.goto(`${server.url}${query}${hash}`);
+  await tab.waitForFunction(() => {
+    const w = window as unknown as { playground?: { state: string } };
+    return w.playground !== undefined && w.playground.state === 'idle';
+  }, null, { timeout: 60_000 });
+  expect(errors).toEqual([]);
+  return tab;
+}
+
+const stepCount = async (page: Page) => Number(await text(page, 'step-count'));
+
+describe('page UI on the fake trainer', () => {
+  it('loads with backend, model card, progress bars and a ready status; Train runs steps and fills charts and viewer', async () => {
+    const page = await open('?delay=15&tokens=1', '#v=1&seed=0&s=3');
+    expect(await text(page, 'backend')).toBe('WASM · SIMD · 2 threads');
+    expect(await text(page, 'model-card-name')).toBe('demo');
+    expect(await text(page, 'status')).toMatch(/^Ready/);
+    expect(await page.getByTestId('progress-model').textContent()).toContain('38.1 MB / 38.1 MB');
+    expect(await page.getByTestId('progress-sandbox').isVisible()).toBe(true);
+    expect(await page.getByTestId('error').isVisible()).toBe(false);
+    expect(await text(page, 'reward-mean')).toBe('–');
+    await page.screenshot({ path: `${SHOTS}/1-ready.png` });
+
+    await page.getByTestId('train').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '3', null, { timeout: 60_000 });
+    expect(Number(await text(page, 'reward-mean'))).toBeGreaterThanOrEqual(0);
+    expect(await text(page, 'status')).toMatch(/Finished 3 steps/);
+    expect(await page.getByTestId('train').isDisabled()).toBe(true); // the configured steps are done
+    for (const chart of ['reward', 'loss', 'kl', 'clip', 'tokens', 'turns', 'time']) {
+      expect(Number(await page.getByTestId(`chart-${chart}`).getAttribute('data-points'))).toBeGreaterThanOrEqual(3);
+    }
+    expect(await page.locator('[data-testid=chart-reward] canvas').count()).toBe(1);
+    const samples = page.getByTestId('trajectory');
+    expect(await samples.count()).toBe(4); // G samples of the first prompt, side by side
+    expect(await samples.first().getByTestId('turn-generated').first().textContent()).toContain('```python');
+    expect(await page.getByTestId('turn-observation').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${SHOTS}/2-trained.png`, fullPage: true });
+
+    // Filters and prompt tabs.
+    await page.getByTestId('filter-best').click();
+    expect(await samples.count()).toBe(1);
+    await page.getByTestId('filter-failures').click();
+    for (const card of await samples.all()) expect(await card.textContent()).toContain('failed');
+    await page.getByTestId('filter-all').click();
+    await page.getByTestId('viewer-group').nth(2).click();
+    expect(await page.locator('.prompt').textContent()).toContain('sort [5, 1, 4, 2, 8]');
+    await page.close();
+  });
+
+  it('steps through phases, showing rollout samples, rewards, advantage arithmetic and the update', async () => {
+    const page = await open('?tokens=1', '#v=1&seed=3');
+    const phase = page.getByTestId('phase');
+    await phase.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Rollout of step 1'));
+    expect(await page.getByTestId('trajectory').first().textContent()).toContain('not scored yet');
+    expect(await page.getByTestId('phase-rollout').getAttribute('class')).toContain('done');
+    expect(await stepCount(page)).toBe(0);
+    await phase.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Rewards of step 1'));
+    expect(await page.locator('[data-testid=phase-data] table tbody tr').count()).toBe(3);
+    await phase.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Advantages of step 1'));
+    expect(await page.getByTestId('phase-data').textContent()).toContain('Aᵢ = (rᵢ − mean(r)) / std(r)');
+    expect(await page.getByTestId('sample-advantage').count()).toBe(4);
+    await page.screenshot({ path: `${SHOTS}/3-advantage-phase.png` });
+    await phase.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Update of step 1'));
+    expect(await page.getByTestId('phase-data').textContent()).toMatch(/loss.*KL.*clip fraction/);
+    expect(await stepCount(page)).toBe(1);
+    // Half a step, then Step finishes it; Reset goes back to 0.
+    await phase.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Rollout of step 2'));
+    await page.getByTestId('step').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2');
+    await page.getByTestId('reset').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '0');
+    expect(await page.getByTestId('trajectory').count()).toBe(0);
+    await page.close();
+  });
+
+  it('pauses after the step in flight and resumes a reloaded run from IndexedDB with charts intact', async () => {
+    const page = await open('?delay=40&every=1', '#v=1&seed=5&s=50');
+    await page.getByTestId('train').click();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=step-count]')?.textContent) >= 2, null, { timeout: 60_000 });
+    await page.getByTestId('pause').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Paused after step'), null, { timeout: 60_000 });
+    const steps = await stepCount(page);
+    await page.waitForFunction(() => document.querySelector('[data-testid=checkpoint-status]')?.textContent?.startsWith('Checkpoint: step'));
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle', null, { timeout: 60_000 });
+    await page.getByTestId('resume').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('resume-offer').textContent()).toContain(`Step ${steps}`);
+    await page.screenshot({ path: `${SHOTS}/4-resume-offer.png` });
+    await page.getByTestId('resume').click();
+    await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]')?.textContent === String(n), steps);
+    expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(steps * 3);
+    const calls = await page.evaluate(() => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls);
+    expect(calls.at(-1)).toBe(`restore:${steps}`);
+    await page.close();
+  });
+
+  it('explains a bad value inline, blocks Apply until fixed, and applies a valid config', async () => {
+    const page = await open();
+    const group = page.getByTestId('field-groupSize');
+    await group.fill('1');
+    expect(await text(page, 'field-error-groupSize')).toMatch(/groupSize must be a whole number from 2 to 64.*Fix:/);
+    expect(await page.getByTestId('apply-config').isDisabled()).toBe(true);
+    await page.screenshot({ path: `${SHOTS}/5-invalid-field.png`, clip: { x: 0, y: 150, width: 500, height: 700 } });
+    await group.fill('6');
+    expect(await text(page, 'field-error-groupSize')).toBe('');
+    await page.getByTestId('field-tasks').selectOption('custom');
+    expect(await text(page, 'field-error-tasks')).toMatch(/no custom tasks/);
+    await page.getByTestId('add-task').click();
+    await page.getByTestId('task-prompt-0').fill('Print the sum of 1..10.');
+    await page.getByTestId('task-check-0').fill('55');
+    expect(await text(page, 'field-error-tasks')).toBe('');
+    expect(await page.getByTestId('apply-config').isEnabled()).toBe(true);
+    await page.getByTestId('apply-config').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Configuration applied'));
+    await page.getByTestId('step').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1');
+    expect(await page.getByTestId('trajectory').count()).toBe(6); // one custom prompt × G = 6
+    expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
+    await page.close();
+  });
+
+  it('copies a link that restores the config and the same first-step samples in a fresh context', async () => {
+    const page = await open('?tokens=1', '#v=1&seed=11');
+    await page.getByTestId('field-groupSize').fill('5');
+    await page.getByTestId('field-temperature').fill('0.7');
+    await page.getByTestId('apply-config').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Configuration applied'));
+    await page.getByTestId('copy-link').click();
+    const link = await page.getByTestId('link-text').inputValue();
+    expect(link).toMatch(/#v=1&/);
+    for (const part of ['g=5', 'temp=0.7', 'seed=11']) expect(link).toContain(part);
+    await page.getByTestId('step').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1');
+    const samples = async (tab: Page) => tab.getByTestId('trajectory').evaluateAll((cards) => cards.map((card) => card.textContent));
+    const first = await samples(page);
+
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const fresh = await open('', '', await context.newPage());
+    await fresh.goto(link.replace(/\?[^#]*/, '?tokens=1'));
+    await fresh.waitForFunction(() => (window as unknown as { playground?: { state: string; fragment: string } }).playground?.fragment.includes('g=5'), null, { timeout: 60_000 });
+    expect(await fresh.getByTestId('field-groupSize').inputValue()).toBe('5');
+    expect(await fresh.getByTestId('field-temperature').inputValue()).toBe('0.7');
+    await fresh.getByTestId('step').click();
+    await fresh.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1');
+    expect(await samples(fresh)).toEqual(first);
+    await context.close();
+    await page.close();
+  });
+
+  it('opens a bad or old link with a message naming the fields that fell back; the page stays usable', async () => {
+    const page = await open('', '#v=0&g=abc&zz=1&temp=-3&s=2');
+    const error = page.getByTestId('error');
+    expect(await error.isVisible()).toBe(true);
+    const message = await error.textContent();
+    expect(message).toContain('This link is damaged or from another version');
+    expect(message).toMatch(/groupSize: .*not a number/);
+    expect(message).toMatch(/temperature: .*above 0/);
+    expect(message).toContain('zz: unknown key');
+    expect(message).toMatch(/schema version "0"/);
+    await page.screenshot({ path: `${SHOTS}/6-bad-link.png` });
+    expect(await page.getByTestId('field-groupSize').inputValue()).toBe('4'); // default
+    expect(await page.getByTestId('field-steps').inputValue()).toBe('2'); // the good field was kept
+    await page.getByTestId('train').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 60_000 });
+    await page.getByTestId('dismiss-error').click();
+    expect(await error.isVisible()).toBe(false);
+    await page.close();
+  });
+
+  it('lesson links hide the chosen controls and autostart training', async () => {
+    const page = await open('?delay=5', '#v=1&seed=0&s=2&autostart=1&hide=config,reset,phase');
+    expect(await page.getByTestId('config').isVisible()).toBe(false);
+    expect(await page.getByTestId('reset').isVisible()).toBe(false);
+    expect(await page.getByTestId('phase').isVisible()).toBe(false);
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 60_000 });
+    await page.close();
+  });
+
+  it('shows load failures with a title and what to do', async () => {
+    const page = await open('?fail=loadModel:WebAssembly.Memory(): could not allocate memory (out of memory)');
+    const message = await text(page, 'error');
+    expect(message).toContain('Out of memory');
+    expect(message).toContain('What to do: Choose a smaller model');
+    expect(await page.getByTestId('train').isDisabled()).toBe(true);
+    await page.close();
+  });
+
+  it('exports metrics CSV, trajectories JSONL and the adapter zip', async () => {
+    const page = await open('', '#v=1&seed=0&s=2');
+    await page.getByTestId('train').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 60_000 });
+    await page.getByTestId('export-metrics').click();
+    await page.getByTestId('export-trajectories').click();
+    await page.getByTestId('export-adapter').click();
+    await page.waitForFunction(() => (window as unknown as { downloads: unknown[] }).downloads.length === 3);
+    const downloads = await page.evaluate(() => (window as unknown as { downloads: { name: string; size: number; text: string | null }[] }).downloads);
+    expect(downloads.map((d) => d.name)).toEqual(['metrics-demo-step2.csv', 'trajectories-demo-step2.jsonl', 'adapter-demo-step2.zip']);
+    expect(downloads[0]!.text!.split('\n')[0]).toMatch(/^step,reward_mean,/);
+    expect(downloads[1]!.text!.trim().split('\n')).toHaveLength(2 * 12);
+    expect(downloads[2]!.size).toBeGreaterThan(100);
+    await page.close();
+  });
+});

@@ -1,0 +1,31 @@
+// TEST HARNESS: the real page (startApp, every panel, IndexedDB checkpoints) driven by the fake
+// trainer instead of the worker, for browser tests of the UI alone. Built by test/e2e/page_ui.test.ts
+// into a temporary folder; never part of dist/. Query options: delay=MS (per phase), tokens=1
+// (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps).
+import { indexedDbCheckpointStore } from '../../../src/run/checkpoints.ts';
+import { startApp } from '../../../src/ui/app.ts';
+import '../../../src/ui/styles.css';
+import { FakeTrainer, type FakeTrainerOptions } from '../fake_trainer.ts';
+
+const query = new URLSearchParams(location.search);
+const options: FakeTrainerOptions = { phaseDelayMs: Number(query.get('delay') ?? 0), tokenTexts: query.get('tokens') === '1', loadBytes: 40_000_000 };
+const fail = query.get('fail');
+if (fail) {
+  const [method, ...message] = fail.split(':');
+  options.failOn = { [method as keyof FakeTrainer]: message.join(':') } as FakeTrainerOptions['failOn'];
+}
+const trainer = new FakeTrainer(options);
+const downloads: { name: string; size: number; text: string | null }[] = [];
+const stored = new Map<string, string>();
+
+startApp(document.getElementById('app')!, trainer, {
+  proxy: (callback) => callback,
+  checkpoints: await indexedDbCheckpointStore(indexedDB, { dbName: 'harness-checkpoints' }),
+  settings: { get: (key) => stored.get(key) ?? null, set: (key, value) => void stored.set(key, value) },
+  url: location.href,
+  setHash: (fragment) => history.replaceState(null, '', fragment),
+  download: (name, data) => downloads.push({ name, size: typeof data === 'string' ? data.length : data.byteLength, text: typeof data === 'string' ? data : null }),
+  checkpointEvery: Number(query.get('every') ?? 5),
+}).then((controller) => {
+  Object.assign(window, { playground: controller, fakeTrainer: trainer, downloads });
+});
