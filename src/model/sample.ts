@@ -150,6 +150,8 @@ async function stepLogits(
   return data;
 }
 
+let weightsScratch = new Float64Array(0);
+
 /**
  * Draws one token from softmax(logits / temperature) by inverse CDF with one uniform, and returns
  * its log-prob under that distribution. Temperature 0 takes the argmax, log-prob at temperature 1.
@@ -165,15 +167,22 @@ export function sampleToken(logits: Float32Array, offset: number, vocab: number,
       argmax = v;
     }
   }
+  // unnormalized probabilities, computed once (exp dominates for a 150k vocabulary)
+  if (weightsScratch.length < vocab) weightsScratch = new Float64Array(vocab);
+  const weights = weightsScratch;
   let total = 0;
-  for (let v = 0; v < vocab; v++) total += Math.exp((logits[offset + v]! - max) * scale);
+  for (let v = 0; v < vocab; v++) {
+    const weight = Math.exp((logits[offset + v]! - max) * scale);
+    weights[v] = weight;
+    total += weight;
+  }
   const logTotal = Math.log(total);
   if (temperature === 0) return { id: argmax, logprob: -logTotal };
   const threshold = rng.uniform() * total;
   let cumulative = 0;
   let id = argmax; // fallback if rounding leaves the threshold just past the sum
   for (let v = 0; v < vocab; v++) {
-    cumulative += Math.exp((logits[offset + v]! - max) * scale);
+    cumulative += weights[v]!;
     if (cumulative > threshold) {
       id = v;
       break;
