@@ -88,7 +88,8 @@ export class RunController {
   /** The phase running now, or null. */
   activePhase: Phase | null = null;
   lastReport: PhaseReport | null = null;
-  error: UiError | null = null;
+  /** Errors to show, oldest first (a bad link and a failed start can both matter); at most 3. */
+  errors: UiError[] = [];
   /** The newest checkpoint found at start, offered for resuming. */
   resumable: CheckpointSummary | null = null;
   lastCheckpoint: CheckpointSummary | null = null;
@@ -151,17 +152,27 @@ export class RunController {
     this.emit('state');
   }
 
+  /** The newest error, or null. */
+  get error(): UiError | null {
+    return this.errors.at(-1) ?? null;
+  }
+
   /** Clears the error area. */
   dismissError(): void {
-    this.error = null;
+    this.errors = [];
+    this.emit('error');
+  }
+
+  private addError(error: UiError): void {
+    this.errors = [...this.errors.filter((e) => e.message !== error.message), error].slice(-3);
     this.emit('error');
   }
 
   /** Shows an error that happened outside the controller (e.g. a bad custom task file); `title` overrides the kind's. */
   showError(error: unknown, during: string, title?: string): void {
-    this.error = explainError(error, during);
-    if (title) this.error.title = title;
-    this.emit('error');
+    const explained = explainError(error, during);
+    if (title) explained.title = title;
+    this.addError(explained);
   }
 
   /**
@@ -175,9 +186,9 @@ export class RunController {
       await body();
       return true;
     } catch (error) {
-      this.error = explainError(error, during);
-      this.status = `Stopped: ${this.error.title.toLowerCase()} while ${during}.`;
-      this.emit('error');
+      const explained = explainError(error, during);
+      this.status = `Stopped while ${during}: ${explained.title.toLowerCase()}.`;
+      this.addError(explained);
       return false;
     } finally {
       this.activePhase = null;

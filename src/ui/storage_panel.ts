@@ -16,13 +16,12 @@ export function noticesPanel(controller: RunController): HTMLElement {
   error.append(errorText, h('button', { class: 'small', 'data-testid': 'dismiss-error', onclick: () => controller.dismissError() }, 'Dismiss'));
   const resume = h('div', { class: 'notice info', 'data-testid': 'resume-offer' });
   const render = () => {
-    const e = controller.error;
-    error.hidden = e === null;
-    errorText.hidden = e === null;
-    if (e) {
-      replace(errorText, h('h3', null, e.title), h('p', { style: 'white-space: pre-line' }, `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}`),
-        h('p', { class: 'fix' }, `What to do: ${e.fix}`), h('p', { class: 'facts' }, `(while ${e.during})`));
-    }
+    const shown = controller.errors;
+    error.hidden = shown.length === 0;
+    errorText.hidden = shown.length === 0;
+    replace(errorText, ...shown.map((e) => h('div', { class: 'error-entry' },
+      h('h3', null, e.title), h('p', { style: 'white-space: pre-line' }, `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}`),
+      h('p', { class: 'fix' }, `What to do: ${e.fix}`), h('p', { class: 'facts' }, `(while ${e.during})`))));
     const saved = controller.resumable;
     resume.hidden = saved === null;
     if (saved) {

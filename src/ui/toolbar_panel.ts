@@ -13,10 +13,10 @@ export function headerPanel(controller: RunController, onCopyLink: () => void, l
   const render = () => {
     const info = controller.model;
     setText(model, info ? `${info.name} · ${formatParameters(info.parameters)} params` : 'no model loaded');
-    setText(backend, controller.backend ? backendLabel(controller.backend) : 'starting…');
+    setText(backend, controller.backend ? backendLabel(controller.backend) : controller.state === 'starting' ? 'starting…' : 'not started');
     backend.title = controller.backend?.skipped.length ? `Skipped: ${controller.backend.skipped.join('; ')}` : '';
   };
-  controller.subscribe((change) => { if (change === 'model' || change === 'backend') render(); });
+  controller.subscribe((change) => { if (change === 'model' || change === 'backend' || change === 'state') render(); });
   render();
   return h('header', { class: 'top' },
     h('h1', null, 'Agentic RL Playground', h('small', null, 'GRPO in your browser tab')),

@@ -5,6 +5,7 @@ import { CONFIG_SCHEMA, FIELD_NAMES, defaultConfig } from '../../src/run/config.
 import { CHARTS, chartColumns, hasPoints } from '../../src/ui/chart_data.ts';
 import { configProblems, formFields, humanize, parseNumberField } from '../../src/ui/config_fields.ts';
 import { explainError } from '../../src/ui/errors.ts';
+import { backendLabel, formatSigned, formatValue } from '../../src/ui/format.ts';
 import { HUB_PRESETS, isHubId, modelChoice, runShape } from '../../src/ui/models.ts';
 import { filterSamples, groupTrajectories, maskSummary, outcomeBadges, turnViews } from '../../src/ui/trajectory_model.ts';
 import { buildMetrics, buildTrajectory } from './records.ts';
@@ -134,5 +135,17 @@ describe('models', () => {
     expect(shape.sequences).toBe(4 * 3); // G × the 3 seed prompts
     expect(shape.contextTokens).toBe(200 + 3 * (128 + 167 + 20));
     expect(runShape({ ...defaultConfig(), promptsPerStep: 2, finetune: 'full' })).toMatchObject({ sequences: 8, full: true });
+  });
+});
+
+describe('format', () => {
+  it('labels backends and numbers', () => {
+    const base = { adapter: null, simd: null, threads: null, skipped: [] };
+    expect(backendLabel({ ...base, name: 'wasm', simd: true, threads: 1 })).toBe('WASM · SIMD · 1 thread');
+    expect(backendLabel({ ...base, name: 'webgpu', adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallback: true } }))
+      .toBe('WebGPU · google swiftshader (software)');
+    expect(backendLabel({ ...base, name: 'cpu' })).toBe('CPU (plain JavaScript)');
+    expect([formatValue(null), formatValue(0.123456), formatValue(0.00002), formatValue(1234.5)]).toEqual(['–', '0.123', '2.0e-5', '1235']);
+    expect([formatSigned(0.8660254), formatSigned(-0.5), formatSigned(0.001)]).toEqual(['+0.87', '−0.50', '0']);
   });
 });

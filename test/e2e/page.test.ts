@@ -1,0 +1,80 @@
+// The production page (dist/, built by test/global-setup.ts) in headless Chromium: it loads with the
+// full layout and never breaks, and, with the trainer worker in the build, the demo model trains.
+// UI behaviour in depth is covered on the fake trainer in page_ui.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, servePage } from './browser.ts';
+
+const SHOTS = '/tmp/ui-shots';
+const hasWorker = existsSync(join(import.meta.dirname, '..', '..', 'workers', 'trainer.worker.ts'));
+let browser: Browser;
+let server: { url: string; close: () => Promise<void> };
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await servePage();
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the page and waits until the run controller is idle (ready, or stopped by an error). */
+async function open(hash = ''): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${server.url}${hash}`);
+  await page.waitForFunction(() => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle', null, { timeout: 180_000 });
+  return { page, errors };
+}
+
+describe('production page', () => {
+  it('serves an isolated page with every panel and no script errors', async () => {
+    const { page, errors } = await open();
+    expect(errors).toEqual([]);
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    for (const testid of ['train', 'pause', 'step', 'reset', 'status', 'step-count', 'reward-mean', 'backend', 'copy-link', 'config', 'phase-data', 'samples']) {
+      expect(await page.getByTestId(testid).count(), testid).toBe(1);
+    }
+    expect(await page.getByTestId('chart-reward').count()).toBe(1);
+    if (!hasWorker) {
+      // Until the worker is built in, the page says so in the error area and stays usable.
+      expect(await page.getByTestId('error').textContent()).toContain('no trainer worker');
+      expect(await page.getByTestId('train').isDisabled()).toBe(true);
+    }
+    await page.screenshot({ path: `${SHOTS}/product-open.png` });
+    await page.close();
+  });
+
+  it('opens a bad link with a message and keeps the form usable', async () => {
+    const { page, errors } = await open('#v=1&g=nope&mnt=99999');
+    expect(errors).toEqual([]);
+    const message = await page.getByTestId('error').first().textContent();
+    expect(message).toMatch(/groupSize/);
+    expect(message).toMatch(/maxNewTokens/);
+    expect(await page.getByTestId('field-groupSize').inputValue()).toBe('4');
+    await page.getByTestId('field-groupSize').fill('0');
+    expect(await page.getByTestId('field-error-groupSize').textContent()).toMatch(/Fix:/);
+    await page.close();
+  });
+
+  it.skipIf(!hasWorker)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
+    const { page, errors } = await open('#v=1&seed=0&s=2');
+    expect(errors).toEqual([]);
+    expect(await page.getByTestId('backend').textContent()).toMatch(/WASM|WebGPU|CPU/);
+    expect(await page.getByTestId('error').isVisible()).toBe(false);
+    await page.getByTestId('train').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 900_000 });
+    expect(Number(await page.getByTestId('reward-mean').textContent())).toBeGreaterThanOrEqual(0);
+    expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(2);
+    expect(await page.getByTestId('trajectory').count()).toBeGreaterThan(0);
+    expect((await page.getByTestId('turn-generated').first().textContent())?.length).toBeGreaterThan(0);
+    await page.screenshot({ path: `${SHOTS}/product-trained.png`, fullPage: true });
+    await page.close();
+  }, 1_000_000);
+});
