@@ -10,6 +10,8 @@ import { validateLoraConfig, type LoraConfig } from './lora.ts';
 import { adapterVariables, attachAdapters, baseVariables, disposeParams, loadParams, type DecoderParams, type WeightSource } from './params.ts';
 import { Rope } from './rope.ts';
 import { readJson, type ModelSource } from './source.ts';
+import { tokenLogprobs, type LogprobOptions } from './logprobs.ts';
+import { generate, type GenerateOptions, type GenerateResult } from './sample.ts';
 
 /** Which weights train: none (inference), all of them (tiny models), or LoRA adapters only. */
 export type TrainingMode = { kind: 'none' } | { kind: 'full' } | { kind: 'lora'; lora: LoraConfig };
@@ -86,6 +88,16 @@ export class CausalLM implements DecoderParts {
     if (this.training.kind === 'full') return baseVariables(this.params);
     if (this.training.kind === 'lora') return adapterVariables(this.params);
     return new Map();
+  }
+
+  /** Samples continuations of many prompts at once (see sample.ts). */
+  generate(prompts: number[][], options: GenerateOptions): Promise<GenerateResult> {
+    return generate(this, prompts, options);
+  }
+
+  /** Differentiable log-probs (B, T-1) of given token ids (see logprobs.ts); use inside tf.variableGrads. */
+  tokenLogprobs(ids: number[][], options: LogprobOptions): tf.Tensor2D {
+    return tokenLogprobs(this, ids, options);
   }
 
   /** Float32 logits (T, V) of one sequence, every position (the CLI's `logits` command). */
