@@ -30,8 +30,10 @@ export function nodeWorkerFactory(): SandboxWorkerFactory {
   const workerData = { tsxApi: tsxApiUrl(), workerFile };
   return () => {
     const worker = new Worker(BOOTSTRAP, { eval: true, workerData, stdout: true, stderr: true });
-    worker.stdout.pipe(process.stderr, { end: false });
-    worker.stderr.pipe(process.stderr, { end: false });
+    // Forward without pipe(): pipe() would add listeners to process.stderr for every worker ever started.
+    const forward = (chunk: Buffer) => { process.stderr.write(chunk); };
+    worker.stdout.on('data', forward);
+    worker.stderr.on('data', forward);
     return {
       endpoint: nodeEndpoint(worker),
       terminate: () => { void worker.terminate(); },

@@ -108,7 +108,12 @@ export class SandboxPool {
       await pool.close();
       throw failure.reason instanceof Error ? failure.reason : new Error(String(failure.reason));
     }
-    for (const entry of first) if (entry.status === 'fulfilled') pool.idle.push(entry.value);
+    for (const entry of first) {
+      if (entry.status !== 'fulfilled') continue;
+      pool.tallies.coldStartsMs.push(entry.value.coldStartMs);
+      pool.idle.push(entry.value);
+      void entry.value.whenDead().then(() => pool.forget(entry.value));
+    }
     pool.replenish();
     return pool;
   }
@@ -118,7 +123,12 @@ export class SandboxPool {
     if (typeof code !== 'string') return Promise.reject(new Error(`SandboxPool.execute: code must be a string, got ${typeof code}`));
     if (this.closed) return Promise.reject(new Error('SandboxPool.execute: the pool is closed'));
     if (this.broken) return Promise.reject(this.broken);
-    const timeoutMs = checkPositive('timeoutMs', options.timeoutMs ?? this.settings.timeoutMs);
+    let timeoutMs: number;
+    try {
+      timeoutMs = checkPositive('timeoutMs', options.timeoutMs ?? this.settings.timeoutMs);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     return new Promise<ExecResult>((resolve, reject) => {
       this.queue.push({ code, timeoutMs, resolve, reject });
       this.pump();
@@ -191,11 +201,27 @@ export class SandboxPool {
   /** A freshly started worker: fill an empty active slot first, else keep it as a spare. */
   private place(sandbox: Sandbox): void {
     if (this.closed) { sandbox.terminate(); return; }
+    // A worker that dies while idle or spare (out of memory, killed) is dropped and replaced; one
+    // that dies while busy is handled by its run's outcome.
+    void sandbox.whenDead().then(() => this.forget(sandbox));
     this.tallies.coldStartsMs.push(sandbox.coldStartMs);
     if (this.idle.length + this.busy.size < this.settings.size) this.activate(sandbox);
     else this.spareSandboxes.push(sandbox);
     if (this.spareSandboxes.length >= this.settings.spares) for (const resolve of this.spareWaiters.splice(0)) resolve();
     this.pump();
+  }
+
+  private forget(sandbox: Sandbox): void {
+    const idleAt = this.idle.indexOf(sandbox);
+    const spareAt = this.spareSandboxes.indexOf(sandbox);
+    if (idleAt < 0 && spareAt < 0) return;
+    if (idleAt >= 0) this.idle.splice(idleAt, 1);
+    if (spareAt >= 0) this.spareSandboxes.splice(spareAt, 1);
+    sandbox.terminate();
+    this.tallies.crashes += 1;
+    this.tallies.terminations += 1;
+    if (idleAt >= 0) this.retire(sandbox);
+    else this.replenish();
   }
 
   private activate(sandbox: Sandbox): void {

@@ -73,6 +73,11 @@ export class Sandbox {
     return new Sandbox(handle, remote, buffer ? new Int32Array(buffer) : null, outcome.ready, performance.now() - started, death);
   }
 
+  /** Resolves with the reason when the worker dies on its own (not after terminate()). */
+  whenDead(): Promise<string> {
+    return this.death;
+  }
+
   get interruptible(): boolean {
     return this.interruptCell !== null;
   }

@@ -1,0 +1,171 @@
+// SandboxPool behaviour with real Node workers: deadlines for every kind of runaway (with the
+// interrupt and with terminate only), parallel execution, a fair queue, crash recovery,
+// recycling, and the metrics the trainer shows.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeSandboxPool, nodeWorkerFactory } from '../../src/env/node_pool.ts';
+import { SandboxPool } from '../../src/env/pool.ts';
+import type { SandboxWorkerHandle } from '../../src/env/types.ts';
+
+const TIMEOUT_MS = 1000;
+/** The issue's bound: the observation arrives within timeout + 2 s. */
+const BOUND_MS = TIMEOUT_MS + 2000;
+
+const RUNAWAYS: Record<string, string> = {
+  'busy loop': 'while True:\n    pass\n',
+  'time.sleep(30)': 'import time\ntime.sleep(30)\n',
+  'one long C call': 'sum(range(10**11))\n',
+  'catches BaseException': 'while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n',
+  'output flood': 'while True:\n    print("x" * 1000)\n',
+  'ignores SIGINT': 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n',
+};
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const start = performance.now();
+  const value = await work();
+  return [value, performance.now() - start];
+}
+
+describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    pool = await createNodeSandboxPool({ size: 2, spares: 1, timeoutMs: TIMEOUT_MS, recycleEvery: 0 });
+    await pool.whenSparesReady();
+  });
+  afterAll(async () => { await pool?.close(); });
+
+  for (const [name, code] of Object.entries(RUNAWAYS)) {
+    it(`stops "${name}" within timeout + 2 s`, async () => {
+      const [result, elapsed] = await timed(() => pool.execute(code));
+      expect(result.observation).toBe('TIMEOUT');
+      expect(result.timedOut).toBe(true);
+      expect(result.ok).toBe(false);
+      expect(elapsed).toBeLessThan(BOUND_MS);
+      expect((await pool.execute('print("alive")')).observation).toBe('alive\n');
+    });
+  }
+
+  it('interrupts what it can and terminates only the rest', () => {
+    const metrics = pool.metrics();
+    expect(metrics.interruptible).toBe(true);
+    expect(metrics.timeouts).toBe(Object.keys(RUNAWAYS).length);
+    // Busy loop, sleep and flood stop on KeyboardInterrupt; the other three need terminate.
+    expect(metrics.interrupts).toBe(3);
+    expect(metrics.terminations).toBe(3);
+  });
+
+  it('runs N sleeping programs in parallel on N sandboxes', async () => {
+    const [results, elapsed] = await timed(() => Promise.all([0, 1].map(() => pool.execute('import time\ntime.sleep(1)\nprint("slept")', { timeoutMs: 5000 }))));
+    expect(results.map((r) => r.observation)).toEqual(['slept\n', 'slept\n']);
+    expect(elapsed).toBeLessThan(1900);
+    // time.sleep waits on the interrupt cell, so it also lasted the full second.
+    expect(Math.min(...results.map((r) => r.durationMs))).toBeGreaterThanOrEqual(990);
+  });
+
+  it('serves queued calls first come, first served', async () => {
+    const finished: number[] = [];
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      pool.execute(`import time\ntime.sleep(0.05)\nprint(${i})`).then((result) => { finished.push(i); return result; }));
+    const results = await Promise.all(calls);
+    expect(results.map((r) => r.observation)).toEqual(['0\n', '1\n', '2\n', '3\n', '4\n', '5\n']);
+    // With two sandboxes, calls start in pairs: each pair finishes before the next pair starts.
+    expect(finished.slice(0, 2).sort()).toEqual([0, 1]);
+    expect(finished.slice(2, 4).sort()).toEqual([2, 3]);
+  });
+
+  it('reports latency quantiles and counts', () => {
+    const metrics = pool.metrics();
+    expect(metrics.executions).toBeGreaterThanOrEqual(20);
+    expect(metrics.medianExecMs).toBeGreaterThan(0);
+    expect(metrics.p95ExecMs).toBeGreaterThanOrEqual(metrics.medianExecMs);
+    expect(metrics.respawns).toBeGreaterThanOrEqual(3);
+    expect(metrics.queued).toBe(0);
+    expect(metrics.busy).toBe(0);
+  });
+
+  it('rejects bad calls with a message that says how to fix them', async () => {
+    await expect(pool.execute(42 as unknown as string)).rejects.toThrow(/code must be a string/);
+    await expect(pool.execute('print(1)', { timeoutMs: -5 })).rejects.toThrow(/timeoutMs must be a positive number/);
+  });
+});
+
+describe('SandboxPool without interrupts (terminate only, as in a page without isolation)', () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    pool = await createNodeSandboxPool({ size: 1, spares: 2, timeoutMs: TIMEOUT_MS, interrupts: false });
+    await pool.whenSparesReady();
+  });
+  afterAll(async () => { await pool?.close(); });
+
+  for (const name of ['busy loop', 'time.sleep(30)', 'one long C call']) {
+    it(`terminates "${name}" within timeout + 2 s and the next program runs`, async () => {
+      const [result, elapsed] = await timed(() => pool.execute(RUNAWAYS[name]!));
+      expect(result).toMatchObject({ observation: 'TIMEOUT', timedOut: true, terminated: true });
+      expect(elapsed).toBeLessThan(BOUND_MS);
+      expect((await pool.execute('print(6 * 7)')).observation).toBe('42\n');
+    });
+  }
+
+  it('counts terminations, not interrupts', () => {
+    expect(pool.metrics()).toMatchObject({ interruptible: false, interrupts: 0, terminations: 3, timeouts: 3 });
+  });
+});
+
+describe('SandboxPool recovery and recycling', () => {
+  let pool: SandboxPool;
+  const handles: SandboxWorkerHandle[] = [];
+  beforeAll(async () => {
+    const nodeFactory = nodeWorkerFactory();
+    pool = await SandboxPool.create({
+      size: 1, spares: 1, recycleEvery: 3, memoryCapBytes: 256 * 2 ** 20,
+      workerFactory: () => { const handle = nodeFactory(); handles.push(handle); return handle; },
+    });
+    await pool.whenSparesReady();
+  });
+  afterAll(async () => { await pool?.close(); });
+
+  it('turns a worker that dies mid-run into an observation and carries on', async () => {
+    const busyHandle = handles[0]!;
+    const running = pool.execute('import time\ntime.sleep(5)');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    busyHandle.terminate();
+    const result = await running;
+    expect(result).toMatchObject({ ok: false, timedOut: false, terminated: true });
+    expect(result.error?.type).toBe('SandboxCrash');
+    expect(result.observation).toMatch(/^SandboxCrash: the sandbox worker died and was replaced/);
+    expect((await pool.execute('print("back")')).observation).toBe('back\n');
+    expect(pool.metrics().crashes).toBe(1);
+  });
+
+  it('drops a spare that dies while waiting and warms a new one', async () => {
+    await pool.whenSparesReady();
+    const crashes = pool.metrics().crashes;
+    handles[handles.length - 1]!.terminate();
+    for (let waited = 0; pool.metrics().crashes === crashes && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(pool.metrics().crashes).toBe(crashes + 1);
+    expect((await pool.execute('print("still here")')).observation).toBe('still here\n');
+    await pool.whenSparesReady();
+    expect(pool.metrics().spares).toBe(1);
+  });
+
+  it('recycles a worker every recycleEvery programs', async () => {
+    const before = pool.metrics().recycles;
+    for (let i = 0; i < 3; i++) await pool.execute('print(1)');
+    expect(pool.metrics().recycles).toBeGreaterThan(before);
+  });
+
+  it('recycles a worker whose heap grew past half the memory cap', async () => {
+    const before = pool.metrics().recycles;
+    const result = await pool.execute('b = bytearray(160 * 2**20)\nprint(len(b))');
+    expect(result.observation).toBe(`${160 * 2 ** 20}\n`);
+    expect(pool.metrics().recycles).toBe(before + 1);
+  });
+});
+
+describe('SandboxPool.create', () => {
+  it('explains a missing worker factory and bad sizes', async () => {
+    await expect(SandboxPool.create({} as never)).rejects.toThrow(/needs a workerFactory/);
+    await expect(SandboxPool.create({ size: 0, workerFactory: nodeWorkerFactory() })).rejects.toThrow(/size must be an integer >= 1/);
+  });
+});
