@@ -153,13 +153,13 @@ export type MemoryFit = 'fits' | 'tight' | 'too_large';
 
 /**
  * Whether the estimate fits the budget, with a message saying why and what to do. `too_large`
- * (refuse before downloading): loading alone exceeds the budget, one tensor exceeds the largest GPU
- * buffer, or training needs over 25% more than the budget. `tight`: it loads, but training may run
- * out of memory (the activation part of the estimate is the uncertain one).
+ * (refuse before downloading) only for what is certain: loading alone exceeds the budget, or one
+ * tensor exceeds the largest GPU buffer. `tight`: it loads, but training at these settings may run
+ * out of memory (the activation part assumes every turn runs to its token limit, a worst case).
  */
 export function memoryVerdict(estimate: MemoryEstimate, budget: MemoryBudget, name: string): { fit: MemoryFit; message: string } {
-  const need = `${name} needs about ${formatBytes(estimate.totalBytes)} to train (${formatParameters(estimate.parameters)} parameters: ` +
-    `${formatBytes(estimate.weightBytes)} of float32 weights + ${formatBytes(estimate.totalBytes - estimate.weightBytes)} for the run)`;
+  const need = `${name} needs up to ${formatBytes(estimate.totalBytes)} to train at these settings (${formatParameters(estimate.parameters)} parameters: ` +
+    `${formatBytes(estimate.weightBytes)} of float32 weights + up to ${formatBytes(estimate.totalBytes - estimate.weightBytes)} for the run)`;
   const smaller = 'Fix: choose a smaller model (SmolLM2-135M-Instruct or the demo model)';
   if (budget.maxBufferBytes !== undefined && estimate.largestTensorBytes > budget.maxBufferBytes) {
     return {
@@ -175,11 +175,12 @@ export function memoryVerdict(estimate: MemoryEstimate, budget: MemoryBudget, na
       message: `${name} cannot even load here: ${formatBytes(loadBytes)} while converting its weights, over ${formatBytes(budget.bytes)}, ${budget.reason}. ${smaller}.`,
     };
   }
-  if (estimate.totalBytes > 1.25 * budget.bytes) {
-    return { fit: 'too_large', message: `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}. ${smaller}, or lower group size, turns and tokens per turn.` };
-  }
   if (estimate.totalBytes > budget.bytes) {
-    return { fit: 'tight', message: `${need}, a little over ${formatBytes(budget.bytes)}, ${budget.reason}: training may run out of memory. If it does, lower group size, turns or tokens per turn.` };
+    return {
+      fit: 'tight',
+      message: `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ` +
+        'If they do, lower Micro-batch, Tokens per turn or Turns.',
+    };
   }
   return { fit: 'fits', message: `${need}; the budget is ${formatBytes(budget.bytes)} (${budget.reason}).` };
 }

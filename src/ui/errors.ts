@@ -21,7 +21,11 @@ const KINDS: readonly { kind: UiError['kind']; test: RegExp; title: string; fix:
     fix: 'Export the adapter and metrics, then delete old checkpoints or clear this site\'s data in the browser settings.',
   },
   {
-    kind: 'memory', test: /out of memory|\bOOM\b|failed to allocate|allocation failed|cannot enlarge memory|memory access out of bounds|device (was )?lost|too large for this/i,
+    kind: 'memory', test: /cannot even load here|too large for this/i, title: 'This model is too large for this device',
+    fix: 'Choose a smaller model (SmolLM2-135M-Instruct or the demo model), or lower group size, turns and tokens per turn.',
+  },
+  {
+    kind: 'memory', test: /out of memory|\bOOM\b|failed to allocate|allocation failed|cannot enlarge memory|memory access out of bounds|device (was )?lost/i,
     title: 'Out of memory',
     fix: 'Choose a smaller model, or lower group size, turns or tokens per turn; on a GPU, try the WASM backend.',
   },
@@ -47,6 +51,11 @@ const KINDS: readonly { kind: UiError['kind']; test: RegExp; title: string; fix:
     fix: 'Correct the highlighted field, or press Reset to defaults.',
   },
 ];
+
+/** Capitalizes a message that starts with a plain word (not an id like "owner/name" or a file name). */
+export function sentence(message: string): string {
+  return /^[a-z]+[ ,:]/.test(message) ? message.charAt(0).toUpperCase() + message.slice(1) : message;
+}
 
 /** The message of anything thrown (Errors from the worker arrive as Errors through comlink). */
 export function errorMessage(error: unknown): string {

@@ -106,14 +106,21 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
       controller.modelWarning ? h('div', { class: 'notice warn' }, h('div', { class: 'body' }, controller.modelWarning)) : null,
       ...(info?.warnings ?? []).map((warning) => h('div', { class: 'notice warn' }, h('div', { class: 'body' }, warning))),
       info?.card ? h('details', null, h('summary', null, 'Model card'), h('pre', null, info.card)) : null);
+    load.disabled = !controller.controls().configure;
+  };
+  /** Shows the config's model in the picker (only when the config or model changes: never under the user's hand). */
+  const syncToConfig = () => {
     const model = controller.config.model;
     if (model === 'demo' || HUB_PRESETS.some((p) => p.repo === model)) select.value = model;
     else if (isHubId(model)) { select.value = OTHER; hubId.value = model; } else select.value = FOLDER;
     syncPicker();
-    load.disabled = !controller.controls().configure;
   };
-  controller.subscribe((change) => { if (change === 'model' || change === 'config' || change === 'state') render(); });
+  controller.subscribe((change) => {
+    if (change === 'model' || change === 'config' || change === 'state') render();
+    if (change === 'config') syncToConfig();
+  });
   render();
+  syncToConfig();
   return h('section', { class: 'card model-card', 'data-control': 'model' },
     h('h2', null, 'Model'), name, facts, notes,
     h('div', { class: 'field wide' }, select), hubRow, folderRow,

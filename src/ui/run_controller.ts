@@ -212,9 +212,10 @@ export class RunController {
       this.setState('starting', 'Starting the backend and the Python sandbox…');
       this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
       this.emit('backend');
+      const choice = await this.checkModelInner(config);
       // configure before loading: the worker builds the model's adapters from the config
       await this.configureInner(config);
-      await this.loadModelInner(config);
+      await this.loadModelInner(config, choice);
       this.status = 'Ready. Press Train, or Step through one phase at a time.';
     });
     if (this.deps.checkpoints) {
@@ -228,15 +229,18 @@ export class RunController {
     return ok;
   }
 
-  private async loadModelInner(config: RunConfig): Promise<void> {
+  /** Resolves and checks the config's model before anything changes (a refusal leaves the run as it was). */
+  private async checkModelInner(config: RunConfig): Promise<ModelChoice> {
     const choice = modelChoice(config.model, this.context);
-    this.model = null;
-    this.modelWarning = null;
-    this.emit('model');
     this.status = `Checking ${modelLabel(config.model)}…`;
     this.emit('state');
-    const verdict = this.deps.checkModel ? await this.deps.checkModel(choice, config, this.backend) : null;
-    this.modelWarning = verdict;
+    this.modelWarning = this.deps.checkModel ? await this.deps.checkModel(choice, config, this.backend) : null;
+    return choice;
+  }
+
+  private async loadModelInner(config: RunConfig, choice: ModelChoice): Promise<void> {
+    this.model = null;
+    this.emit('model');
     this.status = `Loading ${modelLabel(config.model)}…`;
     this.emit('state');
     this.model = await this.deps.trainer.loadModel(choice, this.deps.proxy(this.onProgress));
@@ -276,10 +280,11 @@ export class RunController {
         this.emit('backend');
       }
       const newModel = config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
+      const choice = newModel ? await this.checkModelInner(config) : null;
       // TODO: configure() reloads the loaded model in the worker, so a model change loads twice;
       // a worker-side "configure without reload" would save that.
       await this.configureInner(config);
-      if (newModel) await this.loadModelInner(config);
+      if (choice) await this.loadModelInner(config, choice);
       this.status = 'Configuration applied; the run starts from step 0.';
     });
   }
@@ -419,7 +424,7 @@ export class RunController {
         this.emit('backend');
         this.model = null;
       }
-      if (config.model !== this.config.model || !this.model) await this.loadModelInner(config);
+      if (config.model !== this.config.model || !this.model) await this.loadModelInner(config, await this.checkModelInner(config));
       // restore() configures the worker from the checkpoint's own fragment
       await this.deps.trainer.restore(checkpoint);
       this.config = config;

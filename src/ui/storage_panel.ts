@@ -3,6 +3,7 @@
 // adapter import, and the run link's options (autostart, lesson mode).
 import { metricsCsv, trajectoriesJsonl, unzipStored, zipFiles } from '../run/exports.ts';
 import { h, replace, setText } from './dom.ts';
+import { sentence } from './errors.ts';
 import { formatClock } from './format.ts';
 import type { RunController } from './run_controller.ts';
 
@@ -20,7 +21,7 @@ export function noticesPanel(controller: RunController): HTMLElement {
     error.hidden = shown.length === 0;
     errorText.hidden = shown.length === 0;
     replace(errorText, ...shown.map((e) => h('div', { class: 'error-entry' },
-      h('h3', null, e.title), h('p', { style: 'white-space: pre-line' }, `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}`),
+      h('h3', null, e.title), h('p', { style: 'white-space: pre-line' }, sentence(e.message)),
       h('p', { class: 'fix' }, `What to do: ${e.fix}`), h('p', { class: 'facts' }, `(while ${e.during})`))));
     const saved = controller.resumable;
     resume.hidden = saved === null;

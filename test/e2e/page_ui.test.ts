@@ -3,7 +3,10 @@
 // reload → resume from IndexedDB, exports and actionable errors. The same panels run on the real
 // worker in page.test.ts. Screenshots of the main states go to /tmp/ui-shots.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMockHub } from '../model/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, serveHarness } from './browser.ts';
 
@@ -228,6 +231,51 @@ describe('page UI on the fake trainer', () => {
     expect(message).toContain('What to do: Choose a smaller model');
     expect(await page.getByTestId('train').isDisabled()).toBe(true);
     await page.close();
+  });
+
+  it('checks a hub model\'s config.json first: refuses one too large, loads one that fits, and takes a folder', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hub-'));
+    const repo = (id: string, config: object) => {
+      mkdirSync(join(root, id), { recursive: true });
+      writeFileSync(join(root, id, 'config.json'), JSON.stringify(config));
+    };
+    repo('big/qwen-7b', { model_type: 'qwen2', vocab_size: 152064, hidden_size: 3584, intermediate_size: 18944, num_hidden_layers: 28, num_attention_heads: 28, num_key_value_heads: 4 });
+    repo('HuggingFaceTB/SmolLM2-135M-Instruct', { model_type: 'llama', vocab_size: 49152, hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30, num_attention_heads: 9, num_key_value_heads: 3, tie_word_embeddings: true });
+    const hub = await startMockHub({ root });
+    try {
+      const page = await open();
+      await page.locator('summary', { hasText: 'Hub address' }).click();
+      await page.getByTestId('hub-url').fill(hub.url);
+      await page.getByTestId('hub-url').dispatchEvent('change');
+      await page.getByTestId('model-select').selectOption('__hub__');
+      await page.getByTestId('hub-id').fill('big/qwen-7b');
+      await page.getByTestId('load-model').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent?.includes('cannot even load here'));
+      expect(await text(page, 'error')).toMatch(/big\/qwen-7b cannot even load here: \d+(\.\d)? GB.*WebAssembly.*What to do: choose a smaller model/);
+      const calls = () => page.evaluate(() => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls);
+      expect((await calls()).filter((c) => c.startsWith('loadModel'))).toEqual(['loadModel:demo']); // the 7B was never sent to the worker
+      expect(await page.evaluate(() => (window as unknown as { playground: { config: { model: string } } }).playground.config.model)).toBe('demo');
+      expect(hub.requests).toContain('GET /big/qwen-7b/resolve/main/config.json');
+      await page.screenshot({ path: `${SHOTS}/7-model-refused.png` });
+
+      await page.getByTestId('dismiss-error').click();
+      await page.getByTestId('model-select').selectOption('HuggingFaceTB/SmolLM2-135M-Instruct');
+      await page.getByTestId('load-model').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=model-card-name]')?.textContent === 'HuggingFaceTB/SmolLM2-135M-Instruct');
+      expect((await calls()).at(-1)).toBe('loadModel:HuggingFaceTB/SmolLM2-135M-Instruct');
+      // It loads, but the worst-case run (every turn at its token limit) may not fit a 4 GiB WASM heap: a warning, not a refusal.
+      expect(await page.locator('.model-card').textContent()).toMatch(/needs up to .* long episodes may run out of memory/);
+
+      // A folder from disk: its config.json is checked the same way, then the files go to the worker.
+      await page.getByTestId('model-select').selectOption('__folder__');
+      await page.getByTestId('model-folder').setInputFiles(join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-llama'));
+      await page.waitForFunction(() => document.querySelector('[data-testid=model-card-name]')?.textContent === 'picked-model');
+      expect((await calls()).at(-1)).toBe('loadModel:files');
+      expect(await page.evaluate(() => (window as unknown as { playground: { config: { model: string } } }).playground.config.model)).toBe('tiny-llama');
+      await page.close();
+    } finally {
+      await hub.close();
+    }
   });
 
   it('exports metrics CSV, trajectories JSONL and the adapter zip', async () => {

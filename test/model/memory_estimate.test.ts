@@ -71,12 +71,15 @@ describe('estimateMemory and memoryVerdict', () => {
     expect(verdict.message).toMatch(/Qwen2\.5-7B cannot even load here: \d+(\.\d)? GB.*4 GiB heap limit of WebAssembly.*Fix:/);
   });
 
-  it('calls a run that needs up to 25% over the budget tight, and more too large', () => {
+  it('calls a run that loads but may not train tight, and one that cannot load too large', () => {
     const estimate = estimateMemory(parseConfig(smollm135), run);
     const budget = (bytes: number) => ({ bytes, reason: 'test' });
     expect(memoryVerdict(estimate, budget(estimate.totalBytes), 'm').fit).toBe('fits');
-    expect(memoryVerdict(estimate, budget(estimate.totalBytes / 1.2), 'm').fit).toBe('tight');
-    expect(memoryVerdict(estimate, budget(estimate.totalBytes / 1.3), 'm').fit).toBe('too_large');
+    const tight = memoryVerdict(estimate, budget(estimate.totalBytes - 1), 'm');
+    expect(tight.fit).toBe('tight');
+    expect(tight.message).toMatch(/lower Micro-batch, Tokens per turn or Turns/);
+    expect(memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes), 'm').fit).toBe('tight');
+    expect(memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes - 1), 'm').fit).toBe('too_large');
   });
 
   it('refuses on a small device, and on WebGPU when one tensor exceeds the largest buffer', () => {

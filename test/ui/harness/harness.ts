@@ -4,6 +4,7 @@
 // (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps).
 import { indexedDbCheckpointStore } from '../../../src/run/checkpoints.ts';
 import { startApp } from '../../../src/ui/app.ts';
+import { checkModelFits } from '../../../src/ui/model_fit.ts';
 import '../../../src/ui/styles.css';
 import { FakeTrainer, type FakeTrainerOptions } from '../fake_trainer.ts';
 
@@ -26,6 +27,11 @@ startApp(document.getElementById('app')!, trainer, {
   setHash: (fragment) => history.replaceState(null, '', fragment),
   download: (name, data) => downloads.push({ name, size: typeof data === 'string' ? data.length : data.byteLength, text: typeof data === 'string' ? data : null }),
   checkpointEvery: Number(query.get('every') ?? 5),
+  // The product's real memory check (config.json over fetch), on an assumed WASM device.
+  checkModel: async (choice, config) => {
+    const verdict = await checkModelFits(choice, config, { device: { backend: 'wasm', deviceMemoryGiB: Number(query.get('ram') ?? 0) || null } });
+    return verdict?.fit === 'tight' ? verdict.message : null;
+  },
 }).then((controller) => {
   Object.assign(window, { playground: controller, fakeTrainer: trainer, downloads });
 });
