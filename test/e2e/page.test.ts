@@ -63,6 +63,28 @@ describe('production page', () => {
     await page.close();
   });
 
+  it('becomes cross-origin isolated on a host without header control through its own service worker', async () => {
+    const plain = await servePage(false);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(plain.url);
+      // First load registers public/coi-serviceworker.js and reloads once; then the headers are there.
+      await page.waitForFunction(() => crossOriginIsolated && (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 60_000 });
+      expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/coi-serviceworker\.js$/);
+      // `?coi=0` (tests of the non-isolated path) keeps a fresh browser context unisolated.
+      const fresh = await browser.newContext();
+      const bare = await fresh.newPage();
+      await bare.goto(`${plain.url}?coi=0`);
+      await bare.waitForFunction(() => (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 60_000 });
+      expect(await bare.evaluate(() => crossOriginIsolated)).toBe(false);
+      await fresh.close();
+    } finally {
+      await context.close();
+      await plain.close();
+    }
+  });
+
   it.skipIf(!hasWorker)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
     const { page, errors } = await open('#v=1&seed=0&s=2');
     expect(errors).toEqual([]);

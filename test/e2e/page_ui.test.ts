@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { zipFiles } from '../../src/run/exports.ts';
 import { startMockHub } from '../model/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, serveHarness } from './browser.ts';
@@ -291,6 +292,16 @@ describe('page UI on the fake trainer', () => {
     expect(downloads[0]!.text!.split('\n')[0]).toMatch(/^step,reward_mean,/);
     expect(downloads[1]!.text!.trim().split('\n')).toHaveLength(2 * 12);
     expect(downloads[2]!.size).toBeGreaterThan(100);
+
+    // Import: the exported .zip goes back to the worker as its two files; anything else is explained.
+    const files = { 'adapter_config.json': new TextEncoder().encode('{"r": 8}'), 'adapter_model.safetensors': new Uint8Array(16) };
+    await page.getByTestId('import-adapter').setInputFiles({ name: 'adapter.zip', mimeType: 'application/zip', buffer: Buffer.from(zipFiles(files)) });
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Adapter imported'));
+    const imported = await page.evaluate(() => Object.keys((window as unknown as { fakeTrainer: { imported: object } }).fakeTrainer.imported));
+    expect(imported.sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+    await page.getByTestId('import-adapter').setInputFiles({ name: 'adapter_config.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
+    await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent?.includes('adapter_model.safetensors'));
+    expect(await text(page, 'error')).toMatch(/What to do: pick both files/);
     await page.close();
   });
 });
