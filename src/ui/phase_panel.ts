@@ -9,10 +9,10 @@ import { PHASES, type RunController } from './run_controller.ts';
 import { maskSummary } from './trajectory_model.ts';
 
 const ABOUT: Record<Phase, { title: string; what: string }> = {
-  rollout: { title: '1 · Rollout', what: 'G samples per prompt: write code, run it, read the output, revise' },
-  reward: { title: '2 · Reward', what: 'score each episode with verifiable checks' },
-  advantage: { title: '3 · Advantage', what: 'compare each sample with its group: (r − mean) / std' },
-  update: { title: '4 · Update', what: 'raise the log-prob of better-than-average tokens, clipped, minus β·KL' },
+  rollout: { title: '1 Rollout', what: 'G episodes per prompt: code, run, read, revise' },
+  reward: { title: '2 Reward', what: 'score each episode with verifiable checks' },
+  advantage: { title: '3 Advantage', what: '(r − mean) / std within each group' },
+  update: { title: '4 Update', what: 'make better-than-average tokens likelier (clipped, − β·KL)' },
 };
 
 function rolloutData(report: PhaseReport): HTMLElement {
@@ -32,10 +32,10 @@ function rewardTable(trajectories: readonly Trajectory[], cell: (t: Trajectory) 
   const byGroup = new Map<number, Trajectory[]>();
   for (const t of trajectories) byGroup.set(t.groupIndex, [...(byGroup.get(t.groupIndex) ?? []), t]);
   const width = Math.max(0, ...[...byGroup.values()].map((g) => g.length));
-  return h('table', null,
+  return h('div', { class: 'table-wrap' }, h('table', null,
     h('thead', null, h('tr', null, h('th', null, 'prompt'), ...Array.from({ length: width }, (_, i) => h('th', null, `${label} ${i + 1}`)))),
     h('tbody', null, ...[...byGroup.values()].map((group) => h('tr', null,
-      h('td', null, group[0]!.taskId), ...group.sort((a, b) => a.sampleIndex - b.sampleIndex).map((t) => h('td', null, cell(t)))))));
+      h('td', null, group[0]!.taskId), ...group.sort((a, b) => a.sampleIndex - b.sampleIndex).map((t) => h('td', null, cell(t))))))));
 }
 
 function rewardData(report: PhaseReport): HTMLElement {
@@ -50,12 +50,12 @@ function advantageData(report: PhaseReport): HTMLElement {
   return h('div', null,
     h('h3', null, `Advantages of step ${report.step}`),
     h('span', { class: 'formula' }, 'Aᵢ = (rᵢ − mean(r)) / std(r)'), ' with the sample std (n − 1); A = 0 when all rewards are equal.',
-    h('table', null,
+    h('div', { class: 'table-wrap' }, h('table', null,
       h('thead', null, h('tr', null, h('th', null, 'prompt'), h('th', null, 'rewards'), h('th', null, 'mean'), h('th', null, 'std'), h('th', null, 'advantages'))),
       h('tbody', null, ...groups.map((g) => h('tr', null,
         h('td', null, g.taskId), h('td', null, g.rewards.map((r) => formatValue(r)).join('  ')),
         h('td', null, formatValue(g.mean)), h('td', null, g.zeroStd ? '0 (no signal)' : formatValue(g.std)),
-        h('td', null, ...g.advantages.flatMap((a, i) => [i > 0 ? '  ' : '', h('span', { class: a > 0 ? 'pos' : a < 0 ? 'neg' : '' }, formatSigned(a))])))))));
+        h('td', null, ...g.advantages.flatMap((a, i) => [i > 0 ? '  ' : '', h('span', { class: a > 0 ? 'pos' : a < 0 ? 'neg' : '' }, formatSigned(a))]))))))));
 }
 
 function updateData(report: PhaseReport): HTMLElement {
