@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { hubSource } from '../model/hub_source.ts';
 import { directorySource } from '../model/node_source.ts';
 import type { ModelSource } from '../model/source.ts';
+import { createNodeSandboxPool } from '../env/node_pool.ts';
 import type { ModelInfo } from '../rl/trainer_api.ts';
+import type { ClosableExecutor } from '../rl/trainer_service.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -22,4 +24,9 @@ export function nodeModelSource(name: string): { source: ModelSource; origin: Mo
   if (existsSync(resolve(name))) return { source: directorySource(resolve(name)), origin: 'path' };
   if (/^[\w.-]+\/[\w.-]+$/.test(name)) return { source: hubSource({ repo: name, cache: null }), origin: 'hub' };
   throw new Error(`model ${JSON.stringify(name)} is neither 'demo', an existing folder, nor a hub id like owner/name`);
+}
+
+/** The Node sandbox pool (worker threads running Pyodide), closable. */
+export async function openNodeSandbox(options: { size: number; timeoutMs: number; maxOutputChars: number }): Promise<ClosableExecutor> {
+  return createNodeSandboxPool(options);
 }
