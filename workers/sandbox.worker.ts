@@ -25,6 +25,7 @@ function hardenScope(): string[] {
       if (Object.prototype.hasOwnProperty.call(holder, name)) Reflect.deleteProperty(holder, name);
     }
     Object.defineProperty(scope, name, { value: undefined, writable: false, configurable: false });
+    if (scope[name] !== undefined) throw new Error(`could not remove ${name} from the sandbox worker's scope`);
     removed.push(name);
   }
   // Second line of defence: should a program ever hold a JS object, `.constructor.constructor`

@@ -6,7 +6,7 @@
 import { toExecResult } from './exec_result.ts';
 import { PoolTallies, quantile } from './metrics.ts';
 import { Sandbox, type SandboxOutcome } from './sandbox.ts';
-import type { ExecResult, SandboxMetrics, SandboxWorkerFactory } from './types.ts';
+import type { ExecResult, SandboxMetrics, SandboxReady, SandboxWorkerFactory } from './types.ts';
 
 /** Options of SandboxPool.create; only `workerFactory` is required. */
 export interface SandboxPoolOptions {
@@ -89,6 +89,7 @@ export class SandboxPool {
   /** When each retired worker left, oldest first, to time its replacement. */
   private readonly retiredAt: number[] = [];
   private starting = 0;
+  private latestReady: SandboxReady | null = null;
   private startFailures = 0;
   private broken: Error | null = null;
   private closed = false;
@@ -111,6 +112,7 @@ export class SandboxPool {
     for (const entry of first) {
       if (entry.status !== 'fulfilled') continue;
       pool.tallies.coldStartsMs.push(entry.value.coldStartMs);
+      pool.latestReady = entry.value.ready;
       pool.idle.push(entry.value);
       void entry.value.whenDead().then(() => pool.forget(entry.value));
     }
@@ -156,6 +158,11 @@ export class SandboxPool {
       spares: this.spareSandboxes.length,
       interruptible: this.settings.interrupts,
     };
+  }
+
+  /** What the most recently started worker reported: load and lockdown times, removed globals, audit. */
+  lastReady(): SandboxReady | null {
+    return this.latestReady;
   }
 
   /** Resolves once the configured number of spares is warm (benchmarks and tests). */
@@ -205,6 +212,7 @@ export class SandboxPool {
     // that dies while busy is handled by its run's outcome.
     void sandbox.whenDead().then(() => this.forget(sandbox));
     this.tallies.coldStartsMs.push(sandbox.coldStartMs);
+    this.latestReady = sandbox.ready;
     if (this.idle.length + this.busy.size < this.settings.size) this.activate(sandbox);
     else this.spareSandboxes.push(sandbox);
     if (this.spareSandboxes.length >= this.settings.spares) for (const resolve of this.spareWaiters.splice(0)) resolve();

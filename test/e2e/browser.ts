@@ -40,3 +40,28 @@ export async function serveHarness(): Promise<{ url: string; close: () => Promis
   await build({ root, configFile: false, logLevel: 'warn', base: './', build: { outDir, emptyOutDir: true, target: 'es2022' } });
   return serveStatic({ dir: outDir, isolate: true });
 }
+
+/**
+ * Builds the sandbox harness page (test/e2e/pages/sandbox.html: the real sandbox pool, its worker
+ * bundled by Vite with the project's config, Pyodide copied beside it) into a temporary folder,
+ * once per process, and serves it with or without COOP/COEP. The harness never goes into dist/.
+ */
+let sandboxHarnessDir: Promise<string> | null = null;
+export function serveSandboxHarness(isolate: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+  sandboxHarnessDir ??= (async () => {
+    const { build } = await import('vite');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    const outDir = mkdtempSync(join(tmpdir(), 'sandbox-harness-'));
+    await build({
+      root: join(repo, 'test', 'e2e', 'pages'),
+      configFile: join(repo, 'vite.config.ts'),
+      logLevel: 'warn',
+      base: './',
+      build: { outDir, emptyOutDir: true, rollupOptions: { input: join(repo, 'test', 'e2e', 'pages', 'sandbox.html') } },
+    });
+    return outDir;
+  })();
+  return sandboxHarnessDir.then((dir) => serveStatic({ dir, isolate }));
+}

@@ -35,9 +35,13 @@ describe('adversarial programs (Node worker_threads)', () => {
     it(testCase.name, async () => {
       const environment = testCase.done ? runaways : normal;
       await environment.reset();
+      const start = performance.now();
       const result = await environment.step('execute_code', { code: testCase.code });
+      const elapsed = performance.now() - start;
       expectObservation(result.observation, testCase.observation);
       expect(result.done).toBe(testCase.done ?? false);
+      // The bound for every runaway: the observation within timeout + 2 s.
+      if (testCase.done) expect(elapsed).toBeLessThan(RUNAWAY_TIMEOUT_MS + 2000);
 
       const then = testCase.then ?? NORMAL_PROGRAM;
       await normal.reset();

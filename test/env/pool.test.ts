@@ -13,10 +13,7 @@ const BOUND_MS = TIMEOUT_MS + 2000;
 const RUNAWAYS: Record<string, string> = {
   'busy loop': 'while True:\n    pass\n',
   'time.sleep(30)': 'import time\ntime.sleep(30)\n',
-  'one long C call': 'sum(range(10**11))\n',
-  'catches BaseException': 'while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n',
   'output flood': 'while True:\n    print("x" * 1000)\n',
-  'ignores SIGINT': 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n',
 };
 
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
@@ -28,29 +25,22 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
 describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createNodeSandboxPool({ size: 2, spares: 1, timeoutMs: TIMEOUT_MS, recycleEvery: 0 });
-    await pool.whenSparesReady();
+    pool = await createNodeSandboxPool({ size: 2, spares: 0, timeoutMs: TIMEOUT_MS, recycleEvery: 0 });
   });
   afterAll(async () => { await pool?.close(); });
 
-  for (const [name, code] of Object.entries(RUNAWAYS)) {
-    it(`stops "${name}" within timeout + 2 s`, async () => {
-      const [result, elapsed] = await timed(() => pool.execute(code));
-      expect(result.observation).toBe('TIMEOUT');
-      expect(result.timedOut).toBe(true);
-      expect(result.ok).toBe(false);
+  // Every runaway kind is also timed in the adversarial suite; here the cheap ones, with metrics.
+  for (const name of ['busy loop', 'time.sleep(30)', 'output flood']) {
+    it(`interrupts "${name}" within timeout + 2 s and keeps the worker`, async () => {
+      const [result, elapsed] = await timed(() => pool.execute(RUNAWAYS[name]!));
+      expect(result).toMatchObject({ observation: 'TIMEOUT', timedOut: true, terminated: false, ok: false });
       expect(elapsed).toBeLessThan(BOUND_MS);
       expect((await pool.execute('print("alive")')).observation).toBe('alive\n');
     });
   }
 
-  it('interrupts what it can and terminates only the rest', () => {
-    const metrics = pool.metrics();
-    expect(metrics.interruptible).toBe(true);
-    expect(metrics.timeouts).toBe(Object.keys(RUNAWAYS).length);
-    // Busy loop, sleep and flood stop on KeyboardInterrupt; the other three need terminate.
-    expect(metrics.interrupts).toBe(3);
-    expect(metrics.terminations).toBe(3);
+  it('counts interrupts, with no worker lost', () => {
+    expect(pool.metrics()).toMatchObject({ interruptible: true, timeouts: 3, interrupts: 3, terminations: 0, respawns: 0 });
   });
 
   it('runs N sleeping programs in parallel on N sandboxes', async () => {
@@ -74,10 +64,9 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
 
   it('reports latency quantiles and counts', () => {
     const metrics = pool.metrics();
-    expect(metrics.executions).toBeGreaterThanOrEqual(20);
+    expect(metrics.executions).toBeGreaterThanOrEqual(14);
     expect(metrics.medianExecMs).toBeGreaterThan(0);
     expect(metrics.p95ExecMs).toBeGreaterThanOrEqual(metrics.medianExecMs);
-    expect(metrics.respawns).toBeGreaterThanOrEqual(3);
     expect(metrics.queued).toBe(0);
     expect(metrics.busy).toBe(0);
   });
@@ -91,12 +80,12 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
 describe('SandboxPool without interrupts (terminate only, as in a page without isolation)', () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createNodeSandboxPool({ size: 1, spares: 2, timeoutMs: TIMEOUT_MS, interrupts: false });
+    pool = await createNodeSandboxPool({ size: 1, spares: 1, timeoutMs: TIMEOUT_MS, interrupts: false });
     await pool.whenSparesReady();
   });
   afterAll(async () => { await pool?.close(); });
 
-  for (const name of ['busy loop', 'time.sleep(30)', 'one long C call']) {
+  for (const name of ['busy loop', 'time.sleep(30)']) {
     it(`terminates "${name}" within timeout + 2 s and the next program runs`, async () => {
       const [result, elapsed] = await timed(() => pool.execute(RUNAWAYS[name]!));
       expect(result).toMatchObject({ observation: 'TIMEOUT', timedOut: true, terminated: true });
@@ -106,7 +95,7 @@ describe('SandboxPool without interrupts (terminate only, as in a page without i
   }
 
   it('counts terminations, not interrupts', () => {
-    expect(pool.metrics()).toMatchObject({ interruptible: false, interrupts: 0, terminations: 3, timeouts: 3 });
+    expect(pool.metrics()).toMatchObject({ interruptible: false, interrupts: 0, terminations: 2, timeouts: 2, respawns: 2 });
   });
 });
 

@@ -1,0 +1,80 @@
+// The sandbox in headless Chromium: the real Web Worker (bundled by Vite) running the adversarial
+// suite, once cross-origin isolated (interrupt, then terminate) and once without isolation, where
+// terminate is the only way to stop a runaway and must still be correct.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { SandboxMetrics, SandboxReady } from '../../src/env/types.ts';
+import { ADVERSARIAL_CASES, NORMAL_PROGRAM } from '../env/adversarial_cases.ts';
+import { expectObservation } from '../env/expect_observation.ts';
+import { launchBrowser, serveSandboxHarness } from './browser.ts';
+
+const RUNAWAY_TIMEOUT_MS = 2000;
+const NETWORK_GLOBALS = ['fetch', 'XMLHttpRequest', 'WebSocket', 'importScripts', 'indexedDB', 'caches'];
+
+interface StepReply { observation: string; done: boolean; elapsedMs: number }
+interface Harness {
+  isolated: boolean;
+  start(options: object): Promise<{ ready: SandboxReady; metrics: SandboxMetrics }>;
+  step(code: string, timeoutMs?: number): Promise<StepReply>;
+  metrics(): SandboxMetrics;
+  close(): Promise<void>;
+}
+
+let browser: Browser;
+beforeAll(async () => { browser = await launchBrowser(); }, 180_000);
+afterAll(async () => { await browser?.close(); });
+
+for (const isolate of [true, false]) {
+  describe(`sandbox in Chromium, ${isolate ? 'cross-origin isolated' : 'not isolated (terminate only)'}`, () => {
+    let server: { url: string; close: () => Promise<void> };
+    let page: Page;
+    const pageErrors: string[] = [];
+    let ready: SandboxReady;
+
+    const step = (code: string, timeoutMs?: number) =>
+      page.evaluate(([c, t]) => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.step(c as string, t as number | undefined), [code, timeoutMs] as const);
+
+    beforeAll(async () => {
+      server = await serveSandboxHarness(isolate);
+      page = await browser.newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.goto(`${server.url}sandbox.html`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'ready');
+      ready = (await page.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.start({ size: 1, spares: 2, audit: true }))).ready;
+    }, 180_000);
+
+    afterAll(async () => {
+      await page?.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.close()).catch(() => undefined);
+      await page?.close();
+      await server?.close();
+    });
+
+    it(`is ${isolate ? '' : 'not '}isolated and strips network and storage from the worker`, async () => {
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(isolate);
+      expect(await page.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics().interruptible)).toBe(isolate);
+      for (const name of NETWORK_GLOBALS) expect(ready.removedGlobals).toContain(name);
+      expect(ready.audit).toEqual([]);
+      expect(ready.auditVisited).toBeGreaterThan(20_000);
+    });
+
+    for (const testCase of ADVERSARIAL_CASES) {
+      it(testCase.name, async () => {
+        const result = await step(testCase.code, testCase.done ? RUNAWAY_TIMEOUT_MS : undefined);
+        expectObservation(result.observation, testCase.observation);
+        expect(result.done).toBe(testCase.done ?? false);
+        if (testCase.done) expect(result.elapsedMs).toBeLessThan(RUNAWAY_TIMEOUT_MS + 2000);
+        const then = testCase.then ?? NORMAL_PROGRAM;
+        const next = await step(then.code);
+        expectObservation(next.observation, then.observation);
+      });
+    }
+
+    it('counted the runaways and raised no page errors', async () => {
+      const metrics = await page.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics());
+      expect(metrics.timeouts).toBe(ADVERSARIAL_CASES.filter((c) => c.done).length);
+      if (!isolate) expect(metrics.interrupts).toBe(0);
+      else expect(metrics.interrupts).toBeGreaterThanOrEqual(3);
+      expect(pageErrors).toEqual([]);
+    });
+  });
+}
