@@ -104,15 +104,20 @@ def make_case(name, B, T, aggregation, old=True, ref=True, clip_eps=0.2, clip_ep
     }
 
 
-cases = [
-    make_case('seed, old and ref', 4, 12, 'seed'),
-    make_case('seed, detached old (reference design)', 3, 10, 'seed', old=False),
-    make_case('token, clip-higher, no KL', 4, 12, 'token', ref=False, clip_eps_high=0.28),
-    make_case('dr_grpo, beta 0.1', 4, 12, 'dr_grpo', kl_coef=0.1, max_tokens=16),
-    make_case('seed, empty row and zero advantage', 5, 9, 'seed', empty_row=2, zero_adv_row=4),
-    make_case('token, empty row, wide clip', 3, 16, 'token', clip_eps=0.1, clip_eps_high=0.5, empty_row=0),
-]
-with open(OUT, 'w') as f:
-    json.dump({'generator': 'scripts/golden/grpo_loss.py', 'torch': torch.__version__, 'cases': cases}, f)
-    f.write('\n')
-print(f'wrote {len(cases)} cases to {os.path.normpath(OUT)}')
+def main():
+    cases = [
+        make_case('seed, old and ref', 4, 12, 'seed'),
+        make_case('seed, detached old (reference design)', 3, 10, 'seed', old=False),
+        make_case('token, clip-higher, no KL', 4, 12, 'token', ref=False, clip_eps_high=0.28),
+        make_case('dr_grpo, beta 0.1', 4, 12, 'dr_grpo', kl_coef=0.1, max_tokens=16),
+        make_case('seed, empty row and zero advantage', 5, 9, 'seed', empty_row=2, zero_adv_row=4),
+        make_case('token, empty row, wide clip', 3, 16, 'token', clip_eps=0.1, clip_eps_high=0.5, empty_row=0),
+    ]
+    with open(OUT, 'w') as f:
+        json.dump({'generator': 'scripts/golden/grpo_loss.py', 'torch': torch.__version__, 'cases': cases}, f)
+        f.write('\n')
+    print(f'wrote {len(cases)} cases to {os.path.normpath(OUT)}')
+
+
+if __name__ == '__main__':
+    main()

@@ -126,7 +126,8 @@ def rotate_half(x):
 
 def forward(cfg: dict, weights: dict, ids: list) -> torch.Tensor:
     """Logits (T, V) of one sequence, in float64."""
-    w = {name: torch.from_numpy(value.astype(np.float64)) for name, value in weights.items()}
+    # numpy arrays (golden logits) or float64 tensors that may require grad (scripts/golden/grpo_model_loss.py)
+    w = {name: value if torch.is_tensor(value) else torch.from_numpy(value.astype(np.float64)) for name, value in weights.items()}
     D, H, Hkv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, eps, T = D // H, cfg["rms_norm_eps"], len(ids)
     freqs = torch.outer(torch.arange(T, dtype=torch.float64), inverse_frequencies(hd, cfg["rope_theta"]))

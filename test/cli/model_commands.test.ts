@@ -1,23 +1,7 @@
 // The CLI contract (DESIGN.md §8) through a real subprocess: JSON on stdout, errors as {"error"}.
-import { execFile } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { fixture, golden, maxAbsDiff } from '../model/helpers.ts';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const run = promisify(execFile);
-
-async function cli(...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
-  try {
-    const { stdout } = await run('npx', ['tsx', 'src/cli.ts', ...args], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, json: JSON.parse(stdout) as Record<string, unknown> };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, json: JSON.parse(failed.stdout) as Record<string, unknown> };
-  }
-}
+import { cli } from './helpers.ts';
 
 describe('model CLI commands', () => {
   it('logits prints one float32 row per position, matching the PyTorch golden values', async () => {
