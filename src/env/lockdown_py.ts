@@ -22,8 +22,10 @@ const WARM_MODULES = [
   'unicodedata', 'io', 'time', 'sys', 'os', 'traceback', 'contextlib', 'types', 'weakref', 'queue',
 ];
 
-/** Defines `_lockdown(audit: bool) -> json`; appended to HARNESS_SOURCE. */
+/** Defines `_lockdown(audit: bool) -> json`; the last part of the harness (see runner.ts). */
 export const LOCKDOWN_SOURCE = String.raw`
+import builtins, gc, json, os, posix, sys, time, types
+
 _DENIED = frozenset(${JSON.stringify(DENIED_MODULES)})
 _WARM = ${JSON.stringify(WARM_MODULES)}
 _builtin_cache = {}
@@ -64,7 +66,20 @@ def _create_dynamic(spec, file=None):
     raise _blocked(str(getattr(spec, 'name', spec)))
 
 
-def _scrub_pyodide():
+_BRIDGE_TYPES = ('JsFuncSignature', 'Js2PyConverter', 'Py2JsConverter', 'JsMethodCallSingleton')
+
+
+def _is_bridge(obj, jsproxy_type):
+    """A JS proxy, or an instance of any Pyodide class (Python or C): none may stay reachable."""
+    if isinstance(obj, jsproxy_type):
+        return True
+    if isinstance(obj, type):
+        return False
+    kind = type(obj)
+    return _denied(getattr(kind, '__module__', None)) or kind.__name__ in _BRIDGE_TYPES
+
+
+def _scrub_pyodide(jsproxy_type):
     """Cuts every Python-side path to JavaScript that Pyodide leaves after start-up."""
     import asyncio.events
     hook = sys.modules.get('_pyodide._importhook')
@@ -79,6 +94,12 @@ def _scrub_pyodide():
         module = sys.modules.pop(name)
         if isinstance(module, types.ModuleType):
             module.__dict__.clear()
+    # JS proxies Pyodide planted in other modules (json.encoder.jsnull, for instance).
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, '__dict__', None)
+        if type(namespace) is dict:
+            for key in [k for k, v in namespace.items() if _is_bridge(v, jsproxy_type)]:
+                del namespace[key]
     # Pyodide's own __main__ (pyodide.globals) imported _pyodide_core; programs get a clean one.
     old_main = sys.modules.get('__main__')
     sys.modules['__main__'] = types.ModuleType('__main__')
@@ -104,7 +125,7 @@ def _audit(get_referents, danger, jsproxy_type):
 
     while stack:
         obj = stack.pop()
-        if id(obj) in danger_ids or isinstance(obj, jsproxy_type):
+        if id(obj) in danger_ids or _is_bridge(obj, jsproxy_type):
             chain = []
             link = obj
             while link is not None and len(chain) < 12:
@@ -155,12 +176,13 @@ def _lockdown(run_audit):
                 pass
     core = sys.modules['_pyodide_core']
     proxies = list(sys.modules['_pyodide._importhook'].jsfinder.jsproxies.values())
-    jsproxy_type = type(proxies[0])
+    # The base of every JS proxy class (Pyodide derives one subclass per kind of JS object).
+    jsproxy_type = [t for t in type(proxies[0]).__mro__ if t.__name__ == 'JsProxy'][-1]
     danger = [core] + [v for v in vars(core).values() if callable(v) and not isinstance(v, type)] + proxies
     danger += [_imp.create_builtin, _imp.create_dynamic]
     danger += [gc.get_objects, gc.get_referrers, gc.get_referents, posix._exit, posix.abort]
     get_referents = gc.get_referents
-    _scrub_pyodide()
+    _scrub_pyodide(jsproxy_type)
     core = proxies = None
     sys.meta_path.insert(0, _ImportGuard)
     _imp.create_builtin = _create_builtin

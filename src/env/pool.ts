@@ -83,7 +83,8 @@ function settingsFrom(options: SandboxPoolOptions): Settings {
 export class SandboxPool {
   private readonly idle: Sandbox[] = [];
   private readonly spareSandboxes: Sandbox[] = [];
-  private readonly busy = new Set<Sandbox>();
+  /** Sandboxes running a program, with the call they serve (close() settles those calls). */
+  private readonly busy = new Map<Sandbox, Job>();
   private readonly queue: Job[] = [];
   private readonly tallies = new PoolTallies();
   /** When each retired worker left, oldest first, to time its replacement. */
@@ -176,7 +177,11 @@ export class SandboxPool {
     if (this.closed) return;
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error('SandboxPool closed before the program ran'));
-    for (const sandbox of [...this.idle, ...this.spareSandboxes, ...this.busy]) sandbox.terminate();
+    for (const [sandbox, job] of this.busy) {
+      job.reject(new Error('SandboxPool closed while the program ran'));
+      sandbox.terminate();
+    }
+    for (const sandbox of [...this.idle, ...this.spareSandboxes]) sandbox.terminate();
     this.idle.length = 0;
     this.spareSandboxes.length = 0;
     for (const resolve of this.spareWaiters.splice(0)) resolve();
@@ -263,7 +268,7 @@ export class SandboxPool {
   }
 
   private async dispatch(sandbox: Sandbox, job: Job): Promise<void> {
-    this.busy.add(sandbox);
+    this.busy.set(sandbox, job);
     const outcome = await sandbox.run(job.code, job.timeoutMs, this.settings.graceMs);
     this.busy.delete(sandbox);
     this.tallies.record(outcome);

@@ -4,8 +4,10 @@
 // Nothing here touches a browser or Node global; the shell injects the loader and the scope hardening.
 import type { loadPyodide } from 'pyodide';
 import { FileSystemGuard, type EmscriptenFs, type EmscriptenMemfs } from './fs_guard.ts';
+import { CAPTURE_SOURCE } from './capture_py.ts';
 import { HARNESS_SOURCE, SLEEP_DEVICE } from './harness_py.ts';
 import { LOCKDOWN_SOURCE } from './lockdown_py.ts';
+import { RESTORE_SOURCE } from './restore_py.ts';
 import { TailBuffer } from './tail.ts';
 import type { RawExecution, SandboxInit, SandboxReady, SandboxRunnerApi } from './types.ts';
 
@@ -102,7 +104,7 @@ export class SandboxRunner implements SandboxRunnerApi {
 
     const namespace = pyodide.toPy({}) as { set(key: string, value: unknown): void; get(key: string): unknown; destroy(): void };
     namespace.set('__name__', '_sandbox');
-    namespace.set('_source', HARNESS_SOURCE + LOCKDOWN_SOURCE);
+    namespace.set('_source', [CAPTURE_SOURCE, RESTORE_SOURCE, HARNESS_SOURCE, LOCKDOWN_SOURCE].join('\n'));
     pyodide.runPython("exec(compile(_source, '<sandbox>', 'exec'), globals())\ndel _source", { globals: namespace as never });
     const lockdown = namespace.get('_lockdown') as PyCallable;
     this.runProgram = namespace.get('_run') as PyCallable;
@@ -115,7 +117,8 @@ export class SandboxRunner implements SandboxRunnerApi {
       noSpace: internals.ERRNO_CODES.ENOSPC ?? 51,
     }, FILE_QUOTA_BYTES);
     this.fsGuard.protect();
-    this.fdOutput.clear();
+    // One throwaway program, so a fresh worker (a spare taking over) serves its first real call warm.
+    await this.execute('pass');
     return {
       loadMs,
       lockdownMs: performance.now() - lockdownStart,

@@ -50,10 +50,11 @@ let sandboxHarnessDir: Promise<string> | null = null;
 export function serveSandboxHarness(isolate: boolean): Promise<{ url: string; close: () => Promise<void> }> {
   sandboxHarnessDir ??= (async () => {
     const { build } = await import('vite');
-    const { mkdtempSync } = await import('node:fs');
+    const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
     const outDir = mkdtempSync(join(tmpdir(), 'sandbox-harness-'));
+    process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
     await build({
       root: join(repo, 'test', 'e2e', 'pages'),
       configFile: join(repo, 'vite.config.ts'),

@@ -158,3 +158,14 @@ describe('SandboxPool.create', () => {
     await expect(SandboxPool.create({ size: 0, workerFactory: nodeWorkerFactory() })).rejects.toThrow(/size must be an integer >= 1/);
   });
 });
+
+describe('SandboxPool.close', () => {
+  it('settles the running call and refuses new ones', async () => {
+    const pool = await createNodeSandboxPool({ size: 1, spares: 0 });
+    const running = pool.execute('import time\ntime.sleep(30)');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await pool.close();
+    await expect(running).rejects.toThrow(/closed while the program ran/);
+    await expect(pool.execute('print(1)')).rejects.toThrow(/the pool is closed/);
+  });
+});
