@@ -75,6 +75,15 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
     await expect(pool.execute(42 as unknown as string)).rejects.toThrow(/code must be a string/);
     await expect(pool.execute('print(1)', { timeoutMs: -5 })).rejects.toThrow(/timeoutMs must be a positive number/);
   });
+
+  // Last in this block: it closes the pool.
+  it('close() settles the running call and refuses new ones', async () => {
+    const running = pool.execute('import time\ntime.sleep(30)', { timeoutMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await pool.close();
+    await expect(running).rejects.toThrow(/closed while the program ran/);
+    await expect(pool.execute('print(1)')).rejects.toThrow(/the pool is closed/);
+  });
 });
 
 describe('SandboxPool without interrupts (terminate only, as in a page without isolation)', () => {
@@ -159,13 +168,3 @@ describe('SandboxPool.create', () => {
   });
 });
 
-describe('SandboxPool.close', () => {
-  it('settles the running call and refuses new ones', async () => {
-    const pool = await createNodeSandboxPool({ size: 1, spares: 0 });
-    const running = pool.execute('import time\ntime.sleep(30)');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await pool.close();
-    await expect(running).rejects.toThrow(/closed while the program ran/);
-    await expect(pool.execute('print(1)')).rejects.toThrow(/the pool is closed/);
-  });
-});
