@@ -27,7 +27,6 @@ class _Baseline:
     recursion_limit = 1000
     int_digits = 4300
     cwd = '/home/pyodide'
-    fds = 0
 
 
 def _snapshot():

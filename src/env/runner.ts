@@ -52,7 +52,6 @@ const MAX_LEAKED_STREAMS = 64;
 
 /** One Pyodide interpreter, locked down, running one program at a time. */
 export class SandboxRunner implements SandboxRunnerApi {
-  private pyodide: Pyodide | null = null;
   private internals: EmscriptenInternals | null = null;
   private runProgram: PyCallable | null = null;
   private fsGuard: FileSystemGuard | null = null;
@@ -79,10 +78,31 @@ export class SandboxRunner implements SandboxRunnerApi {
     });
     const loadMs = performance.now() - loadStart;
     const lockdownStart = performance.now();
-    this.pyodide = pyodide;
     // Internal Emscripten objects; the pinned Pyodide version is tested against this shape.
     const internals = (pyodide as unknown as { _module: EmscriptenInternals })._module;
     this.internals = internals;
+    this.hardenRuntime(pyodide, internals, options);
+    const removedGlobals = this.host.hardenScope();
+    const report = this.lockDown(pyodide, options.audit === true);
+    this.fsGuard = new FileSystemGuard(internals.FS, internals.MEMFS, {
+      readOnly: internals.ERRNO_CODES.EROFS ?? 69,
+      noSpace: internals.ERRNO_CODES.ENOSPC ?? 51,
+    }, FILE_QUOTA_BYTES);
+    this.fsGuard.protect();
+    // One throwaway program, so a fresh worker (a spare taking over) serves its first real call warm.
+    await this.execute('pass');
+    return {
+      loadMs,
+      lockdownMs: performance.now() - lockdownStart,
+      memoryBytes: internals.memory.buffer.byteLength,
+      removedGlobals,
+      audit: report ? report.findings : null,
+      auditVisited: report ? report.visited : null,
+    };
+  }
+
+  /** The JavaScript-side guards: heap cap, no JS errors or sockets for Python, streams, interrupt, sleep. */
+  private hardenRuntime(pyodide: Pyodide, internals: EmscriptenInternals, options: SandboxInit): void {
     this.capMemory(internals.memory, options.memoryCapBytes);
     // JsException(name, message) builds a JS Error through this hook; a program must not get one.
     // Throwing a JS Error here would hand the program that Error as JsException.js_error, so the
@@ -100,8 +120,10 @@ export class SandboxRunner implements SandboxRunnerApi {
       pyodide.setInterruptBuffer(this.interrupt);
     }
     this.installSleepDevice(internals);
-    const removedGlobals = this.host.hardenScope();
+  }
 
+  /** Compiles the Python harness under `<sandbox>` and runs `_lockdown`; keeps `_run` for execute(). */
+  private lockDown(pyodide: Pyodide, audit: boolean): { findings: string[]; visited: number } | null {
     const namespace = pyodide.toPy({}) as { set(key: string, value: unknown): void; get(key: string): unknown; destroy(): void };
     namespace.set('__name__', '_sandbox');
     namespace.set('_source', [CAPTURE_SOURCE, RESTORE_SOURCE, HARNESS_SOURCE, LOCKDOWN_SOURCE].join('\n'));
@@ -109,24 +131,9 @@ export class SandboxRunner implements SandboxRunnerApi {
     const lockdown = namespace.get('_lockdown') as PyCallable;
     this.runProgram = namespace.get('_run') as PyCallable;
     namespace.destroy();
-    const report = JSON.parse(lockdown(options.audit === true) as string) as { findings: string[]; visited: number } | null;
+    const report = JSON.parse(lockdown(audit) as string) as { findings: string[]; visited: number } | null;
     lockdown.destroy();
-
-    this.fsGuard = new FileSystemGuard(internals.FS, internals.MEMFS, {
-      readOnly: internals.ERRNO_CODES.EROFS ?? 69,
-      noSpace: internals.ERRNO_CODES.ENOSPC ?? 51,
-    }, FILE_QUOTA_BYTES);
-    this.fsGuard.protect();
-    // One throwaway program, so a fresh worker (a spare taking over) serves its first real call warm.
-    await this.execute('pass');
-    return {
-      loadMs,
-      lockdownMs: performance.now() - lockdownStart,
-      memoryBytes: internals.memory.buffer.byteLength,
-      removedGlobals,
-      audit: report ? report.findings : null,
-      auditVisited: report ? report.visited : null,
-    };
+    return report;
   }
 
   /** Runs one program in a fresh namespace and puts the interpreter back afterwards. */
@@ -224,12 +231,15 @@ export class SandboxRunner implements SandboxRunnerApi {
         const text = String.fromCharCode(...buffer.subarray(offset, offset + Math.min(length, 32)));
         const seconds = Number(text);
         const ms = Number.isFinite(seconds) ? Math.min(Math.max(seconds * 1000, 0), 1000) : 0;
-        if (this.interrupt) {
-          Atomics.wait(this.interrupt, 0, 0, ms);
-        } else {
-          const end = performance.now() + ms;
-          while (performance.now() < end) { /* no SharedArrayBuffer to wait on */ }
-        }
+        // A JS exception here would unwind through the interpreter and kill it: never throw.
+        try {
+          if (this.interrupt) {
+            Atomics.wait(this.interrupt, 0, 0, ms);
+          } else {
+            const end = performance.now() + ms;
+            while (performance.now() < end) { /* no SharedArrayBuffer to wait on */ }
+          }
+        } catch { /* Atomics.wait refused: return early, the Python loop tries again */ }
         return length;
       },
     });
