@@ -33,6 +33,9 @@ export async function startMockHub(options: MockHubOptions): Promise<MockHub> {
     requests.push(`${req.method} ${req.url}`);
     serve(options, req, res);
   });
+  // Node closes idle keep-alive sockets after 5 s; a client reusing one at that moment gets
+  // "fetch failed" (seen on a loaded CI machine). Tests never idle that long on purpose.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
