@@ -52,14 +52,18 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
   });
 
   it('serves queued calls first come, first served', async () => {
-    const finished: number[] = [];
-    const calls = Array.from({ length: 6 }, (_, i) =>
-      pool.execute(`import time\ntime.sleep(0.05)\nprint(${i})`).then((result) => { finished.push(i); return result; }));
+    // Each program reports when it started (wall clock, shared by the workers) and sleeps 50 ms.
+    const calls = Array.from({ length: 6 }, (_, i) => pool.execute(`import time\nprint(${i}, time.time())\ntime.sleep(0.05)`));
     const results = await Promise.all(calls);
-    expect(results.map((r) => r.observation)).toEqual(['0\n', '1\n', '2\n', '3\n', '4\n', '5\n']);
-    // With two sandboxes, calls start in pairs: each pair finishes before the next pair starts.
-    expect(finished.slice(0, 2).sort()).toEqual([0, 1]);
-    expect(finished.slice(2, 4).sort()).toEqual([2, 3]);
+    const started = results.map((r, i) => {
+      const [index, time] = r.observation.trim().split(' ');
+      expect(Number(index)).toBe(i);
+      return Number(time);
+    });
+    // Dispatch is in call order: start times never go backwards (beyond message jitter) ...
+    for (let i = 1; i < started.length; i++) expect(started[i]!).toBeGreaterThanOrEqual(started[i - 1]! - 0.03);
+    // ... and with two sandboxes the third call waits for one of the first two to finish.
+    expect(started[2]!).toBeGreaterThanOrEqual(Math.min(started[0]!, started[1]!) + 0.045);
   });
 
   it('reports latency quantiles and counts', () => {
