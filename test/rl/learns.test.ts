@@ -5,6 +5,7 @@
 // programs (print(3), print(5), …), only one of which prints the expected 7: the initial success
 // rate is about 1/6. Nothing tells GRPO which one is right except the sandbox's output, so a
 // sign error, zero advantages or a wrong action mask each leave the reward where it started.
+import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, defaultAdamWConfig } from '../../src/model/adamw.ts';
 import { selectBackend } from '../../src/model/backend.ts';
@@ -64,7 +65,13 @@ describe('GRPO learns', () => {
 
     const trainer = new Trainer({ model, tokenizer, executor, reference: null }, settings);
     const rewards: number[] = [];
-    for (let step = 0; step < 20; step++) rewards.push((await trainer.runStep()).reward_mean);
+    const tensorCounts: number[] = [];
+    for (let step = 0; step < 20; step++) {
+      rewards.push((await trainer.runStep()).reward_mean);
+      tensorCounts.push(tf.memory().numTensors);
+    }
+    // A whole Trainer step (rollout, reward, advantage, update) leaks no tensors.
+    expect(tensorCounts[19]).toBe(tensorCounts[1]);
     const first = rewards.slice(0, 5).reduce((a, b) => a + b, 0) / 5;
     const last = rewards.slice(-5).reduce((a, b) => a + b, 0) / 5;
     console.log(`reward per step: ${rewards.map((r) => r.toFixed(2)).join(' ')}`);
