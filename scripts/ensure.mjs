@@ -28,7 +28,9 @@ function packagesStale() {
 const reason = packagesStale();
 if (reason) {
   log(`${reason}: running npm install`);
-  const command = existsSync(join(root, 'package-lock.json')) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
+  // `npm install` (it follows package-lock.json): npm 11's `npm ci` refuses this lock file because
+  // of vite's Windows-only optional dependency, which npm never records for Linux.
+  const command = 'npm install --no-audit --no-fund';
   execSync(command, { cwd: root, stdio: ['ignore', quiet ? 'ignore' : process.stderr, process.stderr] });
 }
 
