@@ -16,6 +16,9 @@ const { values } = parseArgs({
     'eval-samples': { type: 'string', default: '2' },
     'final-samples': { type: 'string', default: '4' },
     backend: { type: 'string', default: 'wasm' },
+    'stop-at': { type: 'string' },
+    resume: { type: 'string' },
+    warmup: { type: 'string' },
   },
 });
 
@@ -34,12 +37,14 @@ const recipe: DemoRecipe = {
   wrongShare: number('wrong-share'),
   genericShare: 0.3,
   shape: DEMO_SHAPE,
-  schedule: { steps, batchSize: number('batch'), peakLearningRate: number('lr'), finalLearningRate: number('lr') / 10, warmupSteps: Math.min(30, Math.ceil(steps / 10)), gradClip: 1, seed: number('seed') },
+  schedule: { steps, batchSize: number('batch'), peakLearningRate: number('lr'), finalLearningRate: number('lr') / 10, warmupSteps: values.warmup ? number('warmup') : Math.min(30, Math.ceil(steps / 10)), gradClip: 1, seed: number('seed') },
   evalEvery: number('eval-every'),
   evalSamples: number('eval-samples'),
   finalSamples: number('final-samples'),
   band: [0.15, 0.6],
   backend,
+  ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
+  ...(values.resume ? { resume: values.resume } : {}),
   command: `npm run make-demo-model -- ${process.argv.slice(2).join(' ')}`.trim(),
 };
 await makeDemoModel(recipe);

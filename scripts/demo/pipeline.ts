@@ -2,6 +2,8 @@
 // sandbox executions) -> BPE tokenizer -> SFT of a small Llama on wasm -> checkpoint choice by
 // measured pass@1 -> BF16 export -> reload check and final scores -> model card.
 import * as tf from '@tensorflow/tfjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import '@tensorflow/tfjs-backend-wasm';
 import { AdamW } from '../../src/model/adamw.ts';
 import { CausalLM } from '../../src/model/model.ts';
@@ -10,7 +12,7 @@ import { randomWeights } from '../../src/model/random_weights.ts';
 import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { checkTemplates, generateCorpus, leakProblems } from './corpus.ts';
-import { DEFAULT_EVAL, evaluate, type EvalReport } from './evaluate.ts';
+import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
 import { modelCard, type CardFacts } from './model_card.ts';
 import { configJson, demoConfig, parameterCount, type DemoShape } from './model_config.ts';
@@ -36,6 +38,14 @@ export interface DemoRecipe {
   /** The pass@1 band a checkpoint should land in (train tasks). */
   band: [number, number];
   backend: 'wasm' | 'cpu';
+  /** Overrides of the default run's rollout settings for evaluations (smoke tests shorten them). */
+  evalOverrides?: Partial<EvalSettings>;
+  /** Evaluate only the first N tasks of each split (smoke tests); all when absent. */
+  taskLimit?: number;
+  /** End training at this step (the schedule still spans `schedule.steps`); absent = run it all. */
+  stopAt?: number;
+  /** Continue from an exported demo folder (its weights and tokenizer) instead of starting fresh. */
+  resume?: string;
   /** The command line that reproduces this run, for the model card. */
   command: string;
 }
@@ -44,6 +54,8 @@ export interface DemoRecipe {
 export interface DemoResult {
   facts: CardFacts;
   sizes: Record<string, number>;
+  /** Training loss of every step. */
+  losses: number[];
 }
 
 interface Candidate { step: number; snapshot: WeightSnapshot; report: EvalReport }
@@ -54,6 +66,14 @@ export function chooseCheckpoint<T extends { step: number; passAt1: number }>(ca
   if (inBand.length > 0) return inBand.reduce((a, b) => (b.step > a.step ? b : a));
   const distance = (c: T) => (c.passAt1 < band[0] ? band[0] - c.passAt1 : c.passAt1 - band[1]);
   return candidates.reduce((a, b) => (distance(b) < distance(a) || (distance(b) === distance(a) && b.step > a.step) ? b : a));
+}
+
+/** The reproduce command(s) in an exported folder's model card. */
+function previousCommand(dir: string): string {
+  const card = readFileSync(join(dir, 'README.md'), 'utf8');
+  const match = /## Reproduce\n\n```\n([\s\S]*?)\n```/.exec(card);
+  if (!match) throw new Error(`${dir}/README.md has no "## Reproduce" command block; resume only from a folder this script wrote.`);
+  return match[1]!;
 }
 
 /** Runs the recipe; `log` receives one line per event. */
@@ -70,7 +90,11 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   if (leaks.length > 0) throw new Error(`held-out material in the corpus:\n${leaks.join('\n')}`);
   log(`corpus: ${corpus.length} transcripts, ${corpus.filter((t) => !t.firstTryCorrect).length} with a wrong first attempt (${minutes().toFixed(1)} min)`);
 
-  const tokenizerJson = trainTokenizer(corpus.map((t) => t.messages), recipe.shape.vocabSize);
+  const tokenizerJson = recipe.resume
+    ? (JSON.parse(readFileSync(join(recipe.resume, 'tokenizer.json'), 'utf8')) as Record<string, unknown>)
+    : trainTokenizer(corpus.map((t) => t.messages), recipe.shape.vocabSize);
+  // A resumed run's card lists the commands of the runs before it.
+  const command = recipe.resume ? `${previousCommand(recipe.resume)}\n${recipe.command}` : recipe.command;
   const tokenizer = demoTokenizer(tokenizerJson);
   const examples = corpus.map((t) => encodeTranscript(tokenizer, t.messages)).filter((e) => e.ids.length <= recipe.shape.maxPositions);
   const tokens = examples.reduce((s, e) => s + e.ids.length, 0);
@@ -78,25 +102,30 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   log(`tokenizer: vocab ${tokenizer.vocabSize}; ${examples.length} sequences, ${tokens} tokens (mean ${(tokens / examples.length).toFixed(0)}), longest assistant turn ${longestTurn} tokens`);
 
   const config = demoConfig(recipe.shape);
-  const model = CausalLM.fromWeights(config, randomWeights(config, recipe.seed), { kind: 'full' });
+  const model = recipe.resume
+    ? await CausalLM.load(directorySource(recipe.resume), { training: { kind: 'full' } })
+    : CausalLM.fromWeights(config, randomWeights(config, recipe.seed), { kind: 'full' });
+  if (JSON.stringify(model.config) !== JSON.stringify(config)) throw new Error(`${recipe.resume}/config.json does not match the recipe's shape. Fix: resume with the same shape.`);
   const optimizer = new AdamW(model.trainableVariables(), { learningRate: recipe.schedule.peakLearningRate, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0.01 });
-  const trainTasks = tasksFor('seed+builtin');
-  const evalTasks = evalTasksFor('seed+builtin');
-  const executor = processExecutor(DEFAULT_EVAL.timeoutMs);
+  const trainTasks = tasksFor('seed+builtin').slice(0, recipe.taskLimit);
+  const evalTasks = evalTasksFor('seed+builtin').slice(0, recipe.taskLimit);
+  const evalBase: EvalSettings = { ...DEFAULT_EVAL, ...recipe.evalOverrides };
+  const executor = processExecutor(evalBase.timeoutMs);
   const candidates: Candidate[] = [];
   let trainSeconds = 0;
+  const losses: number[] = [];
   let lossSum = 0;
   let lossCount = 0;
   const provisionalFacts = (step: number): CardFacts => ({
     parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare,
     tokens, steps: step, batchSize: recipe.schedule.batchSize, trainMinutes: trainSeconds / 60, totalMinutes: minutes(),
-    seed: recipe.seed, command: recipe.command, longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
+    seed: recipe.seed, command, longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
     byTask: {}, finalLoss: null, backend: recipe.backend,
   });
   const assess = async (step: number) => {
     const snapshot = snapshotWeights(model);
     const probe = CausalLM.fromWeights(config, snapshotSource(snapshot));
-    const report = await evaluate(probe, tokenizer, trainTasks, executor, { ...DEFAULT_EVAL, samples: recipe.evalSamples, seed: recipe.seed });
+    const report = await evaluate(probe, tokenizer, trainTasks, executor, { ...evalBase, samples: recipe.evalSamples, seed: recipe.seed });
     probe.dispose();
     candidates.push({ step, snapshot, report });
     // Export the current choice right away, so an interrupted run still leaves a usable model.
@@ -109,18 +138,20 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     await trainSft(model, optimizer, examples, recipe.schedule, async (p) => {
       trainSeconds += p.seconds;
       lossSum += p.loss;
+      losses.push(p.loss);
       lossCount++;
       if (p.step % 10 === 0 || p.step === recipe.schedule.steps) {
         log(`step ${p.step}/${recipe.schedule.steps} loss ${(lossSum / lossCount).toFixed(4)} lr ${p.learningRate.toExponential(2)} ${p.seconds.toFixed(2)} s/step (${minutes().toFixed(1)} min)`);
         lossSum = 0;
         lossCount = 0;
       }
-      const last = p.step === recipe.schedule.steps;
+      const last = p.step === recipe.schedule.steps || p.step === recipe.stopAt;
       if ((recipe.evalEvery > 0 && p.step % recipe.evalEvery === 0) || last) {
         const report = await assess(p.step);
         // Past the band's top by a clear margin: more training only makes it too good.
         if (!last && report.passAt1 > recipe.band[1] + 0.1) return 'stop';
       }
+      if (p.step === recipe.stopAt) return 'stop';
     });
 
     const chosen = chooseCheckpoint(candidates.map((c) => ({ ...c, passAt1: c.report.passAt1 })), recipe.band);
@@ -141,7 +172,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     a.forEach((row, t) => row.forEach((v, i) => { maxDiff = Math.max(maxDiff, Math.abs(v - b[t]![i]!)); }));
     floatModel.dispose();
     log(`reloaded BF16 export: max |logit difference| vs float32 ${maxDiff.toFixed(4)}`);
-    const finalSettings = { ...DEFAULT_EVAL, samples: recipe.finalSamples, seed: recipe.seed + 1 };
+    const finalSettings = { ...evalBase, samples: recipe.finalSamples, seed: recipe.seed + 1 };
     const trainReport = await evaluate(reloaded, reloadedTokenizer, trainTasks, executor, finalSettings);
     const evalReport = await evaluate(reloaded, reloadedTokenizer, evalTasks, executor, finalSettings);
     reloaded.dispose();
@@ -152,7 +183,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     });
     const sizes = exportDemo(recipe.out, chosen.snapshot, { ...files, readme: modelCard(facts) });
     log(`wrote ${recipe.out}: ${Object.entries(sizes).map(([k, v]) => `${k} ${(v / 1024).toFixed(0)} KiB`).join(', ')} (${minutes().toFixed(1)} min in all)`);
-    return { facts, sizes };
+    return { facts, sizes, losses };
   } finally {
     executor.close();
     model.dispose();

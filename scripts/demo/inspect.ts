@@ -1,0 +1,22 @@
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { CausalLM } from '../../src/model/model.ts';
+import { directorySource } from '../../src/model/node_source.ts';
+import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
+import { tasksFor, evalTasksFor } from '../../src/tasks/registry.ts';
+import { evaluate, DEFAULT_EVAL } from './evaluate.ts';
+import { processExecutor } from './process_executor.ts';
+await tf.setBackend('wasm');
+const dir = process.argv[2] ?? 'public/models/demo';
+const model = await CausalLM.load(directorySource(dir));
+const tok = await loadTokenizer(directorySource(dir));
+const ex = processExecutor(5000);
+const which = process.argv[3] ?? 'train';
+const tasks = which === 'train' ? tasksFor('seed+builtin') : evalTasksFor('seed+builtin');
+const temperature = Number(process.argv[4] ?? 1);
+const samples = Number(process.argv[5] ?? 2);
+const r = await evaluate(model, tok, tasks, ex, { ...DEFAULT_EVAL, samples, seed: 7, temperature });
+console.log('pass@1', r.passAt1, 'answered', r.answered, 'turns', r.meanTurns, 's', r.seconds);
+console.log(JSON.stringify(r.byTask));
+if (process.env.SHOW) for (const t of r.trajectories.slice(0, Number(process.env.SHOW))) { console.log('=====', t.taskId, t.passed, t.finishReason); for (const m of t.messages.slice(1)) console.log(`[${m.role}] ${m.content}`); }
+ex.close();

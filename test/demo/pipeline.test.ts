@@ -1,0 +1,56 @@
+// A smoke run of the whole demo-model recipe (tiny corpus, tiny model, a few steps) so
+// scripts/make-demo-model.ts does not rot, plus the pieces with exact answers.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CausalLM } from '../../src/model/model.ts';
+import { directorySource } from '../../src/model/node_source.ts';
+import { parseSafetensors } from '../../src/model/safetensors.ts';
+import { chooseCheckpoint, makeDemoModel } from '../../scripts/demo/pipeline.ts';
+import { learningRateAt, type SftSchedule } from '../../scripts/demo/sft_loop.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'demo-smoke-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('demo recipe', () => {
+  it('chooses the most-trained checkpoint inside the band, else the nearest', () => {
+    const band: [number, number] = [0.15, 0.6];
+    expect(chooseCheckpoint([{ step: 1, passAt1: 0.1 }, { step: 2, passAt1: 0.3 }, { step: 3, passAt1: 0.5 }, { step: 4, passAt1: 0.7 }], band).step).toBe(3);
+    expect(chooseCheckpoint([{ step: 1, passAt1: 0.02 }, { step: 2, passAt1: 0.1 }], band).step).toBe(2);
+    expect(chooseCheckpoint([{ step: 1, passAt1: 0.7 }, { step: 2, passAt1: 0.9 }], band).step).toBe(1);
+  });
+
+  it('warms up linearly, then decays by cosine to the final rate', () => {
+    const s: SftSchedule = { steps: 110, batchSize: 1, peakLearningRate: 1e-3, finalLearningRate: 1e-4, warmupSteps: 10, gradClip: 1, seed: 0 };
+    expect(learningRateAt(0, s)).toBeCloseTo(1e-4, 10);
+    expect(learningRateAt(9, s)).toBeCloseTo(1e-3, 10);
+    expect(learningRateAt(60, s)).toBeCloseTo(5.5e-4, 10); // halfway: mean of peak and final
+    expect(learningRateAt(110, s)).toBeCloseTo(1e-4, 10);
+  });
+
+  it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card', async () => {
+    const result = await makeDemoModel({
+      out: dir, seed: 3, corpusSize: 40, wrongShare: 0.35, genericShare: 0.3,
+      shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
+      schedule: { steps: 6, batchSize: 4, peakLearningRate: 1e-2, finalLearningRate: 1e-3, warmupSteps: 1, gradClip: 1, seed: 3 },
+      evalEvery: 3, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], backend: 'wasm', command: 'smoke',
+      taskLimit: 2, evalOverrides: { maxNewTokens: 12, maxTurns: 2 },
+    }, () => {});
+    // it learned something: the loss went down from the first steps to the last
+    const { losses } = result;
+    expect(losses).toHaveLength(6);
+    expect((losses[4]! + losses[5]!) / 2).toBeLessThan((losses[0]! + losses[1]!) / 2);
+    // the export reloads through the HF-layout loader, in BF16, close to the float32 weights
+    const weights = parseSafetensors(readFileSync(join(dir, 'model.safetensors')));
+    expect(new Set([...weights.entries.values()].map((t) => t.dtype))).toEqual(new Set(['BF16']));
+    expect(result.facts.logitDiff).toBeLessThan(0.05);
+    const model = await CausalLM.load(directorySource(dir));
+    expect(model.config.vocabSize).toBe(320);
+    model.dispose();
+    const card = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(card).toContain('| seed + builtin train split |');
+    expect(card).toContain('smoke');
+    expect(result.facts.trainPassAt1).not.toBeNull();
+  }, 180_000);
+});
