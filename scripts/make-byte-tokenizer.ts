@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHATML_TEMPLATE } from '../src/tokenizer/chat_template.ts';
 
 const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'tokenizers', 'bytes');
 
@@ -47,14 +48,7 @@ const tokenizer = {
 
 // ChatML as in Qwen2.5 without tools and without the default system prompt (each byte is a token
 // here, so a default system message would cost ~60 tokens of every tiny model's context).
-const chatTemplate = [
-  "{%- for message in messages %}",
-  "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}",
-  "{%- endfor %}",
-  "{%- if add_generation_prompt %}",
-  "{{- '<|im_start|>assistant\\n' }}",
-  "{%- endif %}",
-].join('\n');
+const chatTemplate = CHATML_TEMPLATE;
 
 const config = {
   add_bos_token: false,

@@ -7,26 +7,19 @@ import { scoreTrajectory, type RewardSettings } from '../tasks/rewards.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
-import type { ParserName } from './actions.ts';
 import { stepMetrics } from './metrics.ts';
 import { modelSampler } from './policy.ts';
-import { rollout, type RolloutTiming } from './rollout.ts';
+import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
 import type { EvalReport, Phase, PhaseReport } from './trainer_api.ts';
 import type { CodeExecutor, StepMetrics, Trajectory } from './types.ts';
 import { referenceLogprobs, update, type Reference, type UpdateOptions, type UpdateReport } from './update.ts';
 
 /** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
-export interface TrainerSettings {
+export interface TrainerSettings extends Omit<RolloutOptions, 'step'> {
   tasks: readonly Task[];
   evalTasks: readonly Task[];
   /** Prompts per step (each sampled groupSize times); tasks are visited in a seeded shuffled order. */
   promptsPerStep: number;
-  groupSize: number;
-  maxTurns: number;
-  maxNewTokens: number;
-  temperature: number;
-  parser: ParserName;
-  timeoutMs: number;
   rewards: RewardSettings;
   skipZeroStdGroups: boolean;
   update: Omit<UpdateOptions, 'maxTokens'>;
