@@ -13,7 +13,13 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
   const axis = { stroke: '#57606a', grid: { stroke: '#eaeef2', width: 1 }, ticks: { stroke: '#d0d7de', width: 1 }, font: '12px system-ui, sans-serif' };
   return {
     width, height: HEIGHT,
-    scales: { x: { time: false }, y: chart.range ? { range: () => chart.range! } : { auto: true } },
+    scales: {
+      x: { time: false },
+      // A flat series (all zeros before learning starts) would otherwise get uPlot's 0..100 default.
+      y: chart.range ? { range: () => chart.range! } : {
+        range: (_u, min, max) => (min === max ? [min - (Math.abs(min) || 1) * 0.5, max + (Math.abs(max) || 1) * 0.5] : uPlot.rangeNum(min, max, 0.1, true)),
+      },
+    },
     // Steps are whole numbers: integer tick increments only.
     axes: [{ ...axis, size: 30, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, { ...axis, size: 48 }],
     series: [

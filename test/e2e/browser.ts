@@ -33,12 +33,13 @@ export function servePage(isolate = true): Promise<{ url: string; close: () => P
  */
 export async function serveHarness(): Promise<{ url: string; close: () => Promise<void> }> {
   const { build } = await import('vite');
-  const { mkdtempSync } = await import('node:fs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'ui', 'harness');
   const outDir = mkdtempSync(join(tmpdir(), 'ui-harness-'));
   await build({ root, configFile: false, logLevel: 'warn', base: './', build: { outDir, emptyOutDir: true, target: 'es2022' } });
-  return serveStatic({ dir: outDir, isolate: true });
+  const server = await serveStatic({ dir: outDir, isolate: true });
+  return { url: server.url, close: async () => { await server.close(); rmSync(outDir, { recursive: true, force: true }); } };
 }
 
 /**
