@@ -1,0 +1,26 @@
+// Named runs. `default` is what the page (and `train --link` with an empty link) starts with: the
+// embedded demo model on the seed tasks and the built-in train split, tuned so 30 steps on WASM take
+// a few minutes and visibly raise pass@1 (README, "The default run"). The schema's own defaults
+// stay the reference design's values; presets only override fields.
+import { defaultConfig, parseConfig, type RunConfig } from './config.ts';
+
+/** Fields a preset changes, by name. */
+export type Preset = Partial<RunConfig>;
+
+const presetTable = {
+  default: {
+    model: 'demo', tasks: 'seed+builtin', promptsPerStep: 6, groupSize: 6, maxTurns: 3, maxNewTokens: 96,
+    lr: 2e-3, klCoef: 0.02, loraRank: 8, loraAlpha: 16, steps: 30, evalEvery: 10, seed: 1,
+  },
+  reference: {},
+} satisfies Record<string, Preset>;
+
+/** A preset's name. */
+export type PresetName = keyof typeof presetTable;
+/** Presets by name (the UI lists them). */
+export const PRESETS: ReadonlyMap<PresetName, Preset> = new Map(Object.entries(presetTable) as [PresetName, Preset][]);
+
+/** The full config of a preset, validated (a preset that does not validate is a bug, so this throws). */
+export function presetConfig(name: PresetName, overrides: Preset = {}): RunConfig {
+  return parseConfig({ ...defaultConfig(), ...PRESETS.get(name), ...overrides });
+}
