@@ -200,7 +200,8 @@ export class RunController {
 
   private onProgress = (progress: LoadProgress): void => {
     this.progress.set(progress.stage, progress);
-    this.status = progress.message;
+    // Progress messages cross from the worker asynchronously and may land after the call ended.
+    if (this.state !== 'idle') this.status = progress.message;
     this.emit('progress');
   };
 

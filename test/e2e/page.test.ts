@@ -2,13 +2,18 @@
 // full layout and never breaks, and, with the trainer worker in the build, the demo model trains.
 // UI behaviour in depth is covered on the fake trainer in page_ui.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startMockHub } from '../model/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, servePage } from './browser.ts';
 
 const SHOTS = '/tmp/ui-shots';
-const hasWorker = existsSync(join(import.meta.dirname, '..', '..', 'workers', 'trainer.worker.ts'));
+const repo = join(import.meta.dirname, '..', '..');
+const hasWorker = existsSync(join(repo, 'workers', 'trainer.worker.ts'));
+const hasDemo = existsSync(join(repo, 'public', 'models', 'demo', 'config.json'));
+const tinyLlama = join(repo, 'test', 'fixtures', 'models', 'tiny-llama');
 let browser: Browser;
 let server: { url: string; close: () => Promise<void> };
 
@@ -85,7 +90,42 @@ describe('production page', () => {
     }
   });
 
-  it.skipIf(!hasWorker)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
+  it.skipIf(!hasWorker)('loads a model folder picked from disk through the real worker', async () => {
+    const { page } = await open();
+    await page.getByTestId('model-select').selectOption('__folder__');
+    await page.getByTestId('model-folder').setInputFiles(tinyLlama);
+    await page.waitForFunction(() => document.querySelector('[data-testid=model-card-name]')?.textContent === 'tiny-llama', null, { timeout: 120_000 });
+    expect(await page.locator('.model-card .facts').first().textContent()).toMatch(/^\d+K parameters · .* · llama · from files$/);
+    expect(await page.getByTestId('status').textContent()).toMatch(/Configuration applied/);
+    await page.close();
+  });
+
+  it.skipIf(!hasWorker)('loads a hub model from the local mock hub with byte progress, then from the cache without a request', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hub-'));
+    cpSync(tinyLlama, join(root, 'test-org', 'tiny-llama'), { recursive: true });
+    const hub = await startMockHub({ root });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    try {
+      await context.addInitScript((url) => localStorage.setItem('hubBaseUrl', url), hub.url);
+      const page = await context.newPage();
+      const ready = () => page.waitForFunction(() => (window as unknown as { playground?: { state: string; model: unknown } }).playground?.state === 'idle', null, { timeout: 120_000 });
+      await page.goto(`${server.url}#v=1&m=test-org%2Ftiny-llama`);
+      await ready();
+      expect(await page.getByTestId('model-card-name').textContent()).toBe(`test-org/tiny-llama (${hub.url})`);
+      expect(await page.getByTestId('progress-model').textContent()).toMatch(/(\d+(\.\d)? KB) \/ \1/);
+      expect(hub.requests).toContain('GET /test-org/tiny-llama/resolve/main/model.safetensors');
+      const downloads = hub.requests.length;
+      await page.reload();
+      await ready();
+      expect(await page.getByTestId('model-card-name').textContent()).toBe(`test-org/tiny-llama (${hub.url})`);
+      expect(hub.requests.slice(downloads)).toEqual([]);
+    } finally {
+      await context.close();
+      await hub.close();
+    }
+  });
+
+  it.skipIf(!hasWorker || !hasDemo)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
     const { page, errors } = await open('#v=1&seed=0&s=2');
     expect(errors).toEqual([]);
     expect(await page.getByTestId('backend').textContent()).toMatch(/WASM|WebGPU|CPU/);
