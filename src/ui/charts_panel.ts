@@ -24,7 +24,7 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
     axes: [
       { ...axis, size: 30, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
       // formatValue keeps tiny values (a KL of 4e-7) readable instead of "0, -0".
-      { ...axis, size: 52, values: (_u, splits) => splits.map((v) => formatValue(v)) },
+      { ...axis, size: 60, values: (_u, splits) => splits.map((v) => formatValue(v)) },
     ],
     series: [
       { label: 'step' },
