@@ -171,6 +171,12 @@ export async function rollout(
       end(episode, 'error');
       return;
     }
+    if (t.ids.length + delta.ids.length + 1 >= sampler.maxPositions) {
+      // No room to answer the observation: stop here, so no sequence outgrows the model's context.
+      appendAssistant(t, generated);
+      end(episode, 'context_full');
+      return;
+    }
     const start = t.ids.length;
     t.messages.push({ role: 'assistant', content: delta.assistantMessage.content }, user);
     t.ids.push(...delta.ids);

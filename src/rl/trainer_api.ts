@@ -47,6 +47,8 @@ export interface PhaseReport {
   groups: GroupStats[] | null;
   /** After `update`. */
   metrics: StepMetrics | null;
+  /** The text of every token of each trajectory, by trajectory id (the viewer shades the action mask per token). */
+  tokenTexts?: Record<string, string[]>;
 }
 
 /** Held-out evaluation result. */
@@ -82,8 +84,11 @@ export interface TrainerApi {
   init(options: { backend: BackendName | 'auto'; sandboxes?: number }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo>;
   /** Loads a model and its tokenizer; replaces any loaded one and resets the run. */
   loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo>;
-  /** Sets the run's configuration from a run-link fragment (validated there); resets the run. */
-  configure(configFragment: string): Promise<void>;
+  /**
+   * Sets the run's configuration from a run-link fragment (validated there); resets the run by
+   * reloading the loaded model, unless `reload: false` (a loadModel call follows anyway).
+   */
+  configure(configFragment: string, options?: { reload?: boolean }): Promise<void>;
   /** Runs the next phase of the current step (rollout first). */
   runPhase(): Promise<PhaseReport>;
   /** Runs the rest of the current step (or a whole step); reports each phase as it ends. */

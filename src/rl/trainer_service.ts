@@ -53,21 +53,21 @@ export class TrainerService implements TrainerApi {
     return policy.info;
   }
 
-  async configure(configFragment: string): Promise<void> {
+  async configure(configFragment: string, options: { reload?: boolean } = {}): Promise<void> {
     const { config, fallbacks } = await decodeLink(configFragment);
     if (fallbacks.length > 0) throw new Error(`invalid run configuration: ${fallbacks.map((f) => `${f.field}: ${f.reason}`).join('; ')}`);
     const sandboxChanged = config.timeoutMs !== this.config.timeoutMs || config.maxOutputChars !== this.config.maxOutputChars;
     this.config = config;
     if (sandboxChanged && this.executor) await this.restartSandbox(() => {});
-    if (this.choice) await this.reload();
+    if (this.choice && options.reload !== false) await this.reload();
   }
 
   async runPhase(): Promise<PhaseReport> {
-    return this.requireTrainer().runPhase();
+    return this.withTokenTexts(await this.requireTrainer().runPhase());
   }
 
   async runStep(onPhase: (report: PhaseReport) => void): Promise<StepMetrics> {
-    return this.requireTrainer().runStep(onPhase);
+    return this.requireTrainer().runStep((report) => onPhase(this.withTokenTexts(report)));
   }
 
   async evaluate(): Promise<EvalReport> {
@@ -132,6 +132,14 @@ export class TrainerService implements TrainerApi {
 
   async importAdapter(files: Record<string, Uint8Array>): Promise<void> {
     importPeftAdapter(this.requirePolicy().model, files);
+  }
+
+  /** Adds each token's text after the rollout (the only phase that changes the tokens). */
+  private withTokenTexts(report: PhaseReport): PhaseReport {
+    if (report.phase !== 'rollout' || !this.policy) return report;
+    const { tokenizer } = this.policy;
+    const tokenTexts = Object.fromEntries(report.trajectories.map((t) => [t.id, t.ids.map((id) => tokenizer.decode([id]))]));
+    return { ...report, tokenTexts };
   }
 
   /** Frees the model, optimizer and sandbox. */

@@ -11,6 +11,8 @@ const presetTable = {
   default: {
     model: 'demo', tasks: 'seed+builtin', promptsPerStep: 6, groupSize: 6, maxTurns: 3, maxNewTokens: 96,
     lr: 2e-3, klCoef: 0.02, loraRank: 8, loraAlpha: 16, steps: 30, evalEvery: 10, seed: 1,
+    // The tasks are tiny: 2 s is plenty, and a looping program should not stall the class for 10 s.
+    timeoutMs: 2000,
   },
   reference: {},
 } satisfies Record<string, Preset>;

@@ -3,7 +3,8 @@
 // comlink-wrapped worker and tests pass a fake. The main thread does no tensor work.
 import type { TrainerApi } from '../rl/trainer_api.ts';
 import type { CheckpointStore } from '../run/checkpoints.ts';
-import { defaultConfig, type RunConfig } from '../run/config.ts';
+import type { RunConfig } from '../run/config.ts';
+import { presetConfig } from '../run/presets.ts';
 import { decodeLink, encodeLink, type Fallback } from '../run/link.ts';
 import { chartsPanel } from './charts_panel.ts';
 import { configPanel } from './config_panel.ts';
@@ -44,7 +45,7 @@ interface LinkRequest {
 async function readLink(url: string): Promise<LinkRequest> {
   const hash = url.indexOf('#');
   const fragment = hash >= 0 ? url.slice(hash + 1) : '';
-  if (fragment.trim() === '') return { config: defaultConfig(), fallbacks: [], autostart: false, hide: [] };
+  if (fragment.trim() === '') return { config: presetConfig('default'), fallbacks: [], autostart: false, hide: [] };
   return decodeLink(fragment);
 }
 

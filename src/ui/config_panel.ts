@@ -2,7 +2,8 @@
 // draft, each value is checked by the schema as it is typed and explained inline, and "Apply"
 // configures the worker (which starts the run over). No field is listed here by hand.
 import { REWARDS } from '../tasks/rewards.ts';
-import { checkField, defaultConfig, type FieldName, type RunConfig } from '../run/config.ts';
+import { checkField, type FieldName, type RunConfig } from '../run/config.ts';
+import { presetConfig } from '../run/presets.ts';
 import type { CustomTaskInput } from '../tasks/custom.ts';
 import { configProblems, formFields, numberText, parseNumberField, type FormField } from './config_fields.ts';
 import { h, replace, setText } from './dom.ts';
@@ -18,7 +19,7 @@ export function configPanel(controller: RunController): HTMLElement {
   const inputs = new Map<string, () => void>(); // field -> refresh input from draft
   const apply = h('button', { class: 'primary', 'data-testid': 'apply-config', onclick: () => void controller.applyConfig(structuredClone(draft)) }, 'Apply');
   const revert = h('button', { onclick: () => { draft = structuredClone(controller.config); invalid.clear(); refreshAll(); } }, 'Revert');
-  const defaults = h('button', { class: 'link', onclick: () => { draft = { ...defaultConfig(), model: draft.model }; invalid.clear(); refreshAll(); } }, 'Defaults');
+  const defaults = h('button', { class: 'link', onclick: () => { draft = { ...presetConfig('default'), model: draft.model }; invalid.clear(); refreshAll(); } }, 'Defaults');
   const hint = h('span', { class: 'hint' });
 
   const setValue = (name: FieldName, value: unknown) => {

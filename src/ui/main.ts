@@ -11,24 +11,9 @@ import { ensureIsolation } from './isolation.ts';
 import { checkModelFits } from './model_fit.ts';
 import './styles.css';
 
-// Vite bundles the worker through this glob; while workers/trainer.worker.ts is absent the map is
-// empty and the page explains that instead of failing to build.
-const workerModules = import.meta.glob<{ default: new (options?: { name?: string }) => Worker }>('../../workers/trainer.worker.ts', { query: '?worker' });
-
-/** A TrainerApi whose every call fails with `message` (no worker in this build). */
-function unavailableTrainer(message: string): TrainerApi {
-  const fail = async (): Promise<never> => { throw new Error(message); };
-  return {
-    init: fail, loadModel: fail, configure: fail, runPhase: fail, runStep: fail, evaluate: fail, reset: fail,
-    checkpoint: fail, restore: fail, exportAdapter: fail, importAdapter: fail,
-  };
-}
-
-async function trainerWorker(): Promise<TrainerApi> {
-  const load = workerModules['../../workers/trainer.worker.ts'];
-  if (!load) return unavailableTrainer('this build has no trainer worker (workers/trainer.worker.ts is missing). Fix: rebuild the page with the worker in place.');
-  const { default: TrainerWorker } = await load();
-  const worker = new TrainerWorker({ name: 'trainer' });
+/** The trainer worker (Policy + Trainer) behind comlink. */
+function trainerWorker(): TrainerApi {
+  const worker = new Worker(new URL('../../workers/trainer.worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
   return Comlink.wrap<TrainerApi>(worker);
 }
 
@@ -75,7 +60,7 @@ async function main(): Promise<void> {
   if (!root) throw new Error('index.html has no #app element');
   let cache: FileCache | null = null;
   try { cache = browserCache(); } catch { cache = null; }
-  const trainer = await trainerWorker();
+  const trainer = trainerWorker();
   const controller = await startApp(root, trainer, {
     proxy: Comlink.proxy,
     checkpoints: await checkpointStore(),

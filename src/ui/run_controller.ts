@@ -215,7 +215,7 @@ export class RunController {
       this.emit('backend');
       const choice = await this.checkModelInner(config);
       // configure before loading: the worker builds the model's adapters from the config
-      await this.configureInner(config);
+      await this.configureInner(config, false);
       await this.loadModelInner(config, choice);
       this.status = 'Ready. Press Train, or Step through one phase at a time.';
     });
@@ -249,9 +249,9 @@ export class RunController {
     this.emit('model');
   }
 
-  private async configureInner(config: RunConfig): Promise<void> {
+  private async configureInner(config: RunConfig, reload = true): Promise<void> {
     const fragment = await encodeLink(config);
-    await this.deps.trainer.configure(fragment);
+    await this.deps.trainer.configure(fragment, { reload });
     this.config = config;
     this.fragment = fragment;
     this.clearRun();
@@ -282,9 +282,8 @@ export class RunController {
       }
       const newModel = config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
       const choice = newModel ? await this.checkModelInner(config) : null;
-      // TODO: configure() reloads the loaded model in the worker, so a model change loads twice;
-      // a worker-side "configure without reload" would save that.
-      await this.configureInner(config);
+      // A new model is loaded right after, so the worker need not reload the old one first.
+      await this.configureInner(config, !choice);
       if (choice) await this.loadModelInner(config, choice);
       this.status = 'Configuration applied; the run starts from step 0.';
     });

@@ -117,6 +117,18 @@ describe('rollout', () => {
     expect(layoutProblems(t!)).toEqual([]);
   });
 
+  it('ends an episode whose observation would not fit the context, so no sequence outgrows the model', async () => {
+    const sampler = { ...scriptedSampler(tokenizer, [['```python\nprint(55)\n```', 'FINAL ANSWER: 55']]), maxPositions: 0 };
+    const prompt = tokenizer.encodeChat([{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task('i').prompt }], { addGenerationPrompt: true });
+    sampler.maxPositions = prompt.length + 40; // room for the turn, not for "Execution result:" and a reply
+    const { trajectories: [t] } = await rollout([task('i')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) }, options);
+    expect(t!.finishReason).toBe('context_full');
+    expect(t!.turns).toHaveLength(1);
+    expect(t!.turns[0]!.execution!.result.observation).toBe('55\n'); // the execution still counts for the reward
+    expect(t!.ids.length).toBeLessThan(sampler.maxPositions);
+    expect(layoutProblems(t!)).toEqual([]);
+  });
+
   it('does not hold other episodes back while one waits on a slow execution', async () => {
     const log: number[][] = [];
     const scripts = [
