@@ -42,6 +42,7 @@ const recipe: DemoRecipe = {
   evalSamples: number('eval-samples'),
   finalSamples: number('final-samples'),
   band: [0.15, 0.6],
+  sweepTemperatures: [0.7, 0.5],
   backend,
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),

@@ -24,6 +24,8 @@ export interface CardFacts {
   finalLoss: number | null;
   backend: string;
   logitDiff?: number;
+  /** Train-split pass@1 at lower sampling temperatures, by temperature. */
+  sweep?: Record<string, number>;
 }
 
 const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
@@ -83,6 +85,7 @@ rewards output_match + tests, both must pass), ${f.samples} samples per task, me
 |---|---|
 | seed + builtin train split | ${score(f.trainPassAt1)} |
 | builtin eval split (held out) | ${score(f.evalPassAt1)} |
+${Object.entries(f.sweep ?? {}).map(([t, x]) => `| seed + builtin train split, temperature ${t} | ${score(x)} |`).join('\n')}
 
 <details><summary>Per task</summary>
 

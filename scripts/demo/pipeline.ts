@@ -42,6 +42,8 @@ export interface DemoRecipe {
   evalOverrides?: Partial<EvalSettings>;
   /** Evaluate only the first N tasks of each split (smoke tests); all when absent. */
   taskLimit?: number;
+  /** Lower sampling temperatures at which the train split is also scored (for tuning GRPO). */
+  sweepTemperatures: number[];
   /** End training at this step (the schedule still spans `schedule.steps`); absent = run it all. */
   stopAt?: number;
   /** Continue from an exported demo folder (its weights and tokenizer) instead of starting fresh. */
@@ -175,11 +177,15 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     const finalSettings = { ...evalBase, samples: recipe.finalSamples, seed: recipe.seed + 1 };
     const trainReport = await evaluate(reloaded, reloadedTokenizer, trainTasks, executor, finalSettings);
     const evalReport = await evaluate(reloaded, reloadedTokenizer, evalTasks, executor, finalSettings);
+    const sweep: Record<string, number> = {};
+    for (const temperature of recipe.sweepTemperatures) {
+      sweep[String(temperature)] = (await evaluate(reloaded, reloadedTokenizer, trainTasks, executor, { ...finalSettings, temperature })).passAt1;
+    }
     reloaded.dispose();
-    log(`final: train pass@1 ${trainReport.passAt1.toFixed(3)}, eval pass@1 ${evalReport.passAt1.toFixed(3)} (${recipe.finalSamples} samples per task)`);
+    log(`final: train pass@1 ${trainReport.passAt1.toFixed(3)}, eval pass@1 ${evalReport.passAt1.toFixed(3)} (${recipe.finalSamples} samples per task); train pass@1 by temperature ${JSON.stringify(sweep)}`);
     Object.assign(facts, {
       trainPassAt1: trainReport.passAt1, evalPassAt1: evalReport.passAt1, byTask: { ...trainReport.byTask, ...evalReport.byTask },
-      totalMinutes: minutes(), logitDiff: maxDiff,
+      totalMinutes: minutes(), logitDiff: maxDiff, sweep,
     });
     const sizes = exportDemo(recipe.out, chosen.snapshot, { ...files, readme: modelCard(facts) });
     log(`wrote ${recipe.out}: ${Object.entries(sizes).map(([k, v]) => `${k} ${(v / 1024).toFixed(0)} KiB`).join(', ')} (${minutes().toFixed(1)} min in all)`);

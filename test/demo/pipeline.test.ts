@@ -34,7 +34,7 @@ describe('demo recipe', () => {
       out: dir, seed: 3, corpusSize: 40, wrongShare: 0.35, genericShare: 0.3,
       shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
       schedule: { steps: 6, batchSize: 4, peakLearningRate: 1e-2, finalLearningRate: 1e-3, warmupSteps: 1, gradClip: 1, seed: 3 },
-      evalEvery: 3, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], backend: 'wasm', command: 'smoke',
+      evalEvery: 3, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], sweepTemperatures: [0.5], backend: 'wasm', command: 'smoke',
       taskLimit: 2, evalOverrides: { maxNewTokens: 12, maxTurns: 2 },
     }, () => {});
     // it learned something: the loss went down from the first steps to the last
@@ -51,6 +51,7 @@ describe('demo recipe', () => {
     const card = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(card).toContain('| seed + builtin train split |');
     expect(card).toContain('smoke');
+    expect(card).toContain('| seed + builtin train split, temperature 0.5 |');
     expect(result.facts.trainPassAt1).not.toBeNull();
   }, 180_000);
 });
