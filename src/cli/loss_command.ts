@@ -61,14 +61,14 @@ export async function lossCommand(args: CliArgs): Promise<void> {
   let ref: number[][] | null = null;
   if (batch.ref !== null) {
     const refModel = await CausalLM.load(directorySource(batch.ref));
-    ref = scoreSequences(refModel, sequences.map((s) => s.ids), temperature, sequences.length);
+    ref = await scoreSequences(refModel, sequences.map((s) => s.ids), temperature, sequences.length);
     refModel.dispose();
   }
-  const result = batchGradients(model, sequences, ref, {
+  const result = await batchGradients(model, sequences, ref, {
     temperature, clipEps: batch.clipEps, clipEpsHigh: batch.clipEpsHigh ?? batch.clipEps, klCoef: batch.klCoef,
     aggregation: batch.aggregation, maxTokens: batch.maxTokens ?? Math.max(...sequences.map((s) => s.ids.length)),
     ppoEpochs: 1, microBatchSize: sequences.length, gradClip: 0, learningRate: 0,
   });
-  const gradNorm = globalNorm(result.grads);
+  const gradNorm = await globalNorm(result.grads);
   process.stdout.write(`${JSON.stringify({ loss: result.loss, gradNorm })}\n`);
 }

@@ -43,7 +43,7 @@ async function saveRun(dir: string, policy: LoadedPolicy, config: RunConfig, sou
     }
   }
   const files: Record<string, Uint8Array> = policy.model.training.kind === 'lora'
-    ? exportPeftAdapter(policy.model, config.model)
+    ? await exportPeftAdapter(policy.model, config.model)
     : { 'model.safetensors': writeSafetensors(hfWeights(policy.model.params), 'F32', { format: 'pt' }) };
   for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, name), bytes);
   await writeFile(join(dir, 'run_config.json'), `${JSON.stringify(config, null, 2)}\n`);

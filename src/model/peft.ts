@@ -12,13 +12,13 @@ import { writeSafetensors, type TensorToWrite } from './safetensors_write.ts';
 const PREFIX = 'base_model.model.';
 
 /** The two PEFT files of the model's current adapters. */
-export function exportPeftAdapter(model: CausalLM, baseModelName: string): Record<string, Uint8Array> {
+export async function exportPeftAdapter(model: CausalLM, baseModelName: string): Promise<Record<string, Uint8Array>> {
   if (model.training.kind !== 'lora') throw new Error('this run trains no LoRA adapters (full-parameter mode): there is no adapter to export');
   const lora: LoraConfig = model.training.lora;
   const tensors: TensorToWrite[] = [];
   for (const [name, variable] of adapterVariables(model.params)) {
     const transposed = tf.tidy(() => tf.transpose(variable));
-    tensors.push({ name: PREFIX + name, shape: [...transposed.shape], data: transposed.dataSync() as Float32Array });
+    tensors.push({ name: PREFIX + name, shape: [...transposed.shape], data: (await transposed.data()) as Float32Array });
     transposed.dispose();
   }
   const config = {

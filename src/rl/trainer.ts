@@ -82,7 +82,7 @@ export class Trainer {
     else if (phase === 'reward') await this.rewardPhase(state);
     else if (phase === 'advantage') this.advantagePhase(state);
     else {
-      metrics = this.updatePhase(state);
+      metrics = await this.updatePhase(state);
       const { evalEvery } = this.settings;
       if (evalEvery > 0 && this.step % evalEvery === 0 && this.settings.evalTasks.length > 0) {
         metrics.eval_pass_at_1 = (await this.evaluate()).passAt1;
@@ -197,7 +197,7 @@ export class Trainer {
     state.groups = result.groups;
   }
 
-  private updatePhase(state: StepState): StepMetrics {
+  private async updatePhase(state: StepState): Promise<StepMetrics> {
     const started = performance.now();
     const { model } = this.deps;
     const options: UpdateOptions = { ...this.settings.update, maxTokens: this.settings.maxNewTokens * this.settings.maxTurns };
@@ -207,9 +207,9 @@ export class Trainer {
       report = { loss: null, kl: null, clipFraction: null, ratioMean: null, gradNorm: null, entropy: null, skipped: 'every group was skipped or prefix-broken' };
     } else {
       const sequences = batch.map((t) => ({ ids: t.ids, actionMask: t.actionMask, advantage: t.advantage, oldLogprobs: t.oldLogprobs }));
-      const ref = referenceLogprobs(model, this.deps.reference, sequences.map((s) => s.ids), options);
+      const ref = await referenceLogprobs(model, this.deps.reference, sequences.map((s) => s.ids), options);
       if (ref) batch.forEach((t, i) => { t.refLogprobs = ref[i]!; });
-      report = update(model, this.optimizer, sequences, ref, options);
+      report = await update(model, this.optimizer, sequences, ref, options);
     }
     this.step++;
     const metrics = stepMetrics({

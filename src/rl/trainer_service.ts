@@ -81,9 +81,9 @@ export class TrainerService implements TrainerApi {
   async checkpoint(): Promise<TrainerCheckpoint> {
     const trainer = this.requireTrainer();
     const policy = this.policy!;
-    const tensors = [...policy.model.trainableVariables()].map(([name, variable]) => ({
-      name, shape: [...variable.shape], data: variable.dataSync() as Float32Array,
-    }));
+    const tensors = await Promise.all([...policy.model.trainableVariables()].map(async ([name, variable]) => ({
+      name, shape: [...variable.shape], data: (await variable.data()) as Float32Array,
+    })));
     const saved = await trainer.optimizer.saveState();
     const cursor = trainer.saveCursor();
     return {

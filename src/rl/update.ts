@@ -47,13 +47,16 @@ export type UpdateReport = Omit<UpdateStats, 'trainedTrajectories'>;
 /** The reference log-probs: the model with adapters off (LoRA) or a frozen copy (full mode). */
 export type Reference = { kind: 'adapters-off' } | { kind: 'model'; model: CausalLM } | null;
 
+// Reads from the device are asynchronous (data(), array()): WebGPU's synchronous readback is slow
+// and, on Chromium's software adapter, fails outright.
+
 /** Per-sequence log-probs (trajectory layout, length T, 0 at position 0) without gradients. */
-export function scoreSequences(model: CausalLM, sequences: readonly number[][], temperature: number, microBatchSize: number): number[][] {
+export async function scoreSequences(model: CausalLM, sequences: readonly number[][], temperature: number, microBatchSize: number): Promise<number[][]> {
   const out: number[][] = [];
   for (let i = 0; i < sequences.length; i += microBatchSize) {
     const chunk = sequences.slice(i, i + microBatchSize) as number[][];
     const values = tf.tidy(() => tokenLogprobs(model, chunk, { temperature }));
-    const data = values.arraySync();
+    const data = await values.array();
     values.dispose();
     chunk.forEach((ids, b) => out.push([0, ...data[b]!.slice(0, ids.length - 1)]));
   }
@@ -61,7 +64,7 @@ export function scoreSequences(model: CausalLM, sequences: readonly number[][], 
 }
 
 /** Reference log-probs for the KL term, or null when there is none (β = 0 or no reference). */
-export function referenceLogprobs(model: CausalLM, reference: Reference, sequences: readonly number[][], options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>): number[][] | null {
+export async function referenceLogprobs(model: CausalLM, reference: Reference, sequences: readonly number[][], options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>): Promise<number[][] | null> {
   if (!reference || options.klCoef === 0) return null;
   const score = (m: CausalLM) => scoreSequences(m, sequences, options.temperature, options.microBatchSize);
   return reference.kind === 'adapters-off' ? model.withAdaptersDisabled(() => score(model)) : score(reference.model);
@@ -87,9 +90,9 @@ function microBatchTensors(batch: readonly PackedSequence[], ref: readonly numbe
  * Loss and gradients of a whole batch (summed over micro-batches with the whole batch's
  * normalizer, so they equal the full-batch values). The caller owns the returned gradients.
  */
-export function batchGradients(
+export async function batchGradients(
   model: CausalLM, sequences: readonly PackedSequence[], ref: readonly number[][] | null, options: UpdateOptions,
-): { loss: number; kl: number; clipFraction: number; ratioMean: number; entropy: number; grads: Record<string, tf.Tensor> } {
+): Promise<{ loss: number; kl: number; clipFraction: number; ratioMean: number; entropy: number; grads: Record<string, tf.Tensor> }> {
   const variables = model.trainableVariables();
   if (variables.size === 0) throw new Error('the model has no trainable weights: load it with LoRA or full-parameter training');
   const counts = sequences.map((s) => s.actionMask.reduce((sum, m) => sum + m, 0));
@@ -112,8 +115,8 @@ export function batchGradients(
       diagnostics = [terms.kl, terms.clipFraction, terms.ratioMean, terms.actionTokens, negLogp].map((d) => tf.keep(d));
       return terms.loss;
     }, [...variables.values()]);
-    const [kl, clip, ratio, tokens, negLogp] = diagnostics.map((d) => d.dataSync()[0]!);
-    sums.loss += value.dataSync()[0]!;
+    const [kl, clip, ratio, tokens, negLogp] = await Promise.all(diagnostics.map(async (d) => (await d.data())[0]!));
+    sums.loss += (await value.data())[0]!;
     sums.kl += kl! * tokens!;
     sums.clip += clip! * tokens!;
     sums.ratio += ratio! * tokens!;
@@ -137,17 +140,18 @@ export function batchGradients(
 }
 
 /** Global L2 norm of gradients (a plain number). */
-export function globalNorm(grads: Record<string, tf.Tensor>): number {
-  return tf.tidy(() => {
-    const squares = Object.values(grads).map((g) => tf.sum(tf.square(g)));
-    return squares.length ? Math.sqrt(tf.addN(squares).dataSync()[0]!) : 0;
-  });
+export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
+  if (Object.keys(grads).length === 0) return 0;
+  const total = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
+  const value = (await total.data())[0]!;
+  total.dispose();
+  return Math.sqrt(value);
 }
 
 /** Runs `ppoEpochs` optimizer steps on the batch; a non-finite loss or gradient skips that step. */
-export function update(
+export async function update(
   model: CausalLM, optimizer: AdamW, sequences: readonly PackedSequence[], ref: readonly number[][] | null, options: UpdateOptions,
-): UpdateReport {
+): Promise<UpdateReport> {
   const trainableSequences = sequences.filter((s) => s.actionMask.some((m) => m === 1));
   if (trainableSequences.length === 0) {
     return { loss: null, kl: null, clipFraction: null, ratioMean: null, gradNorm: null, entropy: null, skipped: 'no trajectory with generated tokens to train on' };
@@ -157,8 +161,8 @@ export function update(
   let gradNorm: number | null = null;
   let skipped: string | null = null;
   for (let epoch = 0; epoch < options.ppoEpochs; epoch++) {
-    const result = batchGradients(model, trainableSequences, keptRef, options);
-    const norm = globalNorm(result.grads);
+    const result = await batchGradients(model, trainableSequences, keptRef, options);
+    const norm = await globalNorm(result.grads);
     gradNorm = norm;
     if (!Number.isFinite(result.loss) || !Number.isFinite(norm)) {
       skipped = `epoch ${epoch + 1}: non-finite ${Number.isFinite(result.loss) ? 'gradient' : 'loss'} (loss ${result.loss}, grad norm ${norm}); the step was skipped`;

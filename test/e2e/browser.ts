@@ -16,7 +16,7 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
     executablePath,
     headless: true,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--no-sandbox', ...(extraArgs.includes('--enable-unsafe-webgpu') ? [] : ['--disable-gpu']), '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...extraArgs,
     ],
   });
@@ -43,27 +43,38 @@ export async function serveHarness(): Promise<{ url: string; close: () => Promis
 }
 
 /**
- * Builds the sandbox harness page (test/e2e/pages/sandbox.html: the real sandbox pool, its worker
- * bundled by Vite with the project's config, Pyodide copied beside it) into a temporary folder,
- * once per process, and serves it with or without COOP/COEP. The harness never goes into dist/.
+ * Builds the harness pages of test/e2e/pages/ (sandbox.html: the real sandbox pool; webgpu.html:
+ * the model on a chosen backend), bundled by Vite with the project's config, Pyodide and the tfjs
+ * WASM binaries copied beside them and the tiny fixture models under models/, into a temporary
+ * folder, once per process. The harness never goes into dist/.
  */
-let sandboxHarnessDir: Promise<string> | null = null;
-export function serveSandboxHarness(isolate: boolean): Promise<{ url: string; close: () => Promise<void> }> {
-  sandboxHarnessDir ??= (async () => {
+let pagesHarnessDir: Promise<string> | null = null;
+function buildPagesHarness(): Promise<string> {
+  pagesHarnessDir ??= (async () => {
     const { build } = await import('vite');
-    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { cpSync, mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-    const outDir = mkdtempSync(join(tmpdir(), 'sandbox-harness-'));
+    const pages = join(repo, 'test', 'e2e', 'pages');
+    const outDir = mkdtempSync(join(tmpdir(), 'pages-harness-'));
     process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
     await build({
-      root: join(repo, 'test', 'e2e', 'pages'),
+      root: pages,
       configFile: join(repo, 'vite.config.ts'),
       logLevel: 'warn',
       base: './',
-      build: { outDir, emptyOutDir: true, rollupOptions: { input: join(repo, 'test', 'e2e', 'pages', 'sandbox.html') } },
+      build: { outDir, emptyOutDir: true, rollupOptions: { input: { sandbox: join(pages, 'sandbox.html'), webgpu: join(pages, 'webgpu.html') } } },
     });
+    for (const name of ['tiny-llama', 'tiny-qwen2']) cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), { recursive: true });
     return outDir;
   })();
-  return sandboxHarnessDir.then((dir) => serveStatic({ dir, isolate }));
+  return pagesHarnessDir;
 }
+
+/** Serves the harness pages with or without COOP/COEP (`${url}sandbox.html`, `${url}webgpu.html`). */
+export function serveSandboxHarness(isolate: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+  return buildPagesHarness().then((dir) => serveStatic({ dir, isolate }));
+}
+
+/** Chromium flags that give WebGPU a software (SwiftShader) adapter in headless mode. */
+export const SOFTWARE_WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--enable-unsafe-swiftshader'];

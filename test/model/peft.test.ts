@@ -33,7 +33,7 @@ describe('PEFT adapters', () => {
   it('export writes the same tensors under the same names, and a config PEFT reads', async () => {
     const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), { training: lora(4, 8) });
     importPeftAdapter(model, files);
-    const exported = exportPeftAdapter(model, 'tiny-llama');
+    const exported = await exportPeftAdapter(model, 'tiny-llama');
     const ours = parseSafetensors(exported['adapter_model.safetensors']!);
     const theirs = parseSafetensors(files['adapter_model.safetensors']);
     expect([...ours.entries.keys()].sort()).toEqual([...theirs.entries.keys()].sort());

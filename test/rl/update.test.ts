@@ -42,20 +42,20 @@ describe.each(['wasm', 'cpu'] as const)('GRPO loss through the model on %s', (ba
     let ref: number[][] | null = null;
     if (c.batch.ref) {
       const refModel = await CausalLM.load(directorySource(c.batch.ref));
-      ref = scoreSequences(refModel, c.batch.sequences.map((s) => s.ids), c.batch.temperature, 8);
+      ref = await scoreSequences(refModel, c.batch.sequences.map((s) => s.ids), c.batch.temperature, 8);
       refModel.dispose();
     }
-    const result = batchGradients(model, c.batch.sequences, ref, options(c));
+    const result = await batchGradients(model, c.batch.sequences, ref, options(c));
     expect(Math.abs(result.loss - c.loss)).toBeLessThan(1e-5);
-    expect(Math.abs(globalNorm(result.grads) - c.gradNorm) / c.gradNorm).toBeLessThan(1e-4);
+    expect(Math.abs((await globalNorm(result.grads)) - c.gradNorm) / c.gradNorm).toBeLessThan(1e-4);
     for (const [name, expected] of Object.entries(c.gradients)) {
       const ours = hfFirst16(result.grads[name]!);
       ours.forEach((value, i) => expect(Math.abs(value - expected[i]!)).toBeLessThan(1e-5 + 1e-4 * Math.abs(expected[i]!)));
     }
     // Micro-batches of one trajectory accumulate to the same loss and gradient.
-    const split = batchGradients(model, c.batch.sequences, ref, options(c, 1));
+    const split = await batchGradients(model, c.batch.sequences, ref, options(c, 1));
     expect(Math.abs(split.loss - result.loss)).toBeLessThan(1e-6);
-    expect(Math.abs(globalNorm(split.grads) - globalNorm(result.grads))).toBeLessThan(1e-5);
+    expect(Math.abs((await globalNorm(split.grads)) - (await globalNorm(result.grads)))).toBeLessThan(1e-5);
     Object.values(result.grads).concat(Object.values(split.grads)).forEach((g) => g.dispose());
     model.dispose();
   });
@@ -70,14 +70,14 @@ describe('update', () => {
     const optimizer = new AdamW(model.trainableVariables());
     const before = model.logits([1, 2, 3]);
     const poisoned = c.batch.sequences.map((s) => ({ ...s, advantage: Number.NaN }));
-    const report = update(model, optimizer, poisoned, null, { ...options(c), learningRate: 1e-2 });
+    const report = await update(model, optimizer, poisoned, null, { ...options(c), learningRate: 1e-2 });
     expect(report.skipped).toMatch(/non-finite/);
     expect(optimizer.stepCount).toBe(0);
     expect(model.logits([1, 2, 3])[2]).toEqual(before[2]);
     // A finite batch does step, and the tensor count stays flat across updates.
-    update(model, optimizer, c.batch.sequences, null, { ...options(c), learningRate: 1e-2 });
+    await update(model, optimizer, c.batch.sequences, null, { ...options(c), learningRate: 1e-2 });
     const tensors = tf.memory().numTensors;
-    update(model, optimizer, c.batch.sequences, null, { ...options(c), learningRate: 1e-2 });
+    await update(model, optimizer, c.batch.sequences, null, { ...options(c), learningRate: 1e-2 });
     expect(tf.memory().numTensors).toBe(tensors);
     expect(optimizer.stepCount).toBe(2);
     optimizer.dispose();

@@ -1,0 +1,35 @@
+// Test harness page for test/e2e/webgpu.test.ts: loads a fixture model on a forced backend and
+// returns its logits, so the test can compare WebGPU (Chromium's software adapter) with WASM.
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend, type BackendName } from '../../../src/model/backend.ts';
+import { decoderForward, outputLogits } from '../../../src/model/decoder.ts';
+import { maskBias } from '../../../src/model/kv_cache.ts';
+import { CausalLM } from '../../../src/model/model.ts';
+import { tokenLogprobs } from '../../../src/model/logprobs.ts';
+import { generate } from '../../../src/model/sample.ts';
+import { urlSource } from '../../../src/model/url_source.ts';
+
+const harness = {
+  /** Logits of every position, token log-probs at a temperature, and 8 greedy tokens, on `backend`. */
+  async run(backend: BackendName, model: string, ids: number[]) {
+    const info = await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
+    const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href));
+    // Every position's logits, read asynchronously (WebGPU's synchronous readback fails on the
+    // software adapter, so the product never uses it).
+    const rows = tf.tidy(() => outputLogits(lm.params, decoderForward(lm, {
+      ids: Int32Array.from(ids), batch: 1, time: ids.length, positions: ids.map((_, t) => t),
+      maskBias: maskBias(1, ids.length, ids.length, (_b, i, j) => j <= i),
+    }, lm.forwardMode(false))));
+    const logits = (await rows.array()) as number[][];
+    rows.dispose();
+    const lp = tokenLogprobs(lm, [ids], { temperature: 0.7 });
+    const logprobs = Array.from(await lp.data());
+    lp.dispose();
+    const greedy = await generate(lm, [ids.slice(0, 3)], { maxNewTokens: 8, temperature: 0, eosIds: [] });
+    lm.dispose();
+    return { backend: tf.getBackend(), adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
+  },
+};
+
+(window as unknown as { webgpuHarness: typeof harness }).webgpuHarness = harness;
+document.getElementById('state')!.textContent = 'ready';

@@ -1,0 +1,45 @@
+// The WebGPU path in a real browser: Chromium's software WebGPU adapter (SwiftShader) runs the
+// same model as WASM and must give the same logits, log-probs and greedy tokens (DESIGN.md §3).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, serveSandboxHarness, SOFTWARE_WEBGPU_FLAGS } from './browser.ts';
+import { golden, maxAbsDiff } from '../model/helpers.ts';
+
+type Result = { backend: string; adapter: { isFallback: boolean; architecture: string } | null; logits: number[][]; logprobs: number[]; greedy: number[] };
+
+describe('WebGPU (software adapter) against WASM in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let server: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    server = await serveSandboxHarness(true);
+    browser = await launchBrowser(SOFTWARE_WEBGPU_FLAGS);
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const run = async (backend: 'webgpu' | 'wasm', model: string, ids: number[]): Promise<Result> => {
+    page = await browser.newPage();
+    await page.goto(`${server.url}webgpu.html`);
+    await page.waitForFunction(() => document.getElementById('state')?.textContent === 'ready');
+    const result = await page.evaluate(([b, m, i]) => (window as unknown as { webgpuHarness: { run(b: string, m: string, i: number[]): Promise<Result> } }).webgpuHarness.run(b, m, i), [backend, model, ids] as const);
+    await page.close();
+    return result;
+  };
+
+  it.each(['tiny-llama', 'tiny-qwen2'])('%s: logits, log-probs and greedy tokens agree', async (model) => {
+    const { ids } = golden(model);
+    const gpu = await run('webgpu', model, ids);
+    const wasm = await run('wasm', model, ids);
+    expect(gpu.backend).toBe('webgpu');
+    expect(gpu.adapter?.isFallback).toBe(true); // the software adapter, forced (auto would pick WASM)
+    expect(wasm.backend).toBe('wasm');
+    gpu.logits.forEach((row, t) => expect(maxAbsDiff(row, wasm.logits[t]!)).toBeLessThan(1e-3));
+    expect(maxAbsDiff(gpu.logprobs, wasm.logprobs)).toBeLessThan(1e-3);
+    // and both match the PyTorch golden values
+    wasm.logits.forEach((row, t) => expect(maxAbsDiff(row, golden(model).logits[t]!)).toBeLessThan(1e-4));
+    expect(gpu.greedy).toEqual(wasm.greedy);
+  }, 300_000);
+});
