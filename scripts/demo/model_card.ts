@@ -73,7 +73,7 @@ never contains a prompt or function of the \`builtin\` eval split, nor any hidde
 
 Supervised (loss on assistant tokens only) with the project's own tfjs code on the
 \`${f.backend}\` backend in Node: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
-batch ${f.batchSize}, ${f.steps} steps (the checkpoint whose pass@1 fell in the target band),
+batch ${f.batchSize}, ${f.steps} steps${f.command.includes('\n') ? ' in the last of the runs listed under Reproduce, each resuming from the one before' : ''} (the checkpoint chosen by measured pass@1: the latest inside the 0.15-0.60 band, else the nearest to it),
 ${f.trainMinutes.toFixed(0)} minutes of training, ${f.totalMinutes.toFixed(0)} minutes for the whole recipe on a shared 2-core machine.
 ${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
 ## Scores
