@@ -1,22 +1,11 @@
 // CLI commands over the model (DESIGN.md §8): `logits` (float32 forward, one row per position)
 // and `generate` (sample a continuation of a prompt). Both print one JSON object on stdout.
-import { selectBackend, type BackendName } from '../model/backend.ts';
 import { CausalLM } from '../model/model.ts';
 import { directorySource } from '../model/node_source.ts';
 import { generate } from '../model/sample.ts';
 import { loadTokenizer } from '../tokenizer/index.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
-
-const backends: BackendName[] = ['wasm', 'cpu', 'webgpu'];
-
-/** Starts the backend named by --backend (default: the automatic choice, wasm in Node). */
-async function startBackend(args: CliArgs): Promise<void> {
-  const force = args.options.get('backend');
-  if (force !== undefined && !backends.includes(force as BackendName)) {
-    throw new Error(`--backend must be one of ${backends.join(', ')}, got ${JSON.stringify(force)}`);
-  }
-  await selectBackend(force ? { force: force as BackendName } : {});
-}
+import { useNodeBackend } from './backend.ts';
 
 /** Parses "1,2,3" into token ids, saying which entry is wrong. */
 export function parseIds(text: string): number[] {
@@ -31,7 +20,7 @@ export function parseIds(text: string): number[] {
 /** `logits --model DIR --ids 1,2,3` -> {"logits": [[...], ...]}. */
 export async function logitsCommand(args: CliArgs): Promise<void> {
   const ids = parseIds(requireOption(args, 'ids'));
-  await startBackend(args);
+  await useNodeBackend(args);
   const model = await CausalLM.load(directorySource(requireOption(args, 'model')));
   const rows = model.logits(ids);
   model.dispose();
@@ -51,7 +40,7 @@ export async function generateCommand(args: CliArgs): Promise<void> {
   const seed = numberOption(args, 'seed', 0);
   if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new Error(`--max-new-tokens must be a non-negative integer, got ${maxNewTokens}`);
   if (temperature < 0) throw new Error(`--temperature must be >= 0 (0 is greedy), got ${temperature}`);
-  await startBackend(args);
+  await useNodeBackend(args);
   const source = directorySource(dir);
   const tokenizer = await loadTokenizer(source);
   const model = await CausalLM.load(source);
