@@ -158,7 +158,7 @@ export function hubSource(options: HubSourceOptions): HubSource {
 }
 
 /** Reads a response body chunk by chunk, reporting progress against Content-Length when it is known. */
-async function readBody(response: Response, what: string, onProgress?: Progress): Promise<Uint8Array> {
+export async function readBody(response: Response, what: string, onProgress?: Progress): Promise<Uint8Array> {
   const encoding = response.headers.get('content-encoding');
   const lengthHeader = response.headers.get('content-length');
   // A compressed body's Content-Length counts compressed bytes, not the bytes we receive.

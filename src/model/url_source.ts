@@ -1,5 +1,7 @@
 // Model files at plain URLs under one base (the embedded demo model the page serves from
-// `models/demo/`). Streams downloads so progress is reported as bytes arrive.
+// `models/demo/`). Streams downloads with the hub source's reader: progress as bytes arrive, and
+// a download cut short is an error.
+import { readBody } from './hub_source.ts';
 import type { ModelSource } from './source.ts';
 
 /** A ModelSource over `${baseUrl}${path}`; `baseUrl` ends with '/'. */
@@ -15,22 +17,7 @@ export function urlSource(baseUrl: string, name = baseUrl, fetchImpl: typeof fet
         throw new Error(`cannot fetch ${base + path}: ${(error as Error).message}. Is the page's server still running?`);
       }
       if (!response.ok) throw new Error(`${path} not found at ${base} (HTTP ${response.status})`);
-      const total = Number(response.headers.get('Content-Length')) || null;
-      if (!response.body) return new Uint8Array(await response.arrayBuffer());
-      const chunks: Uint8Array[] = [];
-      let loaded = 0;
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        loaded += value.byteLength;
-        onProgress?.(loaded, total);
-      }
-      const bytes = new Uint8Array(loaded);
-      let offset = 0;
-      for (const chunk of chunks) { bytes.set(chunk, offset); offset += chunk.byteLength; }
-      return bytes;
+      return readBody(response, `${path} at ${base}`, onProgress);
     },
     async has(path) {
       try {
