@@ -3,6 +3,8 @@
 //   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
 //   train_step_ms                                full-parameter step on 4 x 128 predicted tokens
+//   train_step_tfjs_matmul_ms                    the same step with attention on tf.matMul instead
+//                                                of our SIMD kernel (src/model/batch_matmul.ts)
 // and, when Debian's python3 with torch is there, PyTorch's time for the same step
 // (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to).
 import * as tf from '@tensorflow/tfjs';
@@ -11,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
+import { useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
@@ -62,12 +65,22 @@ async function decoding(): Promise<Record<string, number>> {
   let total = 0;
   for (const length of lengths) total += await seconds(() => uncachedStep(model, Array.from({ length }, (_, t) => (t * 7) % 2000)));
   const uncached = lengths.length / total; // mean cost per token over the growth
-  log('batched decoding, 16-token prompts, 64 new tokens');
+  log('batched decoding, 16-token prompts, 64 new tokens (median of 3, batch 1 and 8 interleaved)');
   const prompt = (b: number) => Array.from({ length: 16 }, (_, t) => (b * 31 + t * 7) % 2000);
-  const batch1 = 64 / (await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
-  const batch8 = (8 * 64) / (await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+  const times1: number[] = [];
+  const times8: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    times1.push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
+    times8.push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+  }
+  const batch1 = 64 / median(times1);
+  const batch8 = (8 * 64) / median(times8);
   model.dispose();
   return { decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: batch1, decode_batch8_tok_s: batch8 };
+}
+
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
 async function training(): Promise<number> {
@@ -92,7 +105,7 @@ async function training(): Promise<number> {
   }
   optimizer.dispose();
   model.dispose();
-  return 1000 * times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  return 1000 * median(times);
 }
 
 function pytorchTrainStepMs(): number | null {
@@ -112,6 +125,10 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   const decode = await decoding();
   log('training step');
   const trainStepMs = await training();
+  log('training step, attention on tf.matMul');
+  useSimdMatMul(false);
+  const tfjsMatmulMs = await training();
+  useSimdMatMul(true);
   log('PyTorch reference step (/usr/bin/python3, 1 thread)');
   const pytorch = pytorchTrainStepMs();
   const round = (x: number) => Math.round(x * 10) / 10;
@@ -122,6 +139,8 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
     train_step_ms: round(trainStepMs),
+    train_step_tfjs_matmul_ms: round(tfjsMatmulMs),
+    train_step_simd_speedup: round(tfjsMatmulMs / trainStepMs),
     pytorch_train_step_ms: pytorch,
     train_step_vs_pytorch: pytorch ? round(trainStepMs / pytorch) : null,
   };

@@ -5,6 +5,7 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
+import { batchMatMul } from './batch_matmul.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear } from './ops.ts';
@@ -108,9 +109,9 @@ function attention(
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.
   const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
-  const scores = tf.reshape(tf.matMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
+  const scores = tf.reshape(batchMatMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
   const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B, Hkv, g * T, S]);
-  const context = tf.reshape(tf.matMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)
+  const context = tf.reshape(batchMatMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)
   const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
   return applyLinear(merged as tf.Tensor2D, o_proj, mode);
 }

@@ -1,0 +1,112 @@
+// Batched matMul for attention, differentiable, fast on WASM. On the `wasm` backend it runs the
+// SIMD kernel of simd_matmul.ts on tfjs's heap (registered as a tfjs kernel, so tensors keep
+// their normal lifetime); elsewhere, or without WebAssembly SIMD, it is tf.matMul.
+// The kernel computes only A @ B; transposed operands are transposed first (a copy costing one
+// pass over the operand, small next to the product), and the gradient is written out here with
+// the same op so the backward pass is fast too.
+//
+// Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
+// a and b must be equal.
+import * as tf from '@tensorflow/tfjs';
+import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
+
+const KERNEL = 'AgenticRlSimdBatchMatMul';
+
+/** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
+interface WasmBackendLike {
+  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
+  dataIdMap: { get(dataId: object): { memoryOffset: number } };
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+}
+
+const kernels = new WeakMap<WebAssembly.Memory, MatmulKernel | null>();
+let available: boolean | undefined;
+let enabled = true;
+
+/** Turns the kernel off (true: back on), so a benchmark or test can compare it with tf.matMul. */
+export function useSimdMatMul(on: boolean): void {
+  enabled = on;
+}
+
+function memoryOf(backend: WasmBackendLike): WebAssembly.Memory | undefined {
+  return backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
+}
+
+function kernelFor(backend: WasmBackendLike): MatmulKernel | null {
+  const memory = memoryOf(backend);
+  if (!memory) return null;
+  if (!kernels.has(memory)) kernels.set(memory, instantiateMatmul(memory));
+  return kernels.get(memory) ?? null;
+}
+
+if (!tf.getKernel(KERNEL, 'wasm')) {
+  tf.registerKernel({
+    kernelName: KERNEL,
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend }) => {
+      const wasm = backend as unknown as WasmBackendLike;
+      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+      const [batch, m, k] = a.shape as [number, number, number];
+      const n = b.shape[2]!;
+      const out = wasm.makeOutput([batch, m, n], 'float32');
+      // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
+      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+      kernelFor(wasm)!(offset(a), offset(b), offset(out), batch, m, k, n, m * k * 4, b.shape[0] === 1 ? 0 : k * n * 4);
+      return out;
+    },
+  });
+}
+
+/** Whether the SIMD kernel serves the current backend (wasm with WebAssembly SIMD). */
+export function simdMatMulActive(): boolean {
+  if (!enabled || tf.getBackend() !== 'wasm') return false;
+  if (available === undefined) available = kernelFor(tf.backend() as unknown as WasmBackendLike) !== null;
+  return available;
+}
+
+const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);
+
+/** op(a) @ op(b) with 3-D operands, through the kernel (no gradient). */
+function product(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB: boolean): tf.Tensor3D {
+  return tf.tidy(() => {
+    const left = transposeA ? swapLast(a) : a;
+    const right = transposeB ? swapLast(b) : b;
+    if (left.shape[2] !== right.shape[1] || left.shape[0] !== right.shape[0]) {
+      throw new Error(`batchMatMul: shapes ${a.shape} and ${b.shape} (transposeA ${transposeA}, transposeB ${transposeB}) do not multiply`);
+    }
+    return tf.engine().runKernel(KERNEL, { a: left, b: right }) as tf.Tensor3D;
+  });
+}
+
+/** Gradients of op(a) @ op(b) for dy, written with `product` (as tfjs's BatchMatMul gradient). */
+function gradients(a: tf.Tensor3D, b: tf.Tensor3D, dy: tf.Tensor3D, transposeA: boolean, transposeB: boolean): [tf.Tensor3D, tf.Tensor3D] {
+  if (!transposeA && !transposeB) return [product(dy, b, false, true), product(a, dy, true, false)];
+  if (!transposeA && transposeB) return [product(dy, b, false, false), product(dy, a, true, false)];
+  if (transposeA && !transposeB) return [product(b, dy, false, true), product(a, dy, false, false)];
+  return [product(b, dy, true, true), product(dy, a, true, true)];
+}
+
+/** Batched op(a) @ op(b), differentiable; the SIMD kernel on wasm, tf.matMul elsewhere. */
+export function batchMatMul<T extends tf.Tensor>(a: T, b: T, transposeA = false, transposeB = false): T {
+  if (!simdMatMulActive()) return tf.matMul(a, b, transposeA, transposeB) as T;
+  const rank = a.shape.length;
+  const lead = a.shape.slice(0, -2);
+  const batch = lead.reduce((x, y) => x * y, 1);
+  const to3d = (x: tf.Tensor) => tf.reshape(x, [batch, x.shape[rank - 2]!, x.shape[rank - 1]!]) as tf.Tensor3D;
+  // customGrad passes the inputs and then the save function, typed as one union list.
+  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const [a3, b3] = [to3d(x), to3d(y)];
+    save([a3, b3]);
+    const c3 = product(a3, b3, transposeA, transposeB);
+    return {
+      value: tf.reshape(c3, [...lead, c3.shape[1], c3.shape[2]]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sa, sb] = saved as [tf.Tensor3D, tf.Tensor3D];
+        const [da, db] = gradients(sa, sb, to3d(dy), transposeA, transposeB);
+        return [tf.reshape(da, x.shape), tf.reshape(db, y.shape)];
+      },
+    };
+  });
+  return op(a, b) as T;
+}

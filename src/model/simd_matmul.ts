@@ -1,0 +1,124 @@
+// Batched matrix product C[b] = A[b] @ B[b] as a WebAssembly SIMD kernel that works in place on
+// tfjs-wasm's own heap. Why: tfjs-wasm hands a batched matMul (attention's Q K^T and P V, and
+// their gradients) to a scalar C++ loop at ~2 GFLOP/s; only 2-D products reach XNNPACK. This
+// kernel imports the backend's WebAssembly.Memory, so it reads the operands and writes the
+// result where tfjs keeps them, with no copy. Measured in `npm run bench` (attention_matmul_*).
+//
+// Shapes: A (batch, M, K), B (batch or 1, K, N), C (batch, M, N), all row-major float32.
+// The product is tiled in blocks of R = 4 rows by 8 columns (two f32x4 vectors): per step of k,
+// 4 broadcast loads of A and 2 vector loads of B feed 8 multiply-adds held in registers.
+import { Body, F32, I32, moduleBytes, uleb, V128 } from './wasm_asm.ts';
+
+const ROWS = 4; // rows of A per block
+const VECTORS = 2; // f32x4 vectors of B per block (8 columns)
+
+const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for our float32 data
+
+/** Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in bytes. */
+function matmulBody(): Body {
+  const f = new Body(9);
+  const [pa, pb, pc, batch, M, K, N, strideA, strideB] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const rowA = f.local(I32); // K * 4
+  const rowB = f.local(I32); // N * 4 (also a row of C)
+  const matC = f.local(I32); // M * N * 4
+  const bi = f.local(I32);
+  const i = f.local(I32);
+  const j = f.local(I32);
+  const k = f.local(I32);
+  const q = f.local(I32);
+  const rowPtr = Array.from({ length: ROWS }, () => f.local(I32));
+  const out = f.local(I32);
+  const av = f.local(V128);
+  const bv = Array.from({ length: VECTORS }, () => f.local(V128));
+  const acc = Array.from({ length: ROWS }, () => Array.from({ length: VECTORS }, () => f.local(V128)));
+  const sum = f.local(F32);
+
+  const lessThan = (a: () => void, b: number) => () => { a(); f.get(b).op(0x49); }; // i32.lt_u
+  const atMost = (a: () => void, b: number) => () => { a(); f.get(b).op(0x4d); }; // i32.le_u
+  const plus = (local: number, constant: number) => () => { f.get(local).i32(constant).op(0x6a); };
+  const value = (local: number) => () => { f.get(local); };
+
+  // rowPtr[r] = pa + (i + r) * rowA
+  const rowStarts = (rows: number) => {
+    for (let r = 0; r < rows; r++) f.get(pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a).set(rowPtr[r]!);
+  };
+  // out = pc + (i + r) * rowB + j * 4
+  const outAt = (r: number) => {
+    f.get(pc).get(i).i32(r).op(0x6a).get(rowB).op(0x6c, 0x6a).get(j).i32(2).op(0x74, 0x6a).set(out);
+  };
+
+  // A block of `rows` x (4 * vectors) outputs, accumulated over all K in registers.
+  const block = (rows: number, vectors: number) => {
+    for (let r = 0; r < rows; r++) for (let v = 0; v < vectors; v++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![v]!);
+    rowStarts(rows);
+    f.get(pb).get(j).i32(2).op(0x74, 0x6a).set(q); // q = pb + j * 4
+    f.i32(0).set(k);
+    f.whileLoop(lessThan(value(k), K), () => {
+      for (let v = 0; v < vectors; v++) f.get(q).simd(0x00, ALIGN4, ...uleb(16 * v)).set(bv[v]!); // v128.load offset 16v
+      for (let r = 0; r < rows; r++) {
+        f.get(rowPtr[r]!).simd(0x09, ALIGN4, 0).set(av); // v128.load32_splat: A[i+r, k] in all lanes
+        for (let v = 0; v < vectors; v++) {
+          f.get(acc[r]![v]!).get(av).get(bv[v]!).simd(0xe6).simd(0xe4).set(acc[r]![v]!); // acc += a * b
+        }
+        f.addConst(rowPtr[r]!, 4);
+      }
+      f.addTo(q, rowB).addConst(k, 1);
+    });
+    for (let r = 0; r < rows; r++) {
+      outAt(r);
+      for (let v = 0; v < vectors; v++) f.get(out).get(acc[r]![v]!).simd(0x0b, ALIGN4, ...uleb(16 * v)); // v128.store
+    }
+  };
+
+  // One output column for `rows` rows, scalar (the last N % 4 columns).
+  const column = (rows: number) => {
+    rowStarts(rows);
+    for (let r = 0; r < rows; r++) {
+      f.op(0x43, 0, 0, 0, 0).set(sum); // f32.const 0
+      f.get(pb).get(j).i32(2).op(0x74, 0x6a).set(q);
+      f.i32(0).set(k);
+      f.whileLoop(lessThan(value(k), K), () => {
+        f.get(sum).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * B
+        f.addConst(rowPtr[r]!, 4).addTo(q, rowB).addConst(k, 1);
+      });
+      outAt(r);
+      f.get(out).get(sum).op(0x38, ALIGN4, 0); // f32.store
+    }
+  };
+
+  // All columns for `rows` rows starting at row i.
+  const rows = (count: number) => {
+    f.i32(0).set(j);
+    f.whileLoop(atMost(plus(j, 4 * VECTORS), N), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
+    f.whileLoop(atMost(plus(j, 4), N), () => { block(count, 1); f.addConst(j, 4); });
+    f.whileLoop(lessThan(value(j), N), () => { column(count); f.addConst(j, 1); });
+  };
+
+  f.get(K).i32(2).op(0x74).set(rowA);
+  f.get(N).i32(2).op(0x74).set(rowB);
+  f.get(M).get(rowB).op(0x6c).set(matC);
+  f.i32(0).set(bi);
+  f.whileLoop(lessThan(value(bi), batch), () => {
+    f.i32(0).set(i);
+    f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
+    f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
+    f.addTo(pa, strideA).addTo(pb, strideB).addTo(pc, matC).addConst(bi, 1);
+  });
+  return f;
+}
+
+/** The kernel's module bytes (small: well under the 4 KB limit for synchronous compiles). */
+export function simdMatmulModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'matmul', params: 9, body: matmulBody() }]);
+}
+
+/** The kernel bound to a memory: matmul(a, b, c, batch, M, K, N, strideA, strideB), byte pointers. */
+export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: number, k: number, n: number, strideA: number, strideB: number) => void;
+
+/** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD is unavailable. */
+export function instantiateMatmul(memory: WebAssembly.Memory): MatmulKernel | null {
+  const bytes = simdMatmulModule();
+  if (!WebAssembly.validate(bytes)) return null;
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+  return instance.exports.matmul as MatmulKernel;
+}

@@ -1,0 +1,113 @@
+// The SIMD batched matMul: the raw kernel against a plain triple loop (every tail of the 4 x 8
+// tiling), and the tfjs op against tf.matMul (values and gradients, all transpose combinations),
+// including after the wasm heap has grown under it.
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { batchMatMul, simdMatMulActive, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { instantiateMatmul, simdMatmulModule } from '../../src/model/simd_matmul.ts';
+
+/** C = A @ B for each batch, in float64, as the reference. */
+function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k: number, n: number, broadcastB: boolean): Float64Array {
+  const c = new Float64Array(batch * m * n);
+  for (let t = 0; t < batch; t++) {
+    const bBase = broadcastB ? 0 : t * k * n;
+    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+      let sum = 0;
+      for (let x = 0; x < k; x++) sum += a[t * m * k + i * k + x]! * b[bBase + x * n + j]!;
+      c[t * m * n + i * n + j] = sum;
+    }
+  }
+  return c;
+}
+
+const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
+
+describe('SIMD matmul kernel', () => {
+  it('is a valid module small enough for a synchronous compile anywhere (4 KB)', () => {
+    const bytes = simdMatmulModule();
+    expect(WebAssembly.validate(bytes)).toBe(true);
+    expect(bytes.length).toBeLessThan(4096);
+  });
+
+  // Shapes cover full 4-row blocks and the 1-row tail, 8-column blocks, the 4-column tail and
+  // the scalar columns, K = 1, and a shared (broadcast) B.
+  const shapes: [number, number, number, number, boolean][] = [
+    [1, 1, 1, 1, false], [2, 4, 8, 8, false], [3, 5, 3, 7, false], [2, 9, 48, 13, false],
+    [1, 17, 1, 33, false], [2, 6, 20, 12, true], [4, 3, 64, 130, false],
+  ];
+  it.each(shapes)('batch %i, %i x %i @ %i x N (broadcast B: %s) matches a float64 triple loop', (batch, m, k, n, broadcastB) => {
+    const memory = new WebAssembly.Memory({ initial: 4 });
+    const kernel = instantiateMatmul(memory)!;
+    expect(kernel).not.toBeNull();
+    const a = filled(batch * m * k, 1);
+    const b = filled((broadcastB ? 1 : batch) * k * n, 2);
+    const heap = new Float32Array(memory.buffer);
+    const [pa, pb] = [16, 16 + a.length + 3]; // odd float offsets: the kernel must not assume 16-byte alignment
+    const pc = pb + b.length + 1;
+    heap.set(a, pa);
+    heap.set(b, pb);
+    heap.fill(Number.NaN, pc, pc + batch * m * n + 8); // stale output must be overwritten, and nothing past it
+    kernel(pa * 4, pb * 4, pc * 4, batch, m, k, n, m * k * 4, broadcastB ? 0 : k * n * 4);
+    const want = reference(a, b, batch, m, k, n, broadcastB);
+    const got = heap.subarray(pc, pc + want.length);
+    for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
+    expect(Number.isNaN(heap[pc + want.length]!)).toBe(true);
+  });
+});
+
+describe('batchMatMul on wasm', () => {
+  beforeAll(async () => {
+    await tf.setBackend('wasm');
+  });
+
+  it('is active on wasm', () => {
+    expect(simdMatMulActive()).toBe(true);
+  });
+
+  const combos: [boolean, boolean][] = [[false, false], [false, true], [true, false], [true, true]];
+  it.each(combos)('transposeA %s, transposeB %s: values and both gradients equal tf.matMul', (transposeA, transposeB) => {
+    const [B, H, M, K, N] = [2, 3, 5, 11, 9];
+    const a = tf.tensor(filled(B * H * M * K, 3), transposeA ? [B, H, K, M] : [B, H, M, K]);
+    const b = tf.tensor(filled(B * H * K * N, 4), transposeB ? [B, H, N, K] : [B, H, K, N]);
+    const weight = tf.tensor(filled(B * H * M * N, 5), [B, H, M, N]); // makes dy non-uniform
+    const run = (simd: boolean) => {
+      useSimdMatMul(simd);
+      try {
+        const f = (x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.mul(batchMatMul(x, y, transposeA, transposeB), weight));
+        const value = tf.tidy(() => batchMatMul(a, b, transposeA, transposeB));
+        const grads = tf.grads(f)([a, b]);
+        return [value, ...grads].map((t) => t.arraySync());
+      } finally {
+        useSimdMatMul(true);
+      }
+    };
+    const [fast, slow] = [run(true), run(false)];
+    for (let i = 0; i < 3; i++) {
+      const [x, y] = [(fast[i] as number[][][][]).flat(3), (slow[i] as number[][][][]).flat(3)];
+      expect(x.length).toBe(y.length);
+      x.forEach((v, j) => expect(v).toBeCloseTo(y[j]!, 4));
+    }
+    tf.dispose([a, b, weight]);
+  });
+
+  it('stays correct after the wasm heap grows, and leaks no tensors', () => {
+    const a = tf.tensor(filled(4 * 7 * 24, 6), [4, 7, 24]);
+    const b = tf.tensor(filled(4 * 24 * 10, 7), [4, 24, 10]);
+    const want = tf.tidy(() => tf.matMul(a, b).arraySync());
+    const before = tf.memory().numTensors;
+    const big = tf.zeros([64 * 1024 * 1024]); // 256 MB: forces memory.grow, which detaches old views
+    const got = tf.tidy(() => batchMatMul(a, b).arraySync()) as number[][][];
+    big.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+    got.flat(2).forEach((v, i) => expect(v).toBeCloseTo((want as number[][][]).flat(2)[i]!, 4));
+    tf.dispose([a, b]);
+  });
+
+  it('refuses operands that do not multiply, with their shapes in the message', () => {
+    const a = tf.zeros([2, 3, 4]);
+    const b = tf.zeros([2, 5, 6]);
+    expect(() => batchMatMul(a, b)).toThrow(/2,3,4 and 2,5,6/);
+    tf.dispose([a, b]);
+  });
+});
