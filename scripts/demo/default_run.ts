@@ -1,5 +1,6 @@
 // Measures the default run on the demo model, as README and the model card report it:
 //   npx tsx scripts/demo/default_run.ts [--seeds 1,2,3] [--samples 2]
+// (--set '{"lr": 1e-3}' overrides preset fields, to try other settings; --steps N shortens the run.)
 // For each seed: pass@1 before (train split = seed + builtin train; eval split = builtin-eval),
 // the default run's steps, pass@1 after, and minutes. One JSON line per seed, then a summary.
 import { parseArgs } from 'node:util';
@@ -9,7 +10,8 @@ import { presetConfig } from '../../src/run/presets.ts';
 import { createTrainer, loadPolicy } from '../../src/rl/session.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
 
-const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1,2,3' }, samples: { type: 'string', default: '2' }, steps: { type: 'string' } } });
+const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1,2,3' }, samples: { type: 'string', default: '2' }, steps: { type: 'string' }, set: { type: 'string', default: '{}' } } });
+const overrides = JSON.parse(values.set!) as Record<string, unknown>;
 const seeds = values.seeds!.split(',').map(Number);
 const samples = Number(values.samples);
 await selectBackend({ force: 'wasm' });
@@ -17,7 +19,7 @@ const trainTasks = tasksFor('seed+builtin');
 const evalTasks = tasksFor('builtin-eval');
 const rows = [];
 for (const seed of seeds) {
-  const config = presetConfig('default', { seed, evalEvery: 0, ...(values.steps ? { steps: Number(values.steps) } : {}) });
+  const config = presetConfig('default', { ...overrides, seed, evalEvery: 0, ...(values.steps ? { steps: Number(values.steps) } : {}) });
   const { source, origin } = nodeModelSource(config.model);
   const executor = await openNodeSandbox({ size: 2, timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });
   const policy = await loadPolicy(source, config, origin);
@@ -36,7 +38,7 @@ for (const seed of seeds) {
   }
   const minutes = (performance.now() - started) / 60_000;
   const after = await evaluate();
-  const row = { seed, before, after, gain_train: after.train - before.train, minutes: Number(minutes.toFixed(2)), rewards };
+  const row = { seed, overrides, before, after, gain_train: after.train - before.train, minutes: Number(minutes.toFixed(2)), rewards };
   rows.push(row);
   process.stdout.write(`${JSON.stringify(row)}\n`);
   trainer.dispose();

@@ -2,6 +2,7 @@
 // returns its logits, so the test can compare WebGPU (Chromium's software adapter) with WASM.
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend, type BackendName } from '../../../src/model/backend.ts';
+import { simdMatMulActive } from '../../../src/model/batch_matmul.ts';
 import { decoderForward, outputLogits } from '../../../src/model/decoder.ts';
 import { maskBias } from '../../../src/model/kv_cache.ts';
 import { CausalLM } from '../../../src/model/model.ts';
@@ -27,7 +28,8 @@ const harness = {
     lp.dispose();
     const greedy = await generate(lm, [ids.slice(0, 3)], { maxNewTokens: 8, temperature: 0, eosIds: [] });
     lm.dispose();
-    return { backend: tf.getBackend(), adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
+    // Whether attention ran on our WebAssembly SIMD kernel (wasm only) rather than tf.matMul.
+    return { backend: tf.getBackend(), simd: simdMatMulActive(), adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
   },
 };
 
