@@ -108,7 +108,7 @@ async function training(): Promise<number> {
   return 1000 * median(times);
 }
 
-function pytorchTrainStepMs(): number | null {
+function pytorchTrainStep(): { ms: number; blas: string | null } | null {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'pytorch_train_step.py');
   if (!existsSync('/usr/bin/python3')) return null;
   const result = spawnSync('/usr/bin/python3', [script, '--threads', '1'], { encoding: 'utf8', timeout: 300_000 });
@@ -116,7 +116,8 @@ function pytorchTrainStepMs(): number | null {
     log(`PyTorch reference unavailable: ${(result.stderr || String(result.error)).trim().split('\n').at(-1)}`);
     return null;
   }
-  return (JSON.parse(result.stdout) as { pytorch_train_step_ms: number }).pytorch_train_step_ms;
+  const parsed = JSON.parse(result.stdout) as { pytorch_train_step_ms: number; blas: string | null };
+  return { ms: parsed.pytorch_train_step_ms, blas: parsed.blas };
 }
 
 /** The model section of `npm run bench`. */
@@ -130,7 +131,8 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   const tfjsMatmulMs = await training();
   useSimdMatMul(true);
   log('PyTorch reference step (/usr/bin/python3, 1 thread)');
-  const pytorch = pytorchTrainStepMs();
+  const reference = pytorchTrainStep();
+  const pytorch = reference?.ms ?? null;
   const round = (x: number) => Math.round(x * 10) / 10;
   return {
     model_backend: backend.name,
@@ -142,6 +144,7 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     train_step_tfjs_matmul_ms: round(tfjsMatmulMs),
     train_step_simd_speedup: round(tfjsMatmulMs / trainStepMs),
     pytorch_train_step_ms: pytorch,
+    pytorch_blas: reference?.blas ?? null,
     train_step_vs_pytorch: pytorch ? round(trainStepMs / pytorch) : null,
   };
 }

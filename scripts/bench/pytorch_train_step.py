@@ -4,7 +4,9 @@
 
     /usr/bin/python3 scripts/bench/pytorch_train_step.py [--threads N]
 
-Prints one JSON line: {"pytorch_train_step_ms": ..., "threads": ..., "torch": ...}.
+Prints one JSON line: {"pytorch_train_step_ms": ..., "threads": ..., "torch": ..., "blas": ...}.
+`blas` is the BLAS library this process loaded (read from /proc/self/maps): the step takes
+~2.7 s on Debian's reference libblas and ~0.15-0.3 s on OpenBLAS, so the figure means little without it.
 """
 import argparse
 import json
@@ -15,6 +17,13 @@ import torch
 import torch.nn.functional as F
 
 D, LAYERS, HEADS, MLP, VOCAB, BATCH, TOKENS = 256, 4, 4, 768, 2000, 4, 128
+
+
+def loaded_blas():
+    """Path of the BLAS shared library mapped into this process (None if none is found)."""
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "blas" in line.lower() and "/" in line}
+    return sorted(paths)[0] if paths else None
 
 
 class Block(torch.nn.Module):
@@ -93,7 +102,7 @@ def main():
         optimizer.step()
         if step > 0:  # the first step warms up allocators
             times.append(time.perf_counter() - start)
-    print(json.dumps({"pytorch_train_step_ms": round(1000 * sorted(times)[len(times) // 2], 1), "threads": args.threads, "torch": torch.__version__}))
+    print(json.dumps({"pytorch_train_step_ms": round(1000 * sorted(times)[len(times) // 2], 1), "threads": args.threads, "torch": torch.__version__, "blas": loaded_blas()}))
 
 
 if __name__ == "__main__":

@@ -114,7 +114,8 @@ export class Trainer {
       perTask[task.id] = mine.filter((t) => t.passed).length / Math.max(mine.length, 1);
     }
     const passAt1 = scored.filter((t) => t.passed).length / scored.length;
-    const report = { step: this.step, passAt1, perTask };
+    const rewardMean = scored.reduce((sum, t) => sum + t.reward, 0) / scored.length;
+    const report = { step: this.step, passAt1, perTask, rewardMean };
     this.evals.push(report);
     return report;
   }

@@ -56,6 +56,8 @@ export interface EvalReport {
   step: number;
   passAt1: number;
   perTask: Record<string, number>;
+  /** Mean reward of the evaluated episodes (partial rewards count), when measured. */
+  rewardMean?: number;
 }
 
 /**
