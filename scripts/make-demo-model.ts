@@ -1,4 +1,5 @@
-// npm run make-demo-model [-- --seed 1 --steps 560 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
+// npm run make-demo-model [-- --seed 1 --steps 2000 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
+// The defaults are the recipe of the committed model (its model card's Reproduce section).
 import { parseArgs } from 'node:util';
 import { DEMO_SHAPE } from './demo/model_config.ts';
 import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
@@ -7,12 +8,12 @@ const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'public/models/demo' },
     seed: { type: 'string', default: '1' },
-    corpus: { type: 'string', default: '3000' },
+    corpus: { type: 'string', default: '6000' },
     'wrong-share': { type: 'string', default: '0.35' },
-    steps: { type: 'string', default: '560' },
+    steps: { type: 'string', default: '2000' },
     batch: { type: 'string', default: '8' },
-    lr: { type: 'string', default: '2e-3' },
-    'eval-every': { type: 'string', default: '140' },
+    lr: { type: 'string', default: '3e-3' },
+    'eval-every': { type: 'string', default: '500' },
     'eval-samples': { type: 'string', default: '2' },
     'final-samples': { type: 'string', default: '4' },
     backend: { type: 'string', default: 'wasm' },

@@ -78,7 +78,7 @@ ${f.trainMinutes.toFixed(0)} minutes of training, ${f.totalMinutes.toFixed(0)} m
 ${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
 ## Scores
 
-pass@1 with the default run's rollout settings (temperature 1.0, 128 new tokens per turn, 3 turns;
+pass@1 with the agent loop's rollout settings at temperature 1.0 (128 new tokens per turn, 3 turns;
 rewards output_match + tests, both must pass), ${f.samples} samples per task, measured on these files:
 
 | tasks | pass@1 |
