@@ -86,27 +86,37 @@ function gradients(a: tf.Tensor3D, b: tf.Tensor3D, dy: tf.Tensor3D, transposeA: 
   return [product(b, dy, true, true), product(dy, a, true, true)];
 }
 
-/** Batched op(a) @ op(b), differentiable; the SIMD kernel on wasm, tf.matMul elsewhere. */
-export function batchMatMul<T extends tf.Tensor>(a: T, b: T, transposeA = false, transposeB = false): T {
-  if (!simdMatMulActive()) return tf.matMul(a, b, transposeA, transposeB) as T;
-  const rank = a.shape.length;
-  const lead = a.shape.slice(0, -2);
-  const batch = lead.reduce((x, y) => x * y, 1);
-  const to3d = (x: tf.Tensor) => tf.reshape(x, [batch, x.shape[rank - 2]!, x.shape[rank - 1]!]) as tf.Tensor3D;
+/** (...batch, r, c) -> (batch, r, c). */
+function to3d(x: tf.Tensor): tf.Tensor3D {
+  const [r, c] = x.shape.slice(-2) as [number, number];
+  const batch = x.shape.slice(0, -2).reduce((p, q) => p * q, 1);
+  return tf.reshape(x, [batch, r, c]) as tf.Tensor3D;
+}
+
+/** The differentiable op for one transpose combination (made once: it runs in every layer of every decode step). */
+function differentiable(transposeA: boolean, transposeB: boolean): (a: tf.Tensor, b: tf.Tensor) => tf.Tensor {
   // customGrad passes the inputs and then the save function, typed as one union list.
-  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
     const [a3, b3] = [to3d(x), to3d(y)];
     save([a3, b3]);
     const c3 = product(a3, b3, transposeA, transposeB);
     return {
-      value: tf.reshape(c3, [...lead, c3.shape[1], c3.shape[2]]),
+      value: tf.reshape(c3, [...x.shape.slice(0, -2), c3.shape[1], c3.shape[2]]),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [sa, sb] = saved as [tf.Tensor3D, tf.Tensor3D];
         const [da, db] = gradients(sa, sb, to3d(dy), transposeA, transposeB);
         return [tf.reshape(da, x.shape), tf.reshape(db, y.shape)];
       },
     };
-  });
-  return op(a, b) as T;
+  }) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
+}
+
+/** Ops by [transposeA][transposeB]. */
+const OPS = [[differentiable(false, false), differentiable(false, true)], [differentiable(true, false), differentiable(true, true)]];
+
+/** Batched op(a) @ op(b), differentiable; the SIMD kernel on wasm, tf.matMul elsewhere. */
+export function batchMatMul<T extends tf.Tensor>(a: T, b: T, transposeA = false, transposeB = false): T {
+  if (!simdMatMulActive()) return tf.matMul(a, b, transposeA, transposeB) as T;
+  return OPS[Number(transposeA)]![Number(transposeB)]!(a, b) as T;
 }
