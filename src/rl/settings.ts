@@ -12,6 +12,7 @@ export function trainerSettings(config: RunConfig): TrainerSettings {
     tasks,
     evalTasks: evalTasksFor(config.tasks, config.customTasks),
     promptsPerStep: config.promptsPerStep ?? tasks.length,
+    taskSampling: config.taskSampling,
     groupSize: config.groupSize,
     maxTurns: config.maxTurns,
     maxNewTokens: config.maxNewTokens,

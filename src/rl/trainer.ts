@@ -8,6 +8,7 @@ import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
 import { stepMetrics } from './metrics.ts';
+import { TaskSampler, type SamplerState, type TaskSampling } from './task_sampler.ts';
 import { modelSampler } from './policy.ts';
 import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
 import type { EvalReport, Phase, PhaseReport } from './trainer_api.ts';
@@ -18,8 +19,10 @@ import { referenceLogprobs, update, type Reference, type UpdateOptions, type Upd
 export interface TrainerSettings extends Omit<RolloutOptions, 'step'> {
   tasks: readonly Task[];
   evalTasks: readonly Task[];
-  /** Prompts per step (each sampled groupSize times); tasks are visited in a seeded shuffled order. */
+  /** Prompts per step (each sampled groupSize times). */
   promptsPerStep: number;
+  /** How those prompts are chosen (src/rl/task_sampler.ts); default 'shuffle'. */
+  taskSampling?: TaskSampling;
   rewards: RewardSettings;
   skipZeroStdGroups: boolean;
   update: Omit<UpdateOptions, 'maxTokens'>;
@@ -56,8 +59,7 @@ export class Trainer {
   readonly evals: EvalReport[] = [];
   readonly optimizer: AdamW;
   rng: Rng;
-  private order: number[] = [];
-  private cursor = 0;
+  private readonly sampler: TaskSampler;
   private state: StepState | null = null;
 
   constructor(private readonly deps: TrainerDeps, readonly settings: TrainerSettings) {
@@ -66,6 +68,7 @@ export class Trainer {
       ...defaultAdamWConfig, learningRate: settings.update.learningRate, weightDecay: settings.weightDecay,
     });
     this.rng = new Rng(settings.seed);
+    this.sampler = new TaskSampler(settings.tasks.map((t) => t.id), settings.taskSampling ?? 'shuffle');
   }
 
   /** The phase the next runPhase() call runs. */
@@ -120,16 +123,15 @@ export class Trainer {
     return report;
   }
 
-  /** The RNG state and task cursor, for checkpoints. */
-  saveCursor(): { rng: RngState; order: number[]; cursor: number } {
-    return { rng: this.rng.state(), order: [...this.order], cursor: this.cursor };
+  /** The RNG state and the task sampler's state, for checkpoints. */
+  saveCursor(): { rng: RngState } & SamplerState {
+    return { rng: this.rng.state(), ...this.sampler.save() };
   }
 
   /** Restores what saveCursor() returned. */
-  loadCursor(saved: { rng: RngState; order: number[]; cursor: number }): void {
+  loadCursor(saved: { rng: RngState; order: number[]; cursor: number; signal?: Record<string, number> }): void {
     this.rng = new Rng(saved.rng);
-    this.order = [...saved.order];
-    this.cursor = saved.cursor;
+    this.sampler.load(saved);
     this.state = null;
   }
 
@@ -146,23 +148,9 @@ export class Trainer {
     return this.state;
   }
 
-  /** The next `promptsPerStep` tasks of a seeded shuffled order, reshuffled each epoch over tasks. */
+  /** This step's `promptsPerStep` tasks, as the task sampler chooses them. */
   private nextTasks(): Task[] {
-    const { tasks, promptsPerStep } = this.settings;
-    const chosen: Task[] = [];
-    while (chosen.length < Math.min(promptsPerStep, tasks.length)) {
-      if (this.cursor >= this.order.length) {
-        this.order = tasks.map((_, i) => i);
-        for (let i = this.order.length - 1; i > 0; i--) {
-          const j = Math.floor(this.rng.uniform() * (i + 1));
-          [this.order[i], this.order[j]] = [this.order[j]!, this.order[i]!];
-        }
-        this.cursor = 0;
-      }
-      const task = tasks[this.order[this.cursor++]!]!;
-      if (!chosen.includes(task)) chosen.push(task);
-    }
-    return chosen;
+    return this.sampler.next(this.settings.promptsPerStep, this.rng).map((i) => this.settings.tasks[i]!);
   }
 
   private rolloutDeps(rng: Rng) {
@@ -196,6 +184,7 @@ export class Trainer {
     const result = assignAdvantages(state.trajectories, { skipZeroStdGroups: this.settings.skipZeroStdGroups });
     state.trajectories = result.trajectories;
     state.groups = result.groups;
+    this.sampler.observe(result.groups);
   }
 
   private async updatePhase(state: StepState): Promise<StepMetrics> {

@@ -74,6 +74,8 @@ export interface TrainerCheckpoint {
   rngState: number[];
   taskOrder: number[];
   taskCursor: number;
+  /** Each visited task's reward spread, which the 'learnable' task sampling draws by (absent in older checkpoints). */
+  taskSignal?: Record<string, number>;
   tensors: { name: string; shape: number[]; data: Float32Array }[];
   optimizer: { step: number; moments: { name: string; shape: number[]; m: Float32Array; v: Float32Array }[] };
   metrics: StepMetrics[];

@@ -94,6 +94,7 @@ export class TrainerService implements TrainerApi {
       rngState: cursor.rng,
       taskOrder: cursor.order,
       taskCursor: cursor.cursor,
+      taskSignal: cursor.signal,
       tensors,
       optimizer: { step: saved.step, moments: Object.entries(saved.moments).map(([name, m]) => ({ name, ...m })) },
       metrics: [...trainer.history],
@@ -119,7 +120,7 @@ export class TrainerService implements TrainerApi {
       step: checkpoint.optimizer.step,
       moments: Object.fromEntries(checkpoint.optimizer.moments.map(({ name, shape, m, v }) => [name, { shape, m, v }])),
     });
-    trainer.loadCursor({ rng: checkpoint.rngState as RngState, order: checkpoint.taskOrder, cursor: checkpoint.taskCursor });
+    trainer.loadCursor({ rng: checkpoint.rngState as RngState, order: checkpoint.taskOrder, cursor: checkpoint.taskCursor, ...(checkpoint.taskSignal ? { signal: checkpoint.taskSignal } : {}) });
     trainer.step = checkpoint.step;
     trainer.history.splice(0, trainer.history.length, ...checkpoint.metrics);
     trainer.evals.splice(0, trainer.evals.length, ...checkpoint.evals);

@@ -4,6 +4,7 @@
 // lr 5e-5 (AdamW, torch's weight decay 0.01), ε 0.2, β 0.04, temperature 1.0, 128 new tokens per
 // turn, a 10 s sandbox timeout and 500 characters of output.
 import { PARSERS } from '../rl/actions.ts';
+import { TASK_SAMPLINGS } from '../rl/task_sampler.ts';
 import { AGGREGATIONS } from '../rl/types.ts';
 import { customTasksProblems, type CustomTaskInput } from '../tasks/custom.ts';
 import { TASK_SETS, tasksFor } from '../tasks/registry.ts';
@@ -37,6 +38,7 @@ export const CONFIG_SCHEMA = {
   steps: { key: 's', kind: 'int', default: 30, min: 1, max: 100_000, help: 'Training steps (rollout, reward, advantage, update)' },
   groupSize: { key: 'g', kind: 'int', default: 4, min: 2, max: 64, help: 'Samples per prompt (G); advantages compare within a group' },
   promptsPerStep: { key: 'pp', kind: 'int', nullable: true, default: null, min: 1, max: 1000, help: 'Prompts per step; empty = every task each step (the reference design)' },
+  taskSampling: { key: 'ts', kind: 'enum', values: TASK_SAMPLINGS, default: 'shuffle', help: "'shuffle' visits every task in turn; 'learnable' then favours tasks whose rewards still vary (a curriculum)" },
   maxTurns: { key: 'mt', kind: 'int', default: 3, min: 1, max: 20, help: 'Most assistant turns per episode' },
   maxNewTokens: { key: 'mnt', kind: 'int', default: 128, min: 1, max: 4096, help: 'Most tokens generated per turn' },
   temperature: { key: 'temp', kind: 'number', default: 1.0, min: 0, aboveMin: true, max: 10, help: 'Sampling temperature (also used for training log-probs)' },

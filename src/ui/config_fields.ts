@@ -25,7 +25,7 @@ export interface FormField {
  */
 const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
   ['Tasks', ['tasks', 'customTasks', 'rewards', 'partialCredit']],
-  ['Rollout', ['groupSize', 'promptsPerStep', 'maxTurns', 'maxNewTokens', 'temperature', 'parser', 'timeoutMs', 'maxOutputChars']],
+  ['Rollout', ['groupSize', 'promptsPerStep', 'taskSampling', 'maxTurns', 'maxNewTokens', 'temperature', 'parser', 'timeoutMs', 'maxOutputChars']],
   ['GRPO update', ['clipEps', 'clipEpsHigh', 'klCoef', 'ppoEpochs', 'aggregation', 'skipZeroStdGroups', 'microBatchSize']],
   ['Optimizer', ['lr', 'weightDecay', 'gradClip']],
   ['Fine-tuning', ['finetune', 'loraRank', 'loraAlpha', 'loraTargets']],
