@@ -66,15 +66,26 @@ export function simdMatMulActive(): boolean {
 
 const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);
 
-/** op(a) @ op(b) with 3-D operands, through the kernel (no gradient). */
+/**
+ * op(a) @ op(b) with 3-D operands, through the kernel (no gradient). The kernel takes untransposed
+ * operands, so a transposed one costs a copy; computing (op(b)^T @ op(a)^T)^T instead trades those
+ * copies for the other operand's and the result's, whichever moves fewer numbers. In decoding,
+ * q @ K^T with one query row is then K @ q^T: no copy of the whole key cache every step.
+ */
 function product(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB: boolean): tf.Tensor3D {
   return tf.tidy(() => {
-    const left = transposeA ? swapLast(a) : a;
-    const right = transposeB ? swapLast(b) : b;
-    if (left.shape[2] !== right.shape[1] || left.shape[0] !== right.shape[0]) {
+    const [m, k] = transposeA ? [a.shape[2], a.shape[1]] : [a.shape[1], a.shape[2]];
+    const [kb, n] = transposeB ? [b.shape[2], b.shape[1]] : [b.shape[1], b.shape[2]];
+    if (k !== kb || a.shape[0] !== b.shape[0]) {
       throw new Error(`batchMatMul: shapes ${a.shape} and ${b.shape} (transposeA ${transposeA}, transposeB ${transposeB}) do not multiply`);
     }
-    return tf.engine().runKernel(KERNEL, { a: left, b: right }) as tf.Tensor3D;
+    const direct = (transposeA ? m * k : 0) + (transposeB ? k * n : 0);
+    const swapped = (transposeB ? 0 : k * n) + (transposeA ? 0 : m * k) + m * n;
+    if (swapped < direct) {
+      const resultT = tf.engine().runKernel(KERNEL, { a: transposeB ? b : swapLast(b), b: transposeA ? a : swapLast(a) }) as tf.Tensor3D; // (batch, N, M)
+      return swapLast(resultT);
+    }
+    return tf.engine().runKernel(KERNEL, { a: transposeA ? swapLast(a) : a, b: transposeB ? swapLast(b) : b }) as tf.Tensor3D;
   });
 }
 
@@ -118,5 +129,12 @@ const OPS = [[differentiable(false, false), differentiable(false, true)], [diffe
 /** Batched op(a) @ op(b), differentiable; the SIMD kernel on wasm, tf.matMul elsewhere. */
 export function batchMatMul<T extends tf.Tensor>(a: T, b: T, transposeA = false, transposeB = false): T {
   if (!simdMatMulActive()) return tf.matMul(a, b, transposeA, transposeB) as T;
+  if (!tf.engine().isTapeOn()) {
+    // No gradient is being recorded (decoding): skip customGrad's bookkeeping, once per layer per token.
+    return tf.tidy(() => {
+      const c3 = product(to3d(a), to3d(b), transposeA, transposeB);
+      return tf.reshape(c3, [...a.shape.slice(0, -2), c3.shape[1], c3.shape[2]]);
+    }) as T;
+  }
   return OPS[Number(transposeA)]![Number(transposeB)]!(a, b) as T;
 }

@@ -65,9 +65,14 @@ describe('batchMatMul on wasm', () => {
     expect(simdMatMulActive()).toBe(true);
   });
 
-  const combos: [boolean, boolean][] = [[false, false], [false, true], [true, false], [true, true]];
-  it.each(combos)('transposeA %s, transposeB %s: values and both gradients equal tf.matMul', (transposeA, transposeB) => {
-    const [B, H, M, K, N] = [2, 3, 5, 11, 9];
+  // Square-ish shapes, and one-row / one-column shapes (decoding's q @ K^T) where computing
+  // (op(b)^T @ op(a)^T)^T moves fewer numbers, so both of product()'s paths run.
+  const combos: [boolean, boolean, number, number, number][] = [];
+  for (const [M, K, N] of [[5, 11, 9], [1, 11, 40], [40, 11, 1]] as const) {
+    for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) combos.push([ta, tb, M, K, N]);
+  }
+  it.each(combos)('transposeA %s, transposeB %s, M %i K %i N %i: values and both gradients equal tf.matMul', (transposeA, transposeB, M, K, N) => {
+    const [B, H] = [2, 3];
     const a = tf.tensor(filled(B * H * M * K, 3), transposeA ? [B, H, K, M] : [B, H, M, K]);
     const b = tf.tensor(filled(B * H * K * N, 4), transposeB ? [B, H, N, K] : [B, H, K, N]);
     const weight = tf.tensor(filled(B * H * M * N, 5), [B, H, M, N]); // makes dy non-uniform
