@@ -50,15 +50,28 @@ export type Reference = { kind: 'adapters-off' } | { kind: 'model'; model: Causa
 // Reads from the device are asynchronous (data(), array()): WebGPU's synchronous readback is slow
 // and, on Chromium's software adapter, fails outright.
 
+/**
+ * Micro-batches as lists of sequence indexes, longest sequences first. A micro-batch is padded to
+ * its longest sequence, and a step's trajectories range from one turn to several, so batching
+ * similar lengths together wastes less compute on padding (attention's cost grows with length
+ * squared). Sums over micro-batches do not depend on the grouping.
+ */
+export function lengthSortedBatches(lengths: readonly number[], microBatchSize: number): number[][] {
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]! || a - b);
+  const batches: number[][] = [];
+  for (let i = 0; i < order.length; i += microBatchSize) batches.push(order.slice(i, i + microBatchSize));
+  return batches;
+}
+
 /** Per-sequence log-probs (trajectory layout, length T, 0 at position 0) without gradients. */
 export async function scoreSequences(model: CausalLM, sequences: readonly number[][], temperature: number, microBatchSize: number): Promise<number[][]> {
-  const out: number[][] = [];
-  for (let i = 0; i < sequences.length; i += microBatchSize) {
-    const chunk = sequences.slice(i, i + microBatchSize) as number[][];
+  const out = new Array<number[]>(sequences.length);
+  for (const indexes of lengthSortedBatches(sequences.map((s) => s.length), microBatchSize)) {
+    const chunk = indexes.map((i) => sequences[i]!);
     const values = tf.tidy(() => tokenLogprobs(model, chunk, { temperature }));
     const data = await values.array();
     values.dispose();
-    chunk.forEach((ids, b) => out.push([0, ...data[b]!.slice(0, ids.length - 1)]));
+    indexes.forEach((index, b) => { out[index] = [0, ...data[b]!.slice(0, chunk[b]!.length - 1)]; });
   }
   return out;
 }
@@ -100,9 +113,9 @@ export async function batchGradients(
   const normalizer = lossNormalizer(counts, options.aggregation, options.maxTokens);
   const sums = { loss: 0, kl: 0, clip: 0, ratio: 0, negLogp: 0 };
   const grads: Record<string, tf.Tensor> = {};
-  for (let i = 0; i < sequences.length; i += options.microBatchSize) {
-    const batch = sequences.slice(i, i + options.microBatchSize);
-    const batchRef = ref ? ref.slice(i, i + options.microBatchSize) : null;
+  for (const indexes of lengthSortedBatches(sequences.map((s) => s.ids.length), options.microBatchSize)) {
+    const batch = indexes.map((i) => sequences[i]!);
+    const batchRef = ref ? indexes.map((i) => ref[i]!) : null;
     const tensors = microBatchTensors(batch, batchRef);
     let diagnostics: tf.Scalar[] = [];
     const { value, grads: microGrads } = tf.variableGrads(() => {

@@ -9,7 +9,7 @@ import { AdamW } from '../../src/model/adamw.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model/node_source.ts';
 import type { Aggregation } from '../../src/rl/loss.ts';
-import { batchGradients, globalNorm, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
+import { batchGradients, globalNorm, lengthSortedBatches, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
 import { useBackend } from '../model/helpers.ts';
 
 interface Case {
@@ -52,11 +52,36 @@ describe.each(['wasm', 'cpu'] as const)('GRPO loss through the model on %s', (ba
       const ours = hfFirst16(result.grads[name]!);
       ours.forEach((value, i) => expect(Math.abs(value - expected[i]!)).toBeLessThan(1e-5 + 1e-4 * Math.abs(expected[i]!)));
     }
-    // Micro-batches of one trajectory accumulate to the same loss and gradient.
-    const split = await batchGradients(model, c.batch.sequences, ref, options(c, 1));
-    expect(Math.abs(split.loss - result.loss)).toBeLessThan(1e-6);
-    expect(Math.abs((await globalNorm(split.grads)) - (await globalNorm(result.grads)))).toBeLessThan(1e-5);
-    Object.values(result.grads).concat(Object.values(split.grads)).forEach((g) => g.dispose());
+    // Micro-batches of one trajectory, or of two grouped by length (not in batch order), accumulate
+    // to the same loss and gradient.
+    for (const size of [1, 2]) {
+      const split = await batchGradients(model, c.batch.sequences, ref, options(c, size));
+      expect(Math.abs(split.loss - result.loss)).toBeLessThan(1e-6);
+      expect(Math.abs((await globalNorm(split.grads)) - (await globalNorm(result.grads)))).toBeLessThan(1e-5);
+      Object.values(split.grads).forEach((g) => g.dispose());
+    }
+    Object.values(result.grads).forEach((g) => g.dispose());
+    model.dispose();
+  });
+});
+
+describe('length-sorted micro-batches', () => {
+  beforeAll(() => useBackend('wasm'));
+
+  it('groups indexes longest first, ties in batch order, every index once', () => {
+    expect(lengthSortedBatches([5, 9, 2, 9, 7], 2)).toEqual([[1, 3], [4, 0], [2]]);
+    expect(lengthSortedBatches([], 4)).toEqual([]);
+  });
+
+  it('scoreSequences returns each sequence its own log-probs whatever the micro-batching', async () => {
+    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'));
+    const sequences = [[1, 2, 3], [4, 5, 6, 7, 8, 9], [10, 11], [12, 13, 14, 15]];
+    const whole = await Promise.all(sequences.map((ids) => scoreSequences(model, [ids], 1, 1).then((r) => r[0]!)));
+    const batched = await scoreSequences(model, sequences, 1, 2);
+    batched.forEach((row, i) => {
+      expect(row.length).toBe(sequences[i]!.length);
+      row.forEach((v, t) => expect(v).toBeCloseTo(whole[i]![t]!, 5));
+    });
     model.dispose();
   });
 });
