@@ -35,6 +35,12 @@ export interface GenerateOptions {
   shouldStop?: (index: number, generatedIds: number[]) => boolean;
   /** Prompt positions per prefill call, bounding the attention scores' memory (default 128). */
   prefillChunk?: number;
+  /**
+   * Prefill identical prompts once and copy their cache rows (default true). GRPO samples each
+   * prompt G times, so a rollout's first turn would otherwise run the same prompt through the
+   * model G times.
+   */
+  sharePrefill?: boolean;
 }
 
 /** New tokens per prompt, their log-probs, and why each stopped. */
@@ -67,22 +73,38 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
   let live = prompts.map((_, i) => i); // original index of each batch row
   const cache = new KvCache(model.config.numLayers);
   try {
+    // Distinct prompts are prefilled once; row b of the batch copies distinct prompt rowOf[b].
+    const firstOf = new Map<string, number>();
+    const rowOf = prompts.map((prompt, b) => {
+      const key = options.sharePrefill === false ? String(b) : prompt.join(',');
+      if (!firstOf.has(key)) firstOf.set(key, firstOf.size);
+      return firstOf.get(key)!;
+    });
+    const distinct = [...firstOf.values()].map((u) => rowOf.indexOf(u)); // a representative prompt index per distinct prompt
+    const U = distinct.length;
     // Prefill in chunks of prompt positions; only the last chunk's final row feeds sampling.
     const chunk = Math.max(1, options.prefillChunk ?? 128);
     let logits: Float32Array = new Float32Array(0);
     for (let start = 0; start < P; start += chunk) {
       const T = Math.min(chunk, P - start);
-      const ids = new Int32Array(count * T);
-      const positions = new Int32Array(count * T);
-      prompts.forEach((prompt, b) => {
+      const ids = new Int32Array(U * T);
+      const positions = new Int32Array(U * T);
+      distinct.forEach((index, u) => {
+        const prompt = prompts[index]!;
         for (let t = 0; t < T; t++) {
           const slot = start + t;
-          ids[b * T + t] = slot >= pad[b]! ? prompt[slot - pad[b]!]! : 0;
-          positions[b * T + t] = Math.max(0, slot - pad[b]!);
+          ids[u * T + t] = slot >= pad[index]! ? prompt[slot - pad[index]!]! : 0;
+          positions[u * T + t] = Math.max(0, slot - pad[index]!);
         }
       });
-      const mask = (b: number, i: number, j: number) => j <= start + i && j >= pad[b]!;
-      logits = await stepLogits(model, cache, ids, positions, count, T, mask, start + T === P);
+      const mask = (u: number, i: number, j: number) => j <= start + i && j >= pad[distinct[u]!]!;
+      logits = await stepLogits(model, cache, ids, positions, U, T, mask, start + T === P);
+    }
+    if (U < count) {
+      cache.select(rowOf); // (U, ...) -> (count, ...): each sequence gets its prompt's keys and values
+      const expanded = new Float32Array(count * V);
+      rowOf.forEach((u, b) => expanded.set(logits.subarray(u * V, (u + 1) * V), b * V));
+      logits = expanded;
     }
     let steps = 0;
     for (;;) {

@@ -76,6 +76,22 @@ describe('KV cache and batched sampling (wasm)', () => {
     }
   });
 
+  it('identical prompts prefilled once (a GRPO group) sample as if each had been prefilled alone', async () => {
+    // rows 0, 2, 3 share a prompt and rows 1, 4 another, interleaved, with a prompt of another length
+    const a = [257, 72, 105, 33];
+    const b = [257, 10];
+    const prompts = [a, b, a, [...a], b, [1, 2, 3, 4, 5, 6]];
+    const options = { maxNewTokens: 8, temperature: 1, seed: 4, eosIds: [] as number[], prefillChunk: 3 };
+    const before = tf.memory().numTensors;
+    const shared = await generate(model, prompts, options);
+    expect(tf.memory().numTensors).toBe(before);
+    const separate = await generate(model, prompts, { ...options, sharePrefill: false });
+    expect(shared.ids).toEqual(separate.ids);
+    shared.logprobs.forEach((row, i) => expect(maxAbsDiff(row, separate.logprobs[i]!)).toBeLessThan(1e-5));
+    // each copy samples from its own stream, so a group's members differ
+    expect(new Set([0, 2, 3].map((i) => shared.ids[i]!.join())).size).toBeGreaterThan(1);
+  });
+
   it('sampled log-probs are those of the sampled tokens at the sampling temperature', async () => {
     const prompt = [257, 72, 105];
     const temperature = 0.7;
