@@ -104,6 +104,11 @@ function to3d(x: tf.Tensor): tf.Tensor3D {
   return tf.reshape(x, [batch, r, c]) as tf.Tensor3D;
 }
 
+/** (batch, r, c) -> (...batch of `like`, r, c). */
+function fromLike(c3: tf.Tensor3D, like: tf.Tensor): tf.Tensor {
+  return tf.reshape(c3, [...like.shape.slice(0, -2), c3.shape[1], c3.shape[2]]);
+}
+
 /** The differentiable op for one transpose combination (made once: it runs in every layer of every decode step). */
 function differentiable(transposeA: boolean, transposeB: boolean): (a: tf.Tensor, b: tf.Tensor) => tf.Tensor {
   // customGrad passes the inputs and then the save function, typed as one union list.
@@ -113,7 +118,7 @@ function differentiable(transposeA: boolean, transposeB: boolean): (a: tf.Tensor
     save([a3, b3]);
     const c3 = product(a3, b3, transposeA, transposeB);
     return {
-      value: tf.reshape(c3, [...x.shape.slice(0, -2), c3.shape[1], c3.shape[2]]),
+      value: fromLike(c3, x),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [sa, sb] = saved as [tf.Tensor3D, tf.Tensor3D];
         const [da, db] = gradients(sa, sb, to3d(dy), transposeA, transposeB);
@@ -131,10 +136,7 @@ export function batchMatMul<T extends tf.Tensor>(a: T, b: T, transposeA = false,
   if (!simdMatMulActive()) return tf.matMul(a, b, transposeA, transposeB) as T;
   if (!tf.engine().isTapeOn()) {
     // No gradient is being recorded (decoding): skip customGrad's bookkeeping, once per layer per token.
-    return tf.tidy(() => {
-      const c3 = product(to3d(a), to3d(b), transposeA, transposeB);
-      return tf.reshape(c3, [...a.shape.slice(0, -2), c3.shape[1], c3.shape[2]]);
-    }) as T;
+    return tf.tidy(() => fromLike(product(to3d(a), to3d(b), transposeA, transposeB), a)) as T;
   }
   return OPS[Number(transposeA)]![Number(transposeB)]!(a, b) as T;
 }

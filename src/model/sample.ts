@@ -74,13 +74,13 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
   const cache = new KvCache(model.config.numLayers);
   try {
     // Distinct prompts are prefilled once; row b of the batch copies distinct prompt rowOf[b].
-    const firstOf = new Map<string, number>();
+    const rowByKey = new Map<string, number>();
+    const distinct: number[] = []; // the first prompt index of each distinct prompt
     const rowOf = prompts.map((prompt, b) => {
       const key = options.sharePrefill === false ? String(b) : prompt.join(',');
-      if (!firstOf.has(key)) firstOf.set(key, firstOf.size);
-      return firstOf.get(key)!;
+      if (!rowByKey.has(key)) { rowByKey.set(key, distinct.length); distinct.push(b); }
+      return rowByKey.get(key)!;
     });
-    const distinct = [...firstOf.values()].map((u) => rowOf.indexOf(u)); // a representative prompt index per distinct prompt
     const U = distinct.length;
     // Prefill in chunks of prompt positions; only the last chunk's final row feeds sampling.
     const chunk = Math.max(1, options.prefillChunk ?? 128);

@@ -25,6 +25,9 @@ export interface SamplerState {
   signal: Record<string, number>;
 }
 
+/** A saved state as checkpoints hold it (those written before 'learnable' have no signals). */
+export type SavedSamplerState = Omit<SamplerState, 'signal'> & { signal?: Record<string, number> };
+
 /** Chooses the tasks of each step; `observe` feeds back the groups' reward spread. */
 export class TaskSampler {
   private order: number[] = [];
@@ -67,7 +70,7 @@ export class TaskSampler {
   }
 
   /** Restores what save() returned (a checkpoint without signals starts them afresh). */
-  load(state: { order: number[]; cursor: number; signal?: Record<string, number> }): void {
+  load(state: SavedSamplerState): void {
     this.order = [...state.order];
     this.cursor = state.cursor;
     this.signal = new Map(Object.entries(state.signal ?? {}).filter(([id, v]) => this.taskIds.includes(id) && Number.isFinite(v)));

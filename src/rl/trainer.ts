@@ -8,7 +8,7 @@ import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
 import { stepMetrics } from './metrics.ts';
-import { TaskSampler, type SamplerState, type TaskSampling } from './task_sampler.ts';
+import { TaskSampler, type SamplerState, type SavedSamplerState, type TaskSampling } from './task_sampler.ts';
 import { modelSampler } from './policy.ts';
 import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
 import type { EvalReport, Phase, PhaseReport } from './trainer_api.ts';
@@ -129,7 +129,7 @@ export class Trainer {
   }
 
   /** Restores what saveCursor() returned. */
-  loadCursor(saved: { rng: RngState; order: number[]; cursor: number; signal?: Record<string, number> }): void {
+  loadCursor(saved: { rng: RngState } & SavedSamplerState): void {
     this.rng = new Rng(saved.rng);
     this.sampler.load(saved);
     this.state = null;
