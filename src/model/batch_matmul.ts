@@ -57,6 +57,52 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
   });
 }
 
+const STRIDED = 'AgenticRlSimdStridedMatMul';
+
+/** Attributes of the strided product: C (batch, m, n) = A[i] (m, k) @ B[i] (k, n), strides in floats. */
+interface StridedAttrs { batch: number; m: number; k: number; n: number; strideA: number; strideB: number }
+
+if (!tf.getKernel(STRIDED, 'wasm')) {
+  tf.registerKernel({
+    kernelName: STRIDED,
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const wasm = backend as unknown as WasmBackendLike;
+      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+      const { batch, m, k, n, strideA, strideB } = attrs as unknown as StridedAttrs;
+      const size = (t: tf.TensorInfo) => t.shape.reduce((p, q) => p * q, 1);
+      // The last matrix must end inside its operand: the kernel reads raw heap memory.
+      if ((batch - 1) * strideA + m * k > size(a) || (batch - 1) * strideB + k * n > size(b)) {
+        throw new Error(`stridedMatMul: (${batch} x ${m} x ${k}) @ (${k} x ${n}) with strides ${strideA}, ${strideB} reads past operands of ${size(a)} and ${size(b)} numbers`);
+      }
+      const out = wasm.makeOutput([batch, m, n], 'float32');
+      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+      kernelFor(wasm)!(offset(a), offset(b), offset(out), batch, m, k, n, strideA * 4, strideB * 4);
+      return out;
+    },
+  });
+}
+
+/**
+ * C[i] = A[i] @ B[i] for i < batch, where matrix i of A starts `strideA` numbers after matrix i - 1
+ * (likewise B): reads the first rows of every (b, h) slice of a preallocated KV cache without a
+ * copy. Wasm kernel only (check simdMatMulActive()); no gradient.
+ */
+export function stridedMatMul(a: tf.Tensor, b: tf.Tensor, attrs: StridedAttrs): tf.Tensor3D {
+  return tf.engine().runKernel(STRIDED, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor3D;
+}
+
+/**
+ * The wasm heap as floats (a fresh view: allocations may grow the heap) and the float index where
+ * a tensor's data starts. For code that writes tensors it owns in place (the KV cache).
+ */
+export function wasmHeap(): { floats: Float32Array; index(t: tf.Tensor): number } {
+  const backend = tf.backend() as unknown as WasmBackendLike;
+  const memory = memoryOf(backend);
+  if (!memory) throw new Error('wasmHeap: the wasm backend exposes no memory');
+  return { floats: new Float32Array(memory.buffer), index: (t) => backend.dataIdMap.get(t.dataId).memoryOffset / 4 };
+}
+
 /** Whether the SIMD kernel serves the current backend (wasm with WebAssembly SIMD). */
 export function simdMatMulActive(): boolean {
   if (!enabled || tf.getBackend() !== 'wasm') return false;

@@ -5,7 +5,7 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { batchMatMul } from './batch_matmul.ts';
+import { batchMatMul, stridedMatMul } from './batch_matmul.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear } from './ops.ts';
@@ -104,11 +104,23 @@ function attention(
   const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin); // (B, H, T, hd)
   let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin); // (B, Hkv, T, hd)
   let value = heads(applyLinear(h, v_proj, mode), Hkv);
-  if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
-  const S = key.shape[2]!;
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.
   const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
+  if (input.cache?.inPlace) {
+    if (mode.differentiable) throw new Error('an in-place KV cache is for decoding only (no gradient)');
+    const { keys, values, length: S, capacity } = input.cache.write(index, key, value); // (B, Hkv, capacity, hd)
+    // Keys and values are read where the cache keeps them: scores^T = K q^T per (b, key head),
+    // so the one operand copied is the small q^T, not the cache.
+    const queryT = tf.transpose(tf.reshape(grouped, [B * Hkv, g * T, hd]), [0, 2, 1]); // (B*Hkv, hd, g*T)
+    const scoresT = stridedMatMul(keys, queryT, { batch: B * Hkv, m: S, k: hd, n: g * T, strideA: capacity * hd, strideB: hd * g * T }); // (B*Hkv, S, g*T)
+    const scores = tf.reshape(tf.transpose(scoresT, [0, 2, 1]), [B, Hkv, g, T, S]);
+    const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B * Hkv, g * T, S]);
+    const context = tf.reshape(stridedMatMul(weights, values, { batch: B * Hkv, m: g * T, k: S, n: hd, strideA: g * T * S, strideB: capacity * hd }), [B, H, T, hd]);
+    return applyLinear(tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D, o_proj, mode);
+  }
+  if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
+  const S = key.shape[2]!;
   const scores = tf.reshape(batchMatMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
   const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B, Hkv, g * T, S]);
   const context = tf.reshape(batchMatMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)

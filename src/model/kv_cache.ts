@@ -1,21 +1,47 @@
 // Keys and values of past positions, per layer, so each decoding step only runs the new token.
-// tfjs tensors are immutable, so a step concatenates; finished sequences are dropped from the
-// batch (select) so they stop costing compute.
+// Two ways to keep them:
+// - concat (any backend): tfjs tensors are immutable, so each step concatenates the new keys onto
+//   the old ones, copying the whole cache once per layer per token;
+// - in place (wasm with our SIMD kernel): per layer one preallocated (B, Hkv, capacity, hd) tensor,
+//   owned by the cache and never handed out, into which each step writes only its new rows;
+//   attention reads the first S rows of every (b, head) slice where they lie (batch_matmul.ts
+//   stridedMatMul). Capacity doubles when full, so the copies of growing are amortized.
+// Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
+import { simdMatMulActive, wasmHeap } from './batch_matmul.ts';
 
-/** Per-layer keys and values, each (B, Hkv, S, hd). */
+/** One layer of an in-place cache: storage (B, Hkv, capacity, hd) whose first `length` slots are filled. */
+export interface CacheSlots {
+  keys: tf.Tensor;
+  values: tf.Tensor;
+  length: number;
+  capacity: number;
+}
+
+/** Slots an in-place cache starts with (it doubles from there). */
+const FIRST_CAPACITY = 64;
+
+/** Per-layer keys and values, each (B, Hkv, S, hd) (in place: S filled slots of a larger tensor). */
 export class KvCache {
   private readonly keys: (tf.Tensor | null)[];
   private readonly values: (tf.Tensor | null)[];
+  /** Filled slots per layer (in place). */
+  private readonly filled: number[];
+  /** Whether new keys are written into preallocated storage rather than concatenated. */
+  readonly inPlace: boolean;
 
-  constructor(numLayers: number) {
+  /** `inPlace` defaults to whether the wasm SIMD kernel is active (the only backend it serves). */
+  constructor(numLayers: number, options: { inPlace?: boolean } = {}) {
     this.keys = new Array<tf.Tensor | null>(numLayers).fill(null);
     this.values = new Array<tf.Tensor | null>(numLayers).fill(null);
+    this.filled = new Array<number>(numLayers).fill(0);
+    this.inPlace = options.inPlace ?? simdMatMulActive();
+    if (this.inPlace && !simdMatMulActive()) throw new Error('an in-place KV cache needs the wasm backend with the SIMD kernel');
   }
 
   /** Cached positions S (0 when empty). */
   get length(): number {
-    return this.keys[0]?.shape[2] ?? 0;
+    return this.inPlace ? this.filled[0]! : (this.keys[0]?.shape[2] ?? 0);
   }
 
   /** Sequences B in the cache (0 when empty). */
@@ -24,10 +50,11 @@ export class KvCache {
   }
 
   /**
-   * Appends one layer's new keys and values (B, Hkv, T, hd) and returns the whole history
-   * (B, Hkv, S + T, hd). Safe inside tf.tidy: the cache keeps its own references.
+   * Concat mode: appends one layer's new keys and values (B, Hkv, T, hd) and returns the whole
+   * history (B, Hkv, S + T, hd). Safe inside tf.tidy: the cache keeps its own references.
    */
   append(layer: number, key: tf.Tensor, value: tf.Tensor): [tf.Tensor, tf.Tensor] {
+    if (this.inPlace) throw new Error('KvCache.append: this cache is in place; use write()');
     const oldKey = this.keys[layer] ?? null;
     const oldValue = this.values[layer] ?? null;
     const newKey = tf.keep(oldKey ? tf.concat([oldKey, key], 2) : key);
@@ -37,6 +64,54 @@ export class KvCache {
     this.keys[layer] = newKey;
     this.values[layer] = newValue;
     return [newKey, newValue];
+  }
+
+  /**
+   * In-place mode: writes one layer's new keys and values (B, Hkv, T, hd) after its filled slots
+   * and returns the storage. The tensors returned stay the cache's: read them, do not keep them.
+   */
+  write(layer: number, key: tf.Tensor, value: tf.Tensor): CacheSlots {
+    if (!this.inPlace) throw new Error('KvCache.write: this cache concatenates; use append()');
+    const [B, Hkv, T, hd] = key.shape as [number, number, number, number];
+    const S = this.filled[layer]!;
+    const current = this.keys[layer]?.shape[2] ?? 0;
+    if (this.keys[layer] && this.keys[layer]!.shape[0] !== B) throw new Error(`KvCache.write: batch ${B}, cache holds ${this.keys[layer]!.shape[0]}`);
+    if (S + T > current) {
+      let capacity = Math.max(current, FIRST_CAPACITY);
+      while (capacity < S + T) capacity *= 2;
+      for (const store of [this.keys, this.values]) store[layer] = this.regrown(store[layer] ?? null, [B, Hkv, capacity, hd], S);
+    }
+    const capacity = this.keys[layer]!.shape[2]!;
+    const heap = wasmHeap(); // after any allocation above
+    for (const [store, fresh] of [[this.keys, key], [this.values, value]] as const) {
+      const base = heap.index(store[layer]!);
+      const from = heap.index(fresh);
+      const rows = T * hd;
+      for (let slice = 0; slice < B * Hkv; slice++) {
+        const source = from + slice * rows;
+        heap.floats.copyWithin(base + (slice * capacity + S) * hd, source, source + rows);
+      }
+    }
+    this.filled[layer] = S + T;
+    return { keys: this.keys[layer]!, values: this.values[layer]!, length: S + T, capacity };
+  }
+
+  /** New storage of `shape` holding the first `filled` slots of `old` (disposed). */
+  private regrown(old: tf.Tensor | null, shape: [number, number, number, number], filled: number): tf.Tensor {
+    const fresh = tf.keep(tf.zeros(shape));
+    if (old) {
+      const [B, Hkv, capacity, hd] = shape;
+      const oldCapacity = old.shape[2]!;
+      const heap = wasmHeap();
+      const to = heap.index(fresh);
+      const from = heap.index(old);
+      for (let slice = 0; slice < B * Hkv; slice++) {
+        const source = from + slice * oldCapacity * hd;
+        heap.floats.copyWithin(to + slice * capacity * hd, source, source + filled * hd);
+      }
+      old.dispose();
+    }
+    return fresh;
   }
 
   /** Keeps only the given batch rows, in that order. */
@@ -60,6 +135,7 @@ export class KvCache {
         store[layer] = null;
       });
     }
+    this.filled.fill(0);
   }
 }
 

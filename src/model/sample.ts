@@ -41,6 +41,11 @@ export interface GenerateOptions {
    * model G times.
    */
   sharePrefill?: boolean;
+  /**
+   * Keep keys and values in a preallocated cache written in place (default: wherever the wasm SIMD
+   * kernel runs); false concatenates every step (kv_cache.ts). For comparisons.
+   */
+  inPlaceCache?: boolean;
 }
 
 /** New tokens per prompt, their log-probs, and why each stopped. */
@@ -71,7 +76,7 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
   const P = Math.max(...prompts.map((p) => p.length));
   const pad = prompts.map((p) => P - p.length); // left padding of each sequence
   let live = prompts.map((_, i) => i); // original index of each batch row
-  const cache = new KvCache(model.config.numLayers);
+  const cache = new KvCache(model.config.numLayers, options.inPlaceCache === undefined ? {} : { inPlace: options.inPlaceCache });
   try {
     // Distinct prompts are prefilled once; row b of the batch copies distinct prompt rowOf[b].
     const rowByKey = new Map<string, number>();

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchMatMul, simdMatMulActive, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { batchMatMul, simdMatMulActive, stridedMatMul, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { instantiateMatmul, simdMatmulModule } from '../../src/model/simd_matmul.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
@@ -114,5 +114,21 @@ describe('batchMatMul on wasm', () => {
     const b = tf.zeros([2, 5, 6]);
     expect(() => batchMatMul(a, b)).toThrow(/2,3,4 and 2,5,6/);
     tf.dispose([a, b]);
+  });
+
+  it('stridedMatMul reads the first rows of strided slices (a KV cache) and refuses reads past its operands', () => {
+    // A: 3 slices of capacity 10 rows x 4; the product uses the first 6 rows of each
+    const a = tf.tensor(filled(3 * 10 * 4, 8), [3, 10, 4]);
+    const b = tf.tensor(filled(3 * 4 * 5, 9), [3, 4, 5]);
+    const got = tf.tidy(() => stridedMatMul(a, b, { batch: 3, m: 6, k: 4, n: 5, strideA: 40, strideB: 20 }).arraySync());
+    const want = tf.tidy(() => tf.matMul(tf.slice(a, [0, 0, 0], [3, 6, 4]), b).arraySync());
+    (got as number[][][]).flat(2).forEach((v, i) => expect(v).toBeCloseTo((want as number[][][]).flat(2)[i]!, 4));
+    // strided B as well: the first 6 rows of each slice of a (6 x 4) -> C = x (3, 2, 6) @ those rows
+    const x = tf.tensor(filled(3 * 2 * 6, 10), [3, 2, 6]);
+    const gotB = tf.tidy(() => stridedMatMul(x, a, { batch: 3, m: 2, k: 6, n: 4, strideA: 12, strideB: 40 }).arraySync());
+    const wantB = tf.tidy(() => tf.matMul(x, tf.slice(a, [0, 0, 0], [3, 6, 4])).arraySync());
+    (gotB as number[][][]).flat(2).forEach((v, i) => expect(v).toBeCloseTo((wantB as number[][][]).flat(2)[i]!, 4));
+    expect(() => stridedMatMul(a, b, { batch: 3, m: 6, k: 4, n: 5, strideA: 60, strideB: 20 })).toThrow(/reads past/);
+    tf.dispose([a, b, x]);
   });
 });

@@ -53,6 +53,48 @@ describe('KV cache and batched sampling (wasm)', () => {
     cache.dispose();
   });
 
+  it('the in-place cache (wasm) equals the concatenating one through regrowth and row selection', () => {
+    const inPlace = new KvCache(model.config.numLayers);
+    const concat = new KvCache(model.config.numLayers, { inPlace: false });
+    expect(inPlace.inPlace).toBe(true); // wasm with the SIMD kernel: the default
+    const before = tf.memory().numTensors;
+    const run = (cache: KvCache, ids: number[], T: number, start: number, rowPad: number[]) => {
+      const batch = ids.length / T;
+      const rows = tf.tidy(() => outputLogits(model.params, decoderForward(
+        model,
+        {
+          ids: Int32Array.from(ids), batch, time: T, positions: ids.map((_, n) => Math.max(0, start + (n % T) - rowPad[Math.floor(n / T)]!)),
+          maskBias: maskBias(batch, T, start + T, (b, i, j) => j <= start + i && j >= rowPad[b]!), cache,
+        },
+        model.forwardMode(false),
+      )));
+      const data = rows.dataSync() as Float32Array;
+      rows.dispose();
+      return data;
+    };
+    // three sequences (the first left-padded by 2), a 5-position prefill, then 75 single tokens:
+    // past the first capacity (64) and one doubling; rows 2 and 0 are kept after step 30
+    let rowPad = [2, 0, 0];
+    const prompt = [0, 0, 257, 72, 105, 257, 10, 287, 46, 45, 1, 2, 3, 4, 5];
+    let maxDiff = maxAbsDiff(run(inPlace, prompt, 5, 0, rowPad), run(concat, prompt, 5, 0, rowPad));
+    for (let step = 0; step < 75; step++) {
+      if (step === 30) {
+        for (const cache of [inPlace, concat]) cache.select([2, 0]);
+        rowPad = [0, 2];
+      }
+      const ids = rowPad.map((_, b) => (step * 37 + b * 11) % model.config.vocabSize);
+      maxDiff = Math.max(maxDiff, maxAbsDiff(run(inPlace, ids, 1, 5 + step, rowPad), run(concat, ids, 1, 5 + step, rowPad)));
+    }
+    expect(maxDiff).toBeLessThan(1e-5);
+    expect([inPlace.length, concat.length, inPlace.batch]).toEqual([80, 80, 2]);
+    inPlace.dispose();
+    concat.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+    // misuse is refused rather than mis-run
+    expect(() => tf.tidy(() => { concat.write(0, tf.zeros([1, 1, 1, 1]), tf.zeros([1, 1, 1, 1])); })).toThrow(/concatenates/);
+    expect(() => tf.tidy(() => { inPlace.append(0, tf.zeros([1, 1, 1, 1]), tf.zeros([1, 1, 1, 1])); })).toThrow(/in place/);
+  });
+
   it('greedy tokens and their log-probs equal a full forward pass at every step', async () => {
     const prompt = [257, 72, 105, 33];
     const { ids, logprobs } = await generate(model, [prompt], { maxNewTokens: 8, temperature: 0, eosIds: [] });
