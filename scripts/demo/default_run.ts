@@ -34,7 +34,7 @@ for (const seed of seeds) {
   for (let step = 0; step < config.steps; step++) {
     const metrics = await trainer.runStep();
     rewards.push(Number(metrics.reward_mean.toFixed(3)));
-    process.stderr.write(`seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} kl ${metrics.kl?.toFixed(4)}\n`);
+    process.stderr.write(`seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)} kl ${metrics.kl?.toFixed(4)}\n`);
   }
   const minutes = (performance.now() - started) / 60_000;
   const after = await evaluate();

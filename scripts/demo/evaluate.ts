@@ -33,6 +33,8 @@ export interface EvalReport {
   meanTurns: number;
   /** Share of episodes that ended with a final answer. */
   answered: number;
+  /** Share of episodes that ran code at least once. */
+  ranCode: number;
   seconds: number;
   trajectories: Trajectory[];
 }
@@ -56,6 +58,7 @@ export async function evaluate(model: CausalLM, tokenizer: Tokenizer, tasks: rea
     byTask,
     meanTurns: scored.reduce((s, t) => s + t.turns.length, 0) / Math.max(1, scored.length),
     answered: scored.filter((t) => t.finishReason === 'final_answer').length / Math.max(1, scored.length),
+    ranCode: scored.filter((t) => t.turns.some((turn) => turn.action.type === 'execute_code')).length / Math.max(1, scored.length),
     seconds: (performance.now() - started) / 1000,
     trajectories: scored,
   };

@@ -18,7 +18,7 @@ const tokenizer = await loadTokenizer(directorySource(dir));
 const executor = processExecutor(DEFAULT_EVAL.timeoutMs);
 const tasks = split === 'train' ? tasksFor('seed+builtin') : evalTasksFor('seed+builtin');
 const report = await evaluate(model, tokenizer, tasks, executor, { ...DEFAULT_EVAL, samples: Number(samplesArg), seed: 7, temperature: Number(temperatureArg) });
-console.log(JSON.stringify({ 'pass@1': report.passAt1, answered: report.answered, meanTurns: report.meanTurns, seconds: report.seconds, tasks: report.byTask }));
+console.log(JSON.stringify({ 'pass@1': report.passAt1, answered: report.answered, ranCode: report.ranCode, meanTurns: report.meanTurns, seconds: report.seconds, tasks: report.byTask }));
 for (const t of report.trajectories.slice(0, Number(process.env.SHOW ?? 0))) {
   console.log(`===== ${t.taskId} passed=${t.passed} (${t.finishReason})`);
   for (const m of t.messages.slice(1)) console.log(`[${m.role}] ${m.content}`);

@@ -94,6 +94,7 @@ export function stepMetrics(input: {
     update_skipped: update ? update.skipped : 'no update',
     generated_tokens_mean: mean(tokens),
     turns_mean: mean(all.map((t) => t.turns.length)),
+    ran_code_fraction: mean(all.map((t) => (t.turns.some((turn) => turn.action.type === 'execute_code') ? 1 : 0))),
     timeouts: count((t) => t.timedOut),
     truncations: count((t) => t.truncated),
     prefix_breaks: count((t) => t.prefixBroken),

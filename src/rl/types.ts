@@ -184,6 +184,8 @@ export interface StepMetrics {
   /** Mean tokens generated per trajectory, summed over its turns. */
   generated_tokens_mean: number;
   turns_mean: number;
+  /** Share of episodes that ran code at least once (tool use; an answer without code is a guess). */
+  ran_code_fraction: number;
   timeouts: number;
   truncations: number;
   prefix_breaks: number;

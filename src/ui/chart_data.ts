@@ -50,6 +50,8 @@ export const CHARTS: readonly ChartSpec[] = [
     ],
   },
   { id: 'turns', title: 'Turns per episode', caption: 'how many times the agent acted before it answered or ran out', series: [{ label: 'turns', color: '#1a7f37', value: (m) => m.turns_mean }] },
+  // Runs saved before this metric existed have no value: a gap, not a zero.
+  { id: 'tools', title: 'Runs code', caption: 'share of episodes that ran code at least once (the rest answered without running any)', range: [0, 1], series: [{ label: 'ran code', color: '#0a7f8f', value: (m) => m.ran_code_fraction ?? null }] },
   {
     id: 'time', title: 'Seconds per phase', caption: 'where a step spends its time', units: 's',
     series: [

@@ -36,6 +36,10 @@ describe('stepMetrics', () => {
   it('counts tokens, turns, flags and errors; tokens/s over generation time', () => {
     expect(m.generated_tokens_mean).toBe((14 + 14 + 20 + 12) / 4);
     expect(m.turns_mean).toBe(1.5);
+    expect(m.ran_code_fraction).toBe(1); // the format error of trajectory 1 is followed by code
+    const guessed = trajectory(2, 0, { turns: [turn(5, 'finish')] });
+    const noCode = trajectory(2, 1, { turns: [turn(5, 'format_error'), turn(3, 'finish')] });
+    expect(stepMetrics({ step: 1, trajectories: [...trajectories, guessed, noCode], groups, update, seconds: { generate: 1, sandbox: 0, train: 0 } }).ran_code_fraction).toBe(4 / 6);
     expect([m.timeouts, m.truncations, m.prefix_breaks, m.reward_errors, m.format_errors]).toEqual([1, 1, 1, 1, 1]);
     expect(m.tokens_per_s).toBe(60 / 2);
     expect([m.loss, m.kl, m.clip_fraction, m.grad_norm, m.update_skipped, m.trained_trajectories]).toEqual([0.1, 0.01, 0.2, 0.7, null, 3]);

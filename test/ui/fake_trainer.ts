@@ -170,7 +170,7 @@ export class FakeTrainer implements TrainerApi {
     const metrics = buildMetrics(step, {
       reward_mean: mean, reward_max: Math.max(0, ...rewards), pass_rate: this.trajectories.filter((t) => t.passed).length / Math.max(1, rewards.length),
       reward_parts: { output_match: mean }, zero_std_fraction: (this.groups ?? []).filter((g) => g.zeroStd).length / Math.max(1, this.groups?.length ?? 1),
-      loss: 0.05 / step, kl: 0.002 * step, clip_fraction: 0.02 * (step % 4), turns_mean: 2 - 0.03 * step,
+      loss: 0.05 / step, kl: 0.002 * step, clip_fraction: 0.02 * (step % 4), turns_mean: 2 - 0.03 * step, ran_code_fraction: Math.min(1, 0.5 + 0.02 * step),
       timeouts: this.trajectories.filter((t) => t.timedOut).length, trained_trajectories: this.trajectories.length,
       // like the real trainer, evaluate every evalEvery steps as part of the step
       eval_pass_at_1: this.config.evalEvery > 0 && step % this.config.evalEvery === 0 ? this.passProbability(step) : null,

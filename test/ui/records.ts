@@ -79,7 +79,7 @@ export function buildMetrics(step: number, overrides: Partial<StepMetrics> = {})
   return {
     step, reward_mean: 0.25, reward_max: 1, reward_std: 0.4, reward_parts: { output_match: 0.25 }, pass_rate: 0.25,
     zero_std_fraction: 0.33, trained_trajectories: 12, loss: 0.012, kl: 0.001, clip_fraction: 0.05, ratio_mean: 1,
-    entropy: 1.2, grad_norm: 0.8, update_skipped: null, generated_tokens_mean: 60, turns_mean: 1.5, timeouts: 0,
+    entropy: 1.2, grad_norm: 0.8, update_skipped: null, generated_tokens_mean: 60, turns_mean: 1.5, ran_code_fraction: 0.75, timeouts: 0,
     truncations: 1, prefix_breaks: 0, reward_errors: 0, format_errors: 1, tokens_per_s: 120, seconds_generate: 2.5,
     seconds_sandbox: 0.4, seconds_train: 1.5, eval_pass_at_1: null, ...overrides,
   };

@@ -100,7 +100,11 @@ describe('chart columns', () => {
     const tokens = chartColumns(CHARTS.find((c) => c.id === 'tokens')!, [buildMetrics(1, { generated_tokens_mean: 90, turns_mean: 1.5 })]);
     expect(tokens[1]).toEqual([60]);
     expect(hasPoints(chartColumns(CHARTS.find((c) => c.id === 'loss')!, []))).toBe(false);
-    expect(CHARTS.map((c) => c.id)).toEqual(['reward', 'loss', 'kl', 'clip', 'tokens', 'turns', 'time']);
+    const tools = CHARTS.find((c) => c.id === 'tools')!;
+    const legacy = { ...buildMetrics(2) } as Partial<ReturnType<typeof buildMetrics>>;
+    delete legacy.ran_code_fraction; // a run saved before the metric existed
+    expect(chartColumns(tools, [buildMetrics(1, { ran_code_fraction: 0.5 }), legacy as ReturnType<typeof buildMetrics>])[1]).toEqual([0.5, null]);
+    expect(CHARTS.map((c) => c.id)).toEqual(['reward', 'loss', 'kl', 'clip', 'tokens', 'turns', 'tools', 'time']);
   });
 });
 
