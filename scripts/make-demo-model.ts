@@ -10,6 +10,9 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     corpus: { type: 'string', default: '6000' },
     'wrong-share': { type: 'string', default: '0.35' },
+    'guess-share': { type: 'string', default: '0' },
+    'eval-temperature': { type: 'string', default: '1' },
+    'token-weighting': { type: 'string', default: 'batch' },
     steps: { type: 'string', default: '2000' },
     batch: { type: 'string', default: '8' },
     lr: { type: 'string', default: '3e-3' },
@@ -31,19 +34,24 @@ const number = (name: keyof typeof values): number => {
 const backend = values.backend;
 if (backend !== 'wasm' && backend !== 'cpu') throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
 const steps = number('steps');
+const tokenWeighting = values['token-weighting'];
+if (tokenWeighting !== 'batch' && tokenWeighting !== 'corpus') throw new Error(`--token-weighting must be batch or corpus, got ${JSON.stringify(tokenWeighting)}`);
 const recipe: DemoRecipe = {
   out: values.out!,
   seed: number('seed'),
   corpusSize: number('corpus'),
   wrongShare: number('wrong-share'),
   genericShare: 0.3,
+  guessShare: number('guess-share'),
   shape: DEMO_SHAPE,
-  schedule: { steps, batchSize: number('batch'), peakLearningRate: number('lr'), finalLearningRate: number('lr') / 10, warmupSteps: values.warmup ? number('warmup') : Math.min(30, Math.ceil(steps / 10)), gradClip: 1, seed: number('seed') },
+  schedule: { steps, batchSize: number('batch'), peakLearningRate: number('lr'), finalLearningRate: number('lr') / 10, warmupSteps: values.warmup ? number('warmup') : Math.min(30, Math.ceil(steps / 10)), gradClip: 1, seed: number('seed'), tokenWeighting },
   evalEvery: number('eval-every'),
   evalSamples: number('eval-samples'),
   finalSamples: number('final-samples'),
   band: [0.15, 0.6],
-  sweepTemperatures: [0.7, 0.5],
+  // Scores (and the checkpoint choice) at --eval-temperature, plus these others for the card.
+  sweepTemperatures: [1, 0.7, 0.5].filter((t) => t !== number('eval-temperature')),
+  ...(number('eval-temperature') !== 1 ? { evalOverrides: { temperature: number('eval-temperature') } } : {}),
   backend,
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),

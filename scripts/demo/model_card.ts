@@ -9,6 +9,10 @@ export interface CardFacts {
   shape: DemoShape;
   corpusSize: number;
   wrongShare: number;
+  /** How the SFT loss weighs tokens (sft_loop.ts; absent = 'batch'). */
+  tokenWeighting?: 'batch' | 'corpus';
+  /** Measured share of transcripts that answer without running code (absent = none). */
+  guessShare?: number;
   tokens: number;
   steps: number;
   batchSize: number;
@@ -24,8 +28,20 @@ export interface CardFacts {
   finalLoss: number | null;
   backend: string;
   logitDiff?: number;
-  /** Train-split pass@1 at lower sampling temperatures, by temperature. */
+  /** Sampling temperature of the scores and the checkpoint choice (absent = 1). */
+  temperature?: number;
+  /** Train-split pass@1 at other sampling temperatures, by temperature. */
   sweep?: Record<string, number>;
+}
+
+/** The corpus sentence about answering without code, when the recipe has such transcripts. */
+function guessText(f: CardFacts): string {
+  if (!f.guessShare) return '';
+  return ` In about ${Math.round(f.guessShare * 100)}% of
+the transcripts the assistant skips the sandbox and answers at once with a plausible wrong value
+(what one of the task's wrong programs prints, or a near miss): the habit of real models that guess
+instead of using their tool. So the model often answers without running code; GRPO, which rewards
+only answers backed by code that passes the hidden tests, trains that habit away.`;
 }
 
 const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
@@ -59,26 +75,26 @@ Chat format: ChatML; a turn ends with \`<|im_end|>\` (the eos).
 
 ## Data
 
-${f.corpusSize} synthetic multi-turn transcripts (${f.tokens} tokens) in exactly the agent loop's
+${f.command.includes('\n') ? 'The last of the runs listed under Reproduce trained on ' : ''}${f.corpusSize} synthetic multi-turn transcripts (${f.tokens} tokens) in exactly the agent loop's
 format (src/rl/actions.ts: system prompt, task, code block, \`Execution result:\` observation,
 final answer), generated from one template per task of the \`seed\` set (${SEED_TASKS.length}) and the
 \`builtin\` train split, with other parameters and phrasings. About ${Math.round(f.wrongShare * 100)}% of the
 first attempts are realistically wrong (off-by-one, wrong builtin, a NameError, printing the wrong
-thing or nothing), followed by the real traceback or output and a corrected attempt. Every
+thing or nothing), followed by the real traceback or output and a corrected attempt.${guessText(f)} Every
 observation is the output of really running the code in the project's Pyodide sandbox. The corpus
 never contains a prompt or function of the \`builtin\` eval split, nor any hidden test line
-(checked by the generator and by test/demo/).
+(checked by the generator and by test/demo/).${f.command.includes('\n') ? ' The runs before it used the same generator with their own settings (see Reproduce).' : ''}
 
 ## Training
 
-Supervised (loss on assistant tokens only) with the project's own tfjs code on the
+Supervised (loss on assistant tokens only${f.tokenWeighting === 'corpus' ? ', every token weighted the same whatever batch it lands in' : ''}) with the project's own tfjs code on the
 \`${f.backend}\` backend in Node: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
 batch ${f.batchSize}, ${f.steps} steps${f.command.includes('\n') ? ' in the last of the runs listed under Reproduce, each resuming from the one before' : ''} (the checkpoint chosen by measured pass@1: the latest inside the 0.15-0.60 band, else the nearest to it),
 ${f.trainMinutes.toFixed(0)} minutes of training, ${f.totalMinutes.toFixed(0)} minutes for the whole recipe on a shared 2-core machine.
 ${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
 ## Scores
 
-pass@1 with the agent loop's rollout settings at temperature 1.0 (128 new tokens per turn, 3 turns;
+pass@1 with the agent loop's rollout settings at temperature ${(f.temperature ?? 1).toFixed(1)} (128 new tokens per turn, 3 turns;
 rewards output_match + tests, both must pass), ${f.samples} samples per task, measured on these files:
 
 | tasks | pass@1 |

@@ -29,6 +29,8 @@ export interface DemoRecipe {
   corpusSize: number;
   wrongShare: number;
   genericShare: number;
+  /** Share of transcripts that answer at once, wrongly, without running code (0 = none). */
+  guessShare: number;
   shape: DemoShape;
   schedule: SftSchedule;
   /** Steps between checkpoint evaluations (0 = only at the end). */
@@ -42,7 +44,7 @@ export interface DemoRecipe {
   evalOverrides?: Partial<EvalSettings>;
   /** Evaluate only the first N tasks of each split (smoke tests); all when absent. */
   taskLimit?: number;
-  /** Lower sampling temperatures at which the train split is also scored (for tuning GRPO). */
+  /** Other sampling temperatures at which the train split is also scored (for tuning GRPO). */
   sweepTemperatures: number[];
   /** End training at this step (the schedule still spans `schedule.steps`); absent = run it all. */
   stopAt?: number;
@@ -87,10 +89,10 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   const corpusExecutor = await sandboxExecutor();
   const templateProblems = await checkTemplates(TEMPLATES, corpusExecutor, recipe.seed);
   if (templateProblems.length > 0) throw new Error(`templates disagree with the hidden tests:\n${templateProblems.join('\n')}`);
-  const corpus = await generateCorpus(TEMPLATES, corpusExecutor, { size: recipe.corpusSize, seed: recipe.seed, wrongShare: recipe.wrongShare, genericShare: recipe.genericShare });
+  const corpus = await generateCorpus(TEMPLATES, corpusExecutor, { size: recipe.corpusSize, seed: recipe.seed, wrongShare: recipe.wrongShare, genericShare: recipe.genericShare, guessShare: recipe.guessShare });
   const leaks = leakProblems(corpus);
   if (leaks.length > 0) throw new Error(`held-out material in the corpus:\n${leaks.join('\n')}`);
-  log(`corpus: ${corpus.length} transcripts, ${corpus.filter((t) => !t.firstTryCorrect).length} with a wrong first attempt (${minutes().toFixed(1)} min)`);
+  log(`corpus: ${corpus.length} transcripts, ${corpus.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${corpus.filter((t) => t.guessed).length} answering without code (${minutes().toFixed(1)} min)`);
 
   const tokenizerJson = recipe.resume
     ? (JSON.parse(readFileSync(join(recipe.resume, 'tokenizer.json'), 'utf8')) as Record<string, unknown>)
@@ -119,10 +121,10 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   let lossSum = 0;
   let lossCount = 0;
   const provisionalFacts = (step: number): CardFacts => ({
-    parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare,
+    parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare, guessShare: corpus.filter((t) => t.guessed).length / corpus.length, tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
     tokens, steps: step, batchSize: recipe.schedule.batchSize, trainMinutes: trainSeconds / 60, totalMinutes: minutes(),
     seed: recipe.seed, command, longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
-    byTask: {}, finalLoss: null, backend: recipe.backend,
+    byTask: {}, finalLoss: null, backend: recipe.backend, temperature: evalBase.temperature,
   });
   const assess = async (step: number) => {
     const snapshot = snapshotWeights(model);
@@ -133,7 +135,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     // Export the current choice right away, so an interrupted run still leaves a usable model.
     const current = chooseCheckpoint(candidates.map((c) => ({ ...c, passAt1: c.report.passAt1 })), recipe.band);
     exportDemo(recipe.out, current.snapshot, { config: configJson(recipe.shape), tokenizerJson, tokenizerConfig: tokenizerConfig(), readme: modelCard(provisionalFacts(current.step)) });
-    log(`eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}, answered ${report.answered.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)`);
+    log(`eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)`);
     return report;
   };
   try {

@@ -15,6 +15,19 @@ export interface SftSchedule {
   warmupSteps: number;
   gradClip: number;
   seed: number;
+  /**
+   * 'batch': the loss is the mean over each batch's learned tokens (the committed model's first
+   * run); 'corpus': the sum divided by the corpus's mean learned tokens per batch, so every token
+   * weighs the same across batches (length-bucketed batches of short transcripts would otherwise
+   * weigh their tokens more). Absent = 'batch'.
+   */
+  tokenWeighting?: 'batch' | 'corpus';
+}
+
+/** Mean learned (mask 1, predicted) tokens per batch of `batchSize` over the examples. */
+export function meanLearnedTokens(examples: readonly SftExample[], batchSize: number): number {
+  const total = examples.reduce((sum, e) => sum + e.mask.slice(1).reduce((a, b) => a + b, 0), 0);
+  return (total / Math.max(1, examples.length)) * batchSize;
 }
 
 /** Learning rate at `step` (0-based): linear warmup, then cosine from peak to final. */
@@ -62,11 +75,12 @@ export async function trainSft(
   onStep: (progress: SftProgress) => void | 'stop' | Promise<void | 'stop'> = () => {},
 ): Promise<void> {
   const stream = batches(examples, schedule.batchSize, new Rng(schedule.seed));
+  const normalizer = schedule.tokenWeighting === 'corpus' ? meanLearnedTokens(examples, schedule.batchSize) : undefined;
   for (let step = 0; step < schedule.steps; step++) {
     const batch = stream.next().value as SftExample[];
     const learningRate = learningRateAt(step, schedule);
     const started = performance.now();
-    const loss = sftStep(model, optimizer, batch, { learningRate, gradClip: schedule.gradClip });
+    const loss = sftStep(model, optimizer, batch, { learningRate, gradClip: schedule.gradClip, ...(normalizer ? { normalizer } : {}) });
     const progress = { step: step + 1, loss, learningRate, seconds: (performance.now() - started) / 1000, tokens: batch.reduce((s, e) => s + e.ids.length, 0) };
     if ((await onStep(progress)) === 'stop') break;
   }

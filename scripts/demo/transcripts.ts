@@ -2,7 +2,8 @@
 // system prompt, task, then assistant code blocks answered by `Execution result:` observations
 // produced by really running the code, and a closing `FINAL ANSWER: <expected>`. A controlled share
 // of episodes start with a realistic wrong attempt, followed by its real traceback or wrong output
-// and a corrected attempt.
+// and a corrected attempt. Another share (optional) skips the sandbox and answers at once with a
+// plausible wrong value: the tool-skipping habit of real models, which GRPO can train away.
 import type { Rng } from '../../src/model/rng.ts';
 import { formatObservation, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import type { CodeExecutor, Message } from '../../src/rl/types.ts';
@@ -15,6 +16,8 @@ export interface Transcript {
   messages: Message[];
   /** Whether the first attempt was already correct. */
   firstTryCorrect: boolean;
+  /** Whether the assistant answered at once, without running code (and wrongly). */
+  guessed?: boolean;
 }
 
 /** An assistant turn that runs `code` (the fence format the strict parser reads). */
@@ -50,6 +53,30 @@ export interface TranscriptOptions {
   wrongShare: number;
   /** Probability of picking a generic mistake (NameError, no print) rather than a kind-specific one. */
   genericShare: number;
+  /**
+   * Probability that the assistant skips the sandbox and answers at once with a plausible wrong
+   * value (the output of one of the task's wrong programs, or a near miss). Absent or 0 draws no
+   * random number, so recipes without it reproduce exactly.
+   */
+  guessShare?: number;
+}
+
+/**
+ * A plausible wrong answer: what one of the task's wrong programs prints (what a model that
+ * "thinks it through" without running code gets), else a near miss of the true answer; null when
+ * neither exists.
+ */
+export async function wrongGuess(instance: Instance, expected: string, executor: CodeExecutor, rng: Rng): Promise<string | null> {
+  const outputs: string[] = [];
+  for (const mistake of instance.mistakes) {
+    const run = await executor.execute(mistake.code);
+    const line = lastLine(run.observation);
+    if (run.ok && line !== null && line !== expected && !line.startsWith('None')) outputs.push(line);
+  }
+  if (outputs.length > 0) return pick(rng, outputs);
+  if (expected === 'True' || expected === 'False') return expected === 'True' ? 'False' : 'True';
+  if (/^-?\d+$/.test(expected)) return String(Number(expected) + pick(rng, [-1, 1, 2, 10]));
+  return null;
 }
 
 /**
@@ -66,6 +93,14 @@ export async function buildTranscript(taskId: string, instance: Instance, execut
     { role: 'system', content: SYSTEM_PROMPT },
     { role: 'user', content: instance.prompt },
   ];
+  const guessShare = options.guessShare ?? 0;
+  if (guessShare > 0 && rng.uniform() < guessShare) {
+    const guess = await wrongGuess(instance, expected, executor, rng);
+    if (guess !== null) {
+      messages.push({ role: 'assistant', content: `FINAL ANSWER: ${guess}` });
+      return { taskId, messages, firstTryCorrect: false, guessed: true };
+    }
+  }
   let firstTryCorrect = true;
   if (rng.uniform() < options.wrongShare) {
     const generic = genericMistakes(instance);

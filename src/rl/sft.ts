@@ -11,21 +11,36 @@ export interface SftExample {
   mask: number[];
 }
 
+/** Settings of one SFT step. */
+export interface SftStepOptions {
+  learningRate: number;
+  gradClip?: number;
+  /**
+   * Divide the summed NLL by this fixed number instead of the batch's own count of learned
+   * tokens, so every token weighs the same whatever batch it lands in. With the per-batch mean, a
+   * batch of short sequences gives each of its tokens more weight, which skews decisions that
+   * short and long sequences make differently (e.g. answering at once vs running code).
+   */
+  normalizer?: number;
+}
+
 /** One optimizer step on a batch; returns the mean masked negative log-likelihood (nats/token). */
-export function sftStep(model: CausalLM, optimizer: AdamW, batch: readonly SftExample[], options: { learningRate: number; gradClip?: number }): number {
+export function sftStep(model: CausalLM, optimizer: AdamW, batch: readonly SftExample[], options: SftStepOptions): number {
   const variables = [...model.trainableVariables()];
   const T = Math.max(...batch.map((e) => e.ids.length)) - 1;
   const mask = tf.tensor2d(batch.map((e) => Array.from({ length: T }, (_, t) => e.mask[t + 1] ?? 0)), [batch.length, T]); // (B, T-1)
   const count = Math.max(batch.reduce((sum, e) => sum + e.mask.slice(1).reduce((a, b) => a + b, 0), 0), 1);
+  const divisor = options.normalizer ?? count;
+  if (!(divisor > 0)) throw new Error(`sftStep: normalizer must be positive, got ${divisor}`);
   const { value, grads } = tf.variableGrads(() => {
     const logprobs = tokenLogprobs(model, batch.map((e) => e.ids), { temperature: 1 }); // (B, T-1)
-    return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), count) as tf.Scalar;
+    return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), divisor) as tf.Scalar;
   }, variables.map(([, v]) => v));
   const byName: Record<string, tf.Tensor> = {};
   for (const [name, variable] of variables) if (grads[variable.name]) byName[name] = grads[variable.name]!;
   const clipped = options.gradClip ? clipByGlobalNorm(byName, options.gradClip) : null;
   optimizer.apply(clipped ? clipped.grads : byName, options.learningRate);
-  const loss = value.dataSync()[0]!;
+  const loss = (value.dataSync()[0]! * divisor) / count; // per learned token, whatever the divisor
   if (clipped) { Object.values(clipped.grads).forEach((g) => g.dispose()); clipped.norm.dispose(); }
   Object.values(grads).forEach((g) => g.dispose());
   value.dispose();

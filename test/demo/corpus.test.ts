@@ -9,7 +9,8 @@ import { lastLine } from '../../src/tasks/rewards.ts';
 import { checkTemplates, generateCorpus, leakProblems } from '../../scripts/demo/corpus.ts';
 import { sandboxExecutor } from '../../scripts/demo/sandbox_executor.ts';
 import { TEMPLATES } from '../../scripts/demo/templates.ts';
-import { genericMistakes, misspell, type Transcript } from '../../scripts/demo/transcripts.ts';
+import { genericMistakes, misspell, wrongGuess, type Transcript } from '../../scripts/demo/transcripts.ts';
+import { Rng } from '../../src/model/rng.ts';
 
 let executor: CodeExecutor;
 let corpus: Transcript[];
@@ -76,4 +77,31 @@ describe('demo corpus', () => {
     expect(nameError!.code.endsWith('print(gdc(4, 6))\n')).toBe(true);
     expect(noPrint!.code.endsWith('\ngcd(4, 6)\n')).toBe(true);
   });
+
+  it('answers without code, wrongly, in about the requested share when asked to', async () => {
+    const guessing = await generateCorpus(TEMPLATES, executor, { size: 2 * TEMPLATES.length, seed: 12, wrongShare: 0.4, genericShare: 0.3, guessShare: 0.5 });
+    const guessed = guessing.filter((t) => t.guessed);
+    expect(guessed.length / guessing.length).toBeGreaterThan(0.3);
+    expect(guessed.length / guessing.length).toBeLessThan(0.7);
+    for (const t of guessed) {
+      expect(t.messages.length).toBe(3);
+      const action = parseStrict(t.messages[2]!.content);
+      expect(action.type).toBe('finish');
+    }
+    // the rest keep the usual shape: code, a real observation, a final answer
+    for (const t of guessing.filter((x) => !x.guessed)) expect(t.messages.length).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+
+  it('a guess is never the true answer, and almost every task has one', async () => {
+    const rng = new Rng(4);
+    let missing = 0;
+    for (const template of TEMPLATES) {
+      const instance = template.make(rng);
+      const expected = lastLine((await executor.execute(instance.solution)).observation)!;
+      const guess = await wrongGuess(instance, expected, executor, rng);
+      if (guess === null) missing++;
+      else expect(guess, template.taskId).not.toBe(expected);
+    }
+    expect(missing).toBeLessThanOrEqual(Math.ceil(TEMPLATES.length * 0.1));
+  }, 120_000);
 });

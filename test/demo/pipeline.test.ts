@@ -31,7 +31,7 @@ describe('demo recipe', () => {
 
   it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card', async () => {
     const result = await makeDemoModel({
-      out: dir, seed: 3, corpusSize: 40, wrongShare: 0.35, genericShare: 0.3,
+      out: dir, seed: 3, corpusSize: 40, wrongShare: 0.35, genericShare: 0.3, guessShare: 0.2,
       shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
       schedule: { steps: 6, batchSize: 4, peakLearningRate: 1e-2, finalLearningRate: 1e-3, warmupSteps: 1, gradClip: 1, seed: 3 },
       evalEvery: 3, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], sweepTemperatures: [0.5], backend: 'wasm', command: 'smoke',
