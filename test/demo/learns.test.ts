@@ -4,8 +4,9 @@
 //
 // Why this margin catches a broken update: with zero advantages, or a mask that drops the model's
 // tokens, the weights do not move and the seeded evaluation repeats up to batching noise (±0.02);
-// with the advantage's sign flipped (tried by hand in src/rl/advantage.ts) the reward fell
-// (0.56 -> 0.53). The measured gain is +0.16 (README, "It learns"); the margin is half of that.
+// with the advantage's sign flipped (tried by hand in src/rl/advantage.ts) the reward fell to zero
+// (0.28 -> 0.00: the model learned to answer without running code). The measured gain is +0.36
+// (0.27 -> 0.63, README, "It learns"); the margin is half of that.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeSandbox } from '../../src/cli/node_run.ts';
@@ -18,7 +19,7 @@ import { Trainer } from '../../src/rl/trainer.ts';
 import type { ClosableExecutor } from '../../src/rl/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 
-/** Tasks the demo model solves sometimes but not always (so a group's rewards differ). */
+/** Tasks the demo model solves sometimes (when it runs code rather than guessing), so a group's rewards differ. */
 const TASK_IDS = ['builtin/average', 'builtin/count_words', 'builtin/longest_word', 'builtin/add_item'];
 const STEPS = 8;
 const EVAL_SAMPLES = 8;
@@ -52,7 +53,7 @@ describe('the demo model learns', () => {
     console.log(`demo learns: reward ${before.rewardMean!.toFixed(3)} -> ${after.rewardMean!.toFixed(3)}, pass@1 ${before.passAt1.toFixed(3)} -> ${after.passAt1.toFixed(3)}`);
     expect(tensors.at(-1)).toBe(tensors[0]); // no tensor leaks from step to step (the optimizer's moments appear at step 1)
     expect(before.rewardMean!).toBeLessThan(0.8); // room to learn
-    expect(after.rewardMean! - before.rewardMean!).toBeGreaterThanOrEqual(0.08); // measured: +0.16 (README)
+    expect(after.rewardMean! - before.rewardMean!).toBeGreaterThanOrEqual(0.18); // measured: +0.36 (README)
     trainer.dispose();
     policy.dispose();
   }, 900_000);
