@@ -34,6 +34,7 @@ const number = (name: keyof typeof values): number => {
 const backend = values.backend;
 if (backend !== 'wasm' && backend !== 'cpu') throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
 const steps = number('steps');
+const evalTemperature = number('eval-temperature');
 const tokenWeighting = values['token-weighting'];
 if (tokenWeighting !== 'batch' && tokenWeighting !== 'corpus') throw new Error(`--token-weighting must be batch or corpus, got ${JSON.stringify(tokenWeighting)}`);
 const recipe: DemoRecipe = {
@@ -50,8 +51,8 @@ const recipe: DemoRecipe = {
   finalSamples: number('final-samples'),
   band: [0.15, 0.6],
   // Scores (and the checkpoint choice) at --eval-temperature, plus these others for the card.
-  sweepTemperatures: [1, 0.7, 0.5].filter((t) => t !== number('eval-temperature')),
-  ...(number('eval-temperature') !== 1 ? { evalOverrides: { temperature: number('eval-temperature') } } : {}),
+  sweepTemperatures: [1, 0.7, 0.5].filter((t) => t !== evalTemperature),
+  ...(evalTemperature !== 1 ? { evalOverrides: { temperature: evalTemperature } } : {}),
   backend,
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),

@@ -3,6 +3,7 @@
 import type { CausalLM } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
+import { ranCode } from '../../src/rl/metrics.ts';
 import { rollout } from '../../src/rl/rollout.ts';
 import type { CodeExecutor, Trajectory } from '../../src/rl/types.ts';
 import { scoreTrajectory, type RewardSettings } from '../../src/tasks/rewards.ts';
@@ -58,7 +59,7 @@ export async function evaluate(model: CausalLM, tokenizer: Tokenizer, tasks: rea
     byTask,
     meanTurns: scored.reduce((s, t) => s + t.turns.length, 0) / Math.max(1, scored.length),
     answered: scored.filter((t) => t.finishReason === 'final_answer').length / Math.max(1, scored.length),
-    ranCode: scored.filter((t) => t.turns.some((turn) => turn.action.type === 'execute_code')).length / Math.max(1, scored.length),
+    ranCode: scored.filter(ranCode).length / Math.max(1, scored.length),
     seconds: (performance.now() - started) / 1000,
     trajectories: scored,
   };

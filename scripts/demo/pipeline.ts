@@ -92,7 +92,8 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   const corpus = await generateCorpus(TEMPLATES, corpusExecutor, { size: recipe.corpusSize, seed: recipe.seed, wrongShare: recipe.wrongShare, genericShare: recipe.genericShare, guessShare: recipe.guessShare });
   const leaks = leakProblems(corpus);
   if (leaks.length > 0) throw new Error(`held-out material in the corpus:\n${leaks.join('\n')}`);
-  log(`corpus: ${corpus.length} transcripts, ${corpus.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${corpus.filter((t) => t.guessed).length} answering without code (${minutes().toFixed(1)} min)`);
+  const guessed = corpus.filter((t) => t.guessed).length;
+  log(`corpus: ${corpus.length} transcripts, ${corpus.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${guessed} answering without code (${minutes().toFixed(1)} min)`);
 
   const tokenizerJson = recipe.resume
     ? (JSON.parse(readFileSync(join(recipe.resume, 'tokenizer.json'), 'utf8')) as Record<string, unknown>)
@@ -121,7 +122,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   let lossSum = 0;
   let lossCount = 0;
   const provisionalFacts = (step: number): CardFacts => ({
-    parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare, guessShare: corpus.filter((t) => t.guessed).length / corpus.length, tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
+    parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare, guessShare: guessed / corpus.length, tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
     tokens, steps: step, batchSize: recipe.schedule.batchSize, trainMinutes: trainSeconds / 60, totalMinutes: minutes(),
     seed: recipe.seed, command, longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
     byTask: {}, finalLoss: null, backend: recipe.backend, temperature: evalBase.temperature,

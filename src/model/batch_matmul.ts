@@ -10,7 +10,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
 
-const KERNEL = 'AgenticRlSimdBatchMatMul';
 
 /** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
 interface WasmBackendLike {
@@ -39,32 +38,14 @@ function kernelFor(backend: WasmBackendLike): MatmulKernel | null {
   return kernels.get(memory) ?? null;
 }
 
-if (!tf.getKernel(KERNEL, 'wasm')) {
-  tf.registerKernel({
-    kernelName: KERNEL,
-    backendName: 'wasm',
-    kernelFunc: ({ inputs, backend }) => {
-      const wasm = backend as unknown as WasmBackendLike;
-      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-      const [batch, m, k] = a.shape as [number, number, number];
-      const n = b.shape[2]!;
-      const out = wasm.makeOutput([batch, m, n], 'float32');
-      // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
-      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
-      kernelFor(wasm)!(offset(a), offset(b), offset(out), batch, m, k, n, m * k * 4, b.shape[0] === 1 ? 0 : k * n * 4);
-      return out;
-    },
-  });
-}
-
-const STRIDED = 'AgenticRlSimdStridedMatMul';
+const KERNEL = 'AgenticRlSimdStridedMatMul';
 
 /** Attributes of the strided product: C (batch, m, n) = A[i] (m, k) @ B[i] (k, n), strides in floats. */
 interface StridedAttrs { batch: number; m: number; k: number; n: number; strideA: number; strideB: number }
 
-if (!tf.getKernel(STRIDED, 'wasm')) {
+if (!tf.getKernel(KERNEL, 'wasm')) {
   tf.registerKernel({
-    kernelName: STRIDED,
+    kernelName: KERNEL,
     backendName: 'wasm',
     kernelFunc: ({ inputs, backend, attrs }) => {
       const wasm = backend as unknown as WasmBackendLike;
@@ -76,6 +57,7 @@ if (!tf.getKernel(STRIDED, 'wasm')) {
         throw new Error(`stridedMatMul: (${batch} x ${m} x ${k}) @ (${k} x ${n}) with strides ${strideA}, ${strideB} reads past operands of ${size(a)} and ${size(b)} numbers`);
       }
       const out = wasm.makeOutput([batch, m, n], 'float32');
+      // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
       const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
       kernelFor(wasm)!(offset(a), offset(b), offset(out), batch, m, k, n, strideA * 4, strideB * 4);
       return out;
@@ -89,7 +71,7 @@ if (!tf.getKernel(STRIDED, 'wasm')) {
  * copy. Wasm kernel only (check simdMatMulActive()); no gradient.
  */
 export function stridedMatMul(a: tf.Tensor, b: tf.Tensor, attrs: StridedAttrs): tf.Tensor3D {
-  return tf.engine().runKernel(STRIDED, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor3D;
+  return tf.engine().runKernel(KERNEL, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor3D;
 }
 
 /**
@@ -112,6 +94,13 @@ export function simdMatMulActive(): boolean {
 
 const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);
 
+/** a (batch, m, k) @ b (batch or 1, k, n), contiguous: the strided kernel with packed strides. */
+function packed(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
+  const [batch, m, k] = a.shape;
+  const n = b.shape[2];
+  return stridedMatMul(a, b, { batch, m, k, n, strideA: m * k, strideB: b.shape[0] === 1 ? 0 : k * n });
+}
+
 /**
  * op(a) @ op(b) with 3-D operands, through the kernel (no gradient). The kernel takes untransposed
  * operands, so a transposed one costs a copy; computing (op(b)^T @ op(a)^T)^T instead trades those
@@ -128,10 +117,10 @@ function product(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB
     const direct = (transposeA ? m * k : 0) + (transposeB ? k * n : 0);
     const swapped = (transposeB ? 0 : k * n) + (transposeA ? 0 : m * k) + m * n;
     if (swapped < direct) {
-      const resultT = tf.engine().runKernel(KERNEL, { a: transposeB ? b : swapLast(b), b: transposeA ? a : swapLast(a) }) as tf.Tensor3D; // (batch, N, M)
+      const resultT = packed(transposeB ? b : swapLast(b), transposeA ? a : swapLast(a)); // (batch, N, M)
       return swapLast(resultT);
     }
-    return tf.engine().runKernel(KERNEL, { a: transposeA ? swapLast(a) : a, b: transposeB ? swapLast(b) : b }) as tf.Tensor3D;
+    return packed(transposeA ? swapLast(a) : a, transposeB ? swapLast(b) : b);
   });
 }
 

@@ -82,15 +82,9 @@ export class KvCache {
       for (const store of [this.keys, this.values]) store[layer] = this.regrown(store[layer] ?? null, [B, Hkv, capacity, hd], S);
     }
     const capacity = this.keys[layer]!.shape[2]!;
-    const heap = wasmHeap(); // after any allocation above
     for (const [store, fresh] of [[this.keys, key], [this.values, value]] as const) {
-      const base = heap.index(store[layer]!);
-      const from = heap.index(fresh);
-      const rows = T * hd;
-      for (let slice = 0; slice < B * Hkv; slice++) {
-        const source = from + slice * rows;
-        heap.floats.copyWithin(base + (slice * capacity + S) * hd, source, source + rows);
-      }
+      // slice i of `fresh` (T rows) goes after the S filled rows of storage slice i (capacity rows)
+      copySlices(fresh, 0, T * hd, store[layer]!, S * hd, capacity * hd, B * Hkv, T * hd);
     }
     this.filled[layer] = S + T;
     return { keys: this.keys[layer]!, values: this.values[layer]!, length: S + T, capacity };
@@ -101,14 +95,7 @@ export class KvCache {
     const fresh = tf.keep(tf.zeros(shape));
     if (old) {
       const [B, Hkv, capacity, hd] = shape;
-      const oldCapacity = old.shape[2]!;
-      const heap = wasmHeap();
-      const to = heap.index(fresh);
-      const from = heap.index(old);
-      for (let slice = 0; slice < B * Hkv; slice++) {
-        const source = from + slice * oldCapacity * hd;
-        heap.floats.copyWithin(to + slice * capacity * hd, source, source + filled * hd);
-      }
+      copySlices(old, 0, old.shape[2]! * hd, fresh, 0, capacity * hd, B * Hkv, filled * hd);
       old.dispose();
     }
     return fresh;
@@ -136,6 +123,20 @@ export class KvCache {
       });
     }
     this.filled.fill(0);
+  }
+}
+
+/**
+ * Copies `count` runs of `length` floats inside the wasm heap: run i starts at `fromOffset + i *
+ * fromStride` in `from` and lands at `toOffset + i * toStride` in `to` (offsets in floats).
+ */
+function copySlices(from: tf.Tensor, fromOffset: number, fromStride: number, to: tf.Tensor, toOffset: number, toStride: number, count: number, length: number): void {
+  const heap = wasmHeap(); // a fresh view: earlier allocations may have grown the heap
+  const source = heap.index(from) + fromOffset;
+  const target = heap.index(to) + toOffset;
+  for (let i = 0; i < count; i++) {
+    const start = source + i * fromStride;
+    heap.floats.copyWithin(target + i * toStride, start, start + length);
   }
 }
 

@@ -51,6 +51,11 @@ export function combineDiagnostics(parts: readonly BatchDiagnostics[]): BatchDia
   return { kl: weighted('kl'), clipFraction: weighted('clipFraction'), ratioMean: weighted('ratioMean'), actionTokens };
 }
 
+/** Whether an episode ran code at least once (one that never did answered, if at all, by guessing). */
+export function ranCode(trajectory: Trajectory): boolean {
+  return trajectory.turns.some((turn) => turn.action.type === 'execute_code');
+}
+
 /** Tokens the model generated in a trajectory (all turns). */
 export function generatedTokens(trajectory: Trajectory): number {
   return trajectory.turns.reduce((sum, turn) => sum + (turn.generated.end - turn.generated.start), 0);
@@ -94,7 +99,7 @@ export function stepMetrics(input: {
     update_skipped: update ? update.skipped : 'no update',
     generated_tokens_mean: mean(tokens),
     turns_mean: mean(all.map((t) => t.turns.length)),
-    ran_code_fraction: mean(all.map((t) => (t.turns.some((turn) => turn.action.type === 'execute_code') ? 1 : 0))),
+    ran_code_fraction: mean(all.map((t) => (ranCode(t) ? 1 : 0))),
     timeouts: count((t) => t.timedOut),
     truncations: count((t) => t.truncated),
     prefix_breaks: count((t) => t.prefixBroken),
