@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import { batchMatMul, stridedMatMul } from './batch_matmul.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
-import { embedColumns, matMulLinear } from './ops.ts';
+import { embedColumns, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 
@@ -43,10 +43,10 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
   const ids = tf.tensor1d(input.ids, 'int32');
   let x = mode.differentiable
     ? embedColumns(params.embedding as tf.Tensor2D, ids, params.embedding.trainable)
-    : (tf.transpose(tf.gather(params.embedding, ids, 1)) as tf.Tensor2D); // (N, D)
+    : permute(tf.gather(params.embedding, ids, 1) as tf.Tensor2D, [1, 0]); // (N, D)
   const { cos, sin } = parts.rope.tables(input.positions); // (N, hd)
   const ropeShape = [input.batch, 1, input.time, config.headDim]; // (B, 1, T, hd) broadcasts over heads
-  const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape) };
+  const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation() };
   params.layers.forEach((layer, index) => {
     const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps), input, rope, mode);
     x = tf.add(x, attended);
@@ -93,16 +93,16 @@ function attention(
   index: number,
   h: tf.Tensor2D,
   input: ForwardInput,
-  rope: { cos: tf.Tensor; sin: tf.Tensor },
+  rope: { cos: tf.Tensor; sin: tf.Tensor; rotation: tf.Tensor2D },
   mode: ForwardMode,
 ): tf.Tensor2D {
   const { numHeads: H, numKvHeads: Hkv, headDim: hd } = parts.config;
   const { batch: B, time: T } = input;
   const g = H / Hkv;
-  const heads = (y: tf.Tensor2D, count: number) => tf.transpose(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
+  const heads = (y: tf.Tensor2D, count: number) => permute(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
   const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
-  const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin); // (B, H, T, hd)
-  let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin); // (B, Hkv, T, hd)
+  const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin, rope.rotation); // (B, H, T, hd)
+  let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin, rope.rotation); // (B, Hkv, T, hd)
   let value = heads(applyLinear(h, v_proj, mode), Hkv);
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.
@@ -112,18 +112,19 @@ function attention(
     const { keys, values, length: S, capacity } = input.cache.write(index, key, value); // (B, Hkv, capacity, hd)
     // Keys and values are read where the cache keeps them: scores^T = K q^T per (b, key head),
     // so the one operand copied is the small q^T, not the cache.
-    const queryT = tf.transpose(tf.reshape(grouped, [B * Hkv, g * T, hd]), [0, 2, 1]); // (B*Hkv, hd, g*T)
+    const queryT = permute(tf.reshape(grouped, [B * Hkv, g * T, hd]), [0, 2, 1]); // (B*Hkv, hd, g*T)
     const scoresT = stridedMatMul(keys, queryT, { batch: B * Hkv, m: S, k: hd, n: g * T, strideA: capacity * hd, strideB: hd * g * T }); // (B*Hkv, S, g*T)
-    const scores = tf.reshape(tf.transpose(scoresT, [0, 2, 1]), [B, Hkv, g, T, S]);
+    const scores = tf.reshape(permute(scoresT, [0, 2, 1]), [B, Hkv, g, T, S]);
     const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B * Hkv, g * T, S]);
     const context = tf.reshape(stridedMatMul(weights, values, { batch: B * Hkv, m: g * T, k: S, n: hd, strideA: g * T * S, strideB: capacity * hd }), [B, H, T, hd]);
-    return applyLinear(tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D, o_proj, mode);
+    return applyLinear(tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D, o_proj, mode);
   }
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
   const S = key.shape[2]!;
   const scores = tf.reshape(batchMatMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
   const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B, Hkv, g * T, S]);
   const context = tf.reshape(batchMatMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)
-  const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
+  const merged = tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
   return applyLinear(merged as tf.Tensor2D, o_proj, mode);
 }
+

@@ -134,5 +134,6 @@ export class CausalLM implements DecoderParts {
   /** Frees all weights. */
   dispose(): void {
     disposeParams(this.params);
+    this.rope.dispose();
   }
 }

@@ -47,7 +47,7 @@ export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean)
  * The gradient scatters rows back with scatterND (which sums repeated ids).
  */
 export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: boolean): tf.Tensor2D {
-  if (!trainable) return tf.tidy(() => tf.transpose(tf.gather(table, ids, 1)));
+  if (!trainable) return tf.tidy(() => permute(tf.gather(table, ids, 1) as tf.Tensor2D, [1, 0]));
   const [depth, vocab] = table.shape;
   const lookup = customOp(([weight], save) => {
     save([ids]); // the caller's ids may be disposed before the backward pass runs
@@ -101,4 +101,16 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
     };
   });
   return full(h, w) as tf.Tensor1D;
+}
+
+/**
+ * tf.transpose(x, perm), or a reshape (no copy) when the axes that move all have size 1, so the
+ * data's order is unchanged: in decoding (T = 1, one query per key head) every attention
+ * transpose is one of these, and a transpose is a full copy on WASM.
+ */
+export function permute<T extends tf.Tensor>(x: T, perm: number[]): T {
+  const moved = perm.filter((axis) => x.shape[axis] !== 1);
+  const kept = [...moved].sort((a, b) => a - b);
+  if (moved.every((axis, i) => axis === kept[i])) return tf.reshape(x, perm.map((axis) => x.shape[axis]!)) as T;
+  return tf.transpose(x, perm);
 }

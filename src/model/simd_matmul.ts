@@ -7,6 +7,9 @@
 // Shapes: A (batch, M, K), B (batch or 1, K, N), C (batch, M, N), all row-major float32.
 // The product is tiled in blocks of R = 4 rows by 8 columns (two f32x4 vectors): per step of k,
 // 4 broadcast loads of A and 2 vector loads of B feed 8 multiply-adds held in registers.
+// A matrix-vector product (N = 1: decoding's scores K q^T, one query per key head) would fill one
+// column of each tile, so it has its own path: 4 rows of A at a time, each a SIMD dot product
+// with the contiguous vector B (4 lanes of K per step), summed across lanes at the end.
 import { Body, F32, I32, moduleBytes, uleb, V128 } from './wasm_asm.ts';
 
 const ROWS = 4; // rows of A per block
@@ -32,6 +35,7 @@ function matmulBody(): Body {
   const bv = Array.from({ length: VECTORS }, () => f.local(V128));
   const acc = Array.from({ length: ROWS }, () => Array.from({ length: VECTORS }, () => f.local(V128)));
   const sum = f.local(F32);
+  const sums = Array.from({ length: ROWS }, () => f.local(F32));
 
   const lessThan = (a: () => void, b: number) => () => { a(); f.get(b).op(0x49); }; // i32.lt_u
   const atMost = (a: () => void, b: number) => () => { a(); f.get(b).op(0x4d); }; // i32.le_u
@@ -86,6 +90,36 @@ function matmulBody(): Body {
     }
   };
 
+  // N = 1: out[i + r] = dot(A[i + r, :], B[:, 0]) for `rows` rows, B's column being contiguous.
+  const dots = (rows: number) => {
+    rowStarts(rows);
+    for (let r = 0; r < rows; r++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![0]!);
+    f.get(pb).set(q);
+    f.i32(0).set(k);
+    f.whileLoop(atMost(plus(k, 4), K), () => {
+      f.get(q).simd(0x00, ALIGN4, 0).set(bv[0]!); // B[k .. k+3]
+      for (let r = 0; r < rows; r++) {
+        f.get(acc[r]![0]!).get(rowPtr[r]!).simd(0x00, ALIGN4, 0).get(bv[0]!).simd(0xe6).simd(0xe4).set(acc[r]![0]!); // acc += A[i+r, k..k+3] * B[k..k+3]
+        f.addConst(rowPtr[r]!, 16);
+      }
+      f.addConst(q, 16).addConst(k, 4);
+    });
+    for (let r = 0; r < rows; r++) {
+      // lanes summed in order: ((l0 + l1) + l2) + l3
+      f.get(acc[r]![0]!).simd(0x1f, 0);
+      for (let lane = 1; lane < 4; lane++) f.get(acc[r]![0]!).simd(0x1f, lane).op(0x92);
+      f.set(sums[r]!);
+    }
+    f.whileLoop(lessThan(value(k), K), () => { // the last K % 4 terms
+      for (let r = 0; r < rows; r++) {
+        f.get(sums[r]!).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sums[r]!);
+        f.addConst(rowPtr[r]!, 4);
+      }
+      f.addConst(q, 4).addConst(k, 1);
+    });
+    for (let r = 0; r < rows; r++) f.get(pc).get(i).i32(r).op(0x6a).i32(2).op(0x74, 0x6a).get(sums[r]!).op(0x38, ALIGN4, 0); // C[i + r] = sum
+  };
+
   // All columns for `rows` rows starting at row i.
   const rows = (count: number) => {
     f.i32(0).set(j);
@@ -100,8 +134,13 @@ function matmulBody(): Body {
   f.i32(0).set(bi);
   f.whileLoop(lessThan(value(bi), batch), () => {
     f.i32(0).set(i);
-    f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
-    f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
+    f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
+      f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
+      f.whileLoop(lessThan(value(i), M), () => { dots(1); f.addConst(i, 1); });
+    }, () => {
+      f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
+      f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
+    });
     f.addTo(pa, strideA).addTo(pb, strideB).addTo(pc, matC).addConst(bi, 1);
   });
   return f;

@@ -75,6 +75,17 @@ export class Body {
     return this;
   }
 
+  /** if (cond()) { then() } else { otherwise() }: `cond` leaves an i32 on the stack. */
+  ifElse(cond: () => void, then: () => void, otherwise: () => void): this {
+    cond();
+    this.op(0x04, 0x40); // if (no result)
+    then();
+    this.op(0x05); // else
+    otherwise();
+    this.op(0x0b); // end
+    return this;
+  }
+
   /** The encoded function body: local declarations, code, end. */
   encode(): number[] {
     const groups: number[][] = [];

@@ -31,10 +31,12 @@ describe('SIMD matmul kernel', () => {
   });
 
   // Shapes cover full 4-row blocks and the 1-row tail, 8-column blocks, the 4-column tail and
-  // the scalar columns, K = 1, and a shared (broadcast) B.
+  // the scalar columns, K = 1, and a shared (broadcast) B; and the matrix-vector path (N = 1) with
+  // its 4-row blocks, 1-row tail, 4-wide steps of K and the scalar tail of K.
   const shapes: [number, number, number, number, boolean][] = [
     [1, 1, 1, 1, false], [2, 4, 8, 8, false], [3, 5, 3, 7, false], [2, 9, 48, 13, false],
     [1, 17, 1, 33, false], [2, 6, 20, 12, true], [4, 3, 64, 130, false],
+    [3, 9, 48, 1, false], [2, 5, 7, 1, false], [1, 6, 2, 1, false], [2, 7, 64, 1, true], [3, 130, 48, 1, false],
   ];
   it.each(shapes)('batch %i, %i x %i @ %i x N (broadcast B: %s) matches a float64 triple loop', (batch, m, k, n, broadcastB) => {
     const memory = new WebAssembly.Memory({ initial: 4 });

@@ -1,0 +1,91 @@
+// Layout helpers of the decoder, checked against the plain tfjs ops they stand in for: permute
+// (a transpose that becomes a reshape when only size-1 axes move) and RoPE's rotate_half as a
+// product with a signed permutation (exact, values and gradient).
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { permute } from '../../src/model/ops.ts';
+import { applyRope, rotateHalfMatrix } from '../../src/model/rope.ts';
+import { useBackend } from './helpers.ts';
+
+const filled = (shape: number[], seed: number) => {
+  const size = shape.reduce((p, q) => p * q, 1);
+  return tf.tensor(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 0.37 + seed) * 3), shape);
+};
+
+/** The textbook rotate_half: [-x2, x1] by split, negate and concatenate. */
+function rotateHalfByConcat(x: tf.Tensor): tf.Tensor {
+  const half = x.shape[x.rank - 1]! / 2;
+  const [x1, x2] = tf.split(x, [half, half], -1) as [tf.Tensor, tf.Tensor];
+  return tf.concat([tf.neg(x2), x1], -1);
+}
+
+for (const backend of ['wasm', 'cpu'] as const) {
+  describe(`decoder layout helpers (${backend})`, () => {
+    beforeAll(() => useBackend(backend));
+    afterAll(() => tf.disposeVariables());
+
+    it('permute equals tf.transpose, and moves no data when only size-1 axes move', () => {
+      const cases: [number[], number[], boolean][] = [
+        [[3, 1, 4, 5], [0, 2, 1, 3], false], // (B, T=1, H, hd) -> (B, H, 1, hd): decoding's heads
+        [[6, 1, 5], [0, 2, 1], true], // (B*Hkv, 1, hd) -> (B*Hkv, hd, 1)
+        [[2, 3, 1, 4], [0, 2, 1, 3], false],
+        [[1, 7], [1, 0], true],
+        [[3, 2, 4, 5], [0, 2, 1, 3], false], // prefill: a real transpose
+        [[2, 3, 4], [0, 2, 1], false],
+        [[2, 1, 3], [2, 1, 0], false], // non-unit axes swap order: a real transpose
+      ];
+      for (const [shape, perm] of cases) {
+        tf.tidy(() => {
+          const x = filled(shape, shape.length);
+          const expected = tf.transpose(x, perm);
+          const got = permute(x, perm);
+          expect(got.shape).toEqual(expected.shape);
+          expect(Array.from(got.dataSync())).toEqual(Array.from(expected.dataSync()));
+        });
+      }
+    });
+
+    it('permute is a reshape (no new data) exactly when the order of the data is unchanged', () => {
+      const buffers = () => tf.memory().numDataBuffers;
+      const before = buffers();
+      const x = filled([4, 1, 3, 8], 1);
+      const viewed = permute(x, [0, 2, 1, 3]);
+      expect(buffers()).toBe(before + 1); // the reshape shares x's data
+      const y = filled([4, 2, 3, 8], 2);
+      const moved = permute(y, [0, 2, 1, 3]);
+      expect(buffers()).toBe(before + 3); // y and its transposed copy
+      tf.dispose([x, viewed, y, moved]);
+      expect(buffers()).toBe(before);
+    });
+
+    it('rotate_half as a product equals split-negate-concat exactly, and so does its gradient', () => {
+      for (const hd of [4, 16, 48, 64]) {
+        tf.tidy(() => {
+          const rotation = rotateHalfMatrix(hd);
+          const x = filled([2, 3, 5, hd], hd);
+          const cos = filled([2, 1, 5, hd], 7);
+          const sin = filled([2, 1, 5, hd], 9);
+          const textbook = (input: tf.Tensor) => tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin));
+          const ours = (input: tf.Tensor) => applyRope(input, cos, sin, rotation);
+          expect(Array.from(ours(x).dataSync())).toEqual(Array.from(textbook(x).dataSync()));
+          const weights = filled(x.shape, 11); // a loss that weighs every output differently
+          const gradOf = (f: (input: tf.Tensor) => tf.Tensor) => tf.grad((input: tf.Tensor) => tf.sum(tf.mul(f(input), weights)))(x);
+          const [got, expected] = [gradOf(ours).dataSync(), gradOf(textbook).dataSync()];
+          for (let i = 0; i < got.length; i++) expect(got[i]).toBeCloseTo(expected[i]!, 5);
+        });
+      }
+    });
+
+    it('the rotation matrix is [-x2, x1] by hand for hd = 4', () => {
+      const rows = rotateHalfMatrix(4).arraySync();
+      // x @ R for x = [a, b, c, d] must be [-c, -d, a, b]
+      expect(rows).toEqual([
+        [0, 0, 1, 0],
+        [0, 0, 0, 1],
+        [-1, 0, 0, 0],
+        [0, -1, 0, 0],
+      ]);
+    });
+  });
+}
