@@ -62,6 +62,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     maxWorkers: 2,
+    // Relaxed SIMD, as Chromium has it by default: the tests then run the kernels the page runs
+    // (src/model/simd_matmul.ts's fused multiply-add build); test/model/batch_matmul.test.ts
+    // also checks the plain build.
+    execArgv: ['--experimental-wasm-relaxed-simd'],
     globalSetup: ['test/global-setup.ts'],
   },
 });

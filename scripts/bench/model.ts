@@ -5,6 +5,10 @@
 //   train_step_ms                                full-parameter step on 4 x 128 predicted tokens
 //   train_step_tfjs_matmul_ms                    the same step with attention on tf.matMul instead
 //                                                of our SIMD kernel (src/model/batch_matmul.ts)
+//   train_step_no_fma_ms                         the step with the kernel's relaxed-SIMD build off,
+//                                                so the linear layers run on XNNPACK (`npm run bench`
+//                                                turns relaxed SIMD on, as Chromium has it; plain
+//                                                Node 20 has it off)
 // and, when Debian's python3 with torch is there, PyTorch's time for the same step
 // (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to).
 import * as tf from '@tensorflow/tfjs';
@@ -13,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
-import { useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { fusedMultiplyAddActive, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
@@ -123,9 +127,17 @@ function pytorchTrainStep(): { ms: number; blas: string | null } | null {
 /** The model section of `npm run bench`. */
 export async function benchModel(): Promise<Record<string, unknown>> {
   const backend = await selectBackend({ force: 'wasm' });
+  const fused = fusedMultiplyAddActive();
   const decode = await decoding();
   log('training step');
   const trainStepMs = await training();
+  let withoutFma: Record<string, number> = {};
+  if (fused) {
+    log('training step without the relaxed-SIMD build (linear layers on XNNPACK)');
+    useFusedMultiplyAdd(false);
+    withoutFma = { train_step_no_fma_ms: await training() };
+    useFusedMultiplyAdd(true);
+  }
   log('training step, attention on tf.matMul');
   useSimdMatMul(false);
   const tfjsMatmulMs = await training();
@@ -137,11 +149,13 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   return {
     model_backend: backend.name,
     model_threads: backend.threads,
+    model_relaxed_simd: fused,
     ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
     train_step_ms: round(trainStepMs),
     train_step_tfjs_matmul_ms: round(tfjsMatmulMs),
+    ...Object.fromEntries(Object.entries(withoutFma).map(([key, value]) => [key, round(value)])),
     train_step_simd_speedup: round(tfjsMatmulMs / trainStepMs),
     pytorch_train_step_ms: pytorch,
     pytorch_blas: reference?.blas ?? null,

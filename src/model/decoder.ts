@@ -5,7 +5,7 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { batchMatMul, stridedMatMul } from './batch_matmul.ts';
+import { batchMatMul, matMul2d, stridedMatMul } from './batch_matmul.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear, permute } from './ops.ts';
@@ -57,7 +57,7 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
 
 /** Logits (N, V) for hidden rows (N, D): h @ lm_head, or h @ embedding when tied. */
 export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Tensor2D {
-  return tf.matMul(hidden, params.lmHead ?? params.embedding);
+  return matMul2d(hidden, (params.lmHead ?? params.embedding) as tf.Tensor2D);
 }
 
 /** RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. */
@@ -69,7 +69,7 @@ export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.Tens
 /** y = x W (+ b) (+ scale x A B when adapters are on), x (N, I) -> (N, O). */
 export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): tf.Tensor2D {
   const matMul = (input: tf.Tensor2D, weight: tf.Variable): tf.Tensor2D =>
-    mode.differentiable ? matMulLinear(input, weight as tf.Tensor2D, weight.trainable) : tf.matMul(input, weight as tf.Tensor2D);
+    mode.differentiable ? matMulLinear(input, weight as tf.Tensor2D, weight.trainable) : matMul2d(input, weight as tf.Tensor2D);
   let y = matMul(x, linear.weight);
   if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
   const adapter = linear.adapter;

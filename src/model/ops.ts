@@ -7,6 +7,7 @@
 //
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
 import * as tf from '@tensorflow/tfjs';
+import { matMul2d } from './batch_matmul.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(
@@ -22,19 +23,19 @@ function customOp(
 export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean): tf.Tensor2D {
   if (!trainable) {
     const frozen = customOp(([input]) => ({
-      value: tf.matMul(input as tf.Tensor2D, w),
-      gradFunc: (dy) => tf.matMul(dy as tf.Tensor2D, tf.transpose(w)),
+      value: matMul2d(input as tf.Tensor2D, w),
+      gradFunc: (dy) => matMul2d(dy as tf.Tensor2D, tf.transpose(w)),
     }));
     return frozen(x) as tf.Tensor2D;
   }
   const linear = customOp(([input, weight], save) => {
     save([input!, weight!]);
     return {
-      value: tf.matMul(input as tf.Tensor2D, weight as tf.Tensor2D),
+      value: matMul2d(input as tf.Tensor2D, weight as tf.Tensor2D),
       gradFunc: (dy, saved) => {
         const [xs, ws] = saved as [tf.Tensor2D, tf.Tensor2D];
         const g = dy as tf.Tensor2D;
-        return [tf.matMul(g, tf.transpose(ws)), tf.matMul(tf.transpose(xs), g)];
+        return [matMul2d(g, tf.transpose(ws)), matMul2d(tf.transpose(xs), g)];
       },
     };
   });
@@ -68,12 +69,12 @@ export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: bo
  * on the tape, so memory stays at one chunk of logits however many chunks the batch has.
  */
 export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number, trainable: boolean): tf.Tensor1D {
-  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.div(tf.matMul(hs, ws), temperature) as tf.Tensor2D;
+  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D;
   // d lse / d logits = softmax = exp(logits - lse); chain through the 1/temperature scale
   const logitGrad = (dy: tf.Tensor, hs: tf.Tensor2D, ws: tf.Tensor2D, lse: tf.Tensor) =>
     tf.mul(tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1]))), tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
   // dh = g @ w^T, written as (w @ g^T)^T to stay on the fast untransposed matMul path
-  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => tf.transpose(tf.matMul(ws, tf.transpose(g)));
+  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => tf.transpose(matMul2d(ws, tf.transpose(g)));
   if (!trainable) {
     const frozen = customOp(([input], save) => {
       const value = tf.logSumExp(scaledLogits(input as tf.Tensor2D, w), -1);
@@ -96,7 +97,7 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
       gradFunc: (dy, saved) => {
         const [hs, ws, lse] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
         const g = logitGrad(dy, hs, ws, lse);
-        return [inputGrad(g, ws), tf.matMul(tf.transpose(hs), g)];
+        return [inputGrad(g, ws), matMul2d(tf.transpose(hs), g)];
       },
     };
   });

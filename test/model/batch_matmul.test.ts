@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchMatMul, simdMatMulActive, stridedMatMul, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { batchMatMul, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { instantiateMatmul, simdMatmulModule } from '../../src/model/simd_matmul.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
@@ -24,10 +24,13 @@ function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k
 const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
 
 describe('SIMD matmul kernel', () => {
-  it('is a valid module small enough for a synchronous compile anywhere (4 KB)', () => {
-    const bytes = simdMatmulModule();
-    expect(WebAssembly.validate(bytes)).toBe(true);
-    expect(bytes.length).toBeLessThan(4096);
+  it('is a valid module small enough for a synchronous compile anywhere (4 KB), in both builds', () => {
+    for (const fma of [false, true]) {
+      const bytes = simdMatmulModule(fma);
+      // the fused build needs relaxed SIMD, which vite.config.ts turns on for the tests (as in Chromium)
+      expect(WebAssembly.validate(bytes)).toBe(true);
+      expect(bytes.length).toBeLessThan(4096);
+    }
   });
 
   // Shapes cover full 4-row blocks and the 1-row tail, 8-column blocks, the 4-column tail and
@@ -38,9 +41,10 @@ describe('SIMD matmul kernel', () => {
     [1, 17, 1, 33, false], [2, 6, 20, 12, true], [4, 3, 64, 130, false],
     [3, 9, 48, 1, false], [2, 5, 7, 1, false], [1, 6, 2, 1, false], [2, 7, 64, 1, true], [3, 130, 48, 1, false],
   ];
-  it.each(shapes)('batch %i, %i x %i @ %i x N (broadcast B: %s) matches a float64 triple loop', (batch, m, k, n, broadcastB) => {
+  const builds = shapes.flatMap((shape) => [false, true].map((fma) => [...shape, fma] as const));
+  it.each(builds)('batch %i, %i x %i @ %i x N (broadcast B: %s, fused: %s) matches a float64 triple loop', (batch, m, k, n, broadcastB, fma) => {
     const memory = new WebAssembly.Memory({ initial: 4 });
-    const kernel = instantiateMatmul(memory)!;
+    const kernel = instantiateMatmul(memory, fma)!;
     expect(kernel).not.toBeNull();
     const a = filled(batch * m * k, 1);
     const b = filled((broadcastB ? 1 : batch) * k * n, 2);
@@ -132,5 +136,37 @@ describe('batchMatMul on wasm', () => {
     (gotB as number[][][]).flat(2).forEach((v, i) => expect(v).toBeCloseTo((wantB as number[][][]).flat(2)[i]!, 4));
     expect(() => stridedMatMul(a, b, { batch: 3, m: 6, k: 4, n: 5, strideA: 60, strideB: 20 })).toThrow(/reads past/);
     tf.dispose([a, b, x]);
+  });
+
+  it('matMul2d (products of the linear layers) equals tf.matMul on the fused kernel and off it, and records no gradient of its own', async () => {
+    expect(fusedMultiplyAddActive()).toBe(true); // relaxed SIMD is on in the tests, as in Chromium
+    // kernel: >= 64 rows and a right operand within L2; XNNPACK: fewer rows, or a right operand past 2 MB
+    const cases = [[64, 16, 24, true], [97, 48, 131, true], [512, 192, 576, true], [1, 64, 96, false], [63, 64, 96, false], [70, 256, 2049, false]] as const;
+    for (const [m, k, n, onKernel] of cases) {
+      const a = tf.tensor2d(filled(m * k, m), [m, k]);
+      const b = tf.tensor2d(filled(k * n, n), [k, n]);
+      const { kernels } = await tf.profile(() => matMul2d(a, b));
+      expect(kernels.map((kernel) => kernel.name)).toContain(onKernel ? 'AgenticRlSimdStridedMatMul' : 'BatchMatMul');
+      tf.dispose([a, b]);
+      tf.tidy(() => {
+        const a = tf.tensor2d(filled(m * k, m), [m, k]);
+        const b = tf.tensor2d(filled(k * n, n), [k, n]);
+        const want = tf.matMul(a, b).dataSync();
+        for (const fused of [true, false]) {
+          useFusedMultiplyAdd(fused);
+          const got = matMul2d(a, b).dataSync();
+          useFusedMultiplyAdd(true);
+          for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
+        }
+      });
+    }
+    // Under a gradient tape it is tf.matMul, so gradients through it are tf.matMul's.
+    const a = tf.tensor2d(filled(6 * 5, 1), [6, 5]);
+    const b = tf.tensor2d(filled(5 * 7, 2), [5, 7]);
+    const [da, db] = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.square(matMul2d(x as tf.Tensor2D, y as tf.Tensor2D))))([a, b]);
+    const [ra, rb] = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.square(tf.matMul(x as tf.Tensor2D, y as tf.Tensor2D))))([a, b]);
+    expect(Array.from(da!.dataSync())).toEqual(Array.from(ra!.dataSync()));
+    expect(Array.from(db!.dataSync())).toEqual(Array.from(rb!.dataSync()));
+    tf.dispose([a, b, da!, db!, ra!, rb!]);
   });
 });
