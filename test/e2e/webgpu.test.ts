@@ -1,12 +1,13 @@
 // The WebGPU path in a real browser: Chromium's software WebGPU adapter (SwiftShader) runs the
 // same model as WASM and must give the same logits, log-probs and greedy tokens (DESIGN.md §3).
-// The WASM run also checks our SIMD attention kernel in the browser against PyTorch's values.
+// The WASM run also checks our SIMD attention kernel in the browser against PyTorch's values, and
+// that Chromium gets the kernel's relaxed-SIMD build for the linear layers (against tf.matMul).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, serveSandboxHarness, SOFTWARE_WEBGPU_FLAGS } from './browser.ts';
 import { golden, maxAbsDiff } from '../model/helpers.ts';
 
-type Result = { backend: string; simd: boolean; adapter: { isFallback: boolean; architecture: string } | null; logits: number[][]; logprobs: number[]; greedy: number[] };
+type Result = { backend: string; simd: boolean; fma: { active: boolean; maxDiff: number }; adapter: { isFallback: boolean; architecture: string } | null; logits: number[][]; logprobs: number[]; greedy: number[] };
 
 describe('WebGPU (software adapter) against WASM in Chromium', () => {
   let browser: Browser;
@@ -39,6 +40,10 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     expect(wasm.backend).toBe('wasm');
     expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (src/model/batch_matmul.ts)
     expect(gpu.simd).toBe(false);
+    // Chromium has relaxed SIMD, so the page's linear layers with many rows run on the fused kernel
+    expect(wasm.fma.active).toBe(true);
+    expect(wasm.fma.maxDiff).toBeLessThan(1e-4);
+    expect(gpu.fma.active).toBe(false);
     gpu.logits.forEach((row, t) => expect(maxAbsDiff(row, wasm.logits[t]!)).toBeLessThan(1e-3));
     expect(maxAbsDiff(gpu.logprobs, wasm.logprobs)).toBeLessThan(1e-3);
     // and both match the PyTorch golden values

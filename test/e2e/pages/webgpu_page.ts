@@ -2,7 +2,7 @@
 // returns its logits, so the test can compare WebGPU (Chromium's software adapter) with WASM.
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend, type BackendName } from '../../../src/model/backend.ts';
-import { simdMatMulActive } from '../../../src/model/batch_matmul.ts';
+import { fusedMultiplyAddActive, matMul2d, simdMatMulActive } from '../../../src/model/batch_matmul.ts';
 import { decoderForward, outputLogits } from '../../../src/model/decoder.ts';
 import { maskBias } from '../../../src/model/kv_cache.ts';
 import { CausalLM } from '../../../src/model/model.ts';
@@ -28,8 +28,14 @@ const harness = {
     lp.dispose();
     const greedy = await generate(lm, [ids.slice(0, 3)], { maxNewTokens: 8, temperature: 0, eosIds: [] });
     lm.dispose();
+    // A linear layer's product with enough rows for the relaxed-SIMD kernel (wasm), against tf.matMul.
+    const fma = tf.tidy(() => {
+      const a = tf.sin(tf.range(0, 128 * 64).reshape([128, 64])) as tf.Tensor2D;
+      const b = tf.cos(tf.range(0, 64 * 96).reshape([64, 96])) as tf.Tensor2D;
+      return { active: fusedMultiplyAddActive(), maxDiff: tf.max(tf.abs(tf.sub(matMul2d(a, b), tf.matMul(a, b)))).dataSync()[0]! };
+    });
     // Whether attention ran on our WebAssembly SIMD kernel (wasm only) rather than tf.matMul.
-    return { backend: tf.getBackend(), simd: simdMatMulActive(), adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
+    return { backend: tf.getBackend(), simd: simdMatMulActive(), fma, adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
   },
 };
 
