@@ -4,6 +4,7 @@ import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, sta
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isolationHeaders } from './scripts/serve.mjs';
+import { relaxedSimdFlags } from './scripts/relaxed-simd.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
@@ -65,7 +66,7 @@ export default defineConfig({
     // Relaxed SIMD, as Chromium has it by default: the tests then run the kernels the page runs
     // (src/model/simd_matmul.ts's fused multiply-add build); test/model/batch_matmul.test.ts
     // also checks the plain build.
-    execArgv: ['--experimental-wasm-relaxed-simd'],
+    execArgv: relaxedSimdFlags(),
     globalSetup: ['test/global-setup.ts'],
   },
 });

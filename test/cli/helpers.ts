@@ -1,4 +1,4 @@
-// Runs the CLI as a user would (`tsx src/cli.ts …` in a subprocess) and parses its JSON output.
+// Runs the CLI as `npm run cli` does (`node scripts/relaxed-simd.mjs src/cli.ts …` in a subprocess) and parses its JSON output.
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ const run = promisify(execFile);
 export async function cliLines(...args: string[]): Promise<{ code: number; lines: Record<string, unknown>[] }> {
   const parse = (stdout: string) => stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
   try {
-    const { stdout } = await run('npx', ['tsx', '--experimental-wasm-relaxed-simd', 'src/cli.ts', ...args], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, ['scripts/relaxed-simd.mjs', 'src/cli.ts', ...args], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, lines: parse(stdout) };
   } catch (error) {
     const failed = error as { code: number; stdout: string };

@@ -1,0 +1,2 @@
+/** ['--experimental-wasm-relaxed-simd'] where this Node accepts the flag, else []. */
+export function relaxedSimdFlags(): string[];
