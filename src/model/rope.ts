@@ -3,6 +3,7 @@
 // frequencies repeated over both halves, so x' = x cos + rotate_half(x) sin.
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig, RopeScaling } from './config.ts';
+import { matMul2d } from './batch_matmul.ts';
 import { matMulLinear } from './ops.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
@@ -92,7 +93,9 @@ export function rotateHalfMatrix(headDim: number): tf.Tensor2D {
  * ~7% of a decoding step (slices of small rows are slow there), the product one small GEMM.
  */
 export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tensor2D): tf.Tensor {
-  const headDim = x.shape[x.rank - 1]!;
-  const rotated = tf.reshape(matMulLinear(tf.reshape(x, [-1, headDim]) as tf.Tensor2D, rotation, false), x.shape);
+  const rows = tf.reshape(x, [-1, x.shape[x.rank - 1]!]) as tf.Tensor2D;
+  // Under a gradient tape, the linear op with the fast backward; decoding skips its customGrad.
+  const product = tf.engine().isTapeOn() ? matMulLinear(rows, rotation, false) : matMul2d(rows, rotation);
+  const rotated = tf.reshape(product, x.shape);
   return tf.add(tf.mul(x, cos), tf.mul(rotated, sin));
 }
