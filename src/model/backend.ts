@@ -9,6 +9,7 @@
 // unminified it started but used 1 XNNPACK thread on 2 cores and ran a 512x256x768 matMul
 // slower (17-20 ms) than single-threaded SIMD (14 ms). tfjs itself turns threads off in Node.
 import * as tf from '@tensorflow/tfjs';
+import { fusedMultiplyAddActive } from './batch_matmul.ts';
 import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 /** Backends we run on. */
@@ -21,6 +22,8 @@ export interface BackendInfo {
   adapter: { vendor: string; architecture: string; device: string; description: string; isFallback: boolean } | null;
   /** WASM SIMD and thread count, when WASM runs. */
   simd: boolean | null;
+  /** Whether WASM has relaxed SIMD, so our matmul kernel's fused multiply-add build runs (batch_matmul.ts). */
+  fma: boolean | null;
   threads: number | null;
   /** Backends tried before this one, with the reason each was skipped. */
   skipped: string[];
@@ -71,6 +74,7 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
         name,
         adapter,
         simd: wasm ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean : null,
+        fma: wasm ? fusedMultiplyAddActive() : null,
         threads: wasm ? getThreadsCount() : null,
         skipped,
       };

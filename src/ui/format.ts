@@ -1,7 +1,7 @@
 // Short, readable numbers and labels for the page (pure, tested in Node).
 import type { BackendInfo } from '../model/backend.ts';
 
-/** The backend as the header shows it: "WebGPU · NVIDIA …", "WASM · SIMD · 4 threads", "CPU". */
+/** The backend as the header shows it: "WebGPU · NVIDIA …", "WASM · SIMD + FMA · 1 thread", "CPU". */
 export function backendLabel(info: BackendInfo): string {
   if (info.name === 'webgpu') {
     const adapter = info.adapter;
@@ -10,7 +10,7 @@ export function backendLabel(info: BackendInfo): string {
   }
   if (info.name === 'wasm') {
     const parts = ['WASM'];
-    if (info.simd) parts.push('SIMD');
+    if (info.simd) parts.push(info.fma ? 'SIMD + FMA' : 'SIMD');
     if (info.threads !== null) parts.push(info.threads > 1 ? `${info.threads} threads` : '1 thread');
     return parts.join(' · ');
   }

@@ -47,7 +47,7 @@ const stepCount = async (page: Page) => Number(await text(page, 'step-count'));
 describe('page UI on the fake trainer', () => {
   it('loads with backend, model card, progress bars and a ready status; Train runs steps and fills charts and viewer', async () => {
     const page = await open('?delay=15&tokens=1', '#v=1&seed=0&s=3');
-    expect(await text(page, 'backend')).toBe('WASM · SIMD · 2 threads');
+    expect(await text(page, 'backend')).toBe('WASM · SIMD + FMA · 2 threads');
     expect(await text(page, 'model-card-name')).toBe('demo');
     expect(await text(page, 'status')).toMatch(/^Ready/);
     expect(await page.getByTestId('progress-model').textContent()).toContain('38.1 MB / 38.1 MB');

@@ -79,7 +79,7 @@ export class FakeTrainer implements TrainerApi {
     await this.enter('init', options.backend);
     onProgress({ stage: 'backend', message: 'Starting the WASM backend…' });
     await this.bytes('sandbox', 'Loading the Python sandbox (Pyodide)…', onProgress);
-    return { name: options.backend === 'cpu' ? 'cpu' : 'wasm', adapter: null, simd: true, threads: 2, skipped: ['webgpu: no WebGPU adapter (fake)'] };
+    return { name: options.backend === 'cpu' ? 'cpu' : 'wasm', adapter: null, simd: true, fma: true, threads: 2, skipped: ['webgpu: no WebGPU adapter (fake)'] };
   }
 
   async loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo> {

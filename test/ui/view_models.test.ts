@@ -144,8 +144,9 @@ describe('models', () => {
 
 describe('format', () => {
   it('labels backends and numbers', () => {
-    const base = { adapter: null, simd: null, threads: null, skipped: [] };
-    expect(backendLabel({ ...base, name: 'wasm', simd: true, threads: 1 })).toBe('WASM · SIMD · 1 thread');
+    const base = { adapter: null, simd: null, fma: null, threads: null, skipped: [] };
+    expect(backendLabel({ ...base, name: 'wasm', simd: true, fma: false, threads: 1 })).toBe('WASM · SIMD · 1 thread');
+    expect(backendLabel({ ...base, name: 'wasm', simd: true, fma: true, threads: 1 })).toBe('WASM · SIMD + FMA · 1 thread'); // relaxed SIMD
     expect(backendLabel({ ...base, name: 'webgpu', adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallback: true } }))
       .toBe('WebGPU · google swiftshader (software)');
     expect(backendLabel({ ...base, name: 'cpu' })).toBe('CPU (plain JavaScript)');
