@@ -56,6 +56,15 @@ const recipe: DemoRecipe = {
   backend,
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),
-  command: `npm run make-demo-model -- ${process.argv.slice(2).join(' ')}`.trim(),
+  command: reproduceCommand(process.argv.slice(2)),
 };
 await makeDemoModel(recipe);
+
+/**
+ * The card's command: these arguments without --out (where the files go does not change them, and
+ * a card copied into public/models/demo/ should not point at a scratch folder).
+ */
+function reproduceCommand(args: string[]): string {
+  const kept = args.filter((arg, i) => !(arg === '--out' || arg.startsWith('--out=') || args[i - 1] === '--out'));
+  return (kept.length > 0 ? `npm run make-demo-model -- ${kept.join(' ')}` : 'npm run make-demo-model');
+}
