@@ -5,7 +5,7 @@
 // pass over the operand, small next to the product), and the gradient is written out here with
 // the same op so the backward pass is fast too. Where the engine has relaxed SIMD the kernel's
 // fused multiply-add build runs, and then the linear layers' 2-D products with many rows take it
-// too (matMul2d): a training step is ~1.4x faster than on XNNPACK (bench: train_step_no_fma_ms).
+// too (matMul2d): a training step is 1.3-1.4x faster than on XNNPACK (bench: train_step_no_fma_ms).
 //
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
 // a and b must be equal.
