@@ -49,6 +49,12 @@ function matmulBody(fma: boolean): Body {
   const atMost = (a: () => void, b: number) => () => { a(); f.get(b).op(0x4d); }; // i32.le_u
   const plus = (local: number, constant: number) => () => { f.get(local).i32(constant).op(0x6a); };
   const value = (local: number) => () => { f.get(local); };
+  // acc += x * y for the two f32x4 operands `operands` pushes: relaxed_madd(x, y, acc) in the fused
+  // build, f32x4.mul then f32x4.add in the plain one.
+  const multiplyAdd = (accumulator: number, operands: () => void) => {
+    if (fma) { operands(); f.get(accumulator).simd(0x105); } else { f.get(accumulator); operands(); f.simd(0xe6).simd(0xe4); }
+    f.set(accumulator);
+  };
 
   // rowPtr[r] = pa + (i + r) * rowA
   const rowStarts = (rows: number) => {
@@ -70,8 +76,7 @@ function matmulBody(fma: boolean): Body {
       for (let r = 0; r < rows; r++) {
         f.get(rowPtr[r]!).simd(0x09, ALIGN4, 0).set(av); // v128.load32_splat: A[i+r, k] in all lanes
         for (let v = 0; v < vectors; v++) {
-          if (fma) f.get(av).get(bv[v]!).get(acc[r]![v]!).simd(0x105).set(acc[r]![v]!); // acc = relaxed_madd(a, b, acc)
-          else f.get(acc[r]![v]!).get(av).get(bv[v]!).simd(0xe6).simd(0xe4).set(acc[r]![v]!); // acc += a * b
+          multiplyAdd(acc[r]![v]!, () => f.get(av).get(bv[v]!));
         }
         f.addConst(rowPtr[r]!, 4);
       }
@@ -108,9 +113,7 @@ function matmulBody(fma: boolean): Body {
     f.whileLoop(atMost(plus(k, 4), K), () => {
       f.get(q).simd(0x00, ALIGN4, 0).set(bv[0]!); // B[k .. k+3]
       for (let r = 0; r < rows; r++) {
-        // acc += A[i+r, k..k+3] * B[k..k+3]
-        if (fma) f.get(rowPtr[r]!).simd(0x00, ALIGN4, 0).get(bv[0]!).get(acc[r]![0]!).simd(0x105).set(acc[r]![0]!);
-        else f.get(acc[r]![0]!).get(rowPtr[r]!).simd(0x00, ALIGN4, 0).get(bv[0]!).simd(0xe6).simd(0xe4).set(acc[r]![0]!);
+        multiplyAdd(acc[r]![0]!, () => f.get(rowPtr[r]!).simd(0x00, ALIGN4, 0).get(bv[0]!)); // A[i+r, k..k+3] * B[k..k+3]
         f.addConst(rowPtr[r]!, 16);
       }
       f.addConst(q, 16).addConst(k, 4);
