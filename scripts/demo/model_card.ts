@@ -27,11 +27,24 @@ export interface CardFacts {
   byTask: Record<string, number>;
   finalLoss: number | null;
   backend: string;
+  /** Threads of supervised training (data-parallel; absent = 1). */
+  workers?: number;
+  /** Whether the WebAssembly kernels had relaxed SIMD (the fused multiply-add build). */
+  fma?: boolean;
   logitDiff?: number;
   /** Sampling temperature of the scores and the checkpoint choice (absent = 1). */
   temperature?: number;
   /** Train-split pass@1 at other sampling temperatures, by temperature. */
   sweep?: Record<string, number>;
+}
+
+/** How the training ran, when it was more than one plain thread. */
+function trainingThreads(f: CardFacts): string {
+  const parts = [
+    ...((f.workers ?? 1) > 1 ? [`${f.workers} threads, data-parallel`] : []),
+    ...(f.backend === 'wasm' && f.fma ? ['WebAssembly relaxed SIMD'] : []),
+  ];
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }
 
 /** The corpus sentence about answering without code, when the recipe has such transcripts. */
@@ -88,7 +101,7 @@ never contains a prompt or function of the \`builtin\` eval split, nor any hidde
 ## Training
 
 Supervised (loss on assistant tokens only${f.tokenWeighting === 'corpus' ? ', every token weighted the same whatever batch it lands in' : ''}) with the project's own tfjs code on the
-\`${f.backend}\` backend in Node: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
+\`${f.backend}\` backend in Node${trainingThreads(f)}: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
 batch ${f.batchSize}, ${f.steps} steps${f.command.includes('\n') ? ' in the last of the runs listed under Reproduce, each resuming from the one before' : ''} (the checkpoint chosen by measured pass@1: the latest inside the 0.15-0.60 band, else the nearest to it),
 ${f.trainMinutes.toFixed(0)} minutes of training, ${f.totalMinutes.toFixed(0)} minutes for the whole recipe on a shared 2-core machine.
 ${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
@@ -116,7 +129,7 @@ The longest assistant turn in the corpus is ${f.longestTurn} tokens, so 128 new 
 ## Under GRPO
 
 The app's default run (temperature 0.7, LoRA, 30 steps) trains this model; its pass@1 before and after
-on three seeds is measured with \`npx tsx scripts/demo/default_run.ts --seeds 1,2,3\` and reported in the
+on three seeds is measured with \`node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 4\` and reported in the
 project README ("The default run").
 
 ## Reproduce

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import '@tensorflow/tfjs-backend-wasm';
 import { AdamW } from '../../src/model/adamw.ts';
+import { fusedMultiplyAddActive } from '../../src/model/batch_matmul.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model/node_source.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
@@ -18,6 +19,7 @@ import { modelCard, type CardFacts } from './model_card.ts';
 import { configJson, demoConfig, parameterCount, type DemoShape } from './model_config.ts';
 import { processExecutor } from './process_executor.ts';
 import { sandboxExecutor } from './sandbox_executor.ts';
+import { ParallelSft } from './parallel_sft.ts';
 import { trainSft, type SftSchedule } from './sft_loop.ts';
 import { TEMPLATES } from './templates.ts';
 import { demoTokenizer, encodeTranscript, tokenizerConfig, trainTokenizer } from './tokenizer_files.ts';
@@ -40,6 +42,11 @@ export interface DemoRecipe {
   /** The pass@1 band a checkpoint should land in (train tasks). */
   band: [number, number];
   backend: 'wasm' | 'cpu';
+  /**
+   * Threads for supervised training, the main one included (data-parallel, parallel_sft.ts). The
+   * weights depend on it through float rounding, so it is part of the recipe. Absent = 1.
+   */
+  workers?: number;
   /** Overrides of the default run's rollout settings for evaluations (smoke tests shorten them). */
   evalOverrides?: Partial<EvalSettings>;
   /** Evaluate only the first N tasks of each split (smoke tests); all when absent. */
@@ -116,6 +123,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   const evalTasks = evalTasksFor('seed+builtin').slice(0, recipe.taskLimit);
   const evalBase: EvalSettings = { ...DEFAULT_EVAL, ...recipe.evalOverrides };
   const executor = processExecutor(evalBase.timeoutMs);
+  let parallel: ParallelSft | undefined;
   const candidates: Candidate[] = [];
   let trainSeconds = 0;
   const losses: number[] = [];
@@ -125,7 +133,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare, guessShare: guessed / corpus.length, tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
     tokens, steps: step, batchSize: recipe.schedule.batchSize, trainMinutes: trainSeconds / 60, totalMinutes: minutes(),
     seed: recipe.seed, command, longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
-    byTask: {}, finalLoss: null, backend: recipe.backend, temperature: evalBase.temperature,
+    byTask: {}, finalLoss: null, backend: recipe.backend, workers: recipe.workers ?? 1, fma: fusedMultiplyAddActive(), temperature: evalBase.temperature,
   });
   const assess = async (step: number) => {
     const snapshot = snapshotWeights(model);
@@ -140,6 +148,10 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     return report;
   };
   try {
+    if ((recipe.workers ?? 1) > 1) {
+      parallel = await ParallelSft.start(recipe.workers!, config, recipe.backend);
+      log(`supervised training on ${parallel.workers} threads (data-parallel)`);
+    }
     await trainSft(model, optimizer, examples, recipe.schedule, async (p) => {
       trainSeconds += p.seconds;
       lossSum += p.loss;
@@ -157,7 +169,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
         if (!last && report.passAt1 > recipe.band[1] + 0.1) return 'stop';
       }
       if (p.step === recipe.stopAt) return 'stop';
-    });
+    }, parallel);
 
     const chosen = chooseCheckpoint(candidates.map((c) => ({ ...c, passAt1: c.report.passAt1 })), recipe.band);
     log(`chose the checkpoint of step ${chosen.step} (train pass@1 ${chosen.passAt1.toFixed(3)} with ${recipe.evalSamples} samples)`);
@@ -194,6 +206,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
     log(`wrote ${recipe.out}: ${Object.entries(sizes).map(([k, v]) => `${k} ${(v / 1024).toFixed(0)} KiB`).join(', ')} (${minutes().toFixed(1)} min in all)`);
     return { facts, sizes, losses };
   } finally {
+    await parallel?.close();
     executor.close();
     model.dispose();
     optimizer.dispose();

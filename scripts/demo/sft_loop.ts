@@ -4,6 +4,7 @@ import type { AdamW } from '../../src/model/adamw.ts';
 import type { CausalLM } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { sftStep, type SftExample } from '../../src/rl/sft.ts';
+import type { ParallelSft } from './parallel_sft.ts';
 
 /** Loop settings. */
 export interface SftSchedule {
@@ -68,11 +69,13 @@ export interface SftProgress {
 
 /**
  * Runs `schedule.steps` steps. `onStep` is awaited after every step (logging, evaluation,
- * snapshots); it may return 'stop' to end early.
+ * snapshots); it may return 'stop' to end early. With `parallel`, each batch is spread over its
+ * threads (same batches, same schedule).
  */
 export async function trainSft(
   model: CausalLM, optimizer: AdamW, examples: readonly SftExample[], schedule: SftSchedule,
   onStep: (progress: SftProgress) => void | 'stop' | Promise<void | 'stop'> = () => {},
+  parallel?: ParallelSft,
 ): Promise<void> {
   const stream = batches(examples, schedule.batchSize, new Rng(schedule.seed));
   const normalizer = schedule.tokenWeighting === 'corpus' ? meanLearnedTokens(examples, schedule.batchSize) : undefined;
@@ -80,7 +83,8 @@ export async function trainSft(
     const batch = stream.next().value as SftExample[];
     const learningRate = learningRateAt(step, schedule);
     const started = performance.now();
-    const loss = sftStep(model, optimizer, batch, { learningRate, gradClip: schedule.gradClip, ...(normalizer ? { normalizer } : {}) });
+    const options = { learningRate, gradClip: schedule.gradClip, ...(normalizer ? { normalizer } : {}) };
+    const loss = parallel ? await parallel.step(model, optimizer, batch, options) : sftStep(model, optimizer, batch, options);
     const progress = { step: step + 1, loss, learningRate, seconds: (performance.now() - started) / 1000, tokens: batch.reduce((s, e) => s + e.ids.length, 0) };
     if ((await onStep(progress)) === 'stop') break;
   }

@@ -35,7 +35,7 @@ describe('demo recipe', () => {
       shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
       schedule: { steps: 6, batchSize: 4, peakLearningRate: 1e-2, finalLearningRate: 1e-3, warmupSteps: 1, gradClip: 1, seed: 3 },
       evalEvery: 3, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], sweepTemperatures: [0.5], backend: 'wasm', command: 'smoke',
-      taskLimit: 2, evalOverrides: { maxNewTokens: 12, maxTurns: 2 },
+      taskLimit: 2, evalOverrides: { maxNewTokens: 12, maxTurns: 2 }, workers: 2, // the data-parallel path, worker thread included
     }, () => {});
     // it learned something: the loss went down from the first steps to the last
     const { losses } = result;
