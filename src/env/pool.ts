@@ -147,6 +147,7 @@ export class SandboxPool {
       p95ExecMs: t.p95Ms(),
       timeouts: t.timeouts,
       interrupts: t.interrupts,
+      rearms: t.rearms,
       terminations: t.terminations,
       crashes: t.crashes,
       recycles: t.recycles,

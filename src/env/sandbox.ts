@@ -9,12 +9,22 @@ import type { RawExecution, SandboxInit, SandboxReady, SandboxRunnerApi, Sandbox
 /** How one run ended, before it becomes an ExecResult. */
 export type SandboxOutcome =
   | { kind: 'done'; raw: RawExecution; durationMs: number }
-  | { kind: 'interrupted'; raw: RawExecution; durationMs: number }
-  | { kind: 'terminated'; durationMs: number }
+  | { kind: 'interrupted'; raw: RawExecution; durationMs: number; rearms: number }
+  | { kind: 'terminated'; durationMs: number; rearms?: number }
   | { kind: 'crashed'; reason: string; durationMs: number };
 
 /** Pyodide's code for SIGINT in the interrupt cell. */
 const SIGINT = 2;
+
+/**
+ * How long an interrupt that Pyodide has read may go without ending the run before it is raised
+ * again. Sometimes one is lost: Pyodide reads the cell (resetting it to 0) but no KeyboardInterrupt
+ * reaches the program (2 busy loops in 40 ran on for the whole 8 s grace; cause not found). A
+ * delivered interrupt ends the run within milliseconds, so 200 ms does not interrupt a run that is
+ * already unwinding; a program that catches KeyboardInterrupt and carries on gets it again, which
+ * is what the deadline wants anyway.
+ */
+const REARM_MS = 200;
 
 let nextSandboxId = 1;
 
@@ -109,16 +119,23 @@ export class Sandbox {
       this.terminate();
       return { kind: 'crashed', reason: first.reason, durationMs: elapsed() };
     }
+    let rearms = 0;
     if (cell) {
-      Atomics.store(cell, 0, SIGINT);
-      Atomics.notify(cell, 0);
+      const raise = () => { Atomics.store(cell, 0, SIGINT); Atomics.notify(cell, 0); };
+      raise();
+      // Pyodide clears the cell when it reads it. Read, but still running REARM_MS later: the
+      // KeyboardInterrupt was lost or caught by the program, so raise it again.
+      const rearm = setInterval(() => {
+        if (Atomics.load(cell, 0) === 0) { rearms += 1; raise(); }
+      }, REARM_MS);
       const grace = delay(graceMs);
       const second = await Promise.race([call, died, grace.promise.then(() => ({ kind: 'deadline' as const }))]);
       grace.cancel();
-      if (second.kind === 'done') return { kind: 'interrupted', raw: second.raw, durationMs: elapsed() };
+      clearInterval(rearm);
+      if (second.kind === 'done') return { kind: 'interrupted', raw: second.raw, durationMs: elapsed(), rearms };
     }
     this.terminate();
-    return { kind: 'terminated', durationMs: elapsed() };
+    return { kind: 'terminated', durationMs: elapsed(), rearms };
   }
 
   /** Kills the worker at once (a runaway, a crash, a recycle, or close). */

@@ -39,6 +39,8 @@ export interface SandboxMetrics {
   timeouts: number;
   /** Timeouts stopped by the interrupt buffer, the worker kept. */
   interrupts: number;
+  /** Interrupts raised again in a grace period because the first was read but did not end the run. */
+  rearms: number;
   /** Workers terminated: runaways past the grace period plus crashes. */
   terminations: number;
   /** Workers whose Python runtime died (stack overflow, os.abort, worker error). */
