@@ -1,5 +1,5 @@
-// npm run make-demo-model [-- --seed 1 --steps 2000 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
-// The defaults are the recipe of the committed model (its model card's Reproduce section).
+// npm run make-demo-model [-- --seed 1 --steps 3000 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
+// The defaults are the first run of the committed model's recipe (its model card's Reproduce section).
 import { parseArgs } from 'node:util';
 import { DEMO_SHAPE } from './demo/model_config.ts';
 import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
@@ -8,12 +8,12 @@ const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'public/models/demo' },
     seed: { type: 'string', default: '1' },
-    corpus: { type: 'string', default: '6000' },
+    corpus: { type: 'string', default: '9000' },
     'wrong-share': { type: 'string', default: '0.35' },
     'guess-share': { type: 'string', default: '0' },
     'eval-temperature': { type: 'string', default: '1' },
     'token-weighting': { type: 'string', default: 'batch' },
-    steps: { type: 'string', default: '2000' },
+    steps: { type: 'string', default: '3000' },
     batch: { type: 'string', default: '8' },
     lr: { type: 'string', default: '3e-3' },
     'eval-every': { type: 'string', default: '500' },
@@ -35,6 +35,8 @@ const number = (name: keyof typeof values): number => {
 const backend = values.backend;
 if (backend !== 'wasm' && backend !== 'cpu') throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
 const steps = number('steps');
+const workers = number('workers');
+if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a whole number of threads, 1 or more, got ${JSON.stringify(values.workers)}`);
 const evalTemperature = number('eval-temperature');
 const tokenWeighting = values['token-weighting'];
 if (tokenWeighting !== 'batch' && tokenWeighting !== 'corpus') throw new Error(`--token-weighting must be batch or corpus, got ${JSON.stringify(tokenWeighting)}`);
@@ -55,7 +57,7 @@ const recipe: DemoRecipe = {
   sweepTemperatures: [1, 0.7, 0.5].filter((t) => t !== evalTemperature),
   ...(evalTemperature !== 1 ? { evalOverrides: { temperature: evalTemperature } } : {}),
   backend,
-  workers: number('workers'),
+  workers,
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),
   command: reproduceCommand(process.argv.slice(2)),
