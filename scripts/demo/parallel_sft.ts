@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { AdamW } from '../../src/model/adamw.ts';
 import type { ModelConfig } from '../../src/model/config.ts';
 import type { CausalLM } from '../../src/model/model.ts';
-import { applySftGradients, learnedTokens, sftGradients, type SftExample, type SftStepOptions } from '../../src/rl/sft.ts';
+import { applySftGradients, sftDivisor, sftGradients, type SftExample, type SftStepOptions } from '../../src/rl/sft.ts';
 
 /** Main thread → worker: the current weights (trainable-variable order) and this worker's rows. */
 export interface HelperRequest {
@@ -52,7 +52,7 @@ class Helper {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
-      this.worker.postMessage(request); // copied: dataSync may hand out a backend's own buffer
+      this.worker.postMessage(request);
     });
   }
 
@@ -94,14 +94,12 @@ export class ParallelSft {
 
   /** sftStep's contract (same options, same returned loss), with the batch spread over the threads. */
   async step(model: CausalLM, optimizer: AdamW, batch: readonly SftExample[], options: SftStepOptions): Promise<number> {
-    const count = Math.max(learnedTokens(batch), 1);
-    const divisor = options.normalizer ?? count;
-    if (!(divisor > 0)) throw new Error(`sftStep: normalizer must be positive, got ${divisor}`);
+    const { count, divisor } = sftDivisor(batch, options);
+    if (!(divisor > 0)) throw new Error(`sftStep: normalizer must be positive, got ${divisor}`); // before any worker starts
     const [own, ...rest] = dealRows(batch, this.workers);
-    const variables = [...model.trainableVariables()];
-    const replies = this.helpers.flatMap((helper, i) => (rest[i]!.length > 0
-      ? [helper.request({ weights: variables.map(([, v]) => v.dataSync() as Float32Array), batch: rest[i]!, divisor })]
-      : []));
+    // Read once; postMessage copies them to each worker (dataSync may hand out a backend's own buffer).
+    const weights = [...model.trainableVariables().values()].map((v) => v.dataSync() as Float32Array);
+    const replies = this.helpers.flatMap((helper, i) => (rest[i]!.length > 0 ? [helper.request({ weights, batch: rest[i]!, divisor })] : []));
     // The main thread works on its rows while the workers work on theirs.
     const mine = sftGradients(model, own!, divisor);
     const theirs = await Promise.allSettled(replies);

@@ -3,7 +3,7 @@
 import type { AdamW } from '../../src/model/adamw.ts';
 import type { CausalLM } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { sftStep, type SftExample } from '../../src/rl/sft.ts';
+import { learnedTokens, sftStep, type SftExample } from '../../src/rl/sft.ts';
 import type { ParallelSft } from './parallel_sft.ts';
 
 /** Loop settings. */
@@ -27,8 +27,7 @@ export interface SftSchedule {
 
 /** Mean learned (mask 1, predicted) tokens per batch of `batchSize` over the examples. */
 export function meanLearnedTokens(examples: readonly SftExample[], batchSize: number): number {
-  const total = examples.reduce((sum, e) => sum + e.mask.slice(1).reduce((a, b) => a + b, 0), 0);
-  return (total / Math.max(1, examples.length)) * batchSize;
+  return (learnedTokens(examples) / Math.max(1, examples.length)) * batchSize;
 }
 
 /** Learning rate at `step` (0-based): linear warmup, then cosine from peak to final. */

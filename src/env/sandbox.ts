@@ -10,7 +10,7 @@ import type { RawExecution, SandboxInit, SandboxReady, SandboxRunnerApi, Sandbox
 export type SandboxOutcome =
   | { kind: 'done'; raw: RawExecution; durationMs: number }
   | { kind: 'interrupted'; raw: RawExecution; durationMs: number; rearms: number }
-  | { kind: 'terminated'; durationMs: number; rearms?: number }
+  | { kind: 'terminated'; durationMs: number; rearms: number }
   | { kind: 'crashed'; reason: string; durationMs: number };
 
 /** Pyodide's code for SIGINT in the interrupt cell. */

@@ -29,6 +29,12 @@ export function learnedTokens(batch: readonly SftExample[]): number {
   return batch.reduce((sum, e) => sum + e.mask.slice(1).reduce((a, b) => a + b, 0), 0);
 }
 
+/** The step's divisor (the options' normalizer, else the learned tokens) and its learned tokens. */
+export function sftDivisor(batch: readonly SftExample[], options: Pick<SftStepOptions, 'normalizer'>): { count: number; divisor: number } {
+  const count = Math.max(learnedTokens(batch), 1);
+  return { count, divisor: options.normalizer ?? count };
+}
+
 /**
  * Gradients of (summed masked NLL of `batch`) / `divisor` for every trainable variable, by name, and
  * that value. The caller owns the tensors. Summing these over disjoint parts of a batch, each with
@@ -61,8 +67,7 @@ export function applySftGradients(optimizer: AdamW, grads: Record<string, tf.Ten
 
 /** One optimizer step on a batch; returns the mean masked negative log-likelihood (nats/token). */
 export function sftStep(model: CausalLM, optimizer: AdamW, batch: readonly SftExample[], options: SftStepOptions): number {
-  const count = Math.max(learnedTokens(batch), 1);
-  const divisor = options.normalizer ?? count;
+  const { count, divisor } = sftDivisor(batch, options);
   const { value, grads } = sftGradients(model, batch, divisor);
   applySftGradients(optimizer, grads, options);
   return (value * divisor) / count; // per learned token, whatever the divisor
