@@ -20,6 +20,8 @@ export interface CardFacts {
   totalMinutes: number;
   seed: number;
   command: string;
+  /** Minutes of each run before this one, in order, when this run resumed from them (absent = none). */
+  earlierMinutes?: number[];
   longestTurn: number;
   samples: number;
   trainPassAt1: number | null;
@@ -58,6 +60,65 @@ only answers backed by code that passes the hidden tests, trains that habit away
 }
 
 const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
+
+/** The command that measures the default run on this model and writes its table into the card. */
+export const DEFAULT_RUN_COMMAND = 'node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 4 --card public/models/demo/README.md';
+
+/** The card's "Under GRPO" section before the default run has been measured on this model. */
+const UNMEASURED_GRPO = `Not measured on these files yet: \`${DEFAULT_RUN_COMMAND}\` measures it and writes it here.`;
+
+/** How the time of the whole recipe reads in the card: "37 + 14 minutes" for two runs. */
+function recipeMinutes(f: CardFacts): string {
+  const runs = f.command.split('\n').length;
+  const known = [...(f.earlierMinutes ?? []), f.totalMinutes];
+  if (known.length !== runs) return `${f.totalMinutes.toFixed(0)} minutes for the last run`;
+  return `${known.map((m) => m.toFixed(0)).join(' + ')} minutes`;
+}
+
+/** The minutes of every run of a card's recipe, as its Reproduce note states them (empty if it does not). */
+export function cardRecipeMinutes(card: string): number[] {
+  const note = /; ([\d +]+) minutes on a shared 2-core machine\.\)/.exec(card);
+  if (note) return note[1]!.split('+').map(Number);
+  // Cards written before the note had the time: one run, stated in the Training section.
+  const single = /, (\d+) minutes for the whole recipe/.exec(card);
+  return single ? [Number(single[1])] : [];
+}
+
+/** One seed of the default run, as default_run.ts measures it. */
+export interface DefaultRunRow {
+  seed: number;
+  before: { train: number; eval: number };
+  after: { train: number; eval: number };
+  minutes: number;
+  /** Share of the step's episodes that ran code, per step. */
+  ranCode: number[];
+}
+
+/** The "Under GRPO" section's measured part: a row per seed and how code use changed. */
+export function underGrpoTable(rows: readonly DefaultRunRow[], samples: number, fma: boolean): string {
+  const lines = rows.map((r) => `| ${r.seed} | ${r.before.train.toFixed(2)} → ${r.after.train.toFixed(2)} (${signed(r.after.train - r.before.train)}) | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
+  const first = rows.map((r) => r.ranCode[0] ?? 0);
+  const full = rows.map((r) => r.ranCode.findIndex((x) => x >= 1) + 1);
+  const fullText = full.every((step) => step > 0)
+    ? `every episode of a step ran code from step ${Math.min(...full)}–${Math.max(...full)} on`
+    : `not every step's episodes ran code by the end (${full.filter((step) => step > 0).length} of ${rows.length} seeds got there)`;
+  return `Measured on these files (${samples} samples per task, WASM in Node${fma ? ' with relaxed SIMD, as in Chromium' : ''}; \`${DEFAULT_RUN_COMMAND}\`):
+
+| seed | seed + builtin train split | builtin eval split | minutes |
+|---|---|---|---|
+${lines.join('\n')}
+
+The share of episodes that run code was ${Math.min(...first).toFixed(2)}–${Math.max(...first).toFixed(2)} in the first step; ${fullText}.`;
+}
+
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+
+/** The card with its "Under GRPO" section's measured part replaced by `body`. */
+export function withUnderGrpo(card: string, body: string): string {
+  const match = /(## Under GRPO\n\n[\s\S]*?\("The default run"\)\.\n)[\s\S]*?(\n## Reproduce\n)/.exec(card);
+  if (!match) throw new Error('the model card has no "## Under GRPO" section followed by "## Reproduce"; write the card with make-demo-model first.');
+  return card.slice(0, match.index) + match[1] + body + '\n' + match[2] + card.slice(match.index + match[0].length);
+}
 
 /** The README.md text. */
 export function modelCard(f: CardFacts): string {
@@ -103,7 +164,7 @@ never contains a prompt or function of the \`builtin\` eval split, nor any hidde
 Supervised (loss on assistant tokens only${f.tokenWeighting === 'corpus' ? ', every token weighted the same whatever batch it lands in' : ''}) with the project's own tfjs code on the
 \`${f.backend}\` backend in Node${trainingThreads(f)}: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
 batch ${f.batchSize}, ${f.steps} steps${f.command.includes('\n') ? ' in the last of the runs listed under Reproduce, each resuming from the one before' : ''} (the checkpoint chosen by measured pass@1: the latest inside the 0.15-0.60 band, else the nearest to it),
-${f.trainMinutes.toFixed(0)} minutes of training, ${f.totalMinutes.toFixed(0)} minutes for the whole recipe on a shared 2-core machine.
+${f.trainMinutes.toFixed(0)} minutes of training, ${f.command.includes('\n') ? `${f.totalMinutes.toFixed(0)} minutes for this run (the recipe: ${recipeMinutes(f)})` : `${f.totalMinutes.toFixed(0)} minutes for the whole recipe`} on a shared 2-core machine.
 ${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
 ## Scores
 
@@ -129,8 +190,8 @@ The longest assistant turn in the corpus is ${f.longestTurn} tokens, so 128 new 
 ## Under GRPO
 
 The app's default run (temperature 0.7, LoRA, 30 steps) trains this model; its pass@1 before and after
-on three seeds is measured with \`node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 4\` and reported in the
-project README ("The default run").
+on three seeds is also reported in the project README ("The default run").
+${UNMEASURED_GRPO}
 
 ## Reproduce
 
@@ -138,6 +199,6 @@ project README ("The default run").
 ${f.command}
 \`\`\`
 
-(seed ${f.seed}; deterministic on the same backend.)
+(${f.command.includes('\n') ? "run in this order, each resuming from the one before's output in the same folder" : `seed ${f.seed}`}; deterministic on the same backend with the same \`--workers\`; ${recipeMinutes(f)} on a shared 2-core machine.)
 `;
 }

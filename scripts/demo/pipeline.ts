@@ -15,7 +15,7 @@ import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { checkTemplates, generateCorpus, leakProblems } from './corpus.ts';
 import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
-import { modelCard, type CardFacts } from './model_card.ts';
+import { cardRecipeMinutes, modelCard, type CardFacts } from './model_card.ts';
 import { configJson, demoConfig, parameterCount, type DemoShape } from './model_config.ts';
 import { processExecutor } from './process_executor.ts';
 import { sandboxExecutor } from './sandbox_executor.ts';
@@ -79,12 +79,12 @@ export function chooseCheckpoint<T extends { step: number; passAt1: number }>(ca
   return candidates.reduce((a, b) => (distance(b) < distance(a) || (distance(b) === distance(a) && b.step > a.step) ? b : a));
 }
 
-/** The reproduce command(s) in an exported folder's model card. */
-function previousCommand(dir: string): string {
+/** The reproduce command(s) in an exported folder's model card, and the minutes each run took. */
+function previousRecipe(dir: string): { command: string; minutes: number[] } {
   const card = readFileSync(join(dir, 'README.md'), 'utf8');
   const match = /## Reproduce\n\n```\n([\s\S]*?)\n```/.exec(card);
   if (!match) throw new Error(`${dir}/README.md has no "## Reproduce" command block; resume only from a folder this script wrote.`);
-  return match[1]!;
+  return { command: match[1]!, minutes: cardRecipeMinutes(card) };
 }
 
 /** Runs the recipe; `log` receives one line per event. */
@@ -105,8 +105,9 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   const tokenizerJson = recipe.resume
     ? (JSON.parse(readFileSync(join(recipe.resume, 'tokenizer.json'), 'utf8')) as Record<string, unknown>)
     : trainTokenizer(corpus.map((t) => t.messages), recipe.shape.vocabSize);
-  // A resumed run's card lists the commands of the runs before it.
-  const command = recipe.resume ? `${previousCommand(recipe.resume)}\n${recipe.command}` : recipe.command;
+  // A resumed run's card lists the commands of the runs before it, and their minutes.
+  const previous = recipe.resume ? previousRecipe(recipe.resume) : undefined;
+  const command = previous ? `${previous.command}\n${recipe.command}` : recipe.command;
   const tokenizer = demoTokenizer(tokenizerJson);
   const examples = corpus.map((t) => encodeTranscript(tokenizer, t.messages)).filter((e) => e.ids.length <= recipe.shape.maxPositions);
   const tokens = examples.reduce((s, e) => s + e.ids.length, 0);
@@ -132,7 +133,7 @@ export async function makeDemoModel(recipe: DemoRecipe, log: (line: string) => v
   const provisionalFacts = (step: number): CardFacts => ({
     parameters: parameterCount(recipe.shape), shape: recipe.shape, corpusSize: corpus.length, wrongShare: recipe.wrongShare, guessShare: guessed / corpus.length, tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
     tokens, steps: step, batchSize: recipe.schedule.batchSize, trainMinutes: trainSeconds / 60, totalMinutes: minutes(),
-    seed: recipe.seed, command, longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
+    seed: recipe.seed, command, ...(previous ? { earlierMinutes: previous.minutes } : {}), longestTurn, samples: recipe.finalSamples, trainPassAt1: null, evalPassAt1: null,
     byTask: {}, finalLoss: null, backend: recipe.backend, workers: recipe.workers ?? 1, fma: fusedMultiplyAddActive(), temperature: evalBase.temperature,
   });
   const assess = async (step: number) => {

@@ -11,7 +11,11 @@ import { chooseCheckpoint, makeDemoModel } from '../../scripts/demo/pipeline.ts'
 import { learningRateAt, type SftSchedule } from '../../scripts/demo/sft_loop.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'demo-smoke-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir2 = mkdtempSync(join(tmpdir(), 'demo-smoke-resumed-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir2, { recursive: true, force: true });
+});
 
 describe('demo recipe', () => {
   it('chooses the most-trained checkpoint inside the band, else the nearest', () => {
@@ -29,7 +33,7 @@ describe('demo recipe', () => {
     expect(learningRateAt(110, s)).toBeCloseTo(1e-4, 10);
   });
 
-  it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card', async () => {
+  it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card; then resumes', async () => {
     const result = await makeDemoModel({
       out: dir, seed: 3, corpusSize: 40, wrongShare: 0.35, genericShare: 0.3, guessShare: 0.2,
       shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
@@ -53,5 +57,21 @@ describe('demo recipe', () => {
     expect(card).toContain('smoke');
     expect(card).toContain('| seed + builtin train split, temperature 0.5 |');
     expect(result.facts.trainPassAt1).not.toBeNull();
-  }, 180_000);
+
+    // the recipe's second run resumes from the first's folder: its weights and tokenizer, its
+    // commands and minutes carried into the new card
+    const resumed = await makeDemoModel({
+      out: dir2, seed: 4, corpusSize: 20, wrongShare: 0.35, genericShare: 0.3, guessShare: 0.5,
+      shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
+      schedule: { steps: 2, batchSize: 4, peakLearningRate: 1e-3, finalLearningRate: 1e-4, warmupSteps: 1, gradClip: 1, seed: 4 },
+      evalEvery: 0, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], sweepTemperatures: [], backend: 'wasm', command: 'smoke 2',
+      taskLimit: 1, evalOverrides: { maxNewTokens: 4, maxTurns: 1 }, resume: dir,
+    }, () => {});
+    expect(readFileSync(join(dir2, 'tokenizer.json'), 'utf8')).toBe(readFileSync(join(dir, 'tokenizer.json'), 'utf8'));
+    expect(resumed.facts.command).toBe('smoke\nsmoke 2');
+    expect(resumed.facts.earlierMinutes).toEqual([Math.round(result.facts.totalMinutes)]);
+    const card2 = readFileSync(join(dir2, 'README.md'), 'utf8');
+    expect(card2).toContain('```\nsmoke\nsmoke 2\n```');
+    expect(card2).toContain("(run in this order, each resuming from the one before's output in the same folder;");
+  }, 240_000);
 });
