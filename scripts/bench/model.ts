@@ -2,6 +2,8 @@
 // the shapes of issue 2: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
 //   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
+//   decode_batch{1,8}_xnnpack_tok_s              the same with the linear layers' few-row products
+//                                                on XNNPACK instead of the dot-product kernel
 //   train_step_ms                                full-parameter step on 4 x 128 predicted tokens
 //   train_step_tfjs_matmul_ms                    the same step with attention on tf.matMul instead
 //                                                of our SIMD kernel (src/model/batch_matmul.ts)
@@ -17,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
-import { fusedMultiplyAddActive, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { dotProductActive, fusedMultiplyAddActive, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
@@ -69,18 +71,25 @@ async function decoding(): Promise<Record<string, number>> {
   let total = 0;
   for (const length of lengths) total += await seconds(() => uncachedStep(model, Array.from({ length }, (_, t) => (t * 7) % 2000)));
   const uncached = lengths.length / total; // mean cost per token over the growth
-  log('batched decoding, 16-token prompts, 64 new tokens (median of 3, batch 1 and 8 interleaved)');
+  log('batched decoding, 16-token prompts, 64 new tokens (median of 3, batch 1 and 8 interleaved, with and without the dot-product kernel)');
   const prompt = (b: number) => Array.from({ length: 16 }, (_, t) => (b * 31 + t * 7) % 2000);
-  const times1: number[] = [];
-  const times8: number[] = [];
+  const times: Record<string, number[]> = { dot1: [], dot8: [], xnn1: [], xnn8: [] };
   for (let round = 0; round < 3; round++) {
-    times1.push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
-    times8.push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+    for (const dot of dotProductActive() ? [true, false] : [false]) {
+      useDotProductKernel(dot);
+      const name = dot ? 'dot' : 'xnn';
+      times[`${name}1`]!.push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
+      times[`${name}8`]!.push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+    }
+    useDotProductKernel(true);
   }
-  const batch1 = 64 / median(times1);
-  const batch8 = (8 * 64) / median(times8);
+  const rate = (key: string, batch: number) => (times[key]!.length > 0 ? (batch * 64) / median(times[key]!) : null);
+  const main = dotProductActive() ? 'dot' : 'xnn';
   model.dispose();
-  return { decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: batch1, decode_batch8_tok_s: batch8 };
+  return {
+    decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: rate(`${main}1`, 1)!, decode_batch8_tok_s: rate(`${main}8`, 8)!,
+    ...(main === 'dot' ? { decode_batch1_xnnpack_tok_s: rate('xnn1', 1)!, decode_batch8_xnnpack_tok_s: rate('xnn8', 8)! } : {}),
+  };
 }
 
 function median(xs: number[]): number {
@@ -153,6 +162,7 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
+    ...(decode.decode_batch8_xnnpack_tok_s ? { decode_batch8_vs_batch1_xnnpack: round(decode.decode_batch8_xnnpack_tok_s / decode.decode_batch1_xnnpack_tok_s!) } : {}),
     train_step_ms: round(trainStepMs),
     train_step_tfjs_matmul_ms: round(tfjsMatmulMs),
     ...(noFmaMs !== null ? { train_step_no_fma_ms: round(noFmaMs) } : {}),

@@ -6,11 +6,13 @@
 // the same op so the backward pass is fast too. Where the engine has relaxed SIMD the kernel's
 // fused multiply-add build runs, and then the linear layers' 2-D products with many rows take it
 // too (matMul2d): a training step is 1.3-1.4x faster than on XNNPACK (bench: train_step_no_fma_ms).
+// Their products with few rows (decoding) take a second kernel of simd_matmul.ts, dot products
+// against a transposed copy of the weight kept here (bench: decode_batch8_xnnpack_tok_s).
 //
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
+import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
 
 
 /** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
@@ -20,13 +22,14 @@ interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
 }
 
-/** Both builds of the kernel on one memory; `fused` is null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null }
+/** Both builds of the kernel on one memory; `fused` and `dot` (the dot-product kernel) are null without relaxed SIMD. */
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
 let enabled = true;
 let fusedEnabled = true;
+let dotEnabled = true;
 
 /** Turns the kernel off (true: back on), so a benchmark or test can compare it with tf.matMul. */
 export function useSimdMatMul(on: boolean): void {
@@ -41,6 +44,14 @@ export function useFusedMultiplyAdd(on: boolean): void {
   fusedEnabled = on;
 }
 
+/**
+ * Turns the dot-product kernel for products with few rows off (true: back on), so a benchmark
+ * can compare it with XNNPACK; off, those products go to tf.matMul as before.
+ */
+export function useDotProductKernel(on: boolean): void {
+  dotEnabled = on;
+}
+
 function memoryOf(backend: WasmBackendLike): WebAssembly.Memory | undefined {
   return backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
 }
@@ -50,7 +61,8 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
   if (!memory) return null;
   if (!kernels.has(memory)) {
     const plain = instantiateMatmul(memory);
-    kernels.set(memory, plain ? { plain, fused: instantiateMatmul(memory, true) } : null);
+    const fused = plain ? instantiateMatmul(memory, true) : null;
+    kernels.set(memory, plain ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null } : null);
   }
   return kernels.get(memory) ?? null;
 }
@@ -83,6 +95,26 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
   });
 }
 
+const KERNEL_T = 'AgenticRlSimdMatMulT';
+
+if (!tf.getKernel(KERNEL_T, 'wasm')) {
+  tf.registerKernel({
+    kernelName: KERNEL_T,
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend }) => {
+      const wasm = backend as unknown as WasmBackendLike;
+      const { a, w } = inputs as { a: tf.TensorInfo; w: tf.TensorInfo };
+      const [m, k] = a.shape as [number, number];
+      const [n, kw] = w.shape as [number, number];
+      if (a.shape.length !== 2 || w.shape.length !== 2 || k !== kw) throw new Error(`matMulTransposed: shapes ${a.shape} and ${w.shape} (transposed) do not multiply`);
+      const out = wasm.makeOutput([m, n], 'float32');
+      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+      kernelsFor(wasm)!.dot!(offset(a), offset(w), offset(out), m, k, n);
+      return out;
+    },
+  });
+}
+
 /**
  * C[i] = A[i] @ B[i] for i < batch, where matrix i of A starts `strideA` numbers after matrix i - 1
  * (likewise B): reads the first rows of every (b, h) slice of a preallocated KV cache without a
@@ -110,6 +142,11 @@ export function simdMatMulActive(): boolean {
   return available;
 }
 
+/** Whether the dot-product kernel serves products with few rows (relaxed SIMD, and not turned off). */
+export function dotProductActive(): boolean {
+  return dotEnabled && fusedMultiplyAddActive() && kernelsFor(tf.backend() as unknown as WasmBackendLike)!.dot !== null;
+}
+
 /** Whether the kernel's relaxed-SIMD (fused multiply-add) build serves the current backend. */
 export function fusedMultiplyAddActive(): boolean {
   return fusedEnabled && simdMatMulActive() && kernelsFor(tf.backend() as unknown as WasmBackendLike)!.fused !== null;
@@ -131,16 +168,79 @@ const LINEAR_MAX_B = 1 << 19;
 const LINEAR_MIN_ROWS = 64;
 
 /**
+ * Smallest weight (k * n numbers) that gets a transposed copy for the dot-product kernel: smaller
+ * ones (LoRA's rank-8 factors) cost little either way and would only churn the copies.
+ */
+const TRANSPOSED_MIN = 1 << 14;
+
+/**
+ * Most numbers the transposed copies may hold in all: 8M (32 MB). A model up to ~8M parameters
+ * (the demo model, the benchmark's) decodes all on the dot-product kernel; a larger one gets
+ * copies for its first weights only and keeps XNNPACK for the rest, rather than doubling its
+ * weights' memory (memory_estimate.ts's generous margins absorb the 32 MB).
+ */
+const TRANSPOSED_BUDGET = 1 << 23;
+
+/** A weight's transposed copy, valid while the weight keeps the data it was made from. */
+interface Transposed { source: tf.Variable; dataId: object; copy: tf.Tensor2D }
+const transposedCopies = new Map<number, Transposed>();
+let transposedNumbers = 0;
+
+function dropTransposed(id: number): void {
+  const entry = transposedCopies.get(id);
+  if (!entry) return;
+  transposedNumbers -= entry.copy.size;
+  entry.copy.dispose();
+  transposedCopies.delete(id);
+}
+
+/**
+ * The weight `w` (k, n) transposed to (n, k), made once and reused until the variable is assigned
+ * new values (AdamW, loading: a new dataId) or disposed; null when the budget is spent.
+ */
+function transposedWeight(w: tf.Variable): tf.Tensor2D | null {
+  const entry = transposedCopies.get(w.id);
+  if (entry && entry.dataId === w.dataId) return entry.copy;
+  dropTransposed(w.id);
+  for (const [id, other] of transposedCopies) if (other.source.isDisposed) dropTransposed(id);
+  if (transposedNumbers + w.size > TRANSPOSED_BUDGET) return null;
+  const copy = tf.keep(tf.tidy(() => tf.transpose(w as tf.Tensor2D).clone())) as tf.Tensor2D;
+  transposedCopies.set(w.id, { source: w, dataId: w.dataId, copy });
+  transposedNumbers += copy.size;
+  return copy;
+}
+
+/**
+ * Disposes the transposed copies of these weights (all, when none are given): a model calls it
+ * when it is disposed. Copies of weights disposed otherwise go at the next copy made.
+ */
+export function releaseTransposedWeights(weights?: readonly tf.Tensor[]): void {
+  for (const id of weights ? weights.map((w) => w.id) : [...transposedCopies.keys()]) dropTransposed(id);
+}
+
+/** How many transposed weight copies exist and the numbers they hold (tests, memory accounting). */
+export function transposedWeightStats(): { copies: number; numbers: number } {
+  return { copies: transposedCopies.size, numbers: transposedNumbers };
+}
+
+/**
  * a (m, k) @ b (k, n) with no gradient of its own, for the linear layers' forward and backward
- * products (inside customGrad, or with no gradient recorded). On wasm with relaxed SIMD the
- * fused kernel, when a has at least LINEAR_MIN_ROWS rows and b fits in L2; otherwise tf.matMul
- * (XNNPACK), so without relaxed SIMD nothing changes.
+ * products (inside customGrad, or with no gradient recorded). On wasm with relaxed SIMD: with at
+ * least LINEAR_MIN_ROWS rows and b fitting in L2, the fused kernel; with fewer rows (decoding) and
+ * b a model weight (a tf.Variable), the dot-product kernel on b's transposed copy, which streams
+ * the weights once and in order (1.5x XNNPACK at 8 rows; bench decode_batch8_tok_s). Otherwise
+ * tf.matMul (XNNPACK), so without relaxed SIMD nothing changes.
  */
 export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   const [m, k] = a.shape;
   const n = b.shape[1];
-  if (m < LINEAR_MIN_ROWS || k * n > LINEAR_MAX_B || tf.engine().isTapeOn() || !fusedMultiplyAddActive()) return tf.matMul(a, b);
+  if (tf.engine().isTapeOn() || !fusedMultiplyAddActive()) return tf.matMul(a, b);
   if (b.shape[0] !== k) throw new Error(`matMul2d: shapes ${a.shape} and ${b.shape} do not multiply`);
+  if (m < LINEAR_MIN_ROWS) {
+    const transposed = b instanceof tf.Variable && k * n >= TRANSPOSED_MIN && dotProductActive() ? transposedWeight(b) : null;
+    return transposed ? (tf.engine().runKernel(KERNEL_T, { a, w: transposed }) as tf.Tensor2D) : tf.matMul(a, b);
+  }
+  if (k * n > LINEAR_MAX_B) return tf.matMul(a, b);
   return tf.tidy(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [m, n]) as tf.Tensor2D);
 }
 

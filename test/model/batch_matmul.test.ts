@@ -4,8 +4,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchMatMul, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
-import { instantiateMatmul, simdMatmulModule } from '../../src/model/simd_matmul.ts';
+import { batchMatMul, fusedMultiplyAddActive, matMul2d, releaseTransposedWeights, simdMatMulActive, stridedMatMul, transposedWeightStats, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { instantiateMatmul, instantiateMatmulT, simdMatmulModule, simdMatmulTModule } from '../../src/model/simd_matmul.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
 function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k: number, n: number, broadcastB: boolean): Float64Array {
@@ -56,6 +56,40 @@ describe('SIMD matmul kernel', () => {
     heap.fill(Number.NaN, pc, pc + batch * m * n + 8); // stale output must be overwritten, and nothing past it
     kernel(pa * 4, pb * 4, pc * 4, batch, m, k, n, m * k * 4, broadcastB ? 0 : k * n * 4);
     const want = reference(a, b, batch, m, k, n, broadcastB);
+    const got = heap.subarray(pc, pc + want.length);
+    for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
+    expect(Number.isNaN(heap[pc + want.length]!)).toBe(true);
+  });
+});
+
+describe('SIMD dot-product kernel (C = A W^T, few rows)', () => {
+  it('is a valid module under 4 KB', () => {
+    const bytes = simdMatmulTModule();
+    expect(WebAssembly.validate(bytes)).toBe(true);
+    expect(bytes.length).toBeLessThan(4096);
+  });
+
+  // M: the 1 x 4 tiles (M < 4), the 4 x 2 tiles and their 1-row tail; N: whole tiles and the
+  // rows of W left over; K: whole 4-wide steps, the scalar tail, and K < 4 (tail only).
+  const shapes: [number, number, number][] = [
+    [1, 1, 1], [1, 64, 8], [2, 7, 5], [3, 9, 6], [4, 64, 2], [5, 13, 3], [7, 4, 9], [8, 256, 12], [9, 3, 7], [18, 33, 10],
+  ];
+  it.each(shapes)('%i x %i @ (%i x K)^T matches a float64 triple loop', (m, k, n) => {
+    const memory = new WebAssembly.Memory({ initial: 4 });
+    const kernel = instantiateMatmulT(memory)!;
+    expect(kernel).not.toBeNull();
+    const a = filled(m * k, 3);
+    const w = filled(n * k, 4); // (N, K): row j is column j of B = W^T
+    const b = new Float32Array(k * n);
+    for (let j = 0; j < n; j++) for (let x = 0; x < k; x++) b[x * n + j] = w[j * k + x]!;
+    const heap = new Float32Array(memory.buffer);
+    const [pa, pw] = [16 + 1, 16 + 1 + a.length + 3]; // odd float offsets: no 16-byte alignment assumed
+    const pc = pw + w.length + 1;
+    heap.set(a, pa);
+    heap.set(w, pw);
+    heap.fill(Number.NaN, pc, pc + m * n + 8);
+    kernel(pa * 4, pw * 4, pc * 4, m, k, n);
+    const want = reference(a, b, 1, m, k, n, false);
     const got = heap.subarray(pc, pc + want.length);
     for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
     expect(Number.isNaN(heap[pc + want.length]!)).toBe(true);
@@ -141,7 +175,7 @@ describe('batchMatMul on wasm', () => {
   it('matMul2d (products of the linear layers) equals tf.matMul on the fused kernel and off it, and records no gradient of its own', async () => {
     expect(fusedMultiplyAddActive()).toBe(true); // relaxed SIMD is on in the tests, as in Chromium
     // kernel: >= 64 rows and a right operand within L2; XNNPACK: fewer rows, or a right operand past 2 MB
-    const cases = [[64, 16, 24, true], [97, 48, 131, true], [512, 192, 576, true], [1, 64, 96, false], [63, 64, 96, false], [70, 256, 2049, false]] as const;
+    const cases = [[64, 16, 24, true], [97, 48, 131, true], [512, 192, 576, true], [1, 64, 96, false], [63, 64, 96, false], [70, 256, 2049, false]] as const; // b: plain tensors, never the dot-product kernel
     for (const [m, k, n, onKernel] of cases) {
       const a = tf.tensor2d(filled(m * k, m), [m, k]);
       const b = tf.tensor2d(filled(k * n, n), [k, n]);
@@ -168,5 +202,45 @@ describe('batchMatMul on wasm', () => {
     expect(Array.from(da!.dataSync())).toEqual(Array.from(ra!.dataSync()));
     expect(Array.from(db!.dataSync())).toEqual(Array.from(rb!.dataSync()));
     tf.dispose([a, b, da!, db!, ra!, rb!]);
+  });
+
+  it('matMul2d with few rows and a weight variable runs the dot-product kernel on a transposed copy that follows the weight', async () => {
+    releaseTransposedWeights();
+    const before = tf.memory().numTensors;
+    const [k, n] = [256, 96];
+    const w = tf.tidy(() => tf.variable(tf.tensor2d(filled(k * n, 5), [k, n])));
+    const check = (m: number, weight: tf.Tensor2D) => tf.tidy(() => {
+      const a = tf.tensor2d(filled(m * k, m), [m, k]);
+      const want = tf.matMul(a, weight).dataSync();
+      const got = matMul2d(a, weight).dataSync();
+      for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
+    });
+    for (const m of [1, 3, 8, 18, 63]) check(m, w);
+    const { kernels, result } = await tf.profile(() => tf.tidy(() => matMul2d(tf.ones([8, k]) as tf.Tensor2D, w)));
+    tf.dispose(result as tf.Tensor);
+    expect(kernels.map((kernel) => kernel.name)).toContain('AgenticRlSimdMatMulT');
+    expect(transposedWeightStats()).toEqual({ copies: 1, numbers: k * n }); // made once, reused
+    // new values (as AdamW assigns them): the product follows them, and the old copy is replaced
+    tf.tidy(() => w.assign(tf.tensor2d(filled(k * n, 6), [k, n])));
+    check(8, w);
+    expect(transposedWeightStats()).toEqual({ copies: 1, numbers: k * n });
+    // a plain tensor (not a weight) and a small weight keep XNNPACK: no copy per call
+    const plain = tf.tensor2d(filled(k * n, 7), [k, n]);
+    const small = tf.tidy(() => tf.variable(tf.tensor2d(filled(k * 8, 8), [k, 8])));
+    check(8, plain);
+    check(8, small);
+    expect(transposedWeightStats().copies).toBe(1);
+    // turned off, the same product is XNNPACK's
+    useDotProductKernel(false);
+    check(8, w);
+    const off = await tf.profile(() => tf.tidy(() => matMul2d(tf.ones([8, k]) as tf.Tensor2D, w)));
+    useDotProductKernel(true);
+    tf.dispose(off.result as tf.Tensor);
+    expect(off.kernels.map((kernel) => kernel.name)).not.toContain('AgenticRlSimdMatMulT');
+    // disposing the weight's copy (a model's dispose does) leaves no tensors
+    releaseTransposedWeights([w]);
+    expect(transposedWeightStats()).toEqual({ copies: 0, numbers: 0 });
+    tf.dispose([w, plain, small]);
+    expect(tf.memory().numTensors).toBe(before);
   });
 });
