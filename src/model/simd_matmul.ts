@@ -172,10 +172,7 @@ export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: n
 
 /** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`, relaxed SIMD) is unavailable. */
 export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): MatmulKernel | null {
-  const bytes = simdMatmulModule(fma);
-  if (!WebAssembly.validate(bytes)) return null;
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
-  return instance.exports.matmul as MatmulKernel;
+  return exported(simdMatmulModule(fma), memory, 'matmul') as MatmulKernel | null;
 }
 
 /**
@@ -267,8 +264,11 @@ export type MatmulTKernel = (a: number, w: number, c: number, m: number, k: numb
 
 /** Instantiates the dot-product kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
 export function instantiateMatmulT(memory: WebAssembly.Memory): MatmulTKernel | null {
-  const bytes = simdMatmulTModule();
+  return exported(simdMatmulTModule(), memory, 'matmulT') as MatmulTKernel | null;
+}
+
+/** Instantiates module `bytes` on `memory` and returns its export `name`, or null where the engine cannot validate it. */
+function exported(bytes: Uint8Array<ArrayBuffer>, memory: WebAssembly.Memory, name: string): unknown {
   if (!WebAssembly.validate(bytes)) return null;
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
-  return instance.exports.matmulT as MatmulTKernel;
+  return new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports[name];
 }
