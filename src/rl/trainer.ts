@@ -106,10 +106,13 @@ export class Trainer {
     }
   }
 
-  /** Pass@1 over `tasks` (default: the eval tasks), `samples` greedy-free samples each, no update. */
-  async evaluate(tasks: readonly Task[] = this.settings.evalTasks, samples = 1, seed = this.settings.seed + 1_000_003): Promise<EvalReport> {
+  /**
+   * Pass@1 over `tasks` (default: the eval tasks), `samples` samples each at the run's temperature
+   * (or `temperature`: 0 is greedy, one sample says all), no update.
+   */
+  async evaluate(tasks: readonly Task[] = this.settings.evalTasks, samples = 1, seed = this.settings.seed + 1_000_003, temperature = this.settings.temperature): Promise<EvalReport> {
     if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
-    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), { ...this.rolloutOptions(), groupSize: samples });
+    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), { ...this.rolloutOptions(), groupSize: samples, temperature });
     const scored = await Promise.all(result.trajectories.map((t) => this.score(t, tasks)));
     const perTask: Record<string, number> = {};
     for (const task of tasks) {
