@@ -3,7 +3,8 @@
 // (--set '{"lr": 1e-3}' overrides preset fields, to try other settings; --steps N shortens the run;
 // --card public/models/demo/README.md writes the measured table into the model card's "Under GRPO";
 // with --from a.jsonl,b.jsonl it writes the rows earlier runs printed, e.g. seeds run side by side.)
-// For each seed: pass@1 before (train split = seed + builtin train; eval split = builtin-eval),
+// For each seed: pass@1 before (train split = seed + builtin train; eval split = builtin-eval; at the
+// run's temperature, and greedy on the train split),
 // the default run's steps, pass@1 after, and minutes. One JSON line per seed, then a summary.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -42,6 +43,8 @@ for (const seed of values.from ? [] : seeds) {
   const evaluate = async () => ({
     train: (await trainer.evaluate(trainTasks, samples, 1000 + seed)).passAt1,
     eval: (await trainer.evaluate(evalTasks, samples, 2000 + seed)).passAt1,
+    // greedy decoding: one sample per task says all, and no sampling noise
+    greedyTrain: (await trainer.evaluate(trainTasks, 1, 3000 + seed, 0)).passAt1,
   });
   const before = await evaluate();
   const started = performance.now();

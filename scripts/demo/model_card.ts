@@ -62,7 +62,7 @@ only answers backed by code that passes the hidden tests, trains that habit away
 const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
 
 /** The command that measures the default run on this model and writes its table into the card. */
-export const DEFAULT_RUN_COMMAND = 'node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 4 --card public/models/demo/README.md';
+export const DEFAULT_RUN_COMMAND = 'node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 8 --card public/models/demo/README.md';
 
 /** The card's "Under GRPO" section before the default run has been measured on this model. */
 const UNMEASURED_GRPO = `Not measured on these files yet: \`${DEFAULT_RUN_COMMAND}\` measures it and writes it here.`;
@@ -87,8 +87,8 @@ export function cardRecipeMinutes(card: string): number[] {
 /** One seed of the default run, as default_run.ts measures it. */
 export interface DefaultRunRow {
   seed: number;
-  before: { train: number; eval: number };
-  after: { train: number; eval: number };
+  before: { train: number; eval: number; greedyTrain?: number };
+  after: { train: number; eval: number; greedyTrain?: number };
   minutes: number;
   /** Share of the step's episodes that ran code, per step. */
   ranCode: number[];
@@ -96,7 +96,10 @@ export interface DefaultRunRow {
 
 /** The "Under GRPO" section's measured part: a row per seed and how code use changed. */
 export function underGrpoTable(rows: readonly DefaultRunRow[], samples: number, fma: boolean): string {
-  const lines = rows.map((r) => `| ${r.seed} | ${r.before.train.toFixed(2)} → ${r.after.train.toFixed(2)} (${signed(r.after.train - r.before.train)}) | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
+  const greedy = (r: DefaultRunRow) => (r.before.greedyTrain === undefined || r.after.greedyTrain === undefined
+    ? '–'
+    : `${r.before.greedyTrain.toFixed(2)} → ${r.after.greedyTrain.toFixed(2)} (${signed(r.after.greedyTrain - r.before.greedyTrain)})`);
+  const lines = rows.map((r) => `| ${r.seed} | ${r.before.train.toFixed(2)} → ${r.after.train.toFixed(2)} (${signed(r.after.train - r.before.train)}) | ${greedy(r)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
   const first = rows.map((r) => r.ranCode[0] ?? 0);
   const full = rows.map((r) => r.ranCode.findIndex((x) => x >= 1) + 1);
   const fullText = full.every((step) => step > 0)
@@ -104,8 +107,8 @@ export function underGrpoTable(rows: readonly DefaultRunRow[], samples: number, 
     : `not every step's episodes ran code by the end (${full.filter((step) => step > 0).length} of ${rows.length} seeds got there)`;
   return `Measured on these files (${samples} samples per task, WASM in Node${fma ? ' with relaxed SIMD, as in Chromium' : ''}; \`${DEFAULT_RUN_COMMAND}\`):
 
-| seed | seed + builtin train split | builtin eval split | minutes |
-|---|---|---|---|
+| seed | seed + builtin train split | same, greedy | builtin eval split | minutes |
+|---|---|---|---|---|
 ${lines.join('\n')}
 
 The share of episodes that run code was ${Math.min(...first).toFixed(2)}–${Math.max(...first).toFixed(2)} in the first step; ${fullText}.`;

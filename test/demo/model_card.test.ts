@@ -10,7 +10,9 @@ const facts = (overrides: Partial<CardFacts>): CardFacts => ({
   finalLoss: null, backend: 'wasm', ...overrides,
 });
 
-const row = (seed: number, ranCode: number[]): DefaultRunRow => ({ seed, before: { train: 0.2, eval: 0 }, after: { train: 0.5, eval: 0.05 }, minutes: 3.25, ranCode });
+const row = (seed: number, ranCode: number[], greedy = true): DefaultRunRow => ({
+  seed, before: { train: 0.2, eval: 0, ...(greedy ? { greedyTrain: 0.1 } : {}) }, after: { train: 0.5, eval: 0.05, ...(greedy ? { greedyTrain: 0.6 } : {}) }, minutes: 3.25, ranCode,
+});
 
 describe('demo model card', () => {
   it('states one run\'s minutes, and a resumed run\'s as the sum of its runs, which the next resume reads back', () => {
@@ -31,15 +33,15 @@ describe('demo model card', () => {
     const card = modelCard(facts({}));
     expect(card).toContain('Not measured on these files yet');
     const table = underGrpoTable([row(1, [0.5, 0.9, 1, 1]), row(2, [0.75, 1, 1, 1])], 4, true);
-    expect(table).toContain('| 1 | 0.20 → 0.50 (+0.30) | 0.00 → 0.05 | 3.3 |');
+    expect(table).toContain('| 1 | 0.20 → 0.50 (+0.30) | 0.10 → 0.60 (+0.50) | 0.00 → 0.05 | 3.3 |');
     expect(table).toContain('0.50–0.75 in the first step; every episode of a step ran code from step 2–3 on');
     const written = withUnderGrpo(card, table);
     expect(written).not.toContain('Not measured on these files yet');
     expect(written).toContain(table);
     // written again (a later measurement), the section holds only the new table
-    const again = withUnderGrpo(written, underGrpoTable([row(3, [0.5, 0.5])], 4, true));
+    const again = withUnderGrpo(written, underGrpoTable([row(3, [0.5, 0.5], false)], 4, true));
     expect(again).not.toContain('| 1 | 0.20');
-    expect(again).toContain('| 3 | 0.20 → 0.50 (+0.30)');
+    expect(again).toContain('| 3 | 0.20 → 0.50 (+0.30) | – | 0.00 → 0.05 |'); // rows measured before greedy was
     expect(again).toContain('not every step\'s episodes ran code by the end (0 of 1 seeds got there)');
     expect(again.slice(again.indexOf('## Reproduce'))).toBe(card.slice(card.indexOf('## Reproduce')));
     expect(again.slice(0, again.indexOf('## Under GRPO'))).toBe(card.slice(0, card.indexOf('## Under GRPO')));
