@@ -1,5 +1,6 @@
 // npm run make-demo-model [-- --seed 1 --steps 3000 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
-// The defaults are the first run of the committed model's recipe (its model card's Reproduce section).
+// The committed model's exact commands are in its model card's Reproduce section (the second relies
+// on the default --corpus 9000, so change a default only together with that card).
 import { parseArgs } from 'node:util';
 import { DEMO_SHAPE } from './demo/model_config.ts';
 import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
