@@ -96,10 +96,9 @@ export interface DefaultRunRow {
 
 /** The "Under GRPO" section's measured part: a row per seed and how code use changed. */
 export function underGrpoTable(rows: readonly DefaultRunRow[], samples: number, fma: boolean): string {
-  const greedy = (r: DefaultRunRow) => (r.before.greedyTrain === undefined || r.after.greedyTrain === undefined
-    ? '–'
-    : `${r.before.greedyTrain.toFixed(2)} → ${r.after.greedyTrain.toFixed(2)} (${signed(r.after.greedyTrain - r.before.greedyTrain)})`);
-  const lines = rows.map((r) => `| ${r.seed} | ${r.before.train.toFixed(2)} → ${r.after.train.toFixed(2)} (${signed(r.after.train - r.before.train)}) | ${greedy(r)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
+  const change = (before: number | undefined, after: number | undefined) =>
+    (before === undefined || after === undefined ? '–' : `${before.toFixed(2)} → ${after.toFixed(2)} (${signed(after - before)})`);
+  const lines = rows.map((r) => `| ${r.seed} | ${change(r.before.train, r.after.train)} | ${change(r.before.greedyTrain, r.after.greedyTrain)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
   const first = rows.map((r) => r.ranCode[0] ?? 0);
   const full = rows.map((r) => r.ranCode.findIndex((x) => x >= 1) + 1);
   const fullText = full.every((step) => step > 0)
