@@ -19,7 +19,9 @@ import { underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1,2,3' }, samples: { type: 'string', default: '2' }, steps: { type: 'string' }, set: { type: 'string', default: '{}' }, card: { type: 'string' }, from: { type: 'string' } } });
 const overrides = JSON.parse(values.set!) as Record<string, unknown>;
 const seeds = values.seeds!.split(',').map(Number);
+if (!seeds.every(Number.isInteger)) throw new Error(`--seeds must be whole numbers separated by commas, got ${JSON.stringify(values.seeds)}`);
 const samples = Number(values.samples);
+if (!Number.isInteger(samples) || samples < 1) throw new Error(`--samples must be a whole number >= 1, got ${JSON.stringify(values.samples)}`);
 await selectBackend({ force: 'wasm' });
 const trainTasks = tasksFor('seed+builtin');
 const evalTasks = tasksFor('builtin-eval');

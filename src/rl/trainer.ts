@@ -111,6 +111,8 @@ export class Trainer {
    * (or `temperature`: 0 is greedy, one sample says all), no update.
    */
   async evaluate(tasks: readonly Task[] = this.settings.evalTasks, samples = 1, seed = this.settings.seed + 1_000_003, temperature = this.settings.temperature): Promise<EvalReport> {
+    if (!Number.isInteger(samples) || samples < 1) throw new Error(`evaluate: samples must be a whole number >= 1, got ${samples}`);
+    if (!(temperature >= 0)) throw new Error(`evaluate: temperature must be >= 0 (0 is greedy), got ${temperature}`);
     if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
     const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), { ...this.rolloutOptions(), groupSize: samples, temperature });
     const scored = await Promise.all(result.trajectories.map((t) => this.score(t, tasks)));

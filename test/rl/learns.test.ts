@@ -82,6 +82,10 @@ describe('GRPO learns', () => {
     const greedy = [await trainer.evaluate([task], 8, 11, 0), await trainer.evaluate([task], 8, 12, 0)];
     expect([0, 1]).toContain(greedy[0]!.passAt1);
     expect(greedy[1]!.passAt1).toBe(greedy[0]!.passAt1);
+    // a bad sample count or temperature is refused, not silently scored as NaN
+    await expect(trainer.evaluate([task], 0)).rejects.toThrow(/samples must be a whole number >= 1, got 0/);
+    await expect(trainer.evaluate([task], Number('abc'))).rejects.toThrow(/samples must be/);
+    await expect(trainer.evaluate([task], 2, 1, -1)).rejects.toThrow(/temperature must be >= 0/);
     trainer.dispose();
     model.dispose();
   }, 600_000);
