@@ -75,20 +75,22 @@ describe('production page', () => {
       const page = await context.newPage();
       await page.goto(plain.url);
       // First load registers public/coi-serviceworker.js and reloads once; then the headers are there.
-      await page.waitForFunction(() => crossOriginIsolated && (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 60_000 });
+      // Generous waits: the page is ready only once Pyodide and the demo model have loaded, and CI
+      // runs this beside the demo learning test on two cores (a 60 s wait once timed out there).
+      await page.waitForFunction(() => crossOriginIsolated && (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 180_000 });
       expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/coi-serviceworker\.js$/);
       // `?coi=0` (tests of the non-isolated path) keeps a fresh browser context unisolated.
       const fresh = await browser.newContext();
       const bare = await fresh.newPage();
       await bare.goto(`${plain.url}?coi=0`);
-      await bare.waitForFunction(() => (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 60_000 });
+      await bare.waitForFunction(() => (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 180_000 });
       expect(await bare.evaluate(() => crossOriginIsolated)).toBe(false);
       await fresh.close();
     } finally {
       await context.close();
       await plain.close();
     }
-  });
+  }, 420_000);
 
   it.skipIf(!hasWorker)('loads a model folder picked from disk through the real worker', async () => {
     const { page } = await open();
