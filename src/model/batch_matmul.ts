@@ -13,6 +13,7 @@
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
 
 
 /** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
@@ -23,13 +24,14 @@ interface WasmBackendLike {
 }
 
 /** Both builds of the kernel on one memory; `fused` and `dot` (the dot-product kernel) are null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null }
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null; transpose: TransposeKernel }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
 let enabled = true;
 let fusedEnabled = true;
 let dotEnabled = true;
+let transposeEnabled = true;
 
 /** Turns the kernel off (true: back on), so a benchmark or test can compare it with tf.matMul. */
 export function useSimdMatMul(on: boolean): void {
@@ -52,6 +54,14 @@ export function useDotProductKernel(on: boolean): void {
   dotEnabled = on;
 }
 
+/**
+ * Turns the SIMD transpose off (true: back on), so a benchmark or test can compare it with
+ * tfjs-wasm's own Transpose kernel.
+ */
+export function useSimdTranspose(on: boolean): void {
+  transposeEnabled = on;
+}
+
 function memoryOf(backend: WasmBackendLike): WebAssembly.Memory | undefined {
   return backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
 }
@@ -62,9 +72,59 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
   if (!kernels.has(memory)) {
     const plain = instantiateMatmul(memory);
     const fused = plain ? instantiateMatmul(memory, true) : null;
-    kernels.set(memory, plain ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null } : null);
+    const transpose = plain ? instantiateTranspose(memory) : null;
+    kernels.set(memory, plain && transpose ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null, transpose } : null);
+    if (plain && transpose) installTranspose();
   }
   return kernels.get(memory) ?? null;
+}
+
+/**
+ * The SIMD transpose for a transpose that swaps the last two axes of a float32 tensor (after
+ * dropping axes of size 1, as tfjs-wasm does), or null for tfjs-wasm's kernel to do it.
+ */
+function simdTranspose({ inputs, backend, attrs }: Parameters<tf.KernelFunc>[0]): tf.TensorInfo | null {
+  const x = (inputs as { x: tf.TensorInfo }).x;
+  const perm = (attrs as { perm: number[] }).perm;
+  if (!transposeEnabled || x.dtype !== 'float32') return null;
+  const kept = x.shape.map((_, axis) => axis).filter((axis) => x.shape[axis] !== 1);
+  const moved = perm.filter((axis) => x.shape[axis] !== 1);
+  const n = kept.length;
+  if (n < 2 || moved[n - 2] !== kept[n - 1] || moved[n - 1] !== kept[n - 2]) return null;
+  for (let a = 0; a < n - 2; a++) if (moved[a] !== kept[a]) return null;
+  const wasm = backend as unknown as WasmBackendLike;
+  const transpose = kernelsFor(wasm)?.transpose;
+  if (!transpose) return null;
+  const [rows, columns] = [x.shape[kept[n - 2]!]!, x.shape[kept[n - 1]!]!];
+  const batch = kept.slice(0, -2).reduce((p, axis) => p * x.shape[axis]!, 1);
+  const out = wasm.makeOutput(perm.map((axis) => x.shape[axis]!), 'float32');
+  const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+  transpose(offset(x), offset(out), batch, rows, columns);
+  simdTransposes++;
+  return out;
+}
+
+let simdTransposes = 0;
+
+/** How many transposes the SIMD kernel has done in this process (tests: that it is the one in use). */
+export function simdTransposeCount(): number {
+  return simdTransposes;
+}
+
+let transposeInstalled = false;
+
+/**
+ * Puts simdTranspose in front of tfjs-wasm's Transpose kernel (the kernel registry is how tfjs
+ * lets a backend's kernels be replaced): every tf.transpose on wasm that swaps the last two axes,
+ * including those of autograd's gradients, takes the SIMD kernel, bit for bit the same result.
+ * Done on the first use of our kernels, after tfjs-backend-wasm has registered its own.
+ */
+function installTranspose(): void {
+  const original = tf.getKernel('Transpose', 'wasm');
+  if (transposeInstalled || !original) return;
+  transposeInstalled = true;
+  tf.unregisterKernel('Transpose', 'wasm');
+  tf.registerKernel({ ...original, kernelFunc: (args) => simdTranspose(args) ?? original.kernelFunc(args) });
 }
 
 const KERNEL = 'AgenticRlSimdStridedMatMul';
