@@ -13,7 +13,7 @@ import { TrainerService } from '../src/rl/trainer_service.ts';
 const base = new URL(import.meta.env.BASE_URL, self.location.origin).href;
 
 const service = new TrainerService({
-  selectBackend: (force) => selectBackend({ ...(force ? { force } : {}), wasmPaths: `${base}tfjs-wasm/` }),
+  selectBackend: (force) => selectBackend({ ...(force ? { force } : {}), wasmPaths: `${base}tfjs-wasm/`, threads: 'auto' }),
   createExecutor: (options) => createBrowserSandboxPool(options),
   sourceFor(choice) {
     switch (choice.kind) {

@@ -4,7 +4,10 @@
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
 //   decode_batch{1,8}_xnnpack_tok_s              the same with the linear layers' few-row products
 //                                                on XNNPACK instead of the dot-product kernel
-//   train_step_ms                                full-parameter step on 4 x 128 predicted tokens
+//   train_step_ms                                full-parameter step on 4 x 128 predicted tokens, with
+//                                                the kernel's large products on every core (up to 4;
+//                                                model_threads), as the page runs
+//   train_step_1thread_ms                        the same step on one thread
 //   train_step_tfjs_matmul_ms                    the same step with attention on tf.matMul instead
 //                                                of our SIMD kernel (src/model/batch_matmul.ts)
 //   train_step_no_fma_ms                         the step with the kernel's relaxed-SIMD build off,
@@ -19,7 +22,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
-import { dotProductActive, fusedMultiplyAddActive, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
@@ -135,11 +138,19 @@ function pytorchTrainStep(): { ms: number; blas: string | null } | null {
 
 /** The model section of `npm run bench`. */
 export async function benchModel(): Promise<Record<string, unknown>> {
-  const backend = await selectBackend({ force: 'wasm' });
+  // every core (up to 4) for the kernel's large products, as the page and the CLI run
+  const backend = await selectBackend({ force: 'wasm', threads: 'auto' });
   const fused = fusedMultiplyAddActive();
   const decode = await decoding();
-  log('training step');
+  log(`training step (${backend.threads} threads)`);
   const trainStepMs = await training();
+  let oneThreadMs: number | null = null;
+  if (matmulThreadCount() > 1) {
+    log('training step on one thread');
+    await useMatmulThreads(0);
+    oneThreadMs = await training();
+    await useMatmulThreads(backend.threads! - 1);
+  }
   let noFmaMs: number | null = null;
   if (fused) {
     log('training step without the relaxed-SIMD build (linear layers on XNNPACK)');
@@ -164,11 +175,13 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
     ...(decode.decode_batch8_xnnpack_tok_s ? { decode_batch8_vs_batch1_xnnpack: round(decode.decode_batch8_xnnpack_tok_s / decode.decode_batch1_xnnpack_tok_s!) } : {}),
     train_step_ms: round(trainStepMs),
+    ...(oneThreadMs !== null ? { train_step_1thread_ms: round(oneThreadMs), train_step_threads_speedup: round(oneThreadMs / trainStepMs) } : {}),
     train_step_tfjs_matmul_ms: round(tfjsMatmulMs),
     ...(noFmaMs !== null ? { train_step_no_fma_ms: round(noFmaMs) } : {}),
     train_step_simd_speedup: round(tfjsMatmulMs / trainStepMs),
     pytorch_train_step_ms: pytorch,
     pytorch_blas: reference?.blas ?? null,
     train_step_vs_pytorch: pytorch ? round(trainStepMs / pytorch) : null,
+    ...(pytorch && oneThreadMs !== null ? { train_step_1thread_vs_pytorch: round(oneThreadMs / pytorch) } : {}),
   };
 }

@@ -22,7 +22,7 @@ const seeds = values.seeds!.split(',').map(Number);
 if (!seeds.every(Number.isInteger)) throw new Error(`--seeds must be whole numbers separated by commas, got ${JSON.stringify(values.seeds)}`);
 const samples = Number(values.samples);
 if (!Number.isInteger(samples) || samples < 1) throw new Error(`--samples must be a whole number >= 1, got ${JSON.stringify(values.samples)}`);
-await selectBackend({ force: 'wasm' });
+await selectBackend({ force: 'wasm', threads: 'auto' }); // results do not depend on the thread count
 const trainTasks = tasksFor('seed+builtin');
 const evalTasks = tasksFor('builtin-eval');
 const rows: (DefaultRunRow & { gain_train: number; overrides: unknown; steps: number; samples: number; rewards: number[] })[] = [];

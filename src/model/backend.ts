@@ -8,9 +8,11 @@
 // blob: allowed, the bundled (minified) factory fails in the worker ("e is not defined"); and
 // unminified it started but used 1 XNNPACK thread on 2 cores and ran a 512x256x768 matMul
 // slower (17-20 ms) than single-threaded SIMD (14 ms). tfjs itself turns threads off in Node.
+// Instead our own matmul kernel's large products (training, prefill) can use more cores
+// (`threads`, matmul_threads.ts): helper threads with the same kernel on shared memory.
 import * as tf from '@tensorflow/tfjs';
-import { fusedMultiplyAddActive } from './batch_matmul.ts';
-import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './batch_matmul.ts';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 /** Backends we run on. */
 export type BackendName = 'webgpu' | 'wasm' | 'cpu';
@@ -20,10 +22,11 @@ export interface BackendInfo {
   name: BackendName;
   /** WebGPU adapter description, when WebGPU was considered. */
   adapter: { vendor: string; architecture: string; device: string; description: string; isFallback: boolean } | null;
-  /** WASM SIMD and thread count, when WASM runs. */
+  /** WASM SIMD, when WASM runs. */
   simd: boolean | null;
   /** Whether WASM has relaxed SIMD, so our matmul kernel's fused multiply-add build runs (batch_matmul.ts). */
   fma: boolean | null;
+  /** Threads our SIMD kernel's large products run on, when WASM runs (the `threads` option). */
   threads: number | null;
   /** Backends tried before this one, with the reason each was skipped. */
   skipped: string[];
@@ -37,6 +40,24 @@ export interface BackendOptions {
   wasmPaths?: string;
   /** Let tfjs use its threaded WASM build when the page is cross-origin isolated (default false, see above). */
   wasmThreads?: boolean;
+  /**
+   * On WASM, threads for our matmul kernel's large products: a number (1 = none), or 'auto' for
+   * the cores there are, at most 4 (default 1). Where threads cannot work (a page that is not
+   * cross-origin isolated) it runs on one; BackendInfo.threads says how many it got.
+   */
+  threads?: number | 'auto';
+}
+
+/** The cores this thread can count on: navigator.hardwareConcurrency, or os.availableParallelism() in Node. */
+async function cores(): Promise<number> {
+  const concurrency = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  if (concurrency) return concurrency;
+  try {
+    const os = 'node:os';
+    return ((await import(/* @vite-ignore */ os)) as typeof import('node:os')).availableParallelism();
+  } catch {
+    return 1;
+  }
 }
 
 interface GpuAdapterLike {
@@ -70,12 +91,20 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
       if (!(await tf.setBackend(name))) throw new Error(`tf.setBackend('${name}') failed`);
       await tf.ready();
       const wasm = name === 'wasm';
+      const threads = options.threads === 'auto' ? Math.min(4, await cores()) : Math.max(1, Math.floor(options.threads ?? 1));
+      if (wasm && (threads > 1 || matmulThreadCount() > 1)) {
+        try {
+          await useMatmulThreads(threads - 1);
+        } catch (error) {
+          console.warn(`${(error as Error).message}; the matmul kernel runs on one thread.`);
+        }
+      }
       return {
         name,
         adapter,
         simd: wasm ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean : null,
         fma: wasm ? fusedMultiplyAddActive() : null,
-        threads: wasm ? getThreadsCount() : null,
+        threads: wasm ? matmulThreadCount() : null,
         skipped,
       };
     } catch (error) {

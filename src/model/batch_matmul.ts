@@ -14,6 +14,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
 import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
+import { MatmulThreads } from './matmul_threads.ts';
 
 
 /** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
@@ -60,6 +61,31 @@ export function useDotProductKernel(on: boolean): void {
  */
 export function useSimdTranspose(on: boolean): void {
   transposeEnabled = on;
+}
+
+let threads: MatmulThreads | null = null;
+
+/**
+ * Splits the SIMD kernel's large products over `helpers` helper threads and the calling thread
+ * (matmul_threads.ts; 0: one thread, the default). Resolves to the threads now in use: 1 where
+ * threads cannot work (no SharedArrayBuffer, a page's main thread, no SIMD). Results are the same
+ * bit for bit on any number of threads.
+ */
+export async function useMatmulThreads(helpers: number): Promise<number> {
+  threads?.stop();
+  threads = null;
+  threads = await MatmulThreads.start(helpers);
+  return matmulThreadCount();
+}
+
+/** Threads the SIMD kernel's large products run on (1 unless useMatmulThreads started helpers). */
+export function matmulThreadCount(): number {
+  return threads?.threads ?? 1;
+}
+
+/** Products split over threads since useMatmulThreads last started helpers (tests). */
+export function splitProductCount(): number {
+  return threads?.split ?? 0;
 }
 
 function memoryOf(backend: WasmBackendLike): WebAssembly.Memory | undefined {
@@ -149,7 +175,9 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
       // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
       const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
       const { plain, fused } = kernelsFor(wasm)!;
-      ((fusedEnabled && fused) || plain)(offset(a), offset(b), offset(out), batch, m, k, n, strideA * 4, strideB * 4);
+      const kernel = (fusedEnabled && fused) || plain;
+      const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
+      if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
       return out;
     },
   });

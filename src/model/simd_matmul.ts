@@ -162,9 +162,12 @@ function matmulBody(fma: boolean): Body {
   return f;
 }
 
-/** The kernel's module bytes (small: well under the 4 KB limit for synchronous compiles); `fma`: the relaxed-SIMD build. */
-export function simdMatmulModule(fma = false): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'matmul', params: 9, body: matmulBody(fma) }]);
+/**
+ * The kernel's module bytes (small: well under the 4 KB limit for synchronous compiles); `fma`: the
+ * relaxed-SIMD build; `shared`: importing a shared memory (matmul_threads.ts's helper threads).
+ */
+export function simdMatmulModule(fma = false, shared = false): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'matmul', params: 9, body: matmulBody(fma) }], shared);
 }
 
 /** The kernel bound to a memory: matmul(a, b, c, batch, M, K, N, strideA, strideB), byte pointers. */

@@ -95,10 +95,14 @@ export class Body {
   }
 }
 
-/** A module that imports `env.memory` and exports functions (params all i32, no results). */
-export function moduleBytes(functions: { name: string; params: number; body: Body }[]): Uint8Array<ArrayBuffer> {
+/**
+ * A module that imports `env.memory` and exports functions (params all i32, no results).
+ * `shared`: the memory is a shared one (threads), declared with the largest maximum, 4 GB.
+ */
+export function moduleBytes(functions: { name: string; params: number; body: Body }[], shared = false): Uint8Array<ArrayBuffer> {
   const types = functions.map((f) => [0x60, ...uleb(f.params), ...Array<number>(f.params).fill(I32), 0x00]);
-  const imports = [[...utf8('env'), ...utf8('memory'), 0x02, 0x00, 0x00]]; // memory, limits: min 0, no max
+  const limits = shared ? [0x03, 0x00, ...uleb(65536)] : [0x00, 0x00]; // shared, min 0, max 65536 pages; or min 0, no max
+  const imports = [[...utf8('env'), ...utf8('memory'), 0x02, ...limits]];
   const bytes = [
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec(types)),

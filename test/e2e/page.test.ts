@@ -130,8 +130,10 @@ describe('production page', () => {
   it.skipIf(!hasWorker || !hasDemo)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
     const { page, errors } = await open('#v=1&seed=0&s=2');
     expect(errors).toEqual([]);
-    // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains (batch_matmul.ts)
-    expect(await page.getByTestId('backend').textContent()).toMatch(/^WASM · SIMD \+ FMA|^WebGPU/);
+    // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains (batch_matmul.ts),
+    // on every core (up to 4) through the helper threads of matmul_threads.ts
+    const cores = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
+    expect(await page.getByTestId('backend').textContent()).toMatch(cores > 1 ? new RegExp(`^WASM · SIMD \\+ FMA · ${cores} threads$|^WebGPU`) : /^WASM · SIMD \+ FMA · 1 thread$|^WebGPU/);
     expect(await page.getByTestId('error').isVisible()).toBe(false);
     await page.getByTestId('train').click();
     await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 900_000 });

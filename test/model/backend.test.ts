@@ -8,8 +8,15 @@ describe('selectBackend in Node', () => {
     expect(info.name).toBe('wasm');
     expect(tf.getBackend()).toBe('wasm');
     expect(info.simd).toBe(true);
-    expect(info.threads).toBe(1); // tfjs turns WASM threads off in Node
+    expect(info.threads).toBe(1); // tfjs's own threads are off in Node, and ours are asked for with `threads`
     expect(info.skipped[0]).toMatch(/^webgpu: no WebGPU adapter/);
+  });
+
+  it('starts helper threads for the matmul kernel when asked (threads: 2, or auto for every core), and stops them', async () => {
+    expect((await selectBackend({ force: 'wasm', threads: 2 })).threads).toBe(2);
+    const cores = (await import('node:os')).availableParallelism();
+    expect((await selectBackend({ force: 'wasm', threads: 'auto' })).threads).toBe(Math.min(4, cores));
+    expect((await selectBackend({ force: 'wasm' })).threads).toBe(1);
   });
 
   it('can be forced, and a forced backend that cannot start is an error', async () => {

@@ -1,0 +1,254 @@
+// More cores for the SIMD matmul kernel. tfjs-wasm runs single-threaded here (backend.ts: its
+// threaded build breaks under bundling, and tfjs turns threads off in Node), and the kernel works
+// in place on tfjs-wasm's heap, which is not shared memory. So each helper thread holds the same
+// kernel on a shared WebAssembly.Memory of its own pool: for a large product the calling thread
+// copies a helper's share of the operands there (A's rows, or whole matrices of a batch, and B),
+// wakes it (Atomics), computes its own share in place on tfjs's heap meanwhile, waits, and copies
+// the helper's rows of C back. Every number of C is computed by the same kernel code over the same
+// k order as on one thread, so the result is the same bit for bit, however it is split.
+//
+// Where: Node (worker_threads; tests, bench, CLI) and browser workers in a cross-origin-isolated
+// page (SharedArrayBuffer). The calling thread blocks in Atomics.wait, which a page's main thread
+// may not do: the trainer runs in a worker, and start() refuses where waiting throws.
+import { simdMatmulModule, type MatmulKernel } from './simd_matmul.ts';
+
+/** Int32 words of the control block per helper: job id, done id, the kernel's 9 arguments, build. */
+const SLOT = 16;
+const JOB = 0;
+const DONE = 1;
+const ARGS = 2;
+const BUILD = 11;
+
+/** Products below this many multiply-adds stay on one thread: waking a helper costs ~10-50 µs. */
+export const MIN_THREADED_MACS = 1 << 21;
+
+/** Largest pool memory (pages of 64 KB): 1 GB; products needing more stay on one thread. */
+const MAX_PAGES = 16384;
+
+/** How long the caller waits for a helper before it gives up on the pool (ms). */
+const HELPER_DEADLINE_MS = 60_000;
+
+/**
+ * The helper thread's code (plain JavaScript in a string, so no build tool rewrites it): given
+ * `post` and the init message, it builds both kernel builds on the pool memory, says 'ready', then
+ * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1).
+ */
+const HELPER = `function helperMain(post, data) {
+  const memory = data.memory;
+  function build(bytes) {
+    return bytes ? new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports.matmul : null;
+  }
+  const kernels = [build(data.plain), build(data.fused)];
+  const words = new Int32Array(data.control);
+  const base = data.slot * ${SLOT};
+  post('ready');
+  let seen = 0;
+  for (;;) {
+    Atomics.wait(words, base + ${JOB}, seen);
+    const job = Atomics.load(words, base + ${JOB});
+    if (job === seen) continue;
+    if (job < 0) return;
+    seen = job;
+    try {
+      const a = base + ${ARGS};
+      kernels[words[base + ${BUILD}]](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8]);
+      Atomics.store(words, base + ${DONE}, job);
+    } catch (error) {
+      Atomics.store(words, base + ${DONE}, -job);
+    }
+    Atomics.notify(words, base + ${DONE});
+  }
+}`;
+
+/** What a helper gets to start. */
+interface HelperInit { memory: WebAssembly.Memory; control: SharedArrayBuffer; slot: number; plain: Uint8Array; fused: Uint8Array | null }
+
+/** A started helper: terminate() ends it at once. */
+interface Helper { terminate(): void }
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof (globalThis as { window?: unknown }).window === 'undefined';
+
+async function spawn(init: HelperInit): Promise<Helper> {
+  let helper: Helper;
+  const ready = new Promise<void>((resolve, reject) => {
+    if (isNode) {
+      const source = `const { parentPort } = require('node:worker_threads');
+${HELPER}
+parentPort.once('message', (data) => helperMain((m) => parentPort.postMessage(m), data));`;
+      const specifier = 'node:worker_threads'; // kept from the browser bundle
+      import(/* @vite-ignore */ specifier).then(({ Worker }: typeof import('node:worker_threads')) => {
+        const worker = new Worker(source, { eval: true });
+        worker.unref(); // helpers never keep a process alive
+        worker.once('message', () => resolve());
+        worker.once('error', reject);
+        worker.postMessage(init);
+        helper = { terminate: () => void worker.terminate() };
+      }, reject);
+    } else {
+      const source = `${HELPER}
+self.onmessage = (event) => { self.onmessage = null; helperMain((m) => self.postMessage(m), event.data); };`;
+      const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+      const worker = new Worker(url);
+      URL.revokeObjectURL(url);
+      worker.onmessage = () => resolve();
+      worker.onerror = (event) => reject(new Error(event.message || 'matmul helper failed to start'));
+      worker.postMessage(init);
+      helper = { terminate: () => worker.terminate() };
+    }
+  });
+  await ready;
+  return helper!;
+}
+
+/** Whether this thread may block in Atomics.wait on shared memory (not a page's main thread, not without isolation). */
+function canWait(): boolean {
+  if (typeof SharedArrayBuffer === 'undefined') return false;
+  try {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0); // value differs: returns at once where allowed
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The operands of one kernel call, as the kernel takes them (byte pointers and strides). */
+export interface MatmulCall { a: number; b: number; c: number; batch: number; m: number; k: number; n: number; strideA: number; strideB: number }
+
+/** A pool of helper threads for the matmul kernel; see the file comment. */
+export class MatmulThreads {
+  private jobs = 0;
+  private broken = false;
+  /** Products split so far (tests: that large products are split, small ones not). */
+  split = 0;
+
+  private constructor(
+    private readonly memory: WebAssembly.Memory,
+    private readonly control: Int32Array,
+    private readonly helpers: Helper[],
+  ) {}
+
+  /**
+   * Starts `helpers` helper threads (the caller is one more), or returns null where threads
+   * cannot work (no shared memory, waiting not allowed, WebAssembly SIMD missing) or helpers <= 0.
+   */
+  static async start(helpers: number): Promise<MatmulThreads | null> {
+    if (helpers <= 0 || !canWait()) return null;
+    const plain = simdMatmulModule(false, true);
+    if (!WebAssembly.validate(plain)) return null;
+    const fusedBytes = simdMatmulModule(true, true);
+    const fused = WebAssembly.validate(fusedBytes) ? fusedBytes : null;
+    let memory: WebAssembly.Memory;
+    try {
+      memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+    } catch {
+      return null;
+    }
+    const control = new SharedArrayBuffer(helpers * SLOT * 4);
+    const started = await Promise.allSettled(Array.from({ length: helpers }, (_, slot) => spawn({ memory, control, slot, plain, fused })));
+    const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    if (ok.length < helpers) {
+      for (const helper of ok) helper.terminate();
+      const failure = started.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+      throw new Error(`matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`);
+    }
+    return new MatmulThreads(memory, new Int32Array(control), ok);
+  }
+
+  /** Threads a product is split over: the helpers and the caller. */
+  get threads(): number {
+    return this.broken ? 1 : this.helpers.length + 1;
+  }
+
+  /**
+   * Runs `call` split over the caller and the helpers, `kernel` being the caller's kernel on the
+   * heap `heap` (tfjs's memory) and `fused` which build the helpers use. Returns false, having done
+   * nothing, for a product it does not split (small, or strided other than packed); the caller
+   * then runs it on one thread.
+   */
+  run(kernel: MatmulKernel, fused: boolean, heap: WebAssembly.Memory, call: MatmulCall): boolean {
+    const { batch, m, k, n } = call;
+    if (this.broken || batch * m * k * n < MIN_THREADED_MACS) return false;
+    const parts = this.helpers.length + 1;
+    // One matrix: split its rows (multiples of 4, the kernel's row block). Several: split the batch,
+    // when the matrices are packed (A every m * k numbers, B every k * n or one shared B).
+    const byRows = batch === 1;
+    if (!byRows && (call.strideA !== m * k * 4 || (call.strideB !== 0 && call.strideB !== k * n * 4))) return false;
+    const units = byRows ? m : batch;
+    const per = byRows ? Math.ceil(units / parts / 4) * 4 : Math.ceil(units / parts);
+    const shares: [number, number][] = [];
+    for (let start = per; start < units; start += per) shares.push([start, Math.min(units, start + per)]);
+    if (shares.length === 0) return false;
+    const sharedB = byRows || call.strideB === 0;
+    // pool layout (floats): one B if shared, then per helper its A, its B (unless shared), its C
+    const floatsB = k * n;
+    let cursor = sharedB ? floatsB : 0;
+    const layout = shares.map(([start, end]) => {
+      const count = end - start;
+      const rowsA = byRows ? count * k : count * m * k;
+      const a = cursor; cursor += rowsA;
+      const b = sharedB ? 0 : cursor; if (!sharedB) cursor += count * floatsB;
+      const c = cursor; cursor += byRows ? count * n : count * m * n;
+      return { start, count, a, b, c };
+    });
+    const bytes = cursor * 4;
+    if (bytes > this.memory.buffer.byteLength) {
+      const pages = Math.ceil((bytes - this.memory.buffer.byteLength) / 65536);
+      if (this.memory.buffer.byteLength / 65536 + pages > MAX_PAGES) return false;
+      this.memory.grow(pages);
+    }
+    const source = new Float32Array(heap.buffer);
+    const pool = new Float32Array(this.memory.buffer);
+    const [a0, b0, c0] = [call.a / 4, call.b / 4, call.c / 4];
+    if (sharedB) pool.set(source.subarray(b0, b0 + floatsB), 0);
+    const jobs: number[] = [];
+    layout.forEach(({ start, count, a, b, c }, h) => {
+      const from = byRows ? a0 + start * k : a0 + start * m * k;
+      pool.set(source.subarray(from, from + (byRows ? count * k : count * m * k)), a);
+      if (!sharedB) pool.set(source.subarray(b0 + start * k * n, b0 + (start + count) * k * n), b);
+      const base = h * SLOT;
+      const args = byRows ? [a * 4, b * 4, c * 4, 1, count, k, n, 0, 0] : [a * 4, b * 4, c * 4, count, m, k, n, m * k * 4, sharedB ? 0 : k * n * 4];
+      this.control.set(args, base + ARGS);
+      this.control[base + BUILD] = fused ? 1 : 0;
+      const job = ++this.jobs;
+      jobs.push(job);
+      Atomics.store(this.control, base + JOB, job);
+      Atomics.notify(this.control, base + JOB);
+    });
+    // the caller's share, in place
+    const mine = shares[0]![0];
+    if (byRows) kernel(call.a, call.b, call.c, 1, mine, k, n, 0, 0);
+    else kernel(call.a, call.b, call.c, mine, m, k, n, call.strideA, call.strideB);
+    const deadline = performance.now() + HELPER_DEADLINE_MS;
+    const target = new Float32Array(heap.buffer);
+    layout.forEach(({ start, count, c }, h) => {
+      const at = h * SLOT + DONE;
+      for (;;) {
+        const done = Atomics.load(this.control, at);
+        if (done === jobs[h]) break;
+        if (done === -jobs[h]!) this.fail('a matmul helper thread failed');
+        if (performance.now() > deadline) this.fail(`a matmul helper thread did not answer in ${HELPER_DEADLINE_MS / 1000} s`);
+        Atomics.wait(this.control, at, done, 100);
+      }
+      const size = byRows ? count * n : count * m * n;
+      target.set(pool.subarray(c, c + size), c0 + (byRows ? start * n : start * m * n));
+    });
+    this.split++;
+    return true;
+  }
+
+  private fail(message: string): never {
+    this.broken = true;
+    this.stop();
+    throw new Error(`${message}; products run on one thread from now on`);
+  }
+
+  /** Ends the helpers. */
+  stop(): void {
+    this.broken = true;
+    for (let h = 0; h < this.helpers.length; h++) {
+      Atomics.store(this.control, h * SLOT + JOB, -1);
+      Atomics.notify(this.control, h * SLOT + JOB);
+    }
+    for (const helper of this.helpers) helper.terminate();
+  }
+}

@@ -1,0 +1,118 @@
+// The SIMD matmul kernel split over helper threads (matmul_threads.ts): the same bits as on one
+// thread for split rows (every tail of the 4-row blocks) and split batches (shared and per-matrix
+// B), products too small or strided left on one thread, the pool memory growing, a whole training
+// gradient unchanged, and the helpers stopped cleanly.
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matMul2d, matmulThreadCount, simdMatMulActive, splitProductCount, stridedMatMul, useMatmulThreads } from '../../src/model/batch_matmul.ts';
+import { MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
+import { parseConfig } from '../../src/model/config.ts';
+import { tokenLogprobs } from '../../src/model/logprobs.ts';
+import { CausalLM } from '../../src/model/model.ts';
+import { randomWeights } from '../../src/model/random_weights.ts';
+
+const filled = (shape: number[], seed: number) => {
+  const size = shape.reduce((p, q) => p * q, 1);
+  return tf.tensor(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 0.37 + seed) * 2), shape);
+};
+
+/** `f`'s result as bits, on one thread and on `helpers` + 1, with how many products were split. */
+async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[]; many: number[]; split: number }> {
+  const bits = () => tf.tidy(() => [...new Uint32Array(f().dataSync().slice().buffer)]);
+  await useMatmulThreads(0);
+  const one = bits();
+  expect(await useMatmulThreads(helpers)).toBe(helpers + 1);
+  const many = bits();
+  return { one, many, split: splitProductCount() };
+}
+
+describe('the matmul kernel on several threads', () => {
+  beforeAll(async () => {
+    await tf.setBackend('wasm');
+    expect(simdMatMulActive()).toBe(true);
+  });
+  afterAll(async () => {
+    await useMatmulThreads(0);
+  });
+
+  // rows: a multiple of 8, tails of 1-3 rows in the helper's share and in the caller's
+  it.each([[512, 256, 256], [517, 300, 261], [130, 129, 131], [66, 1024, 40]])('splits the rows of %i x %i @ %i x ... the same bits', async (m, k, n) => {
+    expect(m * k * n).toBeGreaterThanOrEqual(MIN_THREADED_MACS);
+    const a = filled([m, k], 1) as tf.Tensor2D;
+    const b = filled([k, n], 2) as tf.Tensor2D;
+    const { one, many, split } = await bothWays(() => matMul2d(a, b));
+    expect(split).toBe(1);
+    expect(many).toEqual(one);
+    tf.dispose([a, b]);
+  });
+
+  it('splits a batch, with one B for all and with one B per matrix; three threads too', async () => {
+    const a = filled([7, 96, 64], 3);
+    const b = filled([7, 64, 96], 4);
+    const shared = filled([1, 64, 96], 5);
+    for (const helpers of [1, 2]) {
+      const perMatrix = await bothWays(() => stridedMatMul(a, b, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 64 * 96 }), helpers);
+      expect(perMatrix.split).toBe(1);
+      expect(perMatrix.many).toEqual(perMatrix.one);
+      const broadcast = await bothWays(() => stridedMatMul(a, shared, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 0 }), helpers);
+      expect(broadcast.split).toBe(1);
+      expect(broadcast.many).toEqual(broadcast.one);
+    }
+    tf.dispose([a, b, shared]);
+  });
+
+  it('leaves small products and strided (not packed) batches on one thread', async () => {
+    const small = filled([64, 64], 6) as tf.Tensor2D;
+    expect(64 * 64 * 64).toBeLessThan(MIN_THREADED_MACS);
+    const smallRun = await bothWays(() => matMul2d(small, small));
+    expect(smallRun.split).toBe(0);
+    expect(smallRun.many).toEqual(smallRun.one);
+    // every other matrix of a (8, 96, 64) tensor: strideA = 2 matrices
+    const a = filled([8, 96, 64], 7);
+    const b = filled([1, 64, 512], 8);
+    const strided = await bothWays(() => stridedMatMul(a, b, { batch: 4, m: 96, k: 64, n: 512, strideA: 2 * 96 * 64, strideB: 0 }));
+    expect(strided.split).toBe(0);
+    expect(strided.many).toEqual(strided.one);
+    tf.dispose([small, a, b]);
+  });
+
+  it('grows the pool memory for a large B (8 MB) and stays right', async () => {
+    const a = filled([256, 1024], 9) as tf.Tensor2D;
+    const b = filled([1024, 2048], 10) as tf.Tensor2D;
+    // matMul2d sends a B this large to XNNPACK; the kernel itself takes any size
+    const { one, many, split } = await bothWays(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m: 256, k: 1024, n: 2048, strideA: 0, strideB: 0 }), [256, 2048]));
+    expect(split).toBe(1);
+    expect(many).toEqual(one);
+    tf.dispose([a, b]);
+  });
+
+  it('gives a training gradient the same bits as one thread, and leaves no tensors behind', async () => {
+    const config = parseConfig({
+      model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
+      num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
+    });
+    const model = CausalLM.fromWeights(config, randomWeights(config, 3), { kind: 'full' });
+    const list = [...model.trainableVariables().values()];
+    const ids = Array.from({ length: 4 }, (_, r) => Array.from({ length: 65 }, (_, t) => (r * 31 + t * 7) % 300));
+    const gradient = () => {
+      const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar, list);
+      const flat = tf.concat([value.reshape([1]), ...list.map((v) => grads[v.name]!.reshape([-1]))]);
+      tf.dispose([value, ...Object.values(grads)]);
+      return flat;
+    };
+    tf.tidy(() => { gradient(); }); // warm up (transposed weight copies, kernels)
+    const before = tf.memory().numTensors;
+    const { one, many, split } = await bothWays(gradient);
+    expect(split).toBeGreaterThan(10);
+    expect(many).toEqual(one);
+    expect(tf.memory().numTensors).toBe(before);
+    model.dispose();
+  });
+
+  it('stops the helpers: back to one thread', async () => {
+    expect(await useMatmulThreads(1)).toBe(2);
+    expect(await useMatmulThreads(0)).toBe(1);
+    expect(matmulThreadCount()).toBe(1);
+  });
+});
