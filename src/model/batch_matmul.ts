@@ -248,6 +248,14 @@ export function fusedMultiplyAddActive(): boolean {
 const LINEAR_MAX_B = 1 << 19;
 
 /**
+ * Whether matMul2d runs a product with a right operand of k x n (and at least LINEAR_MIN_ROWS
+ * rows) on the fused kernel: callers that can choose the layout of a product pick the one it takes.
+ */
+export function kernelTakes(k: number, n: number): boolean {
+  return k * n <= LINEAR_MAX_B && fusedMultiplyAddActive();
+}
+
+/**
  * Fewest rows of A for which matMul2d uses the kernel. With few rows each product streams the
  * weights from memory once, and XNNPACK's packed weights stream faster (measured on 256 x 768
  * weights not in cache: XNNPACK 24 vs 19 GFLOP/s at 8 rows, even at 32, the kernel 1.2-1.5x

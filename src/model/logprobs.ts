@@ -1,7 +1,8 @@
 // The training face: log-probabilities of given token ids under the model at a temperature,
 // differentiable with respect to the trainable variables (use inside tf.variableGrads).
 // The output projection is chunked over positions and recomputed in the backward pass
-// (ops.ts logPartition), so full-vocabulary logits never exist for the whole batch.
+// (ops.ts logPartition), so full-vocabulary logits never exist for the whole batch; when the
+// whole batch is one chunk, its softmax is kept for the backward pass instead.
 //
 // Shapes: B sequences, T = longest length - 1 predicted positions, N = B * T, C chunk rows,
 // D model width, V vocabulary.
@@ -64,7 +65,7 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
       const h = rows === N ? hidden : tf.slice(hidden, [start, 0], [rows, D]); // (C, D)
       const targetVectors = embedColumns(head as tf.Tensor2D, tf.tensor1d(targets.subarray(start, start + rows), 'int32'), head.trainable); // (C, D)
       const targetLogit = tf.div(tf.sum(tf.mul(h, targetVectors), -1), temperature); // (C,)
-      pieces.push(tf.sub(targetLogit, logPartition(h, head as tf.Tensor2D, temperature, head.trainable)));
+      pieces.push(tf.sub(targetLogit, logPartition(h, head as tf.Tensor2D, temperature, head.trainable, rows === N)));
     }
     const flat = pieces.length === 1 ? pieces[0]! : tf.concat(pieces);
     return tf.reshape(tf.mul(flat, tf.tensor1d(valid)), [B, T]) as tf.Tensor2D;

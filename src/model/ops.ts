@@ -7,7 +7,7 @@
 //
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
 import * as tf from '@tensorflow/tfjs';
-import { matMul2d } from './batch_matmul.ts';
+import { kernelTakes, matMul2d } from './batch_matmul.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(
@@ -65,39 +65,58 @@ export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: bo
 
 /**
  * log Σ_v exp((h @ w)[:, v] / temperature) for h (C, D), w (D, V): the log-partition of the
- * output softmax. The (C, V) logits are recomputed in the backward pass instead of being kept
- * on the tape, so memory stays at one chunk of logits however many chunks the batch has.
+ * output softmax. The backward pass needs softmax(h @ w / temperature). By default the (C, V)
+ * logits are recomputed there instead of being kept on the tape, so memory stays at one chunk of
+ * logits however many chunks the batch has. With `keepSoftmax` (the caller's batch is one chunk,
+ * so the chunk's logits are all the memory there is anyway) the forward pass keeps the softmax
+ * for the backward, which then skips a vocabulary-wide product and an exp.
  */
-export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number, trainable: boolean): tf.Tensor1D {
+export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number, trainable: boolean, keepSoftmax = false): tf.Tensor1D {
+  const [depth, vocab] = w.shape;
   const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D;
+  // log-sum-exp, and the softmax when kept: max-shifted so exp never overflows
+  const forward = (hs: tf.Tensor2D, ws: tf.Tensor2D): { value: tf.Tensor1D; softmax?: tf.Tensor2D } => {
+    const logits = scaledLogits(hs, ws);
+    if (!keepSoftmax) return { value: tf.logSumExp(logits, -1) as tf.Tensor1D };
+    const peak = tf.max(logits, -1, true); // (C, 1)
+    const shifted = tf.exp(tf.sub(logits, peak)); // (C, V)
+    const total = tf.sum(shifted, -1, true); // (C, 1)
+    return { value: tf.reshape(tf.add(tf.log(total), peak), [-1]) as tf.Tensor1D, softmax: tf.div(shifted, total) as tf.Tensor2D };
+  };
   // d lse / d logits = softmax = exp(logits - lse); chain through the 1/temperature scale
-  const logitGrad = (dy: tf.Tensor, hs: tf.Tensor2D, ws: tf.Tensor2D, lse: tf.Tensor) =>
-    tf.mul(tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1]))), tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
-  // dh = g @ w^T, written as (w @ g^T)^T to stay on the fast untransposed matMul path
-  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => tf.transpose(matMul2d(ws, tf.transpose(g)));
+  const logitGrad = (dy: tf.Tensor, softmax: tf.Tensor2D) => tf.mul(softmax, tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
+  const recomputed = (hs: tf.Tensor2D, ws: tf.Tensor2D, lse: tf.Tensor) => tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1]))) as tf.Tensor2D;
+  // The two products of the backward pass, in the layout that keeps them on the fast kernel: with
+  // a small head (D * V within what matMul2d sends to the kernel, e.g. the demo's and the
+  // benchmark's), g @ w^T and (g^T @ h)^T, whose right operands w^T and h fit it; otherwise (a
+  // large vocabulary, where w^T would copy the whole head; or no kernel) (w @ g^T)^T and h^T @ g,
+  // which transpose only the chunk-sized g and h.
+  const small = kernelTakes(vocab, depth);
+  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => (small ? matMul2d(g, tf.transpose(ws)) : tf.transpose(matMul2d(ws, tf.transpose(g))));
+  const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) => (small ? tf.transpose(matMul2d(tf.transpose(g), hs)) : matMul2d(tf.transpose(hs), g));
   if (!trainable) {
     const frozen = customOp(([input], save) => {
-      const value = tf.logSumExp(scaledLogits(input as tf.Tensor2D, w), -1);
-      save([input!, value]);
+      const { value, softmax } = forward(input as tf.Tensor2D, w);
+      save(softmax ? [softmax] : [input!, value]);
       return {
         value,
         gradFunc: (dy, saved) => {
-          const [hs, lse] = saved as [tf.Tensor2D, tf.Tensor1D];
-          return inputGrad(logitGrad(dy, hs, w, lse), w);
+          const probabilities = softmax ? saved[0]! as tf.Tensor2D : recomputed(saved[0] as tf.Tensor2D, w, saved[1]!);
+          return inputGrad(logitGrad(dy, probabilities), w);
         },
       };
     });
     return frozen(h) as tf.Tensor1D;
   }
   const full = customOp(([input, weight], save) => {
-    const value = tf.logSumExp(scaledLogits(input as tf.Tensor2D, weight as tf.Tensor2D), -1);
-    save([input!, weight!, value]);
+    const { value, softmax } = forward(input as tf.Tensor2D, weight as tf.Tensor2D);
+    save(softmax ? [input!, weight!, softmax] : [input!, weight!, value]);
     return {
       value,
       gradFunc: (dy, saved) => {
-        const [hs, ws, lse] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
-        const g = logitGrad(dy, hs, ws, lse);
-        return [inputGrad(g, ws), matMul2d(tf.transpose(hs), g)];
+        const [hs, ws, kept] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor];
+        const g = logitGrad(dy, softmax ? (kept as tf.Tensor2D) : recomputed(hs, ws, kept));
+        return [inputGrad(g, ws), weightGrad(g, hs)];
       },
     };
   });

@@ -1,0 +1,88 @@
+// logPartition (ops.ts) against plain tfjs autograd of log Σ exp(h @ w / T): its value and its
+// hand-written gradients, with the softmax recomputed in the backward pass or kept from the
+// forward pass, for a trainable and a frozen head, on shapes where the wasm backend takes the
+// fused kernel and the small-head layout of the backward products (rows >= 64, D * V small) and
+// on one too small for it. The reference runs on the cpu backend: an independent implementation.
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fusedMultiplyAddActive, kernelTakes } from '../../src/model/batch_matmul.ts';
+import { logPartition } from '../../src/model/ops.ts';
+import { useBackend } from './helpers.ts';
+
+const TEMPERATURE = 0.7;
+
+function filled(shape: [number, number], seed: number, scale: number): Float32Array {
+  return Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => Math.sin(i * 0.731 + seed) * scale);
+}
+
+interface Result { value: Float32Array; dh: Float32Array; dw: Float32Array | null }
+
+/** Value and gradients of Σ_c weights[c] * lse[c] (weights differ per row, so each row's dy shows). */
+function run(rows: number, depth: number, vocab: number, impl: 'ours' | 'reference', trainable: boolean, keep: boolean): Result {
+  return tf.tidy(() => {
+    const h = tf.tensor2d(filled([rows, depth], 1, 0.8), [rows, depth]);
+    const w = tf.variable(tf.tensor2d(filled([depth, vocab], 2, 0.5), [depth, vocab]), trainable);
+    const weights = tf.tensor1d(Float32Array.from({ length: rows }, (_, i) => Math.cos(i * 1.3) + 0.2));
+    const f = (hs: tf.Tensor2D, ws: tf.Tensor2D) =>
+      impl === 'ours'
+        ? logPartition(hs, ws, TEMPERATURE, trainable, keep)
+        : (tf.logSumExp(tf.div(tf.matMul(hs, ws), TEMPERATURE), -1) as tf.Tensor1D);
+    const value = f(h, w);
+    const loss = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.sum(tf.mul(f(hs, ws), weights)) as tf.Scalar;
+    const result: Result = trainable
+      ? (() => {
+          const [dh, dw] = tf.grads((hs: tf.Tensor, ws: tf.Tensor) => loss(hs as tf.Tensor2D, ws as tf.Tensor2D))([h, w]);
+          return { value: value.dataSync() as Float32Array, dh: dh!.dataSync() as Float32Array, dw: dw!.dataSync() as Float32Array };
+        })()
+      : { value: value.dataSync() as Float32Array, dh: tf.grad((hs: tf.Tensor) => loss(hs as tf.Tensor2D, w))(h).dataSync() as Float32Array, dw: null };
+    w.dispose();
+    return result;
+  });
+}
+
+function expectClose(got: Float32Array, expected: Float32Array, what: string): void {
+  expect(got.length).toBe(expected.length);
+  let worst = 0;
+  for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i]! - expected[i]!) / Math.max(1, Math.abs(expected[i]!)));
+  expect(worst, what).toBeLessThan(2e-5);
+}
+
+describe('logPartition', () => {
+  afterAll(() => tf.disposeVariables());
+
+  it.each([
+    [96, 32, 300], // kernel rows, small head: the (g^T h)^T and g w^T layout on wasm
+    [8, 16, 50], // few rows: tf.matMul everywhere
+  ])('%i rows, D %i, V %i: value and gradients equal autograd on cpu, trainable or frozen, softmax kept or not', async (rows, depth, vocab) => {
+    for (const trainable of [true, false]) {
+      await useBackend('cpu');
+      const expected = run(rows, depth, vocab, 'reference', trainable, false);
+      for (const backend of ['wasm', 'cpu'] as const) {
+        await useBackend(backend);
+        if (backend === 'wasm' && rows >= 64) expect(fusedMultiplyAddActive() && kernelTakes(vocab, depth)).toBe(true);
+        for (const keep of [false, true]) {
+          const got = run(rows, depth, vocab, 'ours', trainable, keep);
+          const label = `${backend} trainable=${trainable} keep=${keep}`;
+          expectClose(got.value, expected.value, `${label}: value`);
+          expectClose(got.dh, expected.dh, `${label}: d/dh`);
+          if (trainable) expectClose(got.dw!, expected.dw!, `${label}: d/dw`);
+        }
+      }
+    }
+  });
+
+  it('keeping the softmax spares the backward pass a product, and neither way leaks a tensor', async () => {
+    await useBackend('wasm');
+    const products: number[] = [];
+    for (const keep of [false, true]) {
+      const before = tf.memory().numTensors;
+      const profile = await tf.profile(() => void run(96, 32, 300, 'ours', true, keep));
+      products.push(profile.kernels.filter((kernel) => kernel.name === 'AgenticRlSimdStridedMatMul').length);
+      expect(tf.memory().numTensors).toBe(before);
+    }
+    // run() takes h @ w for the value, then again in the gradient's forward pass, then g @ w^T
+    // and g^T @ h; recomputing the softmax adds h @ w once more
+    expect(products).toEqual([5, 4]);
+  });
+});
