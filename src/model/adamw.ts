@@ -2,6 +2,7 @@
 // the gradient, with PyTorch's torch.optim.AdamW update order. tfjs ships Adam without decoupled
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
+import { simdAdamW, simdAdamWActive } from './simd_adamw.ts';
 
 /** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */
 export interface AdamWConfig {
@@ -19,6 +20,14 @@ export const defaultAdamWConfig: AdamWConfig = { learningRate: 1e-4, beta1: 0.9,
 export interface AdamWState {
   step: number;
   moments: Record<string, { shape: number[]; m: Float32Array; v: Float32Array }>;
+}
+
+/** A non-trainable variable holding `make()`'s values; the tensor made for it is released (tf.variable does not take it over). */
+function frozenVariable(make: () => tf.Tensor): tf.Variable {
+  const initial = make();
+  const variable = tf.variable(initial, false);
+  initial.dispose();
+  return variable;
 }
 
 /** AdamW over a fixed set of named variables. */
@@ -45,11 +54,21 @@ export class AdamW {
     this.step++;
     const correction1 = 1 - beta1 ** this.step;
     const correction2 = 1 - beta2 ** this.step;
+    // on wasm, one fused pass per variable (simd_adamw.ts), the same arithmetic bit for bit
+    const fused = simdAdamWActive();
+    const scalars = { beta1, oneMinusBeta1: 1 - beta1, beta2, oneMinusBeta2: 1 - beta2, stepSize: learningRate / correction1, inverseCorrection2: 1 / correction2, epsilon, decay: 1 - learningRate * weightDecay };
     for (const [name, variable] of this.variables) {
       const grad = grads[name];
       if (!grad) continue;
       const moment = this.moment(name, variable);
       tf.tidy(() => {
+        if (fused) {
+          const [p, m, v] = simdAdamW(variable, grad, moment.m, moment.v, scalars);
+          moment.m.assign(m);
+          moment.v.assign(v);
+          variable.assign(p);
+          return;
+        }
         const m = tf.add(tf.mul(moment.m, beta1), tf.mul(grad, 1 - beta1));
         const v = tf.add(tf.mul(moment.v, beta2), tf.mul(tf.square(grad), 1 - beta2));
         // lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
@@ -80,7 +99,7 @@ export class AdamW {
       if (saved.shape.join() !== variable.shape.join()) {
         throw new Error(`optimizer state for ${name} has shape [${saved.shape.join(', ')}], the variable [${variable.shape.join(', ')}]`);
       }
-      this.moments.set(name, { m: tf.variable(tf.tensor(saved.m, saved.shape), false), v: tf.variable(tf.tensor(saved.v, saved.shape), false) });
+      this.moments.set(name, { m: frozenVariable(() => tf.tensor(saved.m, saved.shape)), v: frozenVariable(() => tf.tensor(saved.v, saved.shape)) });
     }
   }
 
@@ -92,7 +111,7 @@ export class AdamW {
   private moment(name: string, variable: tf.Variable): { m: tf.Variable; v: tf.Variable } {
     let moment = this.moments.get(name);
     if (!moment) {
-      moment = { m: tf.variable(tf.zerosLike(variable), false), v: tf.variable(tf.zerosLike(variable), false) };
+      moment = { m: frozenVariable(() => tf.zerosLike(variable)), v: frozenVariable(() => tf.zerosLike(variable)) };
       this.moments.set(name, moment);
     }
     return moment;

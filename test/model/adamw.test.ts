@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
+import { simdAdamWActive, useSimdAdamW } from '../../src/model/simd_adamw.ts';
 import { useBackend } from './helpers.ts';
 
 describe('AdamW', () => {
@@ -43,5 +44,36 @@ describe('AdamW', () => {
     const untouched = clipByGlobalNorm(grads, 10);
     expect(Array.from(untouched.grads.b!.dataSync())).toEqual([0, 4]);
     tf.dispose([grads.a, grads.b, clipped.norm, untouched.norm, ...Object.values(clipped.grads), ...Object.values(untouched.grads)]);
+  });
+
+  it('the fused wasm kernel equals the tfjs ops bit for bit, over steps, odd sizes and weight decay', () => {
+    // sizes: whole f32x4 vectors, a tail of 1-3 numbers, shorter than one vector
+    const shapes = [[16, 8], [7, 5], [3], [1]];
+    const filled = (shape: number[], seed: number, scale: number) => {
+      const size = shape.reduce((a, b) => a * b, 1);
+      return tf.tensor(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 1.7 + seed) * scale), shape);
+    };
+    const run = (fused: boolean) => {
+      useSimdAdamW(fused);
+      expect(simdAdamWActive()).toBe(fused);
+      const variables = new Map(shapes.map((shape, i) => [`w${i}`, tf.tidy(() => tf.variable(filled(shape, i, 1)))]));
+      const optimizer = new AdamW(variables, { learningRate: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0.1 });
+      for (let step = 0; step < 4; step++) {
+        const grads = Object.fromEntries(shapes.map((shape, i) => [`w${i}`, filled(shape, 10 * step + i, step === 2 ? 1e-6 : 2)]));
+        optimizer.apply(grads, step === 3 ? 1e-2 : undefined);
+        tf.dispose(Object.values(grads));
+      }
+      const values = [...variables.values()].map((v) => Array.from(v.dataSync()));
+      for (const variable of variables.values()) variable.dispose();
+      optimizer.dispose();
+      return values;
+    };
+    const before = tf.memory().numTensors;
+    const plain = run(false);
+    const fused = run(true);
+    expect(tf.memory().numTensors).toBe(before);
+    useSimdAdamW(true);
+    expect(fused).toEqual(plain);
+    expect(fused[0]![0]).not.toBe(Math.fround(Math.sin(0))); // it moved
   });
 });

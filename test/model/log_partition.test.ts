@@ -20,7 +20,8 @@ interface Result { value: Float32Array; dh: Float32Array; dw: Float32Array | nul
 
 /** Value and gradients of Σ_c weights[c] * lse[c] (weights differ per row, so each row's dy shows). */
 function run(rows: number, depth: number, vocab: number, impl: 'ours' | 'reference', trainable: boolean, keep: boolean): Result {
-  return tf.tidy(() => {
+  let result: Result | undefined;
+  tf.tidy(() => {
     const h = tf.tensor2d(filled([rows, depth], 1, 0.8), [rows, depth]);
     const w = tf.variable(tf.tensor2d(filled([depth, vocab], 2, 0.5), [depth, vocab]), trainable);
     const weights = tf.tensor1d(Float32Array.from({ length: rows }, (_, i) => Math.cos(i * 1.3) + 0.2));
@@ -30,15 +31,15 @@ function run(rows: number, depth: number, vocab: number, impl: 'ours' | 'referen
         : (tf.logSumExp(tf.div(tf.matMul(hs, ws), TEMPERATURE), -1) as tf.Tensor1D);
     const value = f(h, w);
     const loss = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.sum(tf.mul(f(hs, ws), weights)) as tf.Scalar;
-    const result: Result = trainable
+    result = trainable
       ? (() => {
           const [dh, dw] = tf.grads((hs: tf.Tensor, ws: tf.Tensor) => loss(hs as tf.Tensor2D, ws as tf.Tensor2D))([h, w]);
           return { value: value.dataSync() as Float32Array, dh: dh!.dataSync() as Float32Array, dw: dw!.dataSync() as Float32Array };
         })()
       : { value: value.dataSync() as Float32Array, dh: tf.grad((hs: tf.Tensor) => loss(hs as tf.Tensor2D, w))(h).dataSync() as Float32Array, dw: null };
     w.dispose();
-    return result;
   });
+  return result!;
 }
 
 function expectClose(got: Float32Array, expected: Float32Array, what: string): void {
