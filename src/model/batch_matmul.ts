@@ -15,6 +15,7 @@ import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
 import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
 import { MatmulThreads } from './matmul_threads.ts';
+import { installWasmOverrides } from './wasm_overrides.ts';
 
 
 /** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
@@ -101,7 +102,7 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
     const transpose = plain ? instantiateTranspose(memory) : null;
     kernels.set(memory, plain && transpose ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null, transpose } : null);
     if (plain && transpose) installTranspose();
-    installSharedCopies();
+    installWasmOverrides();
   }
   return kernels.get(memory) ?? null;
 }
@@ -152,43 +153,6 @@ function installTranspose(): void {
   transposeInstalled = true;
   tf.unregisterKernel('Transpose', 'wasm');
   tf.registerKernel({ ...original, kernelFunc: (args) => simdTranspose(args) ?? original.kernelFunc(args) });
-}
-
-let sharedCopies = true;
-
-/** Turns data sharing for Identity and same-dtype Cast off (true: back on), so a benchmark can compare. */
-export function useSharedCopies(on: boolean): void {
-  sharedCopies = on;
-}
-
-let sharedCopiesInstalled = false;
-
-/**
- * Makes tfjs-wasm's Identity (tf.clone, and the clones autograd makes of every tensor a gradient
- * saves: ~320 per training step of the bench model) and its Cast to the same dtype (the multiply
- * gradient casts its operands to float32) share the input's data, as the cpu and webgpu backends
- * and tfjs-wasm's own Reshape do, instead of copying it: tfjs never writes a tensor's data after
- * it is made (our KV cache writes only into buffers it owns and never clones), so a copy only
- * costs time and memory (~10 ms of a step, issue 2).
- */
-function installSharedCopies(): void {
-  if (sharedCopiesInstalled) return;
-  sharedCopiesInstalled = true;
-  for (const name of ['Identity', 'Cast']) {
-    const original = tf.getKernel(name, 'wasm');
-    if (!original) continue;
-    tf.unregisterKernel(name, 'wasm');
-    tf.registerKernel({
-      ...original,
-      kernelFunc: (args) => {
-        const x = (args.inputs as { x: tf.TensorInfo }).x;
-        const dtype = name === 'Cast' ? (args.attrs as { dtype: tf.DataType }).dtype : x.dtype;
-        if (!sharedCopies || dtype !== x.dtype || x.dtype === 'string') return original.kernelFunc(args);
-        (args.backend as unknown as { incRef(dataId: object): void }).incRef(x.dataId);
-        return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
-      },
-    });
-  }
 }
 
 const KERNEL = 'AgenticRlSimdStridedMatMul';

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchMatMul, fusedMultiplyAddActive, matMul2d, releaseTransposedWeights, simdMatMulActive, stridedMatMul, transposedWeightStats, useDotProductKernel, useFusedMultiplyAdd, useSharedCopies, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { batchMatMul, fusedMultiplyAddActive, matMul2d, releaseTransposedWeights, simdMatMulActive, stridedMatMul, transposedWeightStats, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { instantiateMatmul, instantiateMatmulT, simdMatmulModule, simdMatmulTModule } from '../../src/model/simd_matmul.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
@@ -242,44 +242,5 @@ describe('batchMatMul on wasm', () => {
     expect(transposedWeightStats()).toEqual({ copies: 0, numbers: 0 });
     tf.dispose([w, plain, small]);
     expect(tf.memory().numTensors).toBe(before);
-  });
-});
-
-describe('Identity and same-dtype Cast on wasm share data', () => {
-  beforeAll(async () => {
-    await tf.setBackend('wasm');
-    expect(simdMatMulActive()).toBe(true); // installs the overrides
-  });
-
-  it('clone and cast to the same dtype make no copy; a real cast still converts; data outlives the original', () => {
-    for (const shared of [true, false]) {
-      useSharedCopies(shared);
-      const buffers = tf.memory().numDataBuffers;
-      const x = tf.tensor1d([1.5, -2.25, 3.75]);
-      const clone = tf.clone(x);
-      const same = tf.cast(x, 'float32');
-      expect(tf.memory().numDataBuffers - buffers).toBe(shared ? 1 : 3);
-      const integers = tf.cast(x, 'int32');
-      expect(integers.dtype).toBe('int32');
-      expect(Array.from(integers.dataSync())).toEqual([1, -2, 3]);
-      x.dispose();
-      expect(Array.from(clone.dataSync())).toEqual([1.5, -2.25, 3.75]);
-      expect(Array.from(same.dataSync())).toEqual([1.5, -2.25, 3.75]);
-      tf.dispose([clone, same, integers]);
-      expect(tf.memory().numDataBuffers).toBe(buffers);
-    }
-    useSharedCopies(true);
-  });
-
-  it('gradients through saved (cloned) tensors are unchanged', () => {
-    const x = tf.tensor2d(filled(12, 3), [3, 4]);
-    const f = (t: tf.Tensor) => tf.sum(tf.mul(tf.sigmoid(t), tf.square(t)));
-    const gradients = (shared: boolean) => {
-      useSharedCopies(shared);
-      return tf.tidy(() => Array.from(tf.grad(f)(x).dataSync()));
-    };
-    expect(gradients(true)).toEqual(gradients(false));
-    useSharedCopies(true);
-    x.dispose();
   });
 });

@@ -1,0 +1,96 @@
+// Replacements for three tfjs-wasm 4.22 kernels that cost a training step time for no numeric
+// reason, registered in front of the originals (the kernel registry is how tfjs lets a backend's
+// kernels be replaced) the first time our wasm kernels are used (batch_matmul.ts kernelsFor):
+// - Identity (tf.clone, and the clone autograd makes of every tensor a gradient saves: ~320 per
+//   training step of the bench model, 7.7 ms) and Cast to the same dtype (the multiply gradient
+//   casts its operands to float32: 85 per step, 1.9 ms) copy the data. The cpu and webgpu
+//   backends, and tfjs-wasm's own Reshape, share it by reference count instead. tfjs never writes
+//   a tensor after making it (our KV cache writes only into buffers it owns and never clones), so
+//   the copies cost only time and memory. A cast to another dtype still converts.
+// - GatherV2 runs a generic C++ loop with index arithmetic per number: 3.5 ms to pick 512
+//   columns of the bench model's 256 x 2000 embedding (twice per step: the input tokens and the
+//   targets), and as much per row-gather. Here it is a JavaScript loop over the heap: whole
+//   slices copied with copyWithin when each index picks a contiguous run, one number at a time
+//   when it picks a column. Same numbers (a copy), and the same error for an index out of range.
+import * as tf from '@tensorflow/tfjs';
+
+/** The parts of tfjs-wasm's backend used here (not in its public types). */
+interface WasmBackendLike {
+  incRef(dataId: object): void;
+  readSync(dataId: object): ArrayLike<number>;
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
+
+let enabled = true;
+
+/** Turns the replacements off (true: back on), so a benchmark or test can compare with tfjs-wasm's kernels. */
+export function useWasmOverrides(on: boolean): void {
+  enabled = on;
+}
+
+let installed = false;
+
+/** Registers the replacements for the wasm backend (once; a no-op where the originals are missing). */
+export function installWasmOverrides(): void {
+  if (installed) return;
+  installed = true;
+  replace('Identity', ({ inputs, backend }) => shareData((inputs as { x: tf.TensorInfo }).x, backend as unknown as WasmBackendLike));
+  replace('Cast', ({ inputs, backend, attrs }) => {
+    const x = (inputs as { x: tf.TensorInfo }).x;
+    return (attrs as { dtype: tf.DataType }).dtype === x.dtype ? shareData(x, backend as unknown as WasmBackendLike) : null;
+  });
+  replace('GatherV2', ({ inputs, backend, attrs }) => {
+    const { x, indices } = inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+    const { axis, batchDims } = attrs as { axis: number; batchDims: number };
+    if (batchDims !== 0 || x.dtype !== 'float32' || indices.dtype !== 'int32') return null;
+    return gather(x, indices, axis < 0 ? axis + x.shape.length : axis, backend as unknown as WasmBackendLike);
+  });
+}
+
+/** Puts `ours` in front of tfjs-wasm's kernel `name`; where `ours` returns null the original runs. */
+function replace(name: string, ours: (args: Parameters<tf.KernelFunc>[0]) => tf.TensorInfo | null): void {
+  const original = tf.getKernel(name, 'wasm');
+  if (!original) return;
+  tf.unregisterKernel(name, 'wasm');
+  tf.registerKernel({ ...original, kernelFunc: (args) => (enabled ? ours(args) : null) ?? original.kernelFunc(args) });
+}
+
+function shareData(x: tf.TensorInfo, backend: WasmBackendLike): tf.TensorInfo | null {
+  if (x.dtype === 'string') return null;
+  backend.incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+}
+
+const product = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
+
+/** out[o, i, :] = x[o, indices[i], :], with x viewed as (outer, dim, inner). */
+function gather(x: tf.TensorInfo, indices: tf.TensorInfo, axis: number, backend: WasmBackendLike): tf.TensorInfo {
+  const dim = x.shape[axis]!;
+  const outer = product(x.shape.slice(0, axis));
+  const inner = product(x.shape.slice(axis + 1));
+  const picks = Int32Array.from(backend.readSync(indices.dataId));
+  for (const index of picks) {
+    if (!(index >= 0 && index < dim)) throw new Error(`GatherV2: the index value ${index} is not in [0, ${dim - 1}]`);
+  }
+  const out = backend.makeOutput([...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)], 'float32');
+  // views after makeOutput: an allocation may grow the heap
+  const source = backend.typedArrayFromHeap(x) as Float32Array;
+  const target = backend.typedArrayFromHeap(out) as Float32Array;
+  const count = picks.length;
+  if (inner === 1) {
+    for (let o = 0; o < outer; o++) {
+      const from = o * dim;
+      const to = o * count;
+      for (let i = 0; i < count; i++) target[to + i] = source[from + picks[i]!]!;
+    }
+  } else {
+    for (let o = 0; o < outer; o++) {
+      for (let i = 0; i < count; i++) {
+        const from = (o * dim + picks[i]!) * inner;
+        target.set(source.subarray(from, from + inner), (o * count + i) * inner);
+      }
+    }
+  }
+  return out;
+}
