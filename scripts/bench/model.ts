@@ -127,7 +127,7 @@ async function training(): Promise<number> {
 function pytorchTrainStep(): { ms: number; blas: string | null } | null {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'pytorch_train_step.py');
   if (!existsSync('/usr/bin/python3')) return null;
-  const result = spawnSync('/usr/bin/python3', [script, '--threads', '1'], { encoding: 'utf8', timeout: 300_000 });
+  const result = spawnSync('/usr/bin/python3', [script, '--threads', '1', '--steps', '15'], { encoding: 'utf8', timeout: 300_000 });
   if (result.status !== 0) {
     log(`PyTorch reference unavailable: ${(result.stderr || String(result.error)).trim().split('\n').at(-1)}`);
     return null;
