@@ -16,14 +16,7 @@ import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTK
 import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
-
-
-/** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
-interface WasmBackendLike {
-  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
-  dataIdMap: { get(dataId: object): { memoryOffset: number } };
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-}
+import { asWasm, byteOffset, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
 /** Both builds of the kernel on one memory; `fused` and `dot` (the dot-product kernel) are null without relaxed SIMD. */
 interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null; transpose: TransposeKernel }
@@ -89,10 +82,6 @@ export function splitProductCount(): number {
   return threads?.split ?? 0;
 }
 
-function memoryOf(backend: WasmBackendLike): WebAssembly.Memory | undefined {
-  return backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
-}
-
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
   const memory = memoryOf(backend);
   if (!memory) return null;
@@ -120,13 +109,13 @@ function simdTranspose({ inputs, backend, attrs }: Parameters<tf.KernelFunc>[0])
   const n = kept.length;
   if (n < 2 || moved[n - 2] !== kept[n - 1] || moved[n - 1] !== kept[n - 2]) return null;
   for (let a = 0; a < n - 2; a++) if (moved[a] !== kept[a]) return null;
-  const wasm = backend as unknown as WasmBackendLike;
+  const wasm = asWasm(backend);
   const transpose = kernelsFor(wasm)?.transpose;
   if (!transpose) return null;
   const [rows, columns] = [x.shape[kept[n - 2]!]!, x.shape[kept[n - 1]!]!];
   const batch = kept.slice(0, -2).reduce((p, axis) => p * x.shape[axis]!, 1);
   const out = wasm.makeOutput(perm.map((axis) => x.shape[axis]!), 'float32');
-  const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
   transpose(offset(x), offset(out), batch, rows, columns);
   simdTransposes++;
   return out;
@@ -165,7 +154,7 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
     kernelName: KERNEL,
     backendName: 'wasm',
     kernelFunc: ({ inputs, backend, attrs }) => {
-      const wasm = backend as unknown as WasmBackendLike;
+      const wasm = asWasm(backend);
       const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
       const { batch, m, k, n, strideA, strideB } = attrs as unknown as StridedAttrs;
       const size = (t: tf.TensorInfo) => t.shape.reduce((p, q) => p * q, 1);
@@ -175,7 +164,7 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
       }
       const out = wasm.makeOutput([batch, m, n], 'float32');
       // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
-      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+      const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
       const { plain, fused } = kernelsFor(wasm)!;
       const kernel = (fusedEnabled && fused) || plain;
       const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
@@ -192,13 +181,13 @@ if (!tf.getKernel(KERNEL_T, 'wasm')) {
     kernelName: KERNEL_T,
     backendName: 'wasm',
     kernelFunc: ({ inputs, backend }) => {
-      const wasm = backend as unknown as WasmBackendLike;
+      const wasm = asWasm(backend);
       const { a, w } = inputs as { a: tf.TensorInfo; w: tf.TensorInfo };
       const [m, k] = a.shape as [number, number];
       const [n, kw] = w.shape as [number, number];
       if (a.shape.length !== 2 || w.shape.length !== 2 || k !== kw) throw new Error(`matMulTransposed: shapes ${a.shape} and ${w.shape} (transposed) do not multiply`);
       const out = wasm.makeOutput([m, n], 'float32');
-      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+      const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
       kernelsFor(wasm)!.dot!(offset(a), offset(w), offset(out), m, k, n);
       return out;
     },
@@ -219,27 +208,27 @@ export function stridedMatMul(a: tf.Tensor, b: tf.Tensor, attrs: StridedAttrs): 
  * a tensor's data starts. For code that writes tensors it owns in place (the KV cache).
  */
 export function wasmHeap(): { floats: Float32Array; index(t: tf.Tensor): number } {
-  const backend = tf.backend() as unknown as WasmBackendLike;
+  const backend = asWasm(tf.backend());
   const memory = memoryOf(backend);
   if (!memory) throw new Error('wasmHeap: the wasm backend exposes no memory');
-  return { floats: new Float32Array(memory.buffer), index: (t) => backend.dataIdMap.get(t.dataId).memoryOffset / 4 };
+  return { floats: new Float32Array(memory.buffer), index: (t) => byteOffset(backend, t) / 4 };
 }
 
 /** Whether the SIMD kernel serves the current backend (wasm with WebAssembly SIMD). */
 export function simdMatMulActive(): boolean {
   if (!enabled || tf.getBackend() !== 'wasm') return false;
-  if (available === undefined) available = kernelsFor(tf.backend() as unknown as WasmBackendLike) !== null;
+  if (available === undefined) available = kernelsFor(asWasm(tf.backend())) !== null;
   return available;
 }
 
 /** Whether the dot-product kernel serves products with few rows (relaxed SIMD, and not turned off). */
 export function dotProductActive(): boolean {
-  return dotEnabled && fusedMultiplyAddActive() && kernelsFor(tf.backend() as unknown as WasmBackendLike)!.dot !== null;
+  return dotEnabled && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.dot !== null;
 }
 
 /** Whether the kernel's relaxed-SIMD (fused multiply-add) build serves the current backend. */
 export function fusedMultiplyAddActive(): boolean {
-  return fusedEnabled && simdMatMulActive() && kernelsFor(tf.backend() as unknown as WasmBackendLike)!.fused !== null;
+  return fusedEnabled && simdMatMulActive() && kernelsFor(asWasm(tf.backend()))!.fused !== null;
 }
 
 /**

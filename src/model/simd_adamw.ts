@@ -13,6 +13,7 @@
 // i32s only) and are splatted once.
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { asWasm, byteOffset, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2)
 
@@ -77,17 +78,10 @@ export function simdAdamWModule(): Uint8Array<ArrayBuffer> {
 
 type AdamWKernel = (...args: number[]) => void;
 
-/** The parts of tfjs-wasm's backend this kernel touches (not in its public types). */
-interface WasmBackendLike {
-  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
-  dataIdMap: { get(dataId: object): { memoryOffset: number } };
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-}
-
 const instances = new WeakMap<WebAssembly.Memory, AdamWKernel | null>();
 
 function kernelFor(backend: WasmBackendLike): AdamWKernel | null {
-  const memory = backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
+  const memory = wasmMemory(backend);
   if (!memory) return null;
   if (!instances.has(memory)) {
     const bytes = simdAdamWModule();
@@ -107,7 +101,7 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
     kernelName: KERNEL,
     backendName: 'wasm',
     kernelFunc: ({ inputs, backend, attrs }) => {
-      const wasm = backend as unknown as WasmBackendLike;
+      const wasm = asWasm(backend);
       const { p, g, m, v } = inputs as Record<'p' | 'g' | 'm' | 'v', tf.TensorInfo>;
       const size = p.shape.reduce((a, b) => a * b, 1);
       for (const t of [g, m, v]) {
@@ -115,7 +109,7 @@ if (!tf.getKernel(KERNEL, 'wasm')) {
       }
       const outputs = [p, m, v].map((t) => wasm.makeOutput(t.shape, 'float32'));
       // offsets after every allocation: an allocation may grow the heap
-      const offset = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId).memoryOffset;
+      const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
       const scalars = attrs as unknown as AdamWScalars;
       kernelFor(wasm)!(offset(p), offset(g), offset(m), offset(v), ...outputs.map(offset), size, ...SCALARS.map((name) => f32Bits(scalars[name])));
       return outputs;
@@ -132,7 +126,7 @@ export function useSimdAdamW(on: boolean): void {
 
 /** Whether the fused kernel serves the current backend (wasm with WebAssembly SIMD, not turned off). */
 export function simdAdamWActive(): boolean {
-  return enabled && tf.getBackend() === 'wasm' && kernelFor(tf.backend() as unknown as WasmBackendLike) !== null;
+  return enabled && tf.getBackend() === 'wasm' && kernelFor(asWasm(tf.backend())) !== null;
 }
 
 /** [p', m', v'] for one step: the fused kernel (check simdAdamWActive()). */

@@ -13,14 +13,8 @@
 //   slices copied with copyWithin when each index picks a contiguous run, one number at a time
 //   when it picks a column. Same numbers (a copy), and the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
+import { asWasm, type WasmBackendLike } from './wasm_backend.ts';
 
-/** The parts of tfjs-wasm's backend used here (not in its public types). */
-interface WasmBackendLike {
-  incRef(dataId: object): void;
-  readSync(dataId: object): ArrayLike<number>;
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
-}
 
 let enabled = true;
 
@@ -35,16 +29,16 @@ let installed = false;
 export function installWasmOverrides(): void {
   if (installed) return;
   installed = true;
-  replace('Identity', ({ inputs, backend }) => shareData((inputs as { x: tf.TensorInfo }).x, backend as unknown as WasmBackendLike));
+  replace('Identity', ({ inputs, backend }) => shareData((inputs as { x: tf.TensorInfo }).x, asWasm(backend)));
   replace('Cast', ({ inputs, backend, attrs }) => {
     const x = (inputs as { x: tf.TensorInfo }).x;
-    return (attrs as { dtype: tf.DataType }).dtype === x.dtype ? shareData(x, backend as unknown as WasmBackendLike) : null;
+    return (attrs as { dtype: tf.DataType }).dtype === x.dtype ? shareData(x, asWasm(backend)) : null;
   });
   replace('GatherV2', ({ inputs, backend, attrs }) => {
     const { x, indices } = inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
     const { axis, batchDims } = attrs as { axis: number; batchDims: number };
     if (batchDims !== 0 || x.dtype !== 'float32' || indices.dtype !== 'int32') return null;
-    return gather(x, indices, axis < 0 ? axis + x.shape.length : axis, backend as unknown as WasmBackendLike);
+    return gather(x, indices, axis < 0 ? axis + x.shape.length : axis, asWasm(backend));
   });
 }
 

@@ -1,0 +1,28 @@
+// The parts of tfjs-wasm's backend object that our kernels use (they are not in its public types),
+// declared once for batch_matmul.ts, simd_adamw.ts and wasm_overrides.ts.
+import type * as tf from '@tensorflow/tfjs';
+
+/** tfjs-wasm's BackendWasm, as far as our kernels touch it. */
+export interface WasmBackendLike {
+  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
+  dataIdMap: { get(dataId: object): { memoryOffset: number } };
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  incRef(dataId: object): void;
+  readSync(dataId: object): ArrayLike<number>;
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
+
+/** The backend a kernel function receives, or tf.backend(), seen as tfjs-wasm's. */
+export function asWasm(backend: unknown): WasmBackendLike {
+  return backend as WasmBackendLike;
+}
+
+/** tfjs-wasm's heap (its WebAssembly.Memory; where it lives differs between its builds). */
+export function wasmMemory(backend: WasmBackendLike): WebAssembly.Memory | undefined {
+  return backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
+}
+
+/** Where a tensor's data starts on the heap, in bytes. Read it after every allocation: one may grow the heap. */
+export function byteOffset(backend: WasmBackendLike, t: tf.TensorInfo): number {
+  return backend.dataIdMap.get(t.dataId).memoryOffset;
+}
