@@ -191,7 +191,7 @@ The longest assistant turn in the corpus is ${f.longestTurn} tokens, so 128 new 
 
 ## Under GRPO
 
-The app's default run (temperature 0.7, LoRA, 30 steps) trains this model; its pass@1 before and after
+The app's default run (temperature 0.7, LoRA, 2 PPO epochs per step, 30 steps) trains this model; its pass@1 before and after
 on three seeds is also reported in the project README ("The default run").
 ${UNMEASURED_GRPO}
 
