@@ -13,20 +13,18 @@
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
-import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
-import { asWasm, byteOffset, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
 /** Both builds of the kernel on one memory; `fused` and `dot` (the dot-product kernel) are null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null; transpose: TransposeKernel }
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
 let enabled = true;
 let fusedEnabled = true;
 let dotEnabled = true;
-let transposeEnabled = true;
 
 /** Turns the kernel off (true: back on), so a benchmark or test can compare it with tf.matMul. */
 export function useSimdMatMul(on: boolean): void {
@@ -47,14 +45,6 @@ export function useFusedMultiplyAdd(on: boolean): void {
  */
 export function useDotProductKernel(on: boolean): void {
   dotEnabled = on;
-}
-
-/**
- * Turns the SIMD transpose off (true: back on), so a benchmark or test can compare it with
- * tfjs-wasm's own Transpose kernel.
- */
-export function useSimdTranspose(on: boolean): void {
-  transposeEnabled = on;
 }
 
 let threads: MatmulThreads | null = null;
@@ -88,60 +78,10 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
   if (!kernels.has(memory)) {
     const plain = instantiateMatmul(memory);
     const fused = plain ? instantiateMatmul(memory, true) : null;
-    const transpose = plain ? instantiateTranspose(memory) : null;
-    kernels.set(memory, plain && transpose ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null, transpose } : null);
-    if (plain && transpose) installTranspose();
-    installWasmOverrides();
+    kernels.set(memory, plain ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null } : null);
+    installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (wasm_overrides.ts)
   }
   return kernels.get(memory) ?? null;
-}
-
-/**
- * The SIMD transpose for a transpose that swaps the last two axes of a float32 tensor (after
- * dropping axes of size 1, as tfjs-wasm does), or null for tfjs-wasm's kernel to do it.
- */
-function simdTranspose({ inputs, backend, attrs }: Parameters<tf.KernelFunc>[0]): tf.TensorInfo | null {
-  const x = (inputs as { x: tf.TensorInfo }).x;
-  const perm = (attrs as { perm: number[] }).perm;
-  if (!transposeEnabled || x.dtype !== 'float32') return null;
-  const kept = x.shape.map((_, axis) => axis).filter((axis) => x.shape[axis] !== 1);
-  const moved = perm.filter((axis) => x.shape[axis] !== 1);
-  const n = kept.length;
-  if (n < 2 || moved[n - 2] !== kept[n - 1] || moved[n - 1] !== kept[n - 2]) return null;
-  for (let a = 0; a < n - 2; a++) if (moved[a] !== kept[a]) return null;
-  const wasm = asWasm(backend);
-  const transpose = kernelsFor(wasm)?.transpose;
-  if (!transpose) return null;
-  const [rows, columns] = [x.shape[kept[n - 2]!]!, x.shape[kept[n - 1]!]!];
-  const batch = kept.slice(0, -2).reduce((p, axis) => p * x.shape[axis]!, 1);
-  const out = wasm.makeOutput(perm.map((axis) => x.shape[axis]!), 'float32');
-  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-  transpose(offset(x), offset(out), batch, rows, columns);
-  simdTransposes++;
-  return out;
-}
-
-let simdTransposes = 0;
-
-/** How many transposes the SIMD kernel has done in this process (tests: that it is the one in use). */
-export function simdTransposeCount(): number {
-  return simdTransposes;
-}
-
-let transposeInstalled = false;
-
-/**
- * Puts simdTranspose in front of tfjs-wasm's Transpose kernel (the kernel registry is how tfjs
- * lets a backend's kernels be replaced): every tf.transpose on wasm that swaps the last two axes,
- * including those of autograd's gradients, takes the SIMD kernel, bit for bit the same result.
- * Done on the first use of our kernels, after tfjs-backend-wasm has registered its own.
- */
-function installTranspose(): void {
-  const original = tf.getKernel('Transpose', 'wasm');
-  if (transposeInstalled || !original) return;
-  transposeInstalled = true;
-  tf.unregisterKernel('Transpose', 'wasm');
-  tf.registerKernel({ ...original, kernelFunc: (args) => simdTranspose(args) ?? original.kernelFunc(args) });
 }
 
 const KERNEL = 'AgenticRlSimdStridedMatMul';
@@ -149,50 +89,36 @@ const KERNEL = 'AgenticRlSimdStridedMatMul';
 /** Attributes of the strided product: C (batch, m, n) = A[i] (m, k) @ B[i] (k, n), strides in floats. */
 interface StridedAttrs { batch: number; m: number; k: number; n: number; strideA: number; strideB: number }
 
-if (!tf.getKernel(KERNEL, 'wasm')) {
-  tf.registerKernel({
-    kernelName: KERNEL,
-    backendName: 'wasm',
-    kernelFunc: ({ inputs, backend, attrs }) => {
-      const wasm = asWasm(backend);
-      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-      const { batch, m, k, n, strideA, strideB } = attrs as unknown as StridedAttrs;
-      const size = (t: tf.TensorInfo) => t.shape.reduce((p, q) => p * q, 1);
-      // The last matrix must end inside its operand: the kernel reads raw heap memory.
-      if ((batch - 1) * strideA + m * k > size(a) || (batch - 1) * strideB + k * n > size(b)) {
-        throw new Error(`stridedMatMul: (${batch} x ${m} x ${k}) @ (${k} x ${n}) with strides ${strideA}, ${strideB} reads past operands of ${size(a)} and ${size(b)} numbers`);
-      }
-      const out = wasm.makeOutput([batch, m, n], 'float32');
-      // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
-      const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-      const { plain, fused } = kernelsFor(wasm)!;
-      const kernel = (fusedEnabled && fused) || plain;
-      const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
-      if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
-      return out;
-    },
-  });
-}
+registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
+  const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const { batch, m, k, n, strideA, strideB } = attrs as unknown as StridedAttrs;
+  const size = (t: tf.TensorInfo) => t.shape.reduce((p, q) => p * q, 1);
+  // The last matrix must end inside its operand: the kernel reads raw heap memory.
+  if ((batch - 1) * strideA + m * k > size(a) || (batch - 1) * strideB + k * n > size(b)) {
+    throw new Error(`stridedMatMul: (${batch} x ${m} x ${k}) @ (${k} x ${n}) with strides ${strideA}, ${strideB} reads past operands of ${size(a)} and ${size(b)} numbers`);
+  }
+  const out = wasm.makeOutput([batch, m, n], 'float32');
+  // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
+  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  const { plain, fused } = kernelsFor(wasm)!;
+  const kernel = (fusedEnabled && fused) || plain;
+  const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
+  if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
+  return out;
+});
 
 const KERNEL_T = 'AgenticRlSimdMatMulT';
 
-if (!tf.getKernel(KERNEL_T, 'wasm')) {
-  tf.registerKernel({
-    kernelName: KERNEL_T,
-    backendName: 'wasm',
-    kernelFunc: ({ inputs, backend }) => {
-      const wasm = asWasm(backend);
-      const { a, w } = inputs as { a: tf.TensorInfo; w: tf.TensorInfo };
-      const [m, k] = a.shape as [number, number];
-      const [n, kw] = w.shape as [number, number];
-      if (a.shape.length !== 2 || w.shape.length !== 2 || k !== kw) throw new Error(`matMulTransposed: shapes ${a.shape} and ${w.shape} (transposed) do not multiply`);
-      const out = wasm.makeOutput([m, n], 'float32');
-      const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-      kernelsFor(wasm)!.dot!(offset(a), offset(w), offset(out), m, k, n);
-      return out;
-    },
-  });
-}
+registerWasmKernel(KERNEL_T, ({ inputs }, wasm) => {
+  const { a, w } = inputs as { a: tf.TensorInfo; w: tf.TensorInfo };
+  const [m, k] = a.shape as [number, number];
+  const [n, kw] = w.shape as [number, number];
+  if (a.shape.length !== 2 || w.shape.length !== 2 || k !== kw) throw new Error(`matMulTransposed: shapes ${a.shape} and ${w.shape} (transposed) do not multiply`);
+  const out = wasm.makeOutput([m, n], 'float32');
+  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  kernelsFor(wasm)!.dot!(offset(a), offset(w), offset(out), m, k, n);
+  return out;
+});
 
 /**
  * C[i] = A[i] @ B[i] for i < batch, where matrix i of A starts `strideA` numbers after matrix i - 1

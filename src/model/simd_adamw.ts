@@ -9,11 +9,11 @@
 //   m' = m * beta1 + g * (1 - beta1)
 //   v' = v * beta2 + (g * g) * (1 - beta2)
 //   p' = p * (1 - lr * wd) - (m' * (lr / c1)) / (sqrt(v' * (1 / c2)) + eps)
-// The seven scalars arrive as float32 bit patterns in i32 arguments (the writer's functions take
+// The eight scalars arrive as float32 bit patterns in i32 arguments (the writer's functions take
 // i32s only) and are splatted once.
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, I32, moduleBytes, V128 } from './wasm_asm.ts';
-import { asWasm, byteOffset, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2)
 
@@ -96,26 +96,19 @@ const floatBits = new Float32Array(bits.buffer);
 /** The float32 nearest `value`, as the bits of an i32 (what tfjs does to a JS number it multiplies by). */
 const f32Bits = (value: number): number => ((floatBits[0] = value), bits[0]!);
 
-if (!tf.getKernel(KERNEL, 'wasm')) {
-  tf.registerKernel({
-    kernelName: KERNEL,
-    backendName: 'wasm',
-    kernelFunc: ({ inputs, backend, attrs }) => {
-      const wasm = asWasm(backend);
-      const { p, g, m, v } = inputs as Record<'p' | 'g' | 'm' | 'v', tf.TensorInfo>;
-      const size = p.shape.reduce((a, b) => a * b, 1);
-      for (const t of [g, m, v]) {
-        if (t.shape.reduce((a, b) => a * b, 1) !== size || t.dtype !== 'float32') throw new Error(`simd AdamW: operands of shapes ${p.shape}, ${g.shape}, ${m.shape}, ${v.shape}`);
-      }
-      const outputs = [p, m, v].map((t) => wasm.makeOutput(t.shape, 'float32'));
-      // offsets after every allocation: an allocation may grow the heap
-      const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-      const scalars = attrs as unknown as AdamWScalars;
-      kernelFor(wasm)!(offset(p), offset(g), offset(m), offset(v), ...outputs.map(offset), size, ...SCALARS.map((name) => f32Bits(scalars[name])));
-      return outputs;
-    },
-  });
-}
+registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
+  const { p, g, m, v } = inputs as Record<'p' | 'g' | 'm' | 'v', tf.TensorInfo>;
+  const size = p.shape.reduce((a, b) => a * b, 1);
+  for (const t of [g, m, v]) {
+    if (t.shape.reduce((a, b) => a * b, 1) !== size || t.dtype !== 'float32') throw new Error(`simd AdamW: operands of shapes ${p.shape}, ${g.shape}, ${m.shape}, ${v.shape}`);
+  }
+  const outputs = [p, m, v].map((t) => wasm.makeOutput(t.shape, 'float32'));
+  // offsets after every allocation: an allocation may grow the heap
+  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  const scalars = attrs as unknown as AdamWScalars;
+  kernelFor(wasm)!(offset(p), offset(g), offset(m), offset(v), ...outputs.map(offset), size, ...SCALARS.map((name) => f32Bits(scalars[name])));
+  return outputs;
+});
 
 let enabled = true;
 

@@ -1,6 +1,6 @@
 // The parts of tfjs-wasm's backend object that our kernels use (they are not in its public types),
-// declared once for batch_matmul.ts, simd_adamw.ts and wasm_overrides.ts.
-import type * as tf from '@tensorflow/tfjs';
+// declared once for batch_matmul.ts, simd_adamw.ts and wasm_overrides.ts, and how they register kernels.
+import * as tf from '@tensorflow/tfjs';
 
 /** tfjs-wasm's BackendWasm, as far as our kernels touch it. */
 export interface WasmBackendLike {
@@ -25,4 +25,13 @@ export function wasmMemory(backend: WasmBackendLike): WebAssembly.Memory | undef
 /** Where a tensor's data starts on the heap, in bytes. Read it after every allocation: one may grow the heap. */
 export function byteOffset(backend: WasmBackendLike, t: tf.TensorInfo): number {
   return backend.dataIdMap.get(t.dataId).memoryOffset;
+}
+
+/**
+ * Registers our own kernel `name` for the wasm backend (once: modules may be evaluated twice in
+ * a bundle), its function given the backend as tfjs-wasm's.
+ */
+export function registerWasmKernel(name: string, kernel: (args: Parameters<tf.KernelFunc>[0], backend: WasmBackendLike) => tf.TensorInfo | tf.TensorInfo[]): void {
+  if (tf.getKernel(name, 'wasm')) return;
+  tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc: (args) => kernel(args, asWasm(args.backend)) });
 }

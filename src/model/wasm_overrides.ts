@@ -1,6 +1,9 @@
-// Replacements for three tfjs-wasm 4.22 kernels that cost a training step time for no numeric
+// Replacements for four tfjs-wasm 4.22 kernels that cost a training step time for no numeric
 // reason, registered in front of the originals (the kernel registry is how tfjs lets a backend's
 // kernels be replaced) the first time our wasm kernels are used (batch_matmul.ts kernelsFor):
+// - Transpose goes number by number through a generic N-dimensional loop; every transpose that
+//   swaps the last two axes of a float32 tensor (after dropping axes of size 1, as tfjs-wasm does),
+//   autograd's included, takes the SIMD kernel of simd_transpose.ts instead, bit for bit the same.
 // - Identity (tf.clone, and the clone autograd makes of every tensor a gradient saves: ~320 per
 //   training step of the bench model, 7.7 ms) and Cast to the same dtype (the multiply gradient
 //   casts its operands to float32: 85 per step, 1.9 ms) copy the data. The cpu and webgpu
@@ -13,14 +16,28 @@
 //   slices copied with copyWithin when each index picks a contiguous run, one number at a time
 //   when it picks a column. Same numbers (a copy), and the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
-import { asWasm, type WasmBackendLike } from './wasm_backend.ts';
+import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
+import { asWasm, byteOffset, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
 
 let enabled = true;
+let transposeEnabled = true;
 
 /** Turns the replacements off (true: back on), so a benchmark or test can compare with tfjs-wasm's kernels. */
 export function useWasmOverrides(on: boolean): void {
   enabled = on;
+}
+
+/** Turns the SIMD transpose alone off (true: back on), to compare it with tfjs-wasm's Transpose. */
+export function useSimdTranspose(on: boolean): void {
+  transposeEnabled = on;
+}
+
+let simdTransposes = 0;
+
+/** How many transposes the SIMD kernel has done in this process (tests: that it is the one in use). */
+export function simdTransposeCount(): number {
+  return simdTransposes;
 }
 
 let installed = false;
@@ -29,6 +46,8 @@ let installed = false;
 export function installWasmOverrides(): void {
   if (installed) return;
   installed = true;
+  replace('Transpose', ({ inputs, backend, attrs }) =>
+    transposeEnabled ? simdTranspose((inputs as { x: tf.TensorInfo }).x, (attrs as { perm: number[] }).perm, asWasm(backend)) : null);
   replace('Identity', ({ inputs, backend }) => shareData((inputs as { x: tf.TensorInfo }).x, asWasm(backend)));
   replace('Cast', ({ inputs, backend, attrs }) => {
     const x = (inputs as { x: tf.TensorInfo }).x;
@@ -48,6 +67,29 @@ function replace(name: string, ours: (args: Parameters<tf.KernelFunc>[0]) => tf.
   if (!original) return;
   tf.unregisterKernel(name, 'wasm');
   tf.registerKernel({ ...original, kernelFunc: (args) => (enabled ? ours(args) : null) ?? original.kernelFunc(args) });
+}
+
+const transposeKernels = new WeakMap<WebAssembly.Memory, TransposeKernel | null>();
+
+/** The SIMD transpose when `perm` swaps the last two axes of x (axes of size 1 dropped), else null. */
+function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLike): tf.TensorInfo | null {
+  if (x.dtype !== 'float32') return null;
+  const kept = x.shape.map((_, axis) => axis).filter((axis) => x.shape[axis] !== 1);
+  const moved = perm.filter((axis) => x.shape[axis] !== 1);
+  const n = kept.length;
+  if (n < 2 || moved[n - 2] !== kept[n - 1] || moved[n - 1] !== kept[n - 2]) return null;
+  for (let a = 0; a < n - 2; a++) if (moved[a] !== kept[a]) return null;
+  const memory = wasmMemory(backend);
+  if (!memory) return null;
+  if (!transposeKernels.has(memory)) transposeKernels.set(memory, instantiateTranspose(memory));
+  const transpose = transposeKernels.get(memory);
+  if (!transpose) return null;
+  const [rows, columns] = [x.shape[kept[n - 2]!]!, x.shape[kept[n - 1]!]!];
+  const batch = kept.slice(0, -2).reduce((p, axis) => p * x.shape[axis]!, 1);
+  const out = backend.makeOutput(perm.map((axis) => x.shape[axis]!), 'float32');
+  transpose(byteOffset(backend, x), byteOffset(backend, out), batch, rows, columns); // offsets after the allocation
+  simdTransposes++;
+  return out;
 }
 
 function shareData(x: tf.TensorInfo, backend: WasmBackendLike): tf.TensorInfo | null {

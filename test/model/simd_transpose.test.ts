@@ -4,7 +4,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { simdMatMulActive, simdTransposeCount, useSimdTranspose } from '../../src/model/batch_matmul.ts';
+import { simdMatMulActive } from '../../src/model/batch_matmul.ts';
+import { simdTransposeCount, useSimdTranspose } from '../../src/model/wasm_overrides.ts';
 import { instantiateTranspose, simdTransposeModule } from '../../src/model/simd_transpose.ts';
 
 const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
