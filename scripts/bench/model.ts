@@ -2,6 +2,8 @@
 // the shapes of issue 2: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
 //   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
+//                                                (few-row products split over model_threads)
+//   decode_batch{1,8}_1thread_tok_s              the same on one thread
 //   decode_batch{1,8}_xnnpack_tok_s              the same with the linear layers' few-row products
 //                                                on XNNPACK instead of the dot-product kernel
 //   train_step_ms                                full-parameter step on 4 x 128 predicted tokens, with
@@ -74,24 +76,30 @@ async function decoding(): Promise<Record<string, number>> {
   let total = 0;
   for (const length of lengths) total += await seconds(() => uncachedStep(model, Array.from({ length }, (_, t) => (t * 7) % 2000)));
   const uncached = lengths.length / total; // mean cost per token over the growth
-  log('batched decoding, 16-token prompts, 64 new tokens (median of 3, batch 1 and 8 interleaved, with and without the dot-product kernel)');
+  // modes: the dot-product kernel split over the helper threads (as the page runs), the same on
+  // one thread, and XNNPACK for the few-row products (one thread: it has no helpers)
+  const helpers = matmulThreadCount() - 1;
+  const modes = dotProductActive() ? ['dot', ...(helpers > 0 ? ['one'] : []), 'xnn'] : ['xnn'];
+  log(`batched decoding, 16-token prompts, 64 new tokens (median of 5, batch 1 and 8 interleaved; ${modes.join(', ')})`);
   const prompt = (b: number) => Array.from({ length: 16 }, (_, t) => (b * 31 + t * 7) % 2000);
-  const times: Record<string, number[]> = { dot1: [], dot8: [], xnn1: [], xnn8: [] };
-  for (let round = 0; round < 3; round++) {
-    for (const dot of dotProductActive() ? [true, false] : [false]) {
-      useDotProductKernel(dot);
-      const name = dot ? 'dot' : 'xnn';
-      times[`${name}1`]!.push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
-      times[`${name}8`]!.push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+  const times: Record<string, number[]> = {};
+  for (let round = 0; round < 5; round++) {
+    for (const mode of modes) {
+      useDotProductKernel(mode !== 'xnn');
+      if (mode === 'one') await useMatmulThreads(0);
+      (times[`${mode}1`] ??= []).push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
+      (times[`${mode}8`] ??= []).push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
+      if (mode === 'one') await useMatmulThreads(helpers);
     }
     useDotProductKernel(true);
   }
-  const rate = (key: string, batch: number) => (times[key]!.length > 0 ? (batch * 64) / median(times[key]!) : null);
-  const main = dotProductActive() ? 'dot' : 'xnn';
+  const rate = (key: string, batch: number) => (batch * 64) / median(times[key]!);
+  const main = modes[0]!;
   model.dispose();
   return {
-    decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: rate(`${main}1`, 1)!, decode_batch8_tok_s: rate(`${main}8`, 8)!,
-    ...(main === 'dot' ? { decode_batch1_xnnpack_tok_s: rate('xnn1', 1)!, decode_batch8_xnnpack_tok_s: rate('xnn8', 8)! } : {}),
+    decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: rate(`${main}1`, 1), decode_batch8_tok_s: rate(`${main}8`, 8),
+    ...(times.one1 ? { decode_batch1_1thread_tok_s: rate('one1', 1), decode_batch8_1thread_tok_s: rate('one8', 8) } : {}),
+    ...(main === 'dot' ? { decode_batch1_xnnpack_tok_s: rate('xnn1', 1), decode_batch8_xnnpack_tok_s: rate('xnn8', 8) } : {}),
   };
 }
 
@@ -173,6 +181,7 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
+    ...(decode.decode_batch8_1thread_tok_s ? { decode_batch8_vs_batch1_1thread: round(decode.decode_batch8_1thread_tok_s / decode.decode_batch1_1thread_tok_s!) } : {}),
     ...(decode.decode_batch8_xnnpack_tok_s ? { decode_batch8_vs_batch1_xnnpack: round(decode.decode_batch8_xnnpack_tok_s / decode.decode_batch1_xnnpack_tok_s!) } : {}),
     train_step_ms: round(trainStepMs),
     ...(oneThreadMs !== null ? { train_step_1thread_ms: round(oneThreadMs), train_step_threads_speedup: round(oneThreadMs / trainStepMs) } : {}),

@@ -7,18 +7,20 @@
 // fused multiply-add build runs, and then the linear layers' 2-D products with many rows take it
 // too (matMul2d): a training step is 1.3-1.4x faster than on XNNPACK (bench: train_step_no_fma_ms).
 // Their products with few rows (decoding) take a second kernel of simd_matmul.ts, dot products
-// against a transposed copy of the weight kept here (bench: decode_batch8_xnnpack_tok_s).
+// against a transposed copy of the weight, kept in dot_products.ts's memory, where the matmul
+// helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
 //
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, instantiateMatmulT, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { instantiateMatmul, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
 import { MatmulThreads } from './matmul_threads.ts';
+import { DotStore, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
-/** Both builds of the kernel on one memory; `fused` and `dot` (the dot-product kernel) are null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; dot: MatmulTKernel | null }
+/** Both builds of the kernel on one memory; `fused` is null without relaxed SIMD. */
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
@@ -58,7 +60,8 @@ let threads: MatmulThreads | null = null;
 export async function useMatmulThreads(helpers: number): Promise<number> {
   threads?.stop();
   threads = null;
-  threads = await MatmulThreads.start(helpers);
+  const store = dotStore();
+  threads = await MatmulThreads.start(helpers, store?.shared ? store.memory : null);
   return matmulThreadCount();
 }
 
@@ -78,7 +81,7 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
   if (!kernels.has(memory)) {
     const plain = instantiateMatmul(memory);
     const fused = plain ? instantiateMatmul(memory, true) : null;
-    kernels.set(memory, plain ? { plain, fused, dot: fused ? instantiateMatmulT(memory) : null } : null);
+    kernels.set(memory, plain ? { plain, fused } : null);
     installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (wasm_overrides.ts)
   }
   return kernels.get(memory) ?? null;
@@ -109,14 +112,19 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
 
 const KERNEL_T = 'AgenticRlSimdMatMulT';
 
-registerWasmKernel(KERNEL_T, ({ inputs }, wasm) => {
-  const { a, w } = inputs as { a: tf.TensorInfo; w: tf.TensorInfo };
-  const [m, k] = a.shape as [number, number];
-  const [n, kw] = w.shape as [number, number];
-  if (a.shape.length !== 2 || w.shape.length !== 2 || k !== kw) throw new Error(`matMulTransposed: shapes ${a.shape} and ${w.shape} (transposed) do not multiply`);
+/** Attributes of the dot product: the weight's copy in the dot store (byte offset), its rows and columns. */
+interface DotAttrs { w: number; n: number; k: number }
+
+registerWasmKernel(KERNEL_T, ({ inputs, attrs }, wasm) => {
+  const { a } = inputs as { a: tf.TensorInfo };
+  const { w, n, k } = attrs as unknown as DotAttrs;
+  const [m, ka] = a.shape as [number, number];
+  if (a.shape.length !== 2 || ka !== k) throw new Error(`matMulTransposed: shape ${a.shape} does not multiply a weight of ${k} x ${n}`);
   const out = wasm.makeOutput([m, n], 'float32');
-  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-  kernelsFor(wasm)!.dot!(offset(a), offset(w), offset(out), m, k, n);
+  const heap = () => new Float32Array(memoryOf(wasm)!.buffer);
+  const pool = threads;
+  const split = pool ? (kernel: MatmulTKernel, call: DotCall) => pool.splitDot(kernel, call) : undefined;
+  dotStore()!.product(heap, byteOffset(wasm, a) / 4, m, k, w, n, heap, byteOffset(wasm, out) / 4, split);
   return out;
 });
 
@@ -149,7 +157,7 @@ export function simdMatMulActive(): boolean {
 
 /** Whether the dot-product kernel serves products with few rows (relaxed SIMD, and not turned off). */
 export function dotProductActive(): boolean {
-  return dotEnabled && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.dot !== null;
+  return dotEnabled && fusedMultiplyAddActive() && dotStore() !== null;
 }
 
 /** Whether the kernel's relaxed-SIMD (fused multiply-add) build serves the current backend. */
@@ -181,6 +189,16 @@ export function kernelTakes(k: number, n: number): boolean {
 const LINEAR_MIN_ROWS = 64;
 
 /**
+ * Most rows for which a product outside a gradient computation (prefill, scoring without a
+ * gradient) takes the dot-product kernel rather than the fused one. Measured on the bench model's 29
+ * products with the helper thread: 64 rows 7.1 vs 9.8 ms, 128 rows 12.0 vs 14.2, 512 rows 49.7 vs
+ * 52.8 (one thread: 11.4 vs 12.6, 22.8 vs 24.2, 93.8 vs 89.6). The resident copies save the fused
+ * kernel's per-call copy of the weight into the helper's memory. A training step's products stay on
+ * the fused kernel: its weights change every step, and their copies would be remade each time.
+ */
+const DOT_MAX_ROWS = 128;
+
+/**
  * Smallest weight (k * n numbers) that gets a transposed copy for the dot-product kernel: smaller
  * ones (LoRA's rank-8 factors) cost little either way and would only churn the copies.
  */
@@ -194,54 +212,49 @@ const TRANSPOSED_MIN = 1 << 14;
  */
 const TRANSPOSED_BUDGET = 1 << 23;
 
-/** A weight's transposed copy, valid while the weight keeps the data it was made from. */
-interface Transposed { source: tf.Variable; dataId: object; copy: tf.Tensor2D }
-const transposedCopies = new Map<number, Transposed>();
-let transposedNumbers = 0;
+let store: DotStore | null | undefined;
 
-function dropTransposed(id: number): void {
-  const entry = transposedCopies.get(id);
-  if (!entry) return;
-  transposedNumbers -= entry.copy.size;
-  entry.copy.dispose();
-  transposedCopies.delete(id);
+/** The store of decoding's transposed weight copies (dot_products.ts), made at first use; null without relaxed SIMD. */
+function dotStore(): DotStore | null {
+  if (store === undefined) store = DotStore.create(TRANSPOSED_BUDGET);
+  return store;
 }
 
 /**
- * The weight `w` (k, n) transposed to (n, k), made once and reused until the variable is assigned
- * new values (AdamW, loading: a new dataId) or disposed; null when the budget is spent.
+ * The byte offset in the dot store of the weight `w` (k, n) transposed to (n, k), made once and
+ * reused until the variable is assigned new values (AdamW, loading: a new dataId) or disposed;
+ * null when the budget is spent.
  */
-function transposedWeight(w: tf.Variable): tf.Tensor2D | null {
-  const entry = transposedCopies.get(w.id);
-  if (entry && entry.dataId === w.dataId) return entry.copy;
-  dropTransposed(w.id);
-  for (const [id, other] of transposedCopies) if (other.source.isDisposed) dropTransposed(id);
-  if (transposedNumbers + w.size > TRANSPOSED_BUDGET) return null;
-  const copy = tf.keep(tf.tidy(() => tf.transpose(w as tf.Tensor2D).clone())) as tf.Tensor2D;
-  transposedCopies.set(w.id, { source: w, dataId: w.dataId, copy });
-  transposedNumbers += copy.size;
-  return copy;
+function transposedWeight(w: tf.Variable): number | null {
+  return dotStore()!.weight(w, (into) => {
+    const copy = tf.tidy(() => tf.transpose(w as tf.Tensor2D)); // the SIMD transpose (wasm_overrides.ts)
+    const heap = wasmHeap();
+    into.set(heap.floats.subarray(heap.index(copy), heap.index(copy) + copy.size));
+    copy.dispose();
+  });
 }
 
 /**
- * Disposes the transposed copies of these weights (all, when none are given): a model calls it
- * when it is disposed. Copies of weights disposed otherwise go at the next copy made.
+ * Drops the transposed copies of these weights (all, when none are given): a model calls it when
+ * it is disposed. Copies of weights disposed otherwise go at the next copy made.
  */
 export function releaseTransposedWeights(weights?: readonly tf.Tensor[]): void {
-  for (const id of weights ? weights.map((w) => w.id) : [...transposedCopies.keys()]) dropTransposed(id);
+  if (!store) return;
+  for (const id of weights ? weights.map((w) => w.id) : store.ids()) store.release(id);
 }
 
 /** How many transposed weight copies exist and the numbers they hold (tests, memory accounting). */
 export function transposedWeightStats(): { copies: number; numbers: number } {
-  return { copies: transposedCopies.size, numbers: transposedNumbers };
+  return store?.stats() ?? { copies: 0, numbers: 0 };
 }
 
 /**
  * a (m, k) @ b (k, n) with no gradient of its own, for the linear layers' forward and backward
  * products (inside customGrad, or with no gradient recorded). On wasm with relaxed SIMD: with at
- * least LINEAR_MIN_ROWS rows and b fitting in L2, the fused kernel; with fewer rows (decoding) and
- * b a model weight (a tf.Variable), the dot-product kernel on b's transposed copy, which streams
- * the weights once and in order (1.5x XNNPACK at 8 rows; bench decode_batch8_tok_s). Otherwise
+ * least LINEAR_MIN_ROWS rows and b fitting in L2, the fused kernel; with fewer rows (decoding), or
+ * up to DOT_MAX_ROWS outside a gradient computation (prefill), and b a model weight (a
+ * tf.Variable), the dot-product kernel on b's transposed copy, which streams the weights once and in
+ * order (1.5x XNNPACK at 8 rows; bench decode_batch8_tok_s). Otherwise
  * tf.matMul (XNNPACK), so without relaxed SIMD nothing changes.
  */
 export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
@@ -249,9 +262,15 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   const n = b.shape[1];
   if (tf.engine().isTapeOn() || !fusedMultiplyAddActive()) return tf.matMul(a, b);
   if (b.shape[0] !== k) throw new Error(`matMul2d: shapes ${a.shape} and ${b.shape} do not multiply`);
-  if (m < LINEAR_MIN_ROWS) {
+  // A customGrad's forward runs with the tape paused, so a training step is told by its gradient depth.
+  const decoding = m <= DOT_MAX_ROWS && tf.engine().state.gradientDepth === 0;
+  if (m < LINEAR_MIN_ROWS || decoding) {
     const transposed = b instanceof tf.Variable && k * n >= TRANSPOSED_MIN && dotProductActive() ? transposedWeight(b) : null;
-    return transposed ? (tf.engine().runKernel(KERNEL_T, { a, w: transposed }) as tf.Tensor2D) : tf.matMul(a, b);
+    if (transposed !== null) {
+      const attrs: DotAttrs = { w: transposed, n, k };
+      return tf.engine().runKernel(KERNEL_T, { a }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+    }
+    if (m < LINEAR_MIN_ROWS) return tf.matMul(a, b);
   }
   if (k * n > LINEAR_MAX_B) return tf.matMul(a, b);
   return tf.tidy(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [m, n]) as tf.Tensor2D);

@@ -10,7 +10,13 @@
 // Where: Node (worker_threads; tests, bench, CLI) and browser workers in a cross-origin-isolated
 // page (SharedArrayBuffer). The calling thread blocks in Atomics.wait, which a page's main thread
 // may not do: the trainer runs in a worker, and start() refuses where waiting throws.
-import { simdMatmulModule, type MatmulKernel } from './simd_matmul.ts';
+//
+// Decoding's products with few rows (dot_products.ts) are split too, by columns of C: their weights
+// stay resident in the dot store's shared memory, which every helper also maps, so only the rows
+// of A go in. Those products take tens of microseconds, less than waking a sleeping thread, so a
+// helper spins for SPIN_MS after each job before it sleeps, and the caller spins for its helpers.
+import { simdMatmulModule, simdMatmulTModule, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
+import type { DotCall } from './dot_products.ts';
 
 /** Int32 words of the control block per helper: job id, done id, the kernel's 9 arguments, build. */
 const SLOT = 16;
@@ -21,6 +27,20 @@ const BUILD = 11;
 
 /** Products below this many multiply-adds stay on one thread: waking a helper costs ~10-50 µs. */
 export const MIN_THREADED_MACS = 1 << 21;
+
+/**
+ * Dot products (decoding) below this many multiply-adds stay on one thread. Measured with a
+ * spinning helper, through matMul2d, weights in cache: 1 x 256 x 256 takes 6.0 µs alone and 4.6 on
+ * two threads, 1 x 256 x 768 14.4 and 9.5, 8 x 256 x 256 24 and 16; at 16k-32k multiply-adds the
+ * hand-off costs about what it saves.
+ */
+export const MIN_THREADED_DOT_MACS = 1 << 15;
+
+/** How long a helper (and the caller, for its helpers) spins before sleeping in Atomics.wait (ms). */
+const SPIN_MS = 2;
+
+/** Which kernel a job runs: the plain or fused matmul on the pool memory, or matmulT on the dot memory. */
+const DOT = 2;
 
 /** Largest pool memory (pages of 64 KB): 1 GB; products needing more stay on one thread. */
 const MAX_PAGES = 16384;
@@ -34,24 +54,31 @@ const HELPER_DEADLINE_MS = 60_000;
  * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1).
  */
 const HELPER = `function helperMain(post, data) {
-  const memory = data.memory;
-  function build(bytes) {
-    return bytes ? new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports.matmul : null;
+  function build(bytes, memory, name) {
+    return bytes && memory ? new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports[name] : null;
   }
-  const kernels = [build(data.plain), build(data.fused)];
+  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT')];
   const words = new Int32Array(data.control);
   const base = data.slot * ${SLOT};
   post('ready');
   let seen = 0;
   for (;;) {
-    Atomics.wait(words, base + ${JOB}, seen);
-    const job = Atomics.load(words, base + ${JOB});
-    if (job === seen) continue;
+    let job = Atomics.load(words, base + ${JOB});
+    if (job === seen) {
+      const until = performance.now() + ${SPIN_MS};
+      for (let spins = 1; (job = Atomics.load(words, base + ${JOB})) === seen && ((spins++ & 255) !== 0 || performance.now() < until););
+      if (job === seen) {
+        Atomics.wait(words, base + ${JOB}, seen);
+        continue;
+      }
+    }
     if (job < 0) return;
     seen = job;
     try {
       const a = base + ${ARGS};
-      kernels[words[base + ${BUILD}]](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8]);
+      const build = words[base + ${BUILD}];
+      if (build === ${DOT}) kernels[${DOT}](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
+      else kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8]);
       Atomics.store(words, base + ${DONE}, job);
     } catch (error) {
       Atomics.store(words, base + ${DONE}, -job);
@@ -60,8 +87,11 @@ const HELPER = `function helperMain(post, data) {
   }
 }`;
 
-/** What a helper gets to start. */
-interface HelperInit { memory: WebAssembly.Memory; control: SharedArrayBuffer; slot: number; plain: Uint8Array; fused: Uint8Array | null }
+/** What a helper gets to start: the pool memory and its kernels, the dot store's memory and its kernel. */
+interface HelperInit {
+  memory: WebAssembly.Memory; control: SharedArrayBuffer; slot: number; plain: Uint8Array; fused: Uint8Array | null;
+  dotMemory: WebAssembly.Memory | null; dot: Uint8Array | null;
+}
 
 /** A started helper: terminate() ends it at once. */
 interface Helper { terminate(): void }
@@ -125,13 +155,19 @@ export class MatmulThreads {
     private readonly memory: WebAssembly.Memory,
     private readonly control: Int32Array,
     private readonly helpers: Helper[],
+    /** Whether the helpers hold the dot kernel on the dot store's memory. */
+    private readonly dot: boolean,
   ) {}
 
   /**
    * Starts `helpers` helper threads (the caller is one more), or returns null where threads
    * cannot work (no shared memory, waiting not allowed, WebAssembly SIMD missing) or helpers <= 0.
    */
-  static async start(helpers: number): Promise<MatmulThreads | null> {
+  /**
+   * `dotMemory`: the dot store's memory (dot_products.ts), when it is shared; with it the helpers
+   * also take decoding's products (splitDot).
+   */
+  static async start(helpers: number, dotMemory: WebAssembly.Memory | null = null): Promise<MatmulThreads | null> {
     if (helpers <= 0 || !canWait()) return null;
     const plain = simdMatmulModule(false, true);
     if (!WebAssembly.validate(plain)) return null;
@@ -143,15 +179,18 @@ export class MatmulThreads {
     } catch {
       return null;
     }
+    const dotBytes = dotMemory && fused ? simdMatmulTModule(true) : null;
+    const dot = dotBytes && WebAssembly.validate(dotBytes) ? dotBytes : null;
     const control = new SharedArrayBuffer(helpers * SLOT * 4);
-    const started = await Promise.allSettled(Array.from({ length: helpers }, (_, slot) => spawn({ memory, control, slot, plain, fused })));
+    const init = (slot: number): HelperInit => ({ memory, control, slot, plain, fused, dotMemory: dot ? dotMemory : null, dot });
+    const started = await Promise.allSettled(Array.from({ length: helpers }, (_, slot) => spawn(init(slot))));
     const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     if (ok.length < helpers) {
       for (const helper of ok) helper.terminate();
       const failure = started.find((result) => result.status === 'rejected') as PromiseRejectedResult;
       throw new Error(`matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`);
     }
-    return new MatmulThreads(memory, new Int32Array(control), ok);
+    return new MatmulThreads(memory, new Int32Array(control), ok, dot !== null);
   }
 
   /** Threads a product is split over: the helpers and the caller. */
@@ -218,22 +257,58 @@ export class MatmulThreads {
     const mine = shares[0]![0];
     if (byRows) kernel(call.a, call.b, call.c, 1, mine, k, n, 0, 0);
     else kernel(call.a, call.b, call.c, mine, m, k, n, call.strideA, call.strideB);
-    const deadline = performance.now() + HELPER_DEADLINE_MS;
     const target = new Float32Array(heap.buffer);
     layout.forEach(({ start, count, c }, h) => {
-      const at = h * SLOT + DONE;
-      for (;;) {
-        const done = Atomics.load(this.control, at);
-        if (done === jobs[h]) break;
-        if (done === -jobs[h]!) this.fail('a matmul helper thread failed');
-        if (performance.now() > deadline) this.fail(`a matmul helper thread did not answer in ${HELPER_DEADLINE_MS / 1000} s`);
-        Atomics.wait(this.control, at, done, 100);
-      }
+      this.await(h, jobs[h]!);
       const size = byRows ? count * n : count * m * n;
       target.set(pool.subarray(c, c + size), c0 + (byRows ? start * n : start * m * n));
     });
     this.split++;
     return true;
+  }
+
+  /**
+   * Splits a dot product C (m, n) = A W^T, all on the dot store's memory, by blocks of C's
+   * columns (W's rows): `kernel` is the caller's matmulT on that memory. Returns false, having done
+   * nothing, when the helpers lack the dot kernel or the product is small (MIN_THREADED_DOT_MACS).
+   */
+  splitDot(kernel: MatmulTKernel, { a, w, c, m, k, n }: DotCall): boolean {
+    if (this.broken || !this.dot || m * k * n < MIN_THREADED_DOT_MACS) return false;
+    const parts = this.helpers.length + 1;
+    const tile = m >= 4 ? 2 : 4; // the kernel's tile width in columns, so no share starts mid-tile
+    const per = Math.ceil(n / parts / tile) * tile;
+    const jobs: number[] = [];
+    for (let h = 0, start = per; h < this.helpers.length && start < n; h++, start += per) {
+      const count = Math.min(per, n - start);
+      const base = h * SLOT;
+      this.control.set([a, w + start * k * 4, c + start * 4, m, k, count, n, 0, 0], base + ARGS);
+      this.control[base + BUILD] = DOT;
+      const job = ++this.jobs;
+      jobs.push(job);
+      Atomics.store(this.control, base + JOB, job);
+      Atomics.notify(this.control, base + JOB);
+    }
+    if (jobs.length === 0) return false;
+    kernel(a, w, c, m, k, Math.min(per, n), n);
+    jobs.forEach((job, h) => this.await(h, job));
+    this.split++;
+    return true;
+  }
+
+  /** Waits for helper `h` to finish `job`: spinning SPIN_MS, then sleeping; fails the pool on an error or after HELPER_DEADLINE_MS. */
+  private await(h: number, job: number): void {
+    const at = h * SLOT + DONE;
+    const spinUntil = performance.now() + SPIN_MS;
+    let done: number;
+    for (let spins = 1; (done = Atomics.load(this.control, at)) !== job && done !== -job && ((spins++ & 255) !== 0 || performance.now() < spinUntil););
+    const deadline = performance.now() + HELPER_DEADLINE_MS;
+    for (;;) {
+      done = Atomics.load(this.control, at);
+      if (done === job) return;
+      if (done === -job) this.fail('a matmul helper thread failed');
+      if (performance.now() > deadline) this.fail(`a matmul helper thread did not answer in ${HELPER_DEADLINE_MS / 1000} s`);
+      Atomics.wait(this.control, at, done, 100);
+    }
   }
 
   private fail(message: string): never {

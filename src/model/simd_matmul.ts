@@ -179,8 +179,8 @@ export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): Matm
 }
 
 /**
- * Emits `matmulT(a, w, c, M, K, N)`: C (M, N) = A (M, K) @ W^T with W stored (N, K), row-major,
- * pointers in bytes. For the linear layers' products with few rows (decoding): each output is a
+ * Emits `matmulT(a, w, c, M, K, N, ldc)`: C (M, N) = A (M, K) @ W^T with W stored (N, K), row-major,
+ * pointers in bytes, rows of C ldc numbers apart (so threads can each fill a block of columns). For the linear layers' products with few rows (decoding): each output is a
  * dot product of two contiguous rows, so the weights stream from memory exactly once, in order,
  * and a tile of TN rows of W (a few KB) stays in L1 while every row block of A passes over it.
  * Tiles: with 4 or more rows of A, 4 rows x 2 rows of W (8 accumulators; per 4 steps of K, 4 + 2
@@ -190,8 +190,8 @@ export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): Matm
  * Relaxed-SIMD build only (fused multiply-add): without it matMul2d stays on XNNPACK.
  */
 function dotBody(): Body {
-  const f = new Body(6);
-  const [pa, pw, pc, M, K, N] = [0, 1, 2, 3, 4, 5];
+  const f = new Body(7);
+  const [pa, pw, pc, M, K, N, LDC] = [0, 1, 2, 3, 4, 5, 6];
   const MAX_M = 4;
   const MAX_N = 4;
   const rowK = f.local(I32);
@@ -234,8 +234,8 @@ function dotBody(): Body {
           f.get(sum).get(tailA).op(0x2a, ALIGN4, 0).get(tailW).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * W
           f.addConst(tailA, 4).addConst(tailW, 4).addConst(tailK, 1);
         });
-        // C[m + i, n + j] = sum
-        f.get(pc).get(m).i32(i).op(0x6a).get(N).op(0x6c).get(n).op(0x6a).i32(j).op(0x6a).i32(2).op(0x74, 0x6a).get(sum).op(0x38, ALIGN4, 0);
+        // C[m + i, n + j] = sum, rows of C ldc numbers apart
+        f.get(pc).get(m).i32(i).op(0x6a).get(LDC).op(0x6c).get(n).op(0x6a).i32(j).op(0x6a).i32(2).op(0x74, 0x6a).get(sum).op(0x38, ALIGN4, 0);
       }
     }
   };
@@ -258,16 +258,22 @@ function dotBody(): Body {
 }
 
 /** The dot-product kernel's module bytes (relaxed SIMD; its own module, each under the 4 KB limit). */
-export function simdMatmulTModule(): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'matmulT', params: 6, body: dotBody() }]);
+export function simdMatmulTModule(shared = false): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'matmulT', params: 7, body: dotBody() }], shared);
 }
 
-/** matmulT(a, w, c, M, K, N): C (M, N) = A (M, K) @ W^T for W (N, K); byte pointers. */
-export type MatmulTKernel = (a: number, w: number, c: number, m: number, k: number, n: number) => void;
+/**
+ * matmulT(a, w, c, M, K, N, ldc): C (M, N) = A (M, K) @ W^T for W (N, K); byte pointers; the rows
+ * of C start ldc numbers apart (N for a packed C; more when C is a block of columns of a wider one).
+ */
+export type MatmulTKernel = (a: number, w: number, c: number, m: number, k: number, n: number, ldc: number) => void;
 
-/** Instantiates the dot-product kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
-export function instantiateMatmulT(memory: WebAssembly.Memory): MatmulTKernel | null {
-  return exported(simdMatmulTModule(), memory, 'matmulT') as MatmulTKernel | null;
+/**
+ * Instantiates the dot-product kernel on `memory` (the shared-memory build for a shared one), or
+ * returns null where relaxed SIMD is unavailable.
+ */
+export function instantiateMatmulT(memory: WebAssembly.Memory, shared = false): MatmulTKernel | null {
+  return exported(simdMatmulTModule(shared), memory, 'matmulT') as MatmulTKernel | null;
 }
 
 /** Instantiates module `bytes` on `memory` and returns its export `name`, or null where the engine cannot validate it. */

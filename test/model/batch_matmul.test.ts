@@ -6,6 +6,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { batchMatMul, fusedMultiplyAddActive, matMul2d, releaseTransposedWeights, simdMatMulActive, stridedMatMul, transposedWeightStats, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { instantiateMatmul, instantiateMatmulT, simdMatmulModule, simdMatmulTModule } from '../../src/model/simd_matmul.ts';
+import { matMulLinear } from '../../src/model/ops.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
 function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k: number, n: number, broadcastB: boolean): Float64Array {
@@ -88,11 +89,34 @@ describe('SIMD dot-product kernel (C = A W^T, few rows)', () => {
     heap.set(a, pa);
     heap.set(w, pw);
     heap.fill(Number.NaN, pc, pc + m * n + 8);
-    kernel(pa * 4, pw * 4, pc * 4, m, k, n);
+    kernel(pa * 4, pw * 4, pc * 4, m, k, n, n);
     const want = reference(a, b, 1, m, k, n, false);
     const got = heap.subarray(pc, pc + want.length);
     for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
     expect(Number.isNaN(heap[pc + want.length]!)).toBe(true);
+  });
+
+  it('writes a block of columns of a wider C when ldc > N, leaving the other columns alone', () => {
+    const [m, k, n, ldc, first] = [5, 19, 7, 16, 6]; // C's columns 6 .. 12 of 16
+    const memory = new WebAssembly.Memory({ initial: 4 });
+    const kernel = instantiateMatmulT(memory)!;
+    const a = filled(m * k, 1);
+    const w = filled(n * k, 2);
+    const heap = new Float32Array(memory.buffer);
+    const [pa, pw, pc] = [16, 256, 1024];
+    heap.set(a, pa);
+    heap.set(w, pw);
+    heap.fill(Number.NaN, pc, pc + m * ldc);
+    kernel(pa * 4, pw * 4, (pc + first) * 4, m, k, n, ldc);
+    for (let i = 0; i < m; i++) {
+      for (let col = 0; col < ldc; col++) {
+        const got = heap[pc + i * ldc + col]!;
+        if (col < first || col >= first + n) { expect(Number.isNaN(got)).toBe(true); continue; }
+        let want = 0;
+        for (let x = 0; x < k; x++) want += a[i * k + x]! * w[(col - first) * k + x]!;
+        expect(Math.abs(got - want)).toBeLessThan(1e-4 * (1 + Math.abs(want)));
+      }
+    }
   });
 });
 
@@ -237,6 +261,17 @@ describe('batchMatMul on wasm', () => {
     useDotProductKernel(true);
     tf.dispose(off.result as tf.Tensor);
     expect(off.kernels.map((kernel) => kernel.name)).not.toContain('AgenticRlSimdMatMulT');
+    // up to 128 rows outside a gradient computation (prefill) too, but not in a training step's
+    // forward (a customGrad's, with the tape paused) nor past 128 rows
+    const kernelsOf = async (f: () => tf.Tensor) => {
+      const { kernels, result } = await tf.profile(() => tf.tidy(f));
+      tf.dispose(result as tf.Tensor);
+      return kernels.map((kernel) => kernel.name);
+    };
+    check(128, w);
+    expect(await kernelsOf(() => matMul2d(tf.ones([128, k]) as tf.Tensor2D, w))).toContain('AgenticRlSimdMatMulT');
+    expect(await kernelsOf(() => matMul2d(tf.ones([129, k]) as tf.Tensor2D, w))).not.toContain('AgenticRlSimdMatMulT');
+    expect(await kernelsOf(() => tf.grads((x: tf.Tensor) => tf.sum(matMulLinear(x as tf.Tensor2D, w, false)))([tf.ones([100, k])])[0]!)).not.toContain('AgenticRlSimdMatMulT');
     // disposing the weight's copy (a model's dispose does) leaves no tensors
     releaseTransposedWeights([w]);
     expect(transposedWeightStats()).toEqual({ copies: 0, numbers: 0 });

@@ -1,12 +1,14 @@
 // The SIMD matmul kernel split over helper threads (matmul_threads.ts): the same bits as on one
 // thread for split rows (every tail of the 4-row blocks) and split batches (shared and per-matrix
 // B), products too small or strided left on one thread, the pool memory growing, a whole training
-// gradient unchanged, and the helpers stopped cleanly.
+// gradient unchanged, decoding's dot products split by columns (the same bits, the same sampled
+// tokens), and the helpers stopped cleanly.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matMul2d, matmulThreadCount, simdMatMulActive, splitProductCount, stridedMatMul, useMatmulThreads } from '../../src/model/batch_matmul.ts';
-import { MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
+import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
+import { generate } from '../../src/model/sample.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
@@ -107,6 +109,50 @@ describe('the matmul kernel on several threads', () => {
     expect(split).toBeGreaterThan(10);
     expect(many).toEqual(one);
     expect(tf.memory().numTensors).toBe(before);
+    model.dispose();
+  });
+
+  // decoding's products: rows 1-3 (4-column tiles) and 4+ (2-column tiles), widths that split
+  // unevenly and leave tails, the output head's width
+  it.each([[1, 256, 256], [3, 256, 250], [8, 256, 768], [8, 768, 257], [18, 128, 2000], [63, 160, 199]])('splits the columns of decoding\'s %i x %i @ (%i x K)^T: the same bits', async (m, k, n) => {
+    expect(m * k * n).toBeGreaterThanOrEqual(MIN_THREADED_DOT_MACS);
+    const a = filled([m, k], 11) as tf.Tensor2D;
+    const w = tf.variable(filled([k, n], 12)) as tf.Variable<tf.Rank.R2>;
+    for (const helpers of [1, 2]) {
+      const { one, many, split } = await bothWays(() => matMul2d(a, w), helpers);
+      expect(split).toBe(1);
+      expect(many).toEqual(one);
+      const want = tf.tidy(() => tf.matMul(a, w).dataSync());
+      const got = new Float32Array(Uint32Array.from(many).buffer);
+      for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
+    }
+    tf.dispose([a, w]);
+  });
+
+  it('leaves dot products under MIN_THREADED_DOT_MACS on one thread', async () => {
+    const a = filled([1, 64], 13) as tf.Tensor2D;
+    const w = tf.variable(filled([64, 128], 14)) as tf.Variable<tf.Rank.R2>; // 8k multiply-adds; k * n at the copy threshold
+    expect(64 * 128).toBeLessThan(MIN_THREADED_DOT_MACS);
+    const { one, many, split } = await bothWays(() => matMul2d(a, w));
+    expect(split).toBe(0);
+    expect(many).toEqual(one);
+    tf.dispose([a, w]);
+  });
+
+  it('samples the same tokens with the helpers as without', async () => {
+    const config = parseConfig({
+      model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
+      num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
+    });
+    const model = CausalLM.fromWeights(config, randomWeights(config, 4));
+    const prompts = [[1, 2, 3], [4, 5, 6, 7, 8, 9], [10], [11, 12, 13, 14, 15, 16, 17, 18]];
+    const sample = () => generate(model, prompts, { maxNewTokens: 24, temperature: 1, seed: 5, eosIds: [] });
+    await useMatmulThreads(0);
+    const alone = await sample();
+    expect(await useMatmulThreads(1)).toBe(2);
+    const together = await sample();
+    expect(splitProductCount()).toBeGreaterThan(24);
+    expect(together).toEqual(alone);
     model.dispose();
   });
 

@@ -1,0 +1,144 @@
+// Decoding's linear-layer products, C = A W^T, on the dot-product kernel (simd_matmul.ts
+// matmulT), with each weight's transposed copy resident in a WebAssembly.Memory of our own rather
+// than on tfjs's heap. Why a memory of our own: it can be shared, so the matmul helper threads
+// (matmul_threads.ts) read the same copies and each computes a block of C's columns; a product
+// then costs a copy of A in (a few KB) and of C out, not of the weights. Where shared memory is
+// unavailable (a page that is not cross-origin isolated) the memory is plain and the products run
+// on the calling thread, as before.
+//
+// Layout of the memory: a scratch block for A and C at the start (regrown as products need), then
+// the copies. A copy is made once per weight and remade in place when the weight is assigned new
+// values (AdamW: a new dataId, same size); space of released copies is reused first-fit.
+import type * as tf from '@tensorflow/tfjs';
+import { instantiateMatmulT, type MatmulTKernel } from './simd_matmul.ts';
+
+/** Largest memory (pages of 64 KB): 128 MB, room for the copies' budget and any scratch. */
+const MAX_PAGES = 2048;
+
+/** A weight's transposed copy, valid while the weight keeps the data it was made from. */
+interface Copy { source: tf.Variable; dataId: object; offset: number; numbers: number }
+
+/** A block of the memory: byte offset and size (multiples of 16). */
+interface Block { offset: number; bytes: number }
+
+/** One product on the store's memory: byte offsets of A (m, k), W (n, k) and C (m, n). */
+export interface DotCall { a: number; w: number; c: number; m: number; k: number; n: number }
+
+/** Runs `call` split over threads with `kernel` as the caller's share, or returns false having done nothing. */
+export type DotSplitter = (kernel: MatmulTKernel, call: DotCall) => boolean;
+
+const align = (bytes: number) => Math.ceil(bytes / 16) * 16;
+
+export class DotStore {
+  private readonly copies = new Map<number, Copy>();
+  private free: Block[] = [];
+  private top = 16; // bytes; offset 0 stays unused
+  private scratch: Block = { offset: 0, bytes: 0 };
+  /** Numbers held by the copies. */
+  numbers = 0;
+
+  private constructor(
+    readonly memory: WebAssembly.Memory,
+    /** Whether the memory is shared (helper threads can use it). */
+    readonly shared: boolean,
+    private readonly kernel: MatmulTKernel,
+    /** Most numbers the copies may hold. */
+    private readonly budget: number,
+  ) {}
+
+  /** A store on a shared memory where the engine allows one, else a plain one; null without relaxed SIMD. */
+  static create(budget: number): DotStore | null {
+    let memory: WebAssembly.Memory;
+    let shared = typeof SharedArrayBuffer !== 'undefined';
+    try {
+      memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared });
+    } catch {
+      shared = false;
+      memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES });
+    }
+    const kernel = instantiateMatmulT(memory, shared);
+    return kernel ? new DotStore(memory, shared, kernel, budget) : null;
+  }
+
+  /** How many copies there are and the numbers they hold. */
+  stats(): { copies: number; numbers: number } {
+    return { copies: this.copies.size, numbers: this.numbers };
+  }
+
+  /**
+   * The byte offset of `w`'s transposed copy, made by `fill` (which writes the (n, k) copy into the
+   * view it is given) when there is none or `w` was assigned since; null when the budget is spent.
+   */
+  weight(w: tf.Variable, fill: (into: Float32Array) => void): number | null {
+    const entry = this.copies.get(w.id);
+    if (entry && entry.dataId === w.dataId) return entry.offset;
+    for (const [id, other] of this.copies) if (other.source.isDisposed) this.release(id);
+    let offset = entry?.offset ?? null; // same variable, same size: remade in place
+    if (offset === null) {
+      if (this.numbers + w.size > this.budget) return null;
+      offset = this.allocate(w.size * 4);
+      if (offset === null) return null;
+      this.numbers += w.size;
+    }
+    fill(new Float32Array(this.memory.buffer, offset, w.size));
+    this.copies.set(w.id, { source: w, dataId: w.dataId, offset, numbers: w.size });
+    return offset;
+  }
+
+  /** Drops the copy of the weight with this id (if any); its space is reused. */
+  release(id: number): void {
+    const entry = this.copies.get(id);
+    if (!entry) return;
+    this.copies.delete(id);
+    this.numbers -= entry.numbers;
+    this.free.push({ offset: entry.offset, bytes: align(entry.numbers * 4) });
+  }
+
+  /** The ids of the weights with copies. */
+  ids(): number[] {
+    return [...this.copies.keys()];
+  }
+
+  /**
+   * out[outIndex ..] = A @ W^T, A being m x k numbers at `source[aIndex ..]` and W the copy at byte
+   * `w` (n rows of k): A is copied in, the product runs (split by `split` when it takes it, else
+   * here), C is copied out. `source` and `out` are views the caller made fresh (heaps move).
+   */
+  product(source: () => Float32Array, aIndex: number, m: number, k: number, w: number, n: number, out: () => Float32Array, outIndex: number, split?: DotSplitter): void {
+    const bytesA = align(m * k * 4);
+    const need = bytesA + m * n * 4;
+    if (need > this.scratch.bytes) {
+      if (this.scratch.bytes > 0) this.free.push(this.scratch);
+      const offset = this.allocate(align(need));
+      if (offset === null) throw new Error(`dot products: no room for a ${m} x ${k} x ${n} product's operands`);
+      this.scratch = { offset, bytes: align(need) };
+    }
+    const a = this.scratch.offset;
+    const c = a + bytesA;
+    new Float32Array(this.memory.buffer, a, m * k).set(source().subarray(aIndex, aIndex + m * k));
+    if (!split?.(this.kernel, { a, w, c, m, k, n })) this.kernel(a, w, c, m, k, n, n);
+    out().set(new Float32Array(this.memory.buffer, c, m * n), outIndex);
+  }
+
+  /** A block of `bytes` (first fit among released blocks, else at the top, growing the memory); null past the maximum. */
+  private allocate(bytes: number): number | null {
+    bytes = align(bytes);
+    const i = this.free.findIndex((block) => block.bytes >= bytes);
+    if (i >= 0) {
+      const block = this.free[i]!;
+      if (block.bytes === bytes) this.free.splice(i, 1);
+      else this.free[i] = { offset: block.offset + bytes, bytes: block.bytes - bytes };
+      return block.offset;
+    }
+    const end = this.top + bytes;
+    const have = this.memory.buffer.byteLength;
+    if (end > have) {
+      const pages = Math.ceil((end - have) / 65536);
+      if (have / 65536 + pages > MAX_PAGES) return null;
+      this.memory.grow(pages);
+    }
+    const offset = this.top;
+    this.top = end;
+    return offset;
+  }
+}
