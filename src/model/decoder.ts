@@ -5,7 +5,7 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { batchMatMul, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { batchMatMul, embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear, permute } from './ops.ts';
@@ -43,7 +43,7 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
   const ids = tf.tensor1d(input.ids, 'int32');
   let x = mode.differentiable
     ? embedColumns(params.embedding as tf.Tensor2D, ids, params.embedding.trainable)
-    : permute(tf.gather(params.embedding, ids, 1) as tf.Tensor2D, [1, 0]); // (N, D)
+    : (embeddingRows(params.embedding as tf.Tensor2D, ids) ?? permute(tf.gather(params.embedding, ids, 1) as tf.Tensor2D, [1, 0])); // (N, D)
   const { cos, sin } = parts.rope.tables(input.positions); // (N, hd)
   const ropeShape = [input.batch, 1, input.time, config.headDim]; // (B, 1, T, hd) broadcasts over heads
   const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation() };

@@ -120,6 +120,17 @@ export class DotStore {
     out().set(new Float32Array(this.memory.buffer, c, m * n), outIndex);
   }
 
+  /**
+   * Rows `ids` of the copy at byte `w` (rows of `width` numbers) into out[outIndex ..], one after
+   * the other: decoding's embedding lookup on the embedding's transposed copy, whole rows instead
+   * of one number per row of the (D, V) table.
+   */
+  rows(w: number, width: number, ids: Int32Array, out: Float32Array, outIndex: number): void {
+    const source = new Float32Array(this.memory.buffer);
+    const start = w / 4;
+    ids.forEach((id, i) => out.set(source.subarray(start + id * width, start + (id + 1) * width), outIndex + i * width));
+  }
+
   /** A block of `bytes` (first fit among released blocks, else at the top, growing the memory); null past the maximum. */
   private allocate(bytes: number): number | null {
     bytes = align(bytes);

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchMatMul, fusedMultiplyAddActive, matMul2d, releaseTransposedWeights, simdMatMulActive, stridedMatMul, transposedWeightStats, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { batchMatMul, embeddingRows, fusedMultiplyAddActive, matMul2d, releaseTransposedWeights, simdMatMulActive, stridedMatMul, transposedWeightStats, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { instantiateMatmul, instantiateMatmulT, simdMatmulModule, simdMatmulTModule } from '../../src/model/simd_matmul.ts';
 import { matMulLinear } from '../../src/model/ops.ts';
 
@@ -226,6 +226,26 @@ describe('batchMatMul on wasm', () => {
     expect(Array.from(da!.dataSync())).toEqual(Array.from(ra!.dataSync()));
     expect(Array.from(db!.dataSync())).toEqual(Array.from(rb!.dataSync()));
     tf.dispose([a, b, da!, db!, ra!, rb!]);
+  });
+
+  it('embeddingRows reads the columns of a (D, V) table from its transposed copy, equal to a gather; not under a gradient', () => {
+    const [d, v] = [64, 300];
+    const table = tf.tidy(() => tf.variable(tf.tensor2d(filled(d * v, 9), [d, v])));
+    const ids = tf.tensor1d([5, 0, 299, 5, 17], 'int32');
+    tf.tidy(() => {
+      const got = embeddingRows(table, ids)!;
+      expect(got.shape).toEqual([5, d]);
+      expect(Array.from(got.dataSync())).toEqual(Array.from(tf.transpose(tf.gather(table, ids, 1)).dataSync()));
+    });
+    // after new values (AdamW) it follows them
+    tf.tidy(() => table.assign(tf.tensor2d(filled(d * v, 10), [d, v])));
+    tf.tidy(() => { expect(Array.from(embeddingRows(table, ids)!.dataSync())).toEqual(Array.from(tf.transpose(tf.gather(table, ids, 1)).dataSync())); });
+    expect(() => tf.tidy(() => { embeddingRows(table, tf.tensor1d([3, 300], 'int32')); })).toThrow(/token id 300 is not in \[0, 299\]/);
+    expect(tf.grads((x: tf.Tensor) => { expect(embeddingRows(table, ids)).toBeNull(); return tf.sum(x); })([tf.ones([2])]).length).toBe(1);
+    const plain = tf.tensor2d(filled(d * v, 11), [d, v]);
+    expect(embeddingRows(plain, ids)).toBeNull();
+    releaseTransposedWeights([table]);
+    tf.dispose([table, ids, plain]);
   });
 
   it('matMul2d with few rows and a weight variable runs the dot-product kernel on a transposed copy that follows the weight', async () => {
