@@ -11,6 +11,7 @@ import { decoderForward, outputLogits } from './decoder.ts';
 import { KvCache, maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { Rng } from './rng.ts';
+import { SimdWeights } from './simd_sample.ts';
 
 /** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
 export type FinishReason = 'eos' | 'stop' | 'length';
@@ -178,10 +179,19 @@ async function stepLogits(
 }
 
 let weightsScratch = new Float64Array(0);
+let simdWeights: SimdWeights | null | undefined;
+let simdEnabled = true;
+
+/** Turns the SIMD weights (simd_sample.ts) off (true: back on), so a benchmark or test can compare with Math.exp. */
+export function useSimdSampling(on: boolean): void {
+  simdEnabled = on;
+}
 
 /**
  * Draws one token from softmax(logits / temperature) by inverse CDF with one uniform, and returns
  * its log-prob under that distribution. Temperature 0 takes the argmax, log-prob at temperature 1.
+ * The unnormalized probabilities come from simd_sample.ts where the engine has WebAssembly SIMD
+ * (float32 weights, float64 total), else from Math.exp in float64.
  */
 export function sampleToken(logits: Float32Array, offset: number, vocab: number, temperature: number, rng: Rng): { id: number; logprob: number } {
   const scale = temperature > 0 ? 1 / temperature : 1;
@@ -195,13 +205,19 @@ export function sampleToken(logits: Float32Array, offset: number, vocab: number,
     }
   }
   // unnormalized probabilities, computed once (exp dominates for a 150k vocabulary)
-  if (weightsScratch.length < vocab) weightsScratch = new Float64Array(vocab);
-  const weights = weightsScratch;
+  if (simdWeights === undefined) simdWeights = SimdWeights.create();
+  let weights: ArrayLike<number>;
   let total = 0;
-  for (let v = 0; v < vocab; v++) {
-    const weight = Math.exp((logits[offset + v]! - max) * scale);
-    weights[v] = weight;
-    total += weight;
+  if (simdWeights && simdEnabled && Number.isFinite(max)) {
+    ({ weights, total } = simdWeights.weights(logits, offset, vocab, max, scale));
+  } else {
+    if (weightsScratch.length < vocab) weightsScratch = new Float64Array(vocab);
+    for (let v = 0; v < vocab; v++) {
+      const weight = Math.exp((logits[offset + v]! - max) * scale);
+      weightsScratch[v] = weight;
+      total += weight;
+    }
+    weights = weightsScratch;
   }
   const logTotal = Math.log(total);
   if (temperature === 0) return { id: argmax, logprob: -logTotal };
