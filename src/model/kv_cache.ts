@@ -9,6 +9,7 @@
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
 import { simdMatMulActive, wasmHeap } from './batch_matmul.ts';
+import { registerWasmKernel } from './wasm_backend.ts';
 
 /** One layer of an in-place cache: storage (B, Hkv, capacity, hd) whose first `length` slots are filled. */
 export interface CacheSlots {
@@ -20,6 +21,10 @@ export interface CacheSlots {
 
 /** Slots an in-place cache starts with (it doubles from there). */
 const FIRST_CAPACITY = 64;
+
+/** A float32 tensor of the given shape whose values are whatever the wasm allocator left there (in-place mode is wasm only). */
+const UNFILLED = 'AgenticRlUnfilled';
+registerWasmKernel(UNFILLED, ({ attrs }, wasm) => wasm.makeOutput((attrs as unknown as { shape: number[] }).shape, 'float32'));
 
 /** Per-layer keys and values, each (B, Hkv, S, hd) (in place: S filled slots of a larger tensor). */
 export class KvCache {
@@ -90,9 +95,14 @@ export class KvCache {
     return { keys: this.keys[layer]!, values: this.values[layer]!, length: S + T, capacity };
   }
 
-  /** New storage of `shape` holding the first `filled` slots of `old` (disposed). */
+  /**
+   * New storage of `shape` holding the first `filled` slots of `old` (disposed). The slots past
+   * them are left as the allocator gives them: nothing reads a slot before it is written (the
+   * products read the first `length` rows of each slice, select() copies), and zeroing would cost a
+   * JavaScript array of the whole storage and its upload at every growth.
+   */
   private regrown(old: tf.Tensor | null, shape: [number, number, number, number], filled: number): tf.Tensor {
-    const fresh = tf.keep(tf.zeros(shape));
+    const fresh = tf.keep(tf.engine().runKernel(UNFILLED, {}, { shape } as unknown as tf.NamedAttrMap) as tf.Tensor);
     if (old) {
       const [B, Hkv, capacity, hd] = shape;
       copySlices(old, 0, old.shape[2]! * hd, fresh, 0, capacity * hd, B * Hkv, filled * hd);
