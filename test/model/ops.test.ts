@@ -1,6 +1,7 @@
 // Layout helpers of the decoder, checked against the plain tfjs ops they stand in for: permute
 // (a transpose that becomes a reshape when only size-1 axes move) and RoPE's rotate_half as a
-// product with a signed permutation (exact, values and gradient).
+// product with a signed permutation (exact, values and gradient), and on wasm outside a gradient as
+// one kernel (the same bits).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +76,26 @@ for (const backend of ['wasm', 'cpu'] as const) {
           for (let i = 0; i < got.length; i++) expect(got[i]).toBeCloseTo(expected[i]!, 5);
         });
       }
+    });
+
+    it('outside a gradient on wasm, RoPE runs as one kernel with the same bits; inside one, as the differentiable ops', async () => {
+      const x = filled([3, 4, 2, 64], 1);
+      const cos = filled([3, 1, 2, 64], 2);
+      const sin = filled([3, 1, 2, 64], 3);
+      const rotation = rotateHalfMatrix(64);
+      const names = async (f: () => tf.Tensor) => {
+        const { kernels, result } = await tf.profile(() => tf.tidy(f));
+        const bits = Array.from(new Uint32Array((result as tf.Tensor).dataSync().slice().buffer));
+        tf.dispose(result as tf.Tensor);
+        return { kernels: kernels.map((k) => k.name), bits };
+      };
+      const decoding = await names(() => applyRope(x, cos, sin, rotation));
+      const textbook = await names(() => tf.add(tf.mul(x, cos), tf.mul(rotateHalfByConcat(x), sin)));
+      expect(decoding.bits).toEqual(textbook.bits);
+      expect(decoding.kernels.includes('AgenticRlRope')).toBe(backend === 'wasm');
+      const training = await names(() => tf.grad((input: tf.Tensor) => { expect(tf.engine().state.gradientDepth).toBeGreaterThan(0); return tf.sum(applyRope(input, cos, sin, rotation)); })(x));
+      expect(training.kernels).not.toContain('AgenticRlRope');
+      tf.dispose([x, cos, sin, rotation]);
     });
 
     it('the rotation matrix is [-x2, x1] by hand for hd = 4', () => {
