@@ -3,7 +3,7 @@
 //   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
 //                                                (few-row products split over model_threads)
-//   decode_batch{1,8}_1thread_tok_s              the same on one thread
+//   decode_batch{1,8}_1thread_tok_s              the same with those products on the calling thread
 //   decode_batch{1,8}_xnnpack_tok_s              the same with the linear layers' few-row products
 //                                                on XNNPACK instead of the dot-product kernel
 //   train_step_ms                                full-parameter step on 4 x 128 predicted tokens, with
@@ -24,7 +24,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
-import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useDotProductThreads, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
@@ -68,7 +68,8 @@ async function uncachedStep(model: CausalLM, ids: number[]): Promise<void> {
 async function decoding(): Promise<Record<string, number>> {
   const model = CausalLM.fromWeights(config, randomWeights(config, 1));
   const options = { temperature: 1, seed: 0, eosIds: [] as number[] };
-  await generate(model, [[1, 2, 3]], { ...options, maxNewTokens: 8 }); // warm up
+  // warm up: kernels, and the helper threads, whose code runs slower for their first thousands of products
+  for (const batch of [1, 8, 1, 8]) await generate(model, Array.from({ length: batch }, (_, b) => [1 + b, 2, 3]), { ...options, maxNewTokens: 64 });
   log('cached decoding, 1 -> 256 tokens');
   const cached = (context - 1) / (await seconds(() => generate(model, [[1]], { ...options, maxNewTokens: context - 1 })));
   log('uncached decoding, every 8th context length from 8 to 256');
@@ -86,12 +87,12 @@ async function decoding(): Promise<Record<string, number>> {
   for (let round = 0; round < 5; round++) {
     for (const mode of modes) {
       useDotProductKernel(mode !== 'xnn');
-      if (mode === 'one') await useMatmulThreads(0);
+      useDotProductThreads(mode !== 'one'); // the helpers keep running: a restarted one is slow at first
       (times[`${mode}1`] ??= []).push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
       (times[`${mode}8`] ??= []).push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
-      if (mode === 'one') await useMatmulThreads(helpers);
     }
     useDotProductKernel(true);
+    useDotProductThreads(true);
   }
   const rate = (key: string, batch: number) => (batch * 64) / median(times[key]!);
   const main = modes[0]!;

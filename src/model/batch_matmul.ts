@@ -50,6 +50,16 @@ export function useDotProductKernel(on: boolean): void {
 }
 
 let threads: MatmulThreads | null = null;
+let dotThreadsEnabled = true;
+
+/**
+ * Keeps decoding's dot products on the calling thread (false; true: back to splitting them over
+ * the helpers), leaving the helpers running for the large products: so a benchmark can compare
+ * without restarting helpers, whose first minutes of work run slower (fresh code in a new thread).
+ */
+export function useDotProductThreads(on: boolean): void {
+  dotThreadsEnabled = on;
+}
 
 /**
  * Splits the SIMD kernel's large products over `helpers` helper threads and the calling thread
@@ -122,7 +132,7 @@ registerWasmKernel(KERNEL_T, ({ inputs, attrs }, wasm) => {
   if (a.shape.length !== 2 || ka !== k) throw new Error(`matMulTransposed: shape ${a.shape} does not multiply a weight of ${k} x ${n}`);
   const out = wasm.makeOutput([m, n], 'float32');
   const heap = () => new Float32Array(memoryOf(wasm)!.buffer);
-  const pool = threads;
+  const pool = dotThreadsEnabled ? threads : null;
   const split = pool ? (kernel: MatmulTKernel, call: DotCall) => pool.splitDot(kernel, call) : undefined;
   dotStore()!.product(heap, byteOffset(wasm, a) / 4, m, k, w, n, heap, byteOffset(wasm, out) / 4, split);
   return out;

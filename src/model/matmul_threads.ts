@@ -51,7 +51,7 @@ const HELPER_DEADLINE_MS = 60_000;
 /**
  * The helper thread's code (plain JavaScript in a string, so no build tool rewrites it): given
  * `post` and the init message, it builds both kernel builds on the pool memory, says 'ready', then
- * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1).
+ * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1/2: DOT).
  */
 const HELPER = `function helperMain(post, data) {
   function build(bytes, memory, name) {
