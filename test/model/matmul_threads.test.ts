@@ -29,6 +29,12 @@ async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[
   return { one, many, split: splitProductCount() };
 }
 
+/** A tiny Llama for the whole-model checks. */
+const config = parseConfig({
+  model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
+  num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
+});
+
 describe('the matmul kernel on several threads', () => {
   beforeAll(async () => {
     await tf.setBackend('wasm');
@@ -90,10 +96,6 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('gives a training gradient the same bits as one thread, and leaves no tensors behind', async () => {
-    const config = parseConfig({
-      model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
-      num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
-    });
     const model = CausalLM.fromWeights(config, randomWeights(config, 3), { kind: 'full' });
     const list = [...model.trainableVariables().values()];
     const ids = Array.from({ length: 4 }, (_, r) => Array.from({ length: 65 }, (_, t) => (r * 31 + t * 7) % 300));
@@ -140,10 +142,6 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('samples the same tokens with the helpers as without', async () => {
-    const config = parseConfig({
-      model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
-      num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
-    });
     const model = CausalLM.fromWeights(config, randomWeights(config, 4));
     const prompts = [[1, 2, 3], [4, 5, 6, 7, 8, 9], [10], [11, 12, 13, 14, 15, 16, 17, 18]];
     const sample = () => generate(model, prompts, { maxNewTokens: 24, temperature: 1, seed: 5, eosIds: [] });
