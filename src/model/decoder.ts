@@ -11,6 +11,7 @@ import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
+import { swiglu } from './simd_swiglu.ts';
 
 /** What the forward pass needs besides the weights. */
 export interface DecoderParts {
@@ -83,8 +84,10 @@ export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
   const { gate_proj, up_proj, down_proj } = layer.projections;
   const gate = applyLinear(h, gate_proj, mode); // (N, F)
-  const swish = tf.mul(gate, tf.sigmoid(gate)); // SiLU
-  return applyLinear(tf.mul(swish, applyLinear(h, up_proj, mode)) as tf.Tensor2D, down_proj, mode);
+  const up = applyLinear(h, up_proj, mode);
+  // silu(gate) * up: fused on wasm for training (simd_swiglu.ts); decoding keeps the three ops
+  const gated = mode.differentiable ? swiglu(gate, up) : tf.mul(tf.mul(gate, tf.sigmoid(gate)), up);
+  return applyLinear(gated as tf.Tensor2D, down_proj, mode);
 }
 
 function attention(

@@ -4,16 +4,15 @@
 // benchmark model, and a 150k vocabulary would take ~1.5 ms per sequence per token. Here four at a
 // time with a polynomial: ~0.5 ns each.
 //
-// exp(t) for t = (z - max) * scale <= 0, clamped to t >= -87 (exp(-87) ~ 1.6e-38, still a normal
-// float32; a weight that small is below the float64 resolution of a total >= 1, so the clamp
-// changes nothing that is summed): k = nearest(t log2 e), r = t - k ln2 (ln2 in two parts,
-// Cody-Waite, so r is exact to float32), exp(r) by its Taylor polynomial to degree 7 (|r| <= 0.347:
-// truncation < 6e-9 relative), times 2^k built in the exponent bits. t itself is rounded to float32,
+// exp(t) for t = (z - max) * scale <= 0 (wasm_exp.ts), clamped to t >= -87 (exp(-87) ~ 1.6e-38,
+// still a normal float32; a weight that small is below the float64 resolution of a total >= 1, so
+// the clamp changes nothing that is summed). t itself is rounded to float32,
 // so a weight's relative error is about |t| * 6e-8: ~1e-6 for a weight of 1e-7 of the largest,
 // less for the weights that carry the probability (measured against Math.exp in float64: 2e-6 at
 // worst over a row spanning t = -86 .. 0, the row's total within 1e-8). The weights are summed in
 // float64.
 import { Body, F32, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { VectorExp } from './wasm_exp.ts';
 
 const ALIGN4 = 2;
 const HEADER = 16; // bytes before the row: the total (f64) at 0
@@ -25,37 +24,18 @@ function weighBody(): Body {
   const at = f.local(I32);
   const end = f.local(I32);
   const vector = () => f.local(V128);
-  const [max, scale, clamp, log2e, c1, c2] = [vector(), vector(), vector(), vector(), vector(), vector()];
-  const [k, r, p, w, acc0, acc1] = [vector(), vector(), vector(), vector(), vector(), vector()];
-  const coefficients = Array.from({ length: 8 }, () => f.local(V128)); // 1, 1, 1/2, ..., 1/5040
+  const [max, scale, w, acc0, acc1] = [vector(), vector(), vector(), vector(), vector()];
   const scalar = f.local(F32);
-  const splat = (value: number, local: number) => {
-    const bits = new DataView(new ArrayBuffer(4));
-    bits.setFloat32(0, value, true);
-    f.op(0x43, ...new Uint8Array(bits.buffer)).simd(0x13).set(local); // f32.const; f32x4.splat
-  };
   f.get(maxBits).op(0xbe).set(scalar).get(scalar).simd(0x13).set(max); // f32.reinterpret_i32; splat
   f.get(scaleBits).op(0xbe).set(scalar).get(scalar).simd(0x13).set(scale);
-  splat(-87, clamp);
-  splat(Math.LOG2E, log2e);
-  splat(0.693359375, c1); // ln 2 = c1 + c2, c1 with few bits so k * c1 is exact
-  splat(-2.12194440e-4, c2);
-  let factorial = 1;
-  coefficients.forEach((local, i) => { if (i > 1) factorial *= i; splat(1 / factorial, local); });
+  const exp = new VectorExp(f, -87, 0);
   f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc0).simd(0x0c, ...Array<number>(16).fill(0)).set(acc1);
   f.i32(HEADER).set(at);
   f.get(count).i32(2).op(0x74).i32(HEADER).op(0x6a).set(end); // HEADER + count * 4
   f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => {
-    // t = max((z - max) * scale, -87)
-    f.get(at).simd(0x00, ALIGN4, 0).get(max).simd(0xe5).get(scale).simd(0xe6).get(clamp).simd(0xe9).set(r);
-    f.get(r).get(log2e).simd(0xe6).simd(0x6a).set(k); // k = nearest(t log2 e)
-    f.get(r).get(k).get(c1).simd(0xe6).simd(0xe5).get(k).get(c2).simd(0xe6).simd(0xe5).set(r); // r = (t - k c1) - k c2
-    // p = c0 + r (c1 + r (... + r c7)), Horner
-    f.get(coefficients[7]!).set(p);
-    for (let i = 6; i >= 0; i--) f.get(p).get(r).simd(0xe6).get(coefficients[i]!).simd(0xe4).set(p);
-    // 2^k: (int(k) + 127) << 23 as float bits
-    f.get(k).simd(0xf8).i32(127).simd(0x11).simd(0xae).i32(23).simd(0xab); // i32x4.trunc_sat_f32x4_s; i32x4.splat; add; shl
-    f.get(p).simd(0xe6).set(w);
+    // w = exp(max((z - max) * scale, -87))
+    f.get(at).simd(0x00, ALIGN4, 0).get(max).simd(0xe5).get(scale).simd(0xe6).set(w);
+    exp.apply(w);
     f.get(at).get(w).simd(0x0b, ALIGN4, 0); // store the weights in place
     // totals in float64: lanes 0-1 and 2-3
     f.get(acc0).get(w).simd(0x5f).simd(0xf0).set(acc0); // f64x2.promote_low_f32x4; f64x2.add
