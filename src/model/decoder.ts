@@ -11,6 +11,7 @@ import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
+import { simdRmsNorm, simdRmsNormActive } from './simd_rmsnorm.ts';
 import { swiglu } from './simd_swiglu.ts';
 
 /** What the forward pass needs besides the weights. */
@@ -49,11 +50,11 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
   const ropeShape = [input.batch, 1, input.time, config.headDim]; // (B, 1, T, hd) broadcasts over heads
   const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation() };
   params.layers.forEach((layer, index) => {
-    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps), input, rope, mode);
+    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps, mode.differentiable), input, rope, mode);
     x = tf.add(x, attended);
-    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, config.rmsNormEps), mode));
+    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, config.rmsNormEps, mode.differentiable), mode));
   });
-  return rmsNorm(x, params.finalNorm, config.rmsNormEps);
+  return rmsNorm(x, params.finalNorm, config.rmsNormEps, mode.differentiable);
 }
 
 /** Logits (N, V) for hidden rows (N, D): h @ lm_head, or h @ embedding when tied. */
@@ -61,8 +62,12 @@ export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Ten
   return matMul2d(hidden, (params.lmHead ?? params.embedding) as tf.Tensor2D);
 }
 
-/** RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. */
-export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.Tensor2D {
+/**
+ * RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. `fused`: for training, one SIMD
+ * pass forward and one backward on wasm (simd_rmsnorm.ts); decoding keeps the ops.
+ */
+export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number, fused = false): tf.Tensor2D {
+  if (fused && simdRmsNormActive(x.shape[1])) return simdRmsNorm(x, weight, eps);
   const meanSquare = tf.mean(tf.square(x), -1, true); // (N, 1)
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
 }
