@@ -59,7 +59,7 @@ describe('fused RMSNorm on wasm', () => {
         const k = i * D + j;
         want.value[k] = xs[k]! * r * ws[j]!;
         want.dx[k] = gs[k]! * ws[j]! * r - xs[k]! * r ** 3 * dot / D;
-        want.dw[j] += gs[k]! * xs[k]! * r;
+        want.dw[j] = want.dw[j]! + gs[k]! * xs[k]! * r;
       }
     }
     expectClose(fused.value, want.value, 2e-6, 1e-7);
