@@ -12,8 +12,8 @@
 // The eight scalars arrive as float32 bit patterns in i32 arguments (the writer's functions take
 // i32s only) and are splatted once.
 import * as tf from '@tensorflow/tfjs';
-import { Body, F32, I32, moduleBytes, V128 } from './wasm_asm.ts';
-import { asWasm, byteOffset, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
+import { Body, F32, f32Bits, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2)
 
@@ -78,23 +78,11 @@ export function simdAdamWModule(): Uint8Array<ArrayBuffer> {
 
 type AdamWKernel = (...args: number[]) => void;
 
-const instances = new WeakMap<WebAssembly.Memory, AdamWKernel | null>();
-
 function kernelFor(backend: WasmBackendLike): AdamWKernel | null {
-  const memory = wasmMemory(backend);
-  if (!memory) return null;
-  if (!instances.has(memory)) {
-    const bytes = simdAdamWModule();
-    instances.set(memory, WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports.adamw as AdamWKernel) : null);
-  }
-  return instances.get(memory) ?? null;
+  return (heapModule(backend, 'adamw', simdAdamWModule)?.adamw as AdamWKernel | undefined) ?? null;
 }
 
 const KERNEL = 'AgenticRlSimdAdamW';
-const bits = new Int32Array(1);
-const floatBits = new Float32Array(bits.buffer);
-/** The float32 nearest `value`, as the bits of an i32 (what tfjs does to a JS number it multiplies by). */
-const f32Bits = (value: number): number => ((floatBits[0] = value), bits[0]!);
 
 registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const { p, g, m, v } = inputs as Record<'p' | 'g' | 'm' | 'v', tf.TensorInfo>;

@@ -11,8 +11,8 @@
 // Row sums are taken four lanes at a time, so values differ from the ops' in the last bits
 // (tested against them and against float64, values and gradients).
 import * as tf from '@tensorflow/tfjs';
-import { Body, F32, I32, moduleBytes, V128 } from './wasm_asm.ts';
-import { asWasm, byteOffset, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
+import { Body, F32, f32Bits, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2;
 
@@ -124,23 +124,13 @@ export function simdRmsNormModule(): Uint8Array<ArrayBuffer> {
 }
 
 interface Kernels { forward: (...args: number[]) => void; backward: (...args: number[]) => void }
-const instances = new WeakMap<WebAssembly.Memory, Kernels | null>();
 
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
-  const memory = wasmMemory(backend);
-  if (!memory) return null;
-  if (!instances.has(memory)) {
-    const bytes = simdRmsNormModule();
-    instances.set(memory, WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as Kernels) : null);
-  }
-  return instances.get(memory) ?? null;
+  return heapModule(backend, 'rmsnorm', simdRmsNormModule) as unknown as Kernels | null;
 }
 
 const FORWARD = 'AgenticRlRmsNorm';
 const BACKWARD = 'AgenticRlRmsNormGrad';
-const bits = new Int32Array(1);
-const floatBits = new Float32Array(bits.buffer);
-const f32Bits = (value: number): number => ((floatBits[0] = value), bits[0]!);
 
 function rowsOf(name: string, x: tf.TensorInfo, w: tf.TensorInfo): [number, number] {
   const [rows, D] = x.shape as [number, number];

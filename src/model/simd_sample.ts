@@ -11,7 +11,7 @@
 // less for the weights that carry the probability (measured against Math.exp in float64: 2e-6 at
 // worst over a row spanning t = -86 .. 0, the row's total within 1e-8). The weights are summed in
 // float64.
-import { Body, F32, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { Body, F32, f32Bits, I32, moduleBytes, V128 } from './wasm_asm.ts';
 import { VectorExp } from './wasm_exp.ts';
 
 const ALIGN4 = 2;
@@ -54,9 +54,6 @@ export function simdSampleModule(): Uint8Array<ArrayBuffer> {
   return moduleBytes([{ name: 'weigh', params: 3, body: weighBody() }]);
 }
 
-const bits = new Int32Array(1);
-const floatBits = new Float32Array(bits.buffer);
-const f32Bits = (value: number): number => ((floatBits[0] = value), bits[0]!);
 
 /** The kernel with a memory of its own, grown to the largest row it was given. */
 export class SimdWeights {

@@ -15,7 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Body, I32, moduleBytes, V128 } from './wasm_asm.ts';
 import { splatF32, VectorExp } from './wasm_exp.ts';
-import { asWasm, byteOffset, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2;
 
@@ -82,16 +82,9 @@ export function simdSwigluModule(): Uint8Array<ArrayBuffer> {
 }
 
 interface Kernels { swiglu: (...args: number[]) => void; swigluGrad: (...args: number[]) => void }
-const instances = new WeakMap<WebAssembly.Memory, Kernels | null>();
 
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
-  const memory = wasmMemory(backend);
-  if (!memory) return null;
-  if (!instances.has(memory)) {
-    const bytes = simdSwigluModule();
-    instances.set(memory, WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as Kernels) : null);
-  }
-  return instances.get(memory) ?? null;
+  return heapModule(backend, 'swiglu', simdSwigluModule) as unknown as Kernels | null;
 }
 
 const FORWARD = 'AgenticRlSwiGLU';

@@ -113,3 +113,12 @@ export function moduleBytes(functions: { name: string; params: number; body: Bod
   ];
   return new Uint8Array(bytes);
 }
+
+const bitsView = new Int32Array(1);
+const floatView = new Float32Array(bitsView.buffer);
+
+/** The float32 nearest `value`, as the bits of an i32: how our kernels take float scalars (their arguments are all i32). */
+export function f32Bits(value: number): number {
+  floatView[0] = value;
+  return bitsView[0]!;
+}

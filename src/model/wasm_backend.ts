@@ -35,3 +35,22 @@ export function registerWasmKernel(name: string, kernel: (args: Parameters<tf.Ke
   if (tf.getKernel(name, 'wasm')) return;
   tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc: (args) => kernel(args, asWasm(args.backend)) });
 }
+
+const heapModules = new WeakMap<WebAssembly.Memory, Map<string, WebAssembly.Exports | null>>();
+
+/**
+ * The exports of our module `name` (its bytes from `bytes`, made once) instantiated on the
+ * backend's heap, cached per heap; null where the heap is not exposed or the engine cannot
+ * validate the module (no WebAssembly SIMD).
+ */
+export function heapModule(backend: WasmBackendLike, name: string, bytes: () => Uint8Array<ArrayBuffer>): WebAssembly.Exports | null {
+  const memory = wasmMemory(backend);
+  if (!memory) return null;
+  let modules = heapModules.get(memory);
+  if (!modules) heapModules.set(memory, (modules = new Map()));
+  if (!modules.has(name)) {
+    const code = bytes();
+    modules.set(name, WebAssembly.validate(code) ? new WebAssembly.Instance(new WebAssembly.Module(code), { env: { memory } }).exports : null);
+  }
+  return modules.get(name) ?? null;
+}
