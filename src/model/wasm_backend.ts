@@ -1,5 +1,6 @@
 // The parts of tfjs-wasm's backend object that our kernels use (they are not in its public types),
-// declared once for batch_matmul.ts, simd_adamw.ts and wasm_overrides.ts, and how they register kernels.
+// declared once for our kernels (batch_matmul.ts, simd_*.ts, wasm_overrides.ts, rope.ts, kv_cache.ts),
+// how they register kernels, and how they instantiate their modules on its heap.
 import * as tf from '@tensorflow/tfjs';
 
 /** tfjs-wasm's BackendWasm, as far as our kernels touch it. */
