@@ -5,7 +5,8 @@ import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig, RopeScaling } from './config.ts';
 import { matMul2d } from './batch_matmul.ts';
 import { matMulLinear } from './ops.ts';
-import { byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
+import { Body, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { byteOffset, heapModule, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
 export function inverseFrequencies(headDim: number, theta: number, scaling: RopeScaling): Float64Array {
@@ -105,23 +106,82 @@ export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotation
 }
 
 const ROPE = 'AgenticRlRope';
+const ALIGN4 = 2;
 
 /**
- * applyRope for x (B, H, T, hd) and tables (B, 1, T, hd) on the wasm heap in one JavaScript pass,
- * for decoding: the four tfjs ops above (a product, two multiplies, an add) cost ~4 dispatches per
- * query and key per layer, and XNNPACK's product ~13 µs at batch 8. Each number is rounded as the
- * ops round it: fround(x c) and fround(r s), where r = +-x exactly, then their float32 sum (a
- * double sum of two float32s rounded to float32 is the float32 sum: double rounding is harmless at
- * 53 >= 2 * 24 + 2 bits), so the result is the same bit for bit (tested).
+ * `rope(x, c, s, out, half, rows, stride)`: for `rows` rows of x spaced `stride` bytes apart (and of
+ * out likewise), all using the table rows c and s: out = [x1 c1 - x2 s1, x2 c2 + x1 s2] with x1, x2
+ * the halves (half floats each, a multiple of 4). f32x4 multiplies and one add or subtract: the
+ * ops' rounding, so the ops' bits.
+ */
+function ropeBody(): Body {
+  const f = new Body(7);
+  const [px, pc, ps, pout, half, rows, stride] = [0, 1, 2, 3, 4, 5, 6];
+  const [row, at, halfBytes] = [f.local(I32), f.local(I32), f.local(I32)];
+  const [x1, x2] = [f.local(V128), f.local(V128)];
+  const load = (base: number, second: boolean) => {
+    f.get(base).get(at).op(0x6a);
+    if (second) f.get(halfBytes).op(0x6a);
+    f.simd(0x00, ALIGN4, 0);
+  };
+  const address = (base: number, second: boolean) => {
+    f.get(base).get(at).op(0x6a);
+    if (second) f.get(halfBytes).op(0x6a);
+  };
+  f.get(half).i32(2).op(0x74).set(halfBytes);
+  f.i32(0).set(row);
+  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
+    f.i32(0).set(at);
+    f.whileLoop(() => { f.get(at).get(halfBytes).op(0x49); }, () => {
+      load(px, false); f.set(x1);
+      load(px, true); f.set(x2);
+      address(pout, false);
+      f.get(x1); load(pc, false); f.simd(0xe6);
+      f.get(x2); load(ps, false); f.simd(0xe6);
+      f.simd(0xe5).simd(0x0b, ALIGN4, 0); // x1 c1 - x2 s1
+      address(pout, true);
+      f.get(x2); load(pc, true); f.simd(0xe6);
+      f.get(x1); load(ps, true); f.simd(0xe6);
+      f.simd(0xe4).simd(0x0b, ALIGN4, 0); // x2 c2 + x1 s2
+      f.addConst(at, 16);
+    });
+    f.addTo(px, stride).addTo(pout, stride).addConst(row, 1);
+  });
+  return f;
+}
+
+/** The RoPE kernel's module bytes. */
+export function simdRopeModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'rope', params: 7, body: ropeBody() }]);
+}
+
+/**
+ * applyRope for x (B, H, T, hd) and tables (B, 1, T, hd) on the wasm heap in one pass, for
+ * decoding: the four tfjs ops above (a product, two multiplies, an add) cost ~4 dispatches per
+ * query and key per layer, and XNNPACK's product ~13 µs at batch 8. With WebAssembly SIMD and hd a
+ * multiple of 8, the kernel above (one call per (b, t), over the H heads); else a JavaScript loop
+ * that rounds as the ops do: fround(x c) and fround(r s), where r = +-x exactly, then their
+ * float32 sum (a double sum of two float32s rounded to float32 is the float32 sum: double rounding
+ * is harmless at 53 >= 2 * 24 + 2 bits). Either way the result is the ops' bit for bit (tested).
  */
 registerWasmKernel(ROPE, ({ inputs }, wasm) => {
   const { x, cos, sin } = inputs as Record<'x' | 'cos' | 'sin', tf.TensorInfo>;
   const [B, H, T, hd] = x.shape as [number, number, number, number];
   if (cos.shape.join() !== [B, 1, T, hd].join() || sin.shape.join() !== cos.shape.join()) throw new Error(`rope: tables of shape ${cos.shape} and ${sin.shape} for x of shape ${x.shape}`);
   const out = wasm.makeOutput(x.shape, 'float32');
-  const heap = new Float32Array(wasmMemory(wasm)!.buffer); // after makeOutput: it may grow the heap
-  const [xi, ci, si, oi] = [x, cos, sin, out].map((t) => byteOffset(wasm, t) / 4) as [number, number, number, number];
+  const [xi, ci, si, oi] = [x, cos, sin, out].map((t) => byteOffset(wasm, t) / 4) as [number, number, number, number]; // after makeOutput
   const half = hd / 2;
+  const simd = half % 4 === 0 && useSimd ? (heapModule(wasm, 'rope', simdRopeModule)?.rope as ((...args: number[]) => void) | undefined) : undefined;
+  if (simd) {
+    for (let b = 0; b < B; b++) {
+      for (let t = 0; t < T; t++) {
+        const [row, table] = [(b * H * T + t) * hd, (b * T + t) * hd];
+        simd(4 * (xi + row), 4 * (ci + table), 4 * (si + table), 4 * (oi + row), half, H, 4 * T * hd);
+      }
+    }
+    return out;
+  }
+  const heap = new Float32Array(wasmMemory(wasm)!.buffer);
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < H; h++) {
       for (let t = 0; t < T; t++) {
@@ -136,3 +196,10 @@ registerWasmKernel(ROPE, ({ inputs }, wasm) => {
   }
   return out;
 });
+
+let useSimd = true;
+
+/** Turns decoding's SIMD RoPE kernel off (true: back on): its JavaScript loop runs instead (tests). */
+export function useSimdRope(on: boolean): void {
+  useSimd = on;
+}

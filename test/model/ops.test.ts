@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permute } from '../../src/model/ops.ts';
-import { applyRope, rotateHalfMatrix } from '../../src/model/rope.ts';
+import { applyRope, rotateHalfMatrix, simdRopeModule, useSimdRope } from '../../src/model/rope.ts';
 import { useBackend } from './helpers.ts';
 
 const filled = (shape: number[], seed: number) => {
@@ -78,11 +78,13 @@ for (const backend of ['wasm', 'cpu'] as const) {
       }
     });
 
-    it('outside a gradient on wasm, RoPE runs as one kernel with the same bits; inside one, as the differentiable ops', async () => {
-      const x = filled([3, 4, 2, 64], 1);
-      const cos = filled([3, 1, 2, 64], 2);
-      const sin = filled([3, 1, 2, 64], 3);
-      const rotation = rotateHalfMatrix(64);
+    // hd 64: the SIMD kernel (and, turned off, its JavaScript loop); hd 12: halves of 6, the loop
+    it.each([[64, true], [64, false], [12, true]])('outside a gradient on wasm, RoPE (hd %i, SIMD %s) runs as one kernel with the same bits; inside one, as the differentiable ops', async (hd, simd) => {
+      useSimdRope(simd);
+      const x = filled([3, 4, 2, hd], 1);
+      const cos = filled([3, 1, 2, hd], 2);
+      const sin = filled([3, 1, 2, hd], 3);
+      const rotation = rotateHalfMatrix(hd);
       const names = async (f: () => tf.Tensor) => {
         const { kernels, result } = await tf.profile(() => tf.tidy(f));
         const bits = Array.from(new Uint32Array((result as tf.Tensor).dataSync().slice().buffer));
@@ -96,6 +98,12 @@ for (const backend of ['wasm', 'cpu'] as const) {
       const training = await names(() => tf.grad((input: tf.Tensor) => { expect(tf.engine().state.gradientDepth).toBeGreaterThan(0); return tf.sum(applyRope(input, cos, sin, rotation)); })(x));
       expect(training.kernels).not.toContain('AgenticRlRope');
       tf.dispose([x, cos, sin, rotation]);
+      useSimdRope(true);
+    });
+
+    it('the RoPE kernel is a valid module under 4 KB', () => {
+      expect(WebAssembly.validate(simdRopeModule())).toBe(true);
+      expect(simdRopeModule().length).toBeLessThan(4096);
     });
 
     it('the rotation matrix is [-x2, x1] by hand for hd = 4', () => {
