@@ -15,7 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
 import { MatmulThreads } from './matmul_threads.ts';
-import { DotStore, type DotCall } from './dot_products.ts';
+import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
@@ -138,21 +138,6 @@ registerWasmKernel(KERNEL_T, ({ inputs, attrs }, wasm) => {
   return out;
 });
 
-const KERNEL_ROWS = 'AgenticRlDotStoreRows';
-
-/** Attributes of a row lookup: the table's copy in the dot store (byte offset), its rows (V) and width (D). */
-interface RowsAttrs { w: number; rows: number; width: number }
-
-registerWasmKernel(KERNEL_ROWS, ({ inputs, attrs }, wasm) => {
-  const { ids } = inputs as { ids: tf.TensorInfo };
-  const { w, rows, width } = attrs as unknown as RowsAttrs;
-  const picks = Int32Array.from(wasm.readSync(ids.dataId) as Int32Array);
-  for (const id of picks) if (!(id >= 0 && id < rows)) throw new Error(`embedding lookup: token id ${id} is not in [0, ${rows - 1}]`);
-  const out = wasm.makeOutput([picks.length, width], 'float32');
-  dotStore()!.rows(w, width, picks, new Float32Array(memoryOf(wasm)!.buffer), byteOffset(wasm, out) / 4);
-  return out;
-});
-
 /**
  * C[i] = A[i] @ B[i] for i < batch, where matrix i of A starts `strideA` numbers after matrix i - 1
  * (likewise B): reads the first rows of every (b, h) slice of a preallocated KV cache without a
@@ -230,50 +215,6 @@ const DOT_MAX_ROWS = 128;
 const TRANSPOSED_MIN = 1 << 14;
 
 /**
- * Most numbers the transposed copies may hold in all: 8M (32 MB). A model up to ~8M parameters
- * (the demo model, the benchmark's) decodes all on the dot-product kernel; a larger one gets
- * copies for its first weights only and keeps XNNPACK for the rest, rather than doubling its
- * weights' memory (memory_estimate.ts's generous margins absorb the 32 MB).
- */
-const TRANSPOSED_BUDGET = 1 << 23;
-
-let store: DotStore | null | undefined;
-
-/** The store of decoding's transposed weight copies (dot_products.ts), made at first use; null without relaxed SIMD. */
-function dotStore(): DotStore | null {
-  if (store === undefined) store = DotStore.create(TRANSPOSED_BUDGET);
-  return store;
-}
-
-/**
- * The byte offset in the dot store of the weight `w` (k, n) transposed to (n, k), made once and
- * reused until the variable is assigned new values (AdamW, loading: a new dataId) or disposed;
- * null when the budget is spent.
- */
-function transposedWeight(w: tf.Variable): number | null {
-  return dotStore()!.weight(w, (into) => {
-    const copy = tf.tidy(() => tf.transpose(w as tf.Tensor2D)); // the SIMD transpose (wasm_overrides.ts)
-    const heap = wasmHeap();
-    into.set(heap.floats.subarray(heap.index(copy), heap.index(copy) + copy.size));
-    copy.dispose();
-  });
-}
-
-/**
- * Drops the transposed copies of these weights (all, when none are given): a model calls it when
- * it is disposed. Copies of weights disposed otherwise go at the next copy made.
- */
-export function releaseTransposedWeights(weights?: readonly tf.Tensor[]): void {
-  if (!store) return;
-  for (const id of weights ? weights.map((w) => w.id) : store.ids()) store.release(id);
-}
-
-/** How many transposed weight copies exist and the numbers they hold (tests, memory accounting). */
-export function transposedWeightStats(): { copies: number; numbers: number } {
-  return store?.stats() ?? { copies: 0, numbers: 0 };
-}
-
-/**
  * Columns `ids` of the embedding `table` (D, V) as rows (N, D), read from its transposed copy in the
  * dot store (made once, like a weight's): whole rows of the copy rather than one number from each
  * of D rows of the table (~30 ns each, a cache miss apiece). For decoding: null under a gradient
@@ -285,8 +226,7 @@ export function embeddingRows(table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D
   const [width, rows] = table.shape;
   const copy = transposedWeight(table);
   if (copy === null) return null;
-  const attrs: RowsAttrs = { w: copy, rows, width };
-  return tf.engine().runKernel(KERNEL_ROWS, { ids }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+  return rowsOfCopy(ids, copy, rows, width);
 }
 
 /**

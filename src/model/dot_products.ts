@@ -9,8 +9,12 @@
 // Layout of the memory: a scratch block for A and C at the start (regrown as products need), then
 // the copies. A copy is made once per weight and remade in place when the weight is assigned new
 // values (AdamW: a new dataId, same size); space of released copies is reused first-fit.
-import type * as tf from '@tensorflow/tfjs';
+//
+// The module keeps one store for the process (dotStore()), and the functions batch_matmul.ts's
+// matMul2d and embeddingRows use on it: transposedWeight, rowsOfCopy, and the release and stats.
+import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmulT, type MatmulTKernel } from './simd_matmul.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
 
 /** Largest memory (pages of 64 KB): 128 MB, room for the copies' budget and any scratch. */
 const MAX_PAGES = 2048;
@@ -152,4 +156,70 @@ export class DotStore {
     this.top = end;
     return offset;
   }
+}
+
+/**
+ * Most numbers the transposed copies may hold in all: 8M (32 MB). A model up to ~8M parameters
+ * (the demo model, the benchmark's) decodes all on the dot-product kernel; a larger one gets
+ * copies for its first weights only and keeps XNNPACK for the rest, rather than doubling its
+ * weights' memory (memory_estimate.ts's generous margins absorb the 32 MB).
+ */
+const TRANSPOSED_BUDGET = 1 << 23;
+
+let store: DotStore | null | undefined;
+
+/** The store of decoding's transposed weight copies, made at first use; null without relaxed SIMD. */
+export function dotStore(): DotStore | null {
+  if (store === undefined) store = DotStore.create(TRANSPOSED_BUDGET);
+  return store;
+}
+
+/**
+ * The byte offset in the store of the weight `w` (k, n) transposed to (n, k), made once on the wasm
+ * backend and reused until the variable is assigned new values (AdamW, loading: a new dataId) or
+ * disposed; null when the budget is spent.
+ */
+export function transposedWeight(w: tf.Variable): number | null {
+  return dotStore()!.weight(w, (into) => {
+    const copy = tf.tidy(() => tf.transpose(w as tf.Tensor2D)); // the SIMD transpose (wasm_overrides.ts)
+    const backend = asWasm(tf.backend());
+    const start = byteOffset(backend, copy) / 4;
+    into.set(new Float32Array(wasmMemory(backend)!.buffer).subarray(start, start + copy.size));
+    copy.dispose();
+  });
+}
+
+/**
+ * Drops the transposed copies of these weights (all, when none are given): a model calls it when
+ * it is disposed. Copies of weights disposed otherwise go at the next copy made.
+ */
+export function releaseTransposedWeights(weights?: readonly tf.Tensor[]): void {
+  if (!store) return;
+  for (const id of weights ? weights.map((w) => w.id) : store.ids()) store.release(id);
+}
+
+/** How many transposed weight copies exist and the numbers they hold (tests, memory accounting). */
+export function transposedWeightStats(): { copies: number; numbers: number } {
+  return store?.stats() ?? { copies: 0, numbers: 0 };
+}
+
+const KERNEL_ROWS = 'AgenticRlDotStoreRows';
+
+/** Attributes of a row lookup: the table's copy in the store (byte offset), its rows (V) and width (D). */
+interface RowsAttrs { w: number; rows: number; width: number }
+
+registerWasmKernel(KERNEL_ROWS, ({ inputs, attrs }, wasm) => {
+  const { ids } = inputs as { ids: tf.TensorInfo };
+  const { w, rows, width } = attrs as unknown as RowsAttrs;
+  const picks = Int32Array.from(wasm.readSync(ids.dataId) as Int32Array);
+  for (const id of picks) if (!(id >= 0 && id < rows)) throw new Error(`embedding lookup: token id ${id} is not in [0, ${rows - 1}]`);
+  const out = wasm.makeOutput([picks.length, width], 'float32');
+  dotStore()!.rows(w, width, picks, new Float32Array(wasmMemory(wasm)!.buffer), byteOffset(wasm, out) / 4);
+  return out;
+});
+
+/** Rows `ids` of the copy at byte `w` (a (rows, width) table's transposed copy) as a (N, width) tensor on wasm. */
+export function rowsOfCopy(ids: tf.Tensor1D, w: number, rows: number, width: number): tf.Tensor2D {
+  const attrs: RowsAttrs = { w, rows, width };
+  return tf.engine().runKernel(KERNEL_ROWS, { ids }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }

@@ -3,7 +3,7 @@
 // untransposed matMul path; the token embedding is stored as (D, V), tokens as columns, so one
 // matrix serves both the input lookup and the (tied) output projection h @ E.
 import * as tf from '@tensorflow/tfjs';
-import { releaseTransposedWeights } from './batch_matmul.ts';
+import { releaseTransposedWeights } from './dot_products.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import type { ModelConfig } from './config.ts';
 import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';
@@ -139,6 +139,6 @@ export function adapterVariables(params: DecoderParams): Map<string, tf.Variable
 /** Frees every variable. */
 export function disposeParams(params: DecoderParams): void {
   const variables = [...baseVariables(params).values(), ...adapterVariables(params).values()];
-  releaseTransposedWeights(variables); // decoding's transposed copies of them (batch_matmul.ts)
+  releaseTransposedWeights(variables); // decoding's transposed copies of them (dot_products.ts)
   for (const variable of variables) variable.dispose();
 }

@@ -171,9 +171,18 @@ export function simdRmsNormActive(D: number): boolean {
   return enabled && D % 4 === 0 && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
 }
 
+type NormOp = (x: tf.Tensor, w: tf.Tensor) => tf.Tensor;
+const ops = new Map<number, NormOp>(); // by eps: made once, not per norm per step
+
 /** RMSNorm of x (rows, D) with weight (D), differentiable, on the fused kernels (check simdRmsNormActive). */
 export function simdRmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.Tensor2D {
-  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  let op = ops.get(eps);
+  if (!op) ops.set(eps, (op = normOp(eps)));
+  return op(x, weight) as tf.Tensor2D;
+}
+
+function normOp(eps: number): NormOp {
+  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [input, w, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
     const [y, r] = tf.engine().runKernel(FORWARD, { x: input, w }, { eps } as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor, tf.Tensor];
     save([input, w, r]);
@@ -184,6 +193,5 @@ export function simdRmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.
         return tf.engine().runKernel(BACKWARD, { x: sx, w: sw, r: sr, dy }) as unknown as tf.Tensor[];
       },
     };
-  }) as (x: tf.Tensor, w: tf.Tensor) => tf.Tensor;
-  return op(x, weight) as tf.Tensor2D;
+  }) as NormOp;
 }
