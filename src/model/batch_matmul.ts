@@ -13,14 +13,14 @@
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { instantiateMatmul, instantiateMatmulTA, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
-/** Both builds of the kernel on one memory; `fused` is null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null }
+/** Both builds of the kernel on one memory, and the transposed-A one; `fused` and `ta` are null without relaxed SIMD. */
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
@@ -47,6 +47,13 @@ export function useFusedMultiplyAdd(on: boolean): void {
  */
 export function useDotProductKernel(on: boolean): void {
   dotEnabled = on;
+}
+
+let taEnabled = true;
+
+/** Turns the transposed-A kernel off (true: back on), so a benchmark can compare it with transposing first. */
+export function useTransposeAKernel(on: boolean): void {
+  taEnabled = on;
 }
 
 let threads: MatmulThreads | null = null;
@@ -91,7 +98,8 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
   if (!kernels.has(memory)) {
     const plain = instantiateMatmul(memory);
     const fused = plain ? instantiateMatmul(memory, true) : null;
-    kernels.set(memory, plain ? { plain, fused } : null);
+    const ta = fused ? instantiateMatmulTA(memory) : null;
+    kernels.set(memory, plain ? { plain, fused, ta } : null);
     installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (wasm_overrides.ts)
   }
   return kernels.get(memory) ?? null;
@@ -117,6 +125,22 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const kernel = (fusedEnabled && fused) || plain;
   const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
   if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
+  return out;
+});
+
+const KERNEL_TA = 'AgenticRlSimdMatMulTA';
+
+registerWasmKernel(KERNEL_TA, ({ inputs }, wasm) => {
+  const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const [k, m] = a.shape as [number, number];
+  const n = b.shape[1]!;
+  if (a.shape.length !== 2 || b.shape.length !== 2 || b.shape[0] !== k) throw new Error(`matMulTransposeA: shapes ${a.shape} and ${b.shape} do not multiply as a^T @ b`);
+  const out = wasm.makeOutput([m, n], 'float32');
+  const scratch = wasm.makeOutput([k, 4], 'float32'); // the kernel's packed block of A
+  const ta = kernelsFor(wasm)!.ta!;
+  const call = { a: byteOffset(wasm, a), b: byteOffset(wasm, b), c: byteOffset(wasm, out), m, k, n, scratch: byteOffset(wasm, scratch) };
+  if (!threads?.runTA(ta, memoryOf(wasm)!, call)) ta(call.a, call.b, call.c, m, k, n, m, call.scratch);
+  wasm.disposeData(scratch.dataId);
   return out;
 });
 
@@ -255,6 +279,20 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   }
   if (k * n > LINEAR_MAX_B) return tf.matMul(a, b);
   return tf.tidy(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [m, n]) as tf.Tensor2D);
+}
+
+/**
+ * a^T @ b for a (k, m), b (k, n), with no gradient of its own: the linear layers' weight gradients
+ * x^T @ dy. Where matMul2d would take the fused kernel for a^T, the transposed-A kernel reads a as
+ * stored instead of transposing it first; otherwise matMul2d(a^T, b).
+ */
+export function matMulTransposeA(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  const [k, m] = a.shape;
+  const n = b.shape[1];
+  const direct = taEnabled && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.ta !== null
+    && m >= LINEAR_MIN_ROWS && k * n <= LINEAR_MAX_B && b.shape[0] === k;
+  if (!direct) return tf.tidy(() => matMul2d(tf.transpose(a), b));
+  return tf.engine().runKernel(KERNEL_TA, { a, b }) as tf.Tensor2D;
 }
 
 const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);

@@ -15,7 +15,7 @@
 // stay resident in the dot store's shared memory, which every helper also maps, so only the rows
 // of A go in. Those products take tens of microseconds, less than waking a sleeping thread, so a
 // helper spins for SPIN_MS after each job before it sleeps, and the caller spins for its helpers.
-import { simdMatmulModule, simdMatmulTModule, type MatmulKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { simdMatmulModule, simdMatmulTAModule, simdMatmulTModule, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
 import type { DotCall } from './dot_products.ts';
 
 /** Int32 words of the control block per helper: job id, done id, the kernel's 9 arguments, build. */
@@ -39,8 +39,9 @@ export const MIN_THREADED_DOT_MACS = 1 << 15;
 /** How long a helper (and the caller, for its helpers) spins before sleeping in Atomics.wait (ms). */
 const SPIN_MS = 2;
 
-/** Which kernel a job runs: the plain or fused matmul on the pool memory, or matmulT on the dot memory. */
+/** Which kernel a job runs: the plain or fused matmul on the pool memory, matmulT on the dot memory, or matmulTA on the pool memory. */
 const DOT = 2;
+const TA = 3;
 
 /** Largest pool memory (pages of 64 KB): 1 GB; products needing more stay on one thread. */
 const MAX_PAGES = 16384;
@@ -51,13 +52,13 @@ const HELPER_DEADLINE_MS = 60_000;
 /**
  * The helper thread's code (plain JavaScript in a string, so no build tool rewrites it): given
  * `post` and the init message, it builds both kernel builds on the pool memory, says 'ready', then
- * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1/2: DOT).
+ * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1: plain/fused, DOT, TA).
  */
 const HELPER = `function helperMain(post, data) {
   function build(bytes, memory, name) {
     return bytes && memory ? new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports[name] : null;
   }
-  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT')];
+  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT'), build(data.ta, data.memory, 'matmulTA')];
   const words = new Int32Array(data.control);
   const base = data.slot * ${SLOT};
   post('ready');
@@ -77,7 +78,8 @@ const HELPER = `function helperMain(post, data) {
     try {
       const a = base + ${ARGS};
       const build = words[base + ${BUILD}];
-      if (build === ${DOT}) kernels[${DOT}](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
+      if (build === ${DOT}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
+      else if (build === ${TA}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7]);
       else kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8]);
       Atomics.store(words, base + ${DONE}, job);
     } catch (error) {
@@ -90,7 +92,7 @@ const HELPER = `function helperMain(post, data) {
 /** What a helper gets to start: the pool memory and its kernels, the dot store's memory and its kernel. */
 interface HelperInit {
   memory: WebAssembly.Memory; control: SharedArrayBuffer; slot: number; plain: Uint8Array; fused: Uint8Array | null;
-  dotMemory: WebAssembly.Memory | null; dot: Uint8Array | null;
+  dotMemory: WebAssembly.Memory | null; dot: Uint8Array | null; ta: Uint8Array | null;
 }
 
 /** A started helper: terminate() ends it at once. */
@@ -157,6 +159,8 @@ export class MatmulThreads {
     private readonly helpers: Helper[],
     /** Whether the helpers hold the dot kernel on the dot store's memory. */
     private readonly dot: boolean,
+    /** Whether the helpers hold the transposed-A kernel. */
+    private readonly ta: boolean,
   ) {}
 
   /**
@@ -181,8 +185,10 @@ export class MatmulThreads {
     }
     const dotBytes = dotMemory && fused ? simdMatmulTModule(true) : null;
     const dot = dotBytes && WebAssembly.validate(dotBytes) ? dotBytes : null;
+    const taBytes = fused ? simdMatmulTAModule(true) : null;
+    const ta = taBytes && WebAssembly.validate(taBytes) ? taBytes : null;
     const control = new SharedArrayBuffer(helpers * SLOT * 4);
-    const init = (slot: number): HelperInit => ({ memory, control, slot, plain, fused, dotMemory: dot ? dotMemory : null, dot });
+    const init = (slot: number): HelperInit => ({ memory, control, slot, plain, fused, dotMemory: dot ? dotMemory : null, dot, ta });
     const started = await Promise.allSettled(Array.from({ length: helpers }, (_, slot) => spawn(init(slot))));
     const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     if (ok.length < helpers) {
@@ -190,7 +196,7 @@ export class MatmulThreads {
       const failure = started.find((result) => result.status === 'rejected') as PromiseRejectedResult;
       throw new Error(`matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`);
     }
-    return new MatmulThreads(memory, new Int32Array(control), ok, dot !== null);
+    return new MatmulThreads(memory, new Int32Array(control), ok, dot !== null, ta !== null);
   }
 
   /** Threads a product is split over: the helpers and the caller. */
@@ -229,12 +235,7 @@ export class MatmulThreads {
       const c = cursor; cursor += byRows ? count * n : count * m * n;
       return { start, count, a, b, c };
     });
-    const bytes = cursor * 4;
-    if (bytes > this.memory.buffer.byteLength) {
-      const pages = Math.ceil((bytes - this.memory.buffer.byteLength) / 65536);
-      if (this.memory.buffer.byteLength / 65536 + pages > MAX_PAGES) return false;
-      this.memory.grow(pages);
-    }
+    if (!this.reserve(cursor * 4)) return false;
     const source = new Float32Array(heap.buffer);
     const pool = new Float32Array(this.memory.buffer);
     const [a0, b0, c0] = [call.a / 4, call.b / 4, call.c / 4];
@@ -244,14 +245,8 @@ export class MatmulThreads {
       const from = byRows ? a0 + start * k : a0 + start * m * k;
       pool.set(source.subarray(from, from + (byRows ? count * k : count * m * k)), a);
       if (!sharedB) pool.set(source.subarray(b0 + start * k * n, b0 + (start + count) * k * n), b);
-      const base = h * SLOT;
       const args = byRows ? [a * 4, b * 4, c * 4, 1, count, k, n, 0, 0] : [a * 4, b * 4, c * 4, count, m, k, n, m * k * 4, sharedB ? 0 : k * n * 4];
-      this.control.set(args, base + ARGS);
-      this.control[base + BUILD] = fused ? 1 : 0;
-      const job = ++this.jobs;
-      jobs.push(job);
-      Atomics.store(this.control, base + JOB, job);
-      Atomics.notify(this.control, base + JOB);
+      jobs.push(this.post(h, args, fused ? 1 : 0));
     });
     // the caller's share, in place
     const mine = shares[0]![0];
@@ -268,6 +263,70 @@ export class MatmulThreads {
   }
 
   /**
+   * Splits C (m, n) = A^T @ B, A stored (k, m) on tfjs's heap (matmulTA), by rows of C: a helper's
+   * share of A is a block of A's stored columns, copied into the pool as a packed (k, count) matrix;
+   * B goes in whole. `kernel` is the caller's matmulTA on `heap`. Returns false, having done
+   * nothing, when the helpers lack the kernel or the product is small; the caller then runs it alone.
+   */
+  runTA(kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number }): boolean {
+    const { m, k, n } = call;
+    if (this.broken || !this.ta || m * k * n < MIN_THREADED_MACS) return false;
+    const parts = this.helpers.length + 1;
+    const per = Math.ceil(m / parts / 4) * 4;
+    const shares: [number, number][] = [];
+    for (let start = per; start < m; start += per) shares.push([start, Math.min(m, start + per)]);
+    if (shares.length === 0) return false;
+    // pool layout (floats): B, then per helper its columns of A, its rows of C and its scratch
+    let cursor = k * n;
+    const layout = shares.map(([start, end]) => {
+      const count = end - start;
+      const a = cursor; cursor += k * count;
+      const c = cursor; cursor += count * n;
+      const scratch = cursor; cursor += k * 4;
+      return { start, count, a, c, scratch };
+    });
+    if (!this.reserve(cursor * 4)) return false;
+    const source = new Float32Array(heap.buffer);
+    const pool = new Float32Array(this.memory.buffer);
+    const [a0, b0, c0] = [call.a / 4, call.b / 4, call.c / 4];
+    pool.set(source.subarray(b0, b0 + k * n), 0);
+    const jobs = layout.map(({ start, count, a, c, scratch }, h) => {
+      for (let row = 0, from = a0 + start, to = a; row < k; row++, from += m, to += count) {
+        for (let col = 0; col < count; col++) pool[to + col] = source[from + col]!;
+      }
+      return this.post(h, [a * 4, 0, c * 4, count, k, n, count, scratch * 4], TA);
+    });
+    kernel(call.a, call.b, call.c, shares[0]![0], k, n, m, call.scratch); // the caller's share, in place
+    const target = new Float32Array(heap.buffer);
+    layout.forEach(({ start, count, c }, h) => {
+      this.await(h, jobs[h]!);
+      target.set(pool.subarray(c, c + count * n), c0 + start * n);
+    });
+    this.split++;
+    return true;
+  }
+
+  /** Grows the pool memory to hold `bytes`; false where that passes MAX_PAGES. */
+  private reserve(bytes: number): boolean {
+    if (bytes <= this.memory.buffer.byteLength) return true;
+    const pages = Math.ceil((bytes - this.memory.buffer.byteLength) / 65536);
+    if (this.memory.buffer.byteLength / 65536 + pages > MAX_PAGES) return false;
+    this.memory.grow(pages);
+    return true;
+  }
+
+  /** Hands helper `h` a job: the kernel's arguments and which build runs them; returns the job id. */
+  private post(h: number, args: number[], build: number): number {
+    const base = h * SLOT;
+    this.control.set(args, base + ARGS);
+    this.control[base + BUILD] = build;
+    const job = ++this.jobs;
+    Atomics.store(this.control, base + JOB, job);
+    Atomics.notify(this.control, base + JOB);
+    return job;
+  }
+
+  /**
    * Splits a dot product C (m, n) = A W^T, all on the dot store's memory, by blocks of C's
    * columns (W's rows): `kernel` is the caller's matmulT on that memory. Returns false, having done
    * nothing, when the helpers lack the dot kernel or the product is small (MIN_THREADED_DOT_MACS).
@@ -280,13 +339,7 @@ export class MatmulThreads {
     const jobs: number[] = [];
     for (let h = 0, start = per; h < this.helpers.length && start < n; h++, start += per) {
       const count = Math.min(per, n - start);
-      const base = h * SLOT;
-      this.control.set([a, w + start * k * 4, c + start * 4, m, k, count, n, 0, 0], base + ARGS);
-      this.control[base + BUILD] = DOT;
-      const job = ++this.jobs;
-      jobs.push(job);
-      Atomics.store(this.control, base + JOB, job);
-      Atomics.notify(this.control, base + JOB);
+      jobs.push(this.post(h, [a, w + start * k * 4, c + start * 4, m, k, count, n], DOT));
     }
     if (jobs.length === 0) return false;
     kernel(a, w, c, m, k, Math.min(per, n), n);

@@ -7,7 +7,7 @@
 //
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
 import * as tf from '@tensorflow/tfjs';
-import { kernelTakes, matMul2d } from './batch_matmul.ts';
+import { kernelTakes, matMul2d, matMulTransposeA } from './batch_matmul.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(
@@ -35,7 +35,7 @@ export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean)
       gradFunc: (dy, saved) => {
         const [xs, ws] = saved as [tf.Tensor2D, tf.Tensor2D];
         const g = dy as tf.Tensor2D;
-        return [matMul2d(g, tf.transpose(ws)), matMul2d(tf.transpose(xs), g)];
+        return [matMul2d(g, tf.transpose(ws)), matMulTransposeA(xs, g)];
       },
     };
   });
@@ -93,7 +93,7 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
   // which transpose only the chunk-sized g and h.
   const small = kernelTakes(vocab, depth);
   const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => (small ? matMul2d(g, tf.transpose(ws)) : tf.transpose(matMul2d(ws, tf.transpose(g))));
-  const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) => (small ? tf.transpose(matMul2d(tf.transpose(g), hs)) : matMul2d(tf.transpose(hs), g));
+  const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) => (small ? tf.transpose(matMulTransposeA(g, hs)) : matMulTransposeA(hs, g));
   if (!trainable) {
     const frozen = customOp(([input], save) => {
       const { value, softmax } = forward(input as tf.Tensor2D, w);

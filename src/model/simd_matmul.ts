@@ -28,10 +28,15 @@ const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for our
  * Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
  */
-function matmulBody(fma: boolean): Body {
-  const f = new Body(9);
-  const [pa, pb, pc, batch, M, K, N, strideA, strideB] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-  const rowA = f.local(I32); // K * 4
+function matmulBody(fma: boolean, transA = false): Body {
+  const f = new Body(transA ? 8 : 9);
+  // transA: matmulTA(a, b, c, M, K, N, lda, scratch), one matrix, A stored transposed; batch and
+  // strides are locals (1, 0, 0) so the loops below serve both.
+  const [pa, pb, pc, batch, M, K, N, strideA, strideB] = transA ? [0, 1, 2, f.local(I32), 3, 4, 5, f.local(I32), f.local(I32)] : [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [lda, scratch] = [6, 7]; // transA only: A's stored rows (one per k) lda numbers apart; K * 16 bytes to pack into
+  const rowA = f.local(I32); // bytes from one row of A to the next: K * 4, or 4 when transA
+  const stepA = f.local(I32); // bytes from A[i, k] to A[i, k + 1] (transA: lda * 4, or 16 packed)
+  const baseA = f.local(I32); // transA: where rowStarts counts rows from (pa, or the packed block)
   const rowB = f.local(I32); // N * 4 (also a row of C)
   const matC = f.local(I32); // M * N * 4
   const bi = f.local(I32);
@@ -58,9 +63,11 @@ function matmulBody(fma: boolean): Body {
     f.set(accumulator);
   };
 
+  // A[i, k] -> A[i, k + 1]
+  const nextA = (pointer: number) => (transA ? f.addTo(pointer, stepA) : f.addConst(pointer, 4));
   // rowPtr[r] = pa + (i + r) * rowA
   const rowStarts = (rows: number) => {
-    for (let r = 0; r < rows; r++) f.get(pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a).set(rowPtr[r]!);
+    for (let r = 0; r < rows; r++) f.get(transA ? baseA : pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a).set(rowPtr[r]!);
   };
   // out = pc + (i + r) * rowB + j * 4
   const outAt = (r: number) => {
@@ -80,7 +87,7 @@ function matmulBody(fma: boolean): Body {
         for (let v = 0; v < vectors; v++) {
           multiplyAdd(acc[r]![v]!, () => f.get(av).get(bv[v]!));
         }
-        f.addConst(rowPtr[r]!, 4);
+        nextA(rowPtr[r]!);
       }
       f.addTo(q, rowB).addConst(k, 1);
     });
@@ -99,7 +106,8 @@ function matmulBody(fma: boolean): Body {
       f.i32(0).set(k);
       f.whileLoop(lessThan(value(k), K), () => {
         f.get(sum).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * B
-        f.addConst(rowPtr[r]!, 4).addTo(q, rowB).addConst(k, 1);
+        nextA(rowPtr[r]!);
+        f.addTo(q, rowB).addConst(k, 1);
       });
       outAt(r);
       f.get(out).get(sum).op(0x38, ALIGN4, 0); // f32.store
@@ -136,27 +144,53 @@ function matmulBody(fma: boolean): Body {
     for (let r = 0; r < rows; r++) f.get(pc).get(i).i32(r).op(0x6a).i32(2).op(0x74, 0x6a).get(sums[r]!).op(0x38, ALIGN4, 0); // C[i + r] = sum
   };
 
+  // transA: A[i .. i + 3, k] for every k, 16 bytes apart in the stored A (a cache line apiece),
+  // packed into scratch as 16 contiguous bytes per k; rowStarts and nextA then read the packed copy.
+  // One 16-byte load and store per k, against 2 * N / 8 multiply-adds per k over the block's columns.
+  const packRows = () => {
+    f.get(pa).get(i).i32(2).op(0x74, 0x6a).set(q).get(scratch).set(out).i32(0).set(k); // q = pa + i * 4
+    f.whileLoop(lessThan(value(k), K), () => {
+      f.get(out).get(q).simd(0x00, ALIGN4, 0).simd(0x0b, ALIGN4, 0); // v128.store(out, v128.load(q))
+      f.addConst(out, 16).addTo(q, stepA).addConst(k, 1);
+    });
+    f.get(scratch).get(i).i32(2).op(0x74, 0x6b).set(baseA).i32(16).set(stepA); // baseA = scratch - i * 4
+  };
+  const unpacked = () => { f.get(pa).set(baseA).get(lda).i32(2).op(0x74).set(stepA); };
+
   // All columns for `rows` rows starting at row i.
   const rows = (count: number) => {
+    if (transA) {
+      unpacked();
+      if (count === ROWS) packRows();
+    }
     f.i32(0).set(j);
     f.whileLoop(atMost(plus(j, 4 * VECTORS), N), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
     f.whileLoop(atMost(plus(j, 4), N), () => { block(count, 1); f.addConst(j, 4); });
     f.whileLoop(lessThan(value(j), N), () => { column(count); f.addConst(j, 1); });
   };
 
-  f.get(K).i32(2).op(0x74).set(rowA);
+  if (transA) {
+    f.i32(1).set(batch).i32(0).set(strideA).i32(0).set(strideB);
+    f.i32(4).set(rowA);
+  } else {
+    f.get(K).i32(2).op(0x74).set(rowA);
+  }
   f.get(N).i32(2).op(0x74).set(rowB);
   f.get(M).get(rowB).op(0x6c).set(matC);
   f.i32(0).set(bi);
   f.whileLoop(lessThan(value(bi), batch), () => {
     f.i32(0).set(i);
-    f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
-      f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
-      f.whileLoop(lessThan(value(i), M), () => { dots(1); f.addConst(i, 1); });
-    }, () => {
+    const allRows = () => {
       f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
       f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
-    });
+    };
+    if (transA) allRows(); // no dot-product path: A's rows are not contiguous
+    else {
+      f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
+        f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
+        f.whileLoop(lessThan(value(i), M), () => { dots(1); f.addConst(i, 1); });
+      }, allRows);
+    }
     f.addTo(pa, strideA).addTo(pb, strideB).addTo(pc, matC).addConst(bi, 1);
   });
   return f;
@@ -176,6 +210,28 @@ export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: n
 /** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`, relaxed SIMD) is unavailable. */
 export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): MatmulKernel | null {
   return exported(simdMatmulModule(fma), memory, 'matmul') as MatmulKernel | null;
+}
+
+/**
+ * The transposed-A kernel's module bytes (relaxed SIMD): `matmulTA(a, b, c, M, K, N, lda)`,
+ * C (M, N) = A^T @ B for A stored (K, lda) (its first M columns), B (K, N); byte pointers. For the
+ * linear layers' weight gradients x^T @ dy, without transposing x first (a copy of x, ~30% of the
+ * step's transposes): the same tiles as `matmul`, each row block's 4 numbers of A read from one
+ * stored row, 16 contiguous bytes.
+ */
+export function simdMatmulTAModule(shared = false): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'matmulTA', params: 8, body: matmulBody(true, true) }], shared);
+}
+
+/**
+ * matmulTA(a, b, c, M, K, N, lda, scratch): C (M, N) = A^T @ B, A stored (K, lda); byte pointers;
+ * `scratch`: K * 16 bytes the kernel may overwrite (each block of 4 rows of A^T, packed).
+ */
+export type MatmulTAKernel = (a: number, b: number, c: number, m: number, k: number, n: number, lda: number, scratch: number) => void;
+
+/** Instantiates the transposed-A kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
+export function instantiateMatmulTA(memory: WebAssembly.Memory): MatmulTAKernel | null {
+  return exported(simdMatmulTAModule(), memory, 'matmulTA') as MatmulTAKernel | null;
 }
 
 /**

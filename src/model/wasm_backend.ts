@@ -9,6 +9,7 @@ export interface WasmBackendLike {
   dataIdMap: { get(dataId: object): { memoryOffset: number } };
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   incRef(dataId: object): void;
+  disposeData(dataId: object, force?: boolean): boolean;
   readSync(dataId: object): ArrayLike<number>;
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
 }

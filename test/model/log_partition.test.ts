@@ -79,11 +79,11 @@ describe('logPartition', () => {
     for (const keep of [false, true]) {
       const before = tf.memory().numTensors;
       const profile = await tf.profile(() => void run(96, 32, 300, 'ours', true, keep));
-      products.push(profile.kernels.filter((kernel) => kernel.name === 'AgenticRlSimdStridedMatMul').length);
+      products.push(profile.kernels.filter((kernel) => kernel.name === 'AgenticRlSimdStridedMatMul' || kernel.name === 'AgenticRlSimdMatMulTA').length);
       expect(tf.memory().numTensors).toBe(before);
     }
     // run() takes h @ w for the value, then again in the gradient's forward pass, then g @ w^T
-    // and g^T @ h; recomputing the softmax adds h @ w once more
+    // and g^T @ h (the transposed-A kernel); recomputing the softmax adds h @ w once more
     expect(products).toEqual([5, 4]);
   });
 });
