@@ -40,7 +40,11 @@ export interface RolloutOptions {
 /** Time spent, for the step's metrics. */
 export interface RolloutTiming {
   generateSeconds: number;
-  /** Summed execution time (executions overlap, so this can exceed wall time). */
+  /**
+   * Wall-clock time the loop waited on the sandbox with nothing to generate. Executions overlap
+   * with one another and with generation, so summing their durations (each turn keeps its own, in
+   * `execution.durationMs`) overstates the phase: in the page that sum was 5-9 s per ~5 s step.
+   */
   sandboxSeconds: number;
   generatedTokens: number;
 }
@@ -83,7 +87,9 @@ export async function rollout(
     if (batch.length === 0) {
       const inFlight = episodes.flatMap((e) => (e.pending ? [e.pending] : []));
       if (inFlight.length === 0) break;
+      const waited = performance.now();
       await Promise.race(inFlight);
+      timing.sandboxSeconds += (performance.now() - waited) / 1000;
       continue;
     }
     const started = performance.now();
@@ -137,7 +143,6 @@ export async function rollout(
     episode.pending = executor.execute(action.code, { timeoutMs: options.timeoutMs }).then(
       (result) => {
         const durationMs = performance.now() - started;
-        timing.sandboxSeconds += durationMs / 1000;
         t.turns[t.turns.length - 1]!.execution = { code: action.code, result, durationMs };
         if (result.timedOut) {
           t.timedOut = true;

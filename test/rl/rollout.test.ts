@@ -145,6 +145,17 @@ describe('rollout', () => {
     expect(log[3]).toEqual([0]);
   });
 
+  it('times the sandbox as the wall-clock wait, not the sum of programs that ran side by side', async () => {
+    const scripts = Array.from({ length: 4 }, () => ['```python\nprint(1)\n```', 'FINAL ANSWER: 1']);
+    const sampler = scriptedSampler(tokenizer, scripts);
+    const executor = fakeExecutor(() => 300); // four programs at once, 300 ms each
+    const { trajectories, timing } = await rollout([task('t')], { sampler, tokenizer, executor, rng: new Rng(9) }, { ...options, groupSize: 4 });
+    const summed = trajectories.reduce((sum, t) => sum + t.turns[0]!.execution!.durationMs, 0) / 1000;
+    expect(summed).toBeGreaterThan(1.1);
+    expect(timing.sandboxSeconds).toBeGreaterThan(0.25);
+    expect(timing.sandboxSeconds).toBeLessThan(0.6);
+  });
+
   it('gives each episode its own sampling stream, independent of batch composition', async () => {
     const seen: number[][] = [];
     const sampler: Sampler = {
