@@ -283,14 +283,16 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
 
 /**
  * a^T @ b for a (k, m), b (k, n), with no gradient of its own: the linear layers' weight gradients
- * x^T @ dy. Where matMul2d would take the fused kernel for a^T, the transposed-A kernel reads a as
- * stored instead of transposing it first; otherwise matMul2d(a^T, b).
+ * x^T @ dy. The transposed-A kernel reads a as stored instead of transposing it first, for a b
+ * within L2 (as matMul2d) or any b when m < 64: LoRA's factor gradients (x A)^T dy, rank 8 by
+ * N tokens, which XNNPACK (matMul2d's choice for few rows) took 4.7 ms for at 8 x 1924 x 576,
+ * packing the fresh b every call, against ~1.1 ms here. Otherwise matMul2d(a^T, b).
  */
 export function matMulTransposeA(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   const [k, m] = a.shape;
   const n = b.shape[1];
   const direct = taEnabled && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.ta !== null
-    && m >= LINEAR_MIN_ROWS && k * n <= LINEAR_MAX_B && b.shape[0] === k;
+    && (m < LINEAR_MIN_ROWS || k * n <= LINEAR_MAX_B) && b.shape[0] === k;
   if (!direct) return tf.tidy(() => matMul2d(tf.transpose(a), b));
   return tf.engine().runKernel(KERNEL_TA, { a, b }) as tf.Tensor2D;
 }

@@ -80,8 +80,10 @@ export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): 
   if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
   const adapter = linear.adapter;
   if (adapter && mode.adapters) {
-    const update = matMul(matMul(x, adapter.a), adapter.b); // (N, r) -> (N, O)
-    y = tf.add(y, tf.mul(update, adapter.scale)) as tf.Tensor2D;
+    // the scale on the rank-r factor (N, r), not on the (N, O) update: r/O of the work, forward and
+    // backward; the same numbers for a power-of-two scale (alpha / rank = 2 by default)
+    const update = matMul(tf.mul(matMul(x, adapter.a), adapter.scale) as tf.Tensor2D, adapter.b); // (N, r) -> (N, O)
+    y = tf.add(y, update) as tf.Tensor2D;
   }
   return y;
 }

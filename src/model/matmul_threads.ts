@@ -266,11 +266,12 @@ export class MatmulThreads {
    * Splits C (m, n) = A^T @ B, A stored (k, m) on tfjs's heap (matmulTA), by rows of C: a helper's
    * share of A is a block of A's stored columns, copied into the pool as a packed (k, count) matrix;
    * B goes in whole. `kernel` is the caller's matmulTA on `heap`. Returns false, having done
-   * nothing, when the helpers lack the kernel or the product is small; the caller then runs it alone.
+   * nothing, when the helpers lack the kernel, the product is small, or it has under 64 rows (LoRA's
+   * factors: copying B then costs about what the helper saves); the caller then runs it alone.
    */
   runTA(kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number }): boolean {
     const { m, k, n } = call;
-    if (this.broken || !this.ta || m * k * n < MIN_THREADED_MACS) return false;
+    if (this.broken || !this.ta || m * k * n < MIN_THREADED_MACS || m < 64) return false;
     const parts = this.helpers.length + 1;
     const per = Math.ceil(m / parts / 4) * 4;
     const shares: [number, number][] = [];
