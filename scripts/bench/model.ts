@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
+import { AdamW, clipScale, globalNorm } from '../../src/model/adamw.ts';
 import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useDotProductThreads, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
@@ -121,10 +121,10 @@ async function training(): Promise<number> {
       const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar, list);
       const named: Record<string, tf.Tensor> = {};
       list.forEach((variable, i) => (named[names[i]!] = grads[variable.name]!));
-      const clipped = clipByGlobalNorm(named, 1);
-      optimizer.apply(clipped.grads);
+      // clipping as the trainer does it (update.ts): the norm read back, the factor given to AdamW
+      optimizer.apply(named, undefined, clipScale(await globalNorm(named), 1));
       await value.data();
-      tf.dispose([value, clipped.norm, ...Object.values(grads), ...Object.values(clipped.grads)]);
+      tf.dispose([value, ...Object.values(grads)]);
     });
     if (step > 0) times.push(time); // step 0 warms up kernels and allocations
   }

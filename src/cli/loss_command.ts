@@ -3,7 +3,8 @@
 // suite compare it with their own implementations, so the format is exact.
 import { readFile } from 'node:fs/promises';
 import { AGGREGATIONS, type Aggregation } from '../rl/loss.ts';
-import { batchGradients, globalNorm, scoreSequences, type PackedSequence } from '../rl/update.ts';
+import { globalNorm } from '../model/adamw.ts';
+import { batchGradients, scoreSequences, type PackedSequence } from '../rl/update.ts';
 import { CausalLM } from '../model/model.ts';
 import { directorySource } from '../model/node_source.ts';
 import { requireOption, type CliArgs } from './args.ts';

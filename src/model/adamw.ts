@@ -2,7 +2,7 @@
 // the gradient, with PyTorch's torch.optim.AdamW update order. tfjs ships Adam without decoupled
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
-import { simdAdamW, simdAdamWActive } from './simd_adamw.ts';
+import { simdAdamW, simdAdamWActive, sumOfSquares } from './simd_adamw.ts';
 
 /** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */
 export interface AdamWConfig {
@@ -47,28 +47,31 @@ export class AdamW {
 
   /**
    * One update from gradients by variable name (missing names are skipped, e.g. a variable the
-   * loss does not reach). The learning rate may be overridden per step (schedules).
+   * loss does not reach). The learning rate may be overridden per step (schedules). `gradScale`
+   * multiplies every gradient first (clipping: clipScale(globalNorm(grads), maxNorm)), in the same
+   * pass: the same numbers as applying tf.mul(g, gradScale), without that copy of every gradient.
    */
-  apply(grads: Record<string, tf.Tensor>, learningRate = this.config.learningRate): void {
+  apply(grads: Record<string, tf.Tensor>, learningRate = this.config.learningRate, gradScale = 1): void {
     const { beta1, beta2, epsilon, weightDecay } = this.config;
     this.step++;
     const correction1 = 1 - beta1 ** this.step;
     const correction2 = 1 - beta2 ** this.step;
     // on wasm, one fused pass per variable (simd_adamw.ts), the same arithmetic bit for bit
     const fused = simdAdamWActive();
-    const scalars = { beta1, oneMinusBeta1: 1 - beta1, beta2, oneMinusBeta2: 1 - beta2, stepSize: learningRate / correction1, inverseCorrection2: 1 / correction2, epsilon, decay: 1 - learningRate * weightDecay };
+    const scalars = { beta1, oneMinusBeta1: 1 - beta1, beta2, oneMinusBeta2: 1 - beta2, stepSize: learningRate / correction1, inverseCorrection2: 1 / correction2, epsilon, decay: 1 - learningRate * weightDecay, gradScale };
     for (const [name, variable] of this.variables) {
-      const grad = grads[name];
-      if (!grad) continue;
+      const given = grads[name];
+      if (!given) continue;
       const moment = this.moment(name, variable);
       tf.tidy(() => {
         if (fused) {
-          const [p, m, v] = simdAdamW(variable, grad, moment.m, moment.v, scalars);
+          const [p, m, v] = simdAdamW(variable, given, moment.m, moment.v, scalars);
           moment.m.assign(m);
           moment.v.assign(v);
           variable.assign(p);
           return;
         }
+        const grad = gradScale === 1 ? given : tf.mul(given, Math.fround(gradScale));
         const m = tf.add(tf.mul(moment.m, beta1), tf.mul(grad, 1 - beta1));
         const v = tf.add(tf.mul(moment.v, beta2), tf.mul(tf.square(grad), 1 - beta2));
         // lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
@@ -127,7 +130,30 @@ export class AdamW {
 }
 
 /**
+ * The global L2 norm of gradients, as a plain number: on wasm one SIMD pass per gradient summing
+ * squares in float64 (simd_adamw.ts sumSquares); elsewhere tf.sum(tf.square(g)) read back.
+ */
+export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
+  const list = Object.values(grads);
+  if (list.length === 0) return 0;
+  if (simdAdamWActive() && list.every((g) => g.dtype === 'float32')) return Math.sqrt(sumOfSquares(list));
+  const total = tf.tidy(() => tf.addN(list.map((g) => tf.sum(tf.square(g)))));
+  const value = (await total.data())[0]!;
+  total.dispose();
+  return Math.sqrt(value);
+}
+
+/**
+ * The factor PyTorch's clip_grad_norm_ multiplies gradients by, min(1, maxNorm / (norm + 1e-6)),
+ * for AdamW.apply's gradScale; 1 when clipping is off (maxNorm <= 0 or infinite).
+ */
+export function clipScale(norm: number, maxNorm: number): number {
+  return maxNorm > 0 && Number.isFinite(maxNorm) ? Math.min(1, maxNorm / (norm + 1e-6)) : 1;
+}
+
+/**
  * Scales gradients so their global L2 norm is at most `maxNorm` (PyTorch's clip_grad_norm_).
+ * On the device, as new gradients; the trainer uses globalNorm, clipScale and AdamW's gradScale.
  * Stays on the device (no read back); returns new gradients and the norm before clipping.
  */
 export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: tf.Scalar } {

@@ -8,6 +8,7 @@
 export const I32 = 0x7f;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
+export const F64 = 0x7c;
 
 /** Unsigned LEB128. */
 export function uleb(value: number): number[] {
@@ -96,11 +97,12 @@ export class Body {
 }
 
 /**
- * A module that imports `env.memory` and exports functions (params all i32, no results).
+ * A module that imports `env.memory` and exports functions (params all i32; no result, or one of
+ * type `result`, left on the stack at the end of the body).
  * `shared`: the memory is a shared one (threads), declared with the largest maximum, 4 GB.
  */
-export function moduleBytes(functions: { name: string; params: number; body: Body }[], shared = false): Uint8Array<ArrayBuffer> {
-  const types = functions.map((f) => [0x60, ...uleb(f.params), ...Array<number>(f.params).fill(I32), 0x00]);
+export function moduleBytes(functions: { name: string; params: number; body: Body; result?: number }[], shared = false): Uint8Array<ArrayBuffer> {
+  const types = functions.map((f) => [0x60, ...uleb(f.params), ...Array<number>(f.params).fill(I32), ...(f.result === undefined ? [0x00] : [0x01, f.result])]);
   const limits = shared ? [0x03, 0x00, ...uleb(65536)] : [0x00, 0x00]; // shared, min 0, max 65536 pages; or min 0, no max
   const imports = [[...utf8('env'), ...utf8('memory'), 0x02, ...limits]];
   const bytes = [

@@ -5,7 +5,7 @@
 // position 0 unused); the model's tokenLogprobs gives (B, T-1) with column t-1 for token t. So
 // every per-token array is shifted left by one before it meets the model's output.
 import * as tf from '@tensorflow/tfjs';
-import { clipByGlobalNorm, type AdamW } from '../model/adamw.ts';
+import { clipScale, globalNorm, type AdamW } from '../model/adamw.ts';
 import { tokenLogprobs } from '../model/logprobs.ts';
 import type { CausalLM } from '../model/model.ts';
 import { grpoLoss, lossNormalizer, type Aggregation } from './loss.ts';
@@ -152,15 +152,6 @@ export async function batchGradients(
   };
 }
 
-/** Global L2 norm of gradients (a plain number). */
-export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
-  if (Object.keys(grads).length === 0) return 0;
-  const total = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
-  const value = (await total.data())[0]!;
-  total.dispose();
-  return Math.sqrt(value);
-}
-
 /** Runs `ppoEpochs` optimizer steps on the batch; a non-finite loss or gradient skips that step. */
 export async function update(
   model: CausalLM, optimizer: AdamW, sequences: readonly PackedSequence[], ref: readonly number[][] | null, options: UpdateOptions,
@@ -180,9 +171,8 @@ export async function update(
     if (!Number.isFinite(result.loss) || !Number.isFinite(norm)) {
       skipped = `epoch ${epoch + 1}: non-finite ${Number.isFinite(result.loss) ? 'gradient' : 'loss'} (loss ${result.loss}, grad norm ${norm}); the step was skipped`;
     } else {
-      const clipped = options.gradClip > 0 && Number.isFinite(options.gradClip) ? clipByGlobalNorm(result.grads, options.gradClip) : null;
-      optimizer.apply(clipped ? clipped.grads : result.grads, options.learningRate);
-      if (clipped) { Object.values(clipped.grads).forEach((g) => g.dispose()); clipped.norm.dispose(); }
+      // clipping (clip_grad_norm_) as AdamW's gradient scale, from the norm just read
+      optimizer.apply(result.grads, options.learningRate, clipScale(norm, options.gradClip));
     }
     Object.values(result.grads).forEach((g) => g.dispose());
     totals.loss += result.loss; totals.kl += result.kl; totals.clip += result.clipFraction;

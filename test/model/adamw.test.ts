@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AdamW, clipByGlobalNorm } from '../../src/model/adamw.ts';
-import { simdAdamWActive, useSimdAdamW } from '../../src/model/simd_adamw.ts';
+import { AdamW, clipByGlobalNorm, clipScale, globalNorm } from '../../src/model/adamw.ts';
+import { simdAdamWActive, sumOfSquares, useSimdAdamW } from '../../src/model/simd_adamw.ts';
 import { useBackend } from './helpers.ts';
 
 describe('AdamW', () => {
@@ -58,9 +58,10 @@ describe('AdamW', () => {
       expect(simdAdamWActive()).toBe(fused);
       const variables = new Map(shapes.map((shape, i) => [`w${i}`, tf.tidy(() => tf.variable(filled(shape, i, 1)))]));
       const optimizer = new AdamW(variables, { learningRate: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0.1 });
-      for (let step = 0; step < 4; step++) {
+      for (let step = 0; step < 5; step++) {
         const grads = Object.fromEntries(shapes.map((shape, i) => [`w${i}`, filled(shape, 10 * step + i, step === 2 ? 1e-6 : 2)]));
-        optimizer.apply(grads, step === 3 ? 1e-2 : undefined);
+        // step 4: a clipping factor, given to the optimizer (gradScale)
+        optimizer.apply(grads, step === 3 ? 1e-2 : undefined, step === 4 ? 0.3 : 1);
         tf.dispose(Object.values(grads));
       }
       const values = [...variables.values()].map((v) => Array.from(v.dataSync()));
@@ -75,5 +76,56 @@ describe('AdamW', () => {
     useSimdAdamW(true);
     expect(fused).toEqual(plain);
     expect(fused[0]![0]).not.toBe(Math.fround(Math.sin(0))); // it moved
+  });
+
+  it('applies gradScale as clipping first would: the same numbers as AdamW on tf.mul(g, scale), fused and not', () => {
+    const run = (fused: boolean, scaleFirst: boolean) => {
+      useSimdAdamW(fused);
+      const w = tf.variable(tf.tensor1d([0.5, -1, 2, 0.25, 3]));
+      const optimizer = new AdamW(new Map([['w', w]]), { learningRate: 1e-2, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, weightDecay: 0.01 });
+      for (const scale of [0.37, 1, 0.05]) {
+        const g = tf.tensor1d([1.3, -0.7, 2.9, 1e-3, -5]);
+        if (scaleFirst) {
+          const scaled = tf.mul(g, scale);
+          optimizer.apply({ w: scaled });
+          scaled.dispose();
+        } else optimizer.apply({ w: g }, undefined, scale);
+        g.dispose();
+      }
+      const out = Array.from(w.dataSync());
+      w.dispose();
+      optimizer.dispose();
+      return out;
+    };
+    const reference = run(false, true);
+    expect(run(false, false)).toEqual(reference);
+    expect(run(true, false)).toEqual(reference);
+    useSimdAdamW(true);
+  });
+
+  it('globalNorm sums squares in float64 (the wasm kernel, every tail) as the ops do, and clipScale is clip_grad_norm_\'s factor', async () => {
+    // sizes: empty, shorter than a vector, whole vectors, vectors and a tail of 1-3
+    const sizes = [0, 1, 3, 4, 8, 13, 1030];
+    const tensors = sizes.map((size, t) => tf.tensor1d(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 0.91 + t) * (t + 1))));
+    let want = 0;
+    for (const x of tensors) for (const v of x.dataSync()) want += v * v;
+    expect(simdAdamWActive()).toBe(true);
+    expect(Math.abs(sumOfSquares(tensors) - want)).toBeLessThan(1e-12 * want);
+    const grads = Object.fromEntries(tensors.map((x, i) => [`g${i}`, x]));
+    const fast = await globalNorm(grads);
+    useSimdAdamW(false);
+    const ops = await globalNorm(grads); // tf.sum(tf.square(g)), float32
+    useSimdAdamW(true);
+    expect(Math.abs(fast - Math.sqrt(want))).toBeLessThan(1e-12 * Math.sqrt(want));
+    expect(Math.abs(ops - fast)).toBeLessThan(1e-5 * fast);
+    // a non-finite gradient makes the norm non-finite (the trainer then skips the step)
+    const bad = tf.tensor1d([1, Number.NaN, 2, 3, 4]);
+    expect(await globalNorm({ ...grads, bad })).toBeNaN();
+    expect(await globalNorm({})).toBe(0);
+    expect(clipScale(5, 1)).toBeCloseTo(1 / (5 + 1e-6), 12);
+    expect(clipScale(0.5, 1)).toBe(1);
+    expect(clipScale(5, 0)).toBe(1);
+    expect(clipScale(5, Infinity)).toBe(1);
+    tf.dispose([...tensors, bad]);
   });
 });

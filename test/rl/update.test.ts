@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AdamW } from '../../src/model/adamw.ts';
+import { AdamW, globalNorm } from '../../src/model/adamw.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model/node_source.ts';
 import type { Aggregation } from '../../src/rl/loss.ts';
-import { batchGradients, globalNorm, lengthSortedBatches, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
+import { batchGradients, lengthSortedBatches, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
 import { useBackend } from '../model/helpers.ts';
 
 interface Case {
