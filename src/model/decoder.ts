@@ -48,7 +48,9 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
     : (embeddingRows(params.embedding as tf.Tensor2D, ids) ?? permute(tf.gather(params.embedding, ids, 1) as tf.Tensor2D, [1, 0])); // (N, D)
   const { cos, sin } = parts.rope.tables(input.positions); // (N, hd)
   const ropeShape = [input.batch, 1, input.time, config.headDim]; // (B, 1, T, hd) broadcasts over heads
-  const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation() };
+  const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation(), backwardSin: undefined as tf.Tensor | undefined };
+  // training: RoPE's backward table -[s2, s1] (rope.ts), -sin since the halves of Rope's tables are equal
+  if (mode.differentiable) rope.backwardSin = tf.neg(rope.sin);
   params.layers.forEach((layer, index) => {
     const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps, mode.differentiable), input, rope, mode);
     x = tf.add(x, attended);
@@ -103,7 +105,7 @@ function attention(
   index: number,
   h: tf.Tensor2D,
   input: ForwardInput,
-  rope: { cos: tf.Tensor; sin: tf.Tensor; rotation: tf.Tensor2D },
+  rope: { cos: tf.Tensor; sin: tf.Tensor; rotation: tf.Tensor2D; backwardSin?: tf.Tensor },
   mode: ForwardMode,
 ): tf.Tensor2D {
   const { numHeads: H, numKvHeads: Hkv, headDim: hd } = parts.config;
@@ -111,8 +113,8 @@ function attention(
   const g = H / Hkv;
   const heads = (y: tf.Tensor2D, count: number) => permute(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
   const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
-  const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin, rope.rotation); // (B, H, T, hd)
-  let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin, rope.rotation); // (B, Hkv, T, hd)
+  const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
+  let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
   let value = heads(applyLinear(h, v_proj, mode), Hkv);
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.

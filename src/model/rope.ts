@@ -94,15 +94,41 @@ export function rotateHalfMatrix(headDim: number): tf.Tensor2D {
  * times +-1 plus zeros). Why not split, negate and concatenate: on WASM those three copies cost
  * ~7% of a decoding step (slices of small rows are slow there), the product one small GEMM.
  */
-export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tensor2D): tf.Tensor {
-  if (tf.getBackend() === 'wasm' && tf.engine().state.gradientDepth === 0 && x.rank === 4 && cos.rank === 4 && cos.shape[1] === 1) {
-    return tf.engine().runKernel(ROPE, { x, cos, sin }); // decoding: one pass, the same numbers
+export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tensor2D, backwardSin?: tf.Tensor): tf.Tensor {
+  if (tf.getBackend() === 'wasm' && x.rank === 4 && cos.rank === 4 && cos.shape[1] === 1) {
+    if (tf.engine().state.gradientDepth === 0) return tf.engine().runKernel(ROPE, { x, cos, sin }); // decoding: one pass, the same numbers
+    return trainableRope(x, cos, sin, backwardSin);
   }
   const rows = tf.reshape(x, [-1, x.shape[x.rank - 1]!]) as tf.Tensor2D;
   // Under a gradient tape, the linear op with the fast backward; decoding skips its customGrad.
   const product = tf.engine().isTapeOn() ? matMulLinear(rows, rotation, false) : matMul2d(rows, rotation);
   const rotated = tf.reshape(product, x.shape);
   return tf.add(tf.mul(x, cos), tf.mul(rotated, sin));
+}
+
+/**
+ * The kernel under a gradient (training). The backward pass of x -> x cos + R(x) sin is
+ * dy -> dy cos + R^T(dy sin): [dy1 c1 + dy2 s2, dy2 c2 - dy1 s1], which is the same kernel with
+ * the table -[s2, s1] in place of sin ([s1, s2]; the model's tables have s1 = s2, but any work).
+ * Each output is one rounded product plus another, as in the ops' gradient, so the same bits, in
+ * one pass instead of two multiplies, a product with R^T and an add. `backwardSin`: that table,
+ * made once by the caller for all layers (decoder.ts: -sin, its halves being equal), else made here
+ * (a split and a concat, slow on WASM). The tables go through save(): the caller's scope may free
+ * them before the backward pass runs.
+ */
+function trainableRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, backwardSin?: tf.Tensor): tf.Tensor {
+  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
+    save([cos, backwardSin ?? sin]);
+    return {
+      value: tf.engine().runKernel(ROPE, { x: input, cos, sin }) as tf.Tensor,
+      gradFunc: (dy: tf.Tensor, [c, s]: tf.Tensor[]) => {
+        const swapped = backwardSin ? s! : tf.tidy(() => { const [s1, s2] = tf.split(s!, 2, -1); return tf.neg(tf.concat([s2!, s1!], -1)); });
+        return tf.engine().runKernel(ROPE, { x: dy, cos: c!, sin: swapped }) as tf.Tensor;
+      },
+    };
+  });
+  return op(x);
 }
 
 const ROPE = 'AgenticRlRope';
