@@ -11,6 +11,7 @@ import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
+import { maskedSoftmax } from './simd_softmax.ts';
 import { simdRmsNorm, simdRmsNormActive } from './simd_rmsnorm.ts';
 import { swiglu } from './simd_swiglu.ts';
 
@@ -134,7 +135,7 @@ function attention(
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
   const S = key.shape[2]!;
   const scores = tf.reshape(batchMatMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
-  const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B, Hkv, g * T, S]);
+  const weights = tf.reshape(maskedSoftmax(scores, input.maskBias), [B, Hkv, g * T, S]); // one SIMD pass on wasm (simd_softmax.ts)
   const context = tf.reshape(batchMatMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)
   const merged = tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
   return applyLinear(merged as tf.Tensor2D, o_proj, mode);
