@@ -73,6 +73,23 @@ describe('logPartition', () => {
     }
   });
 
+  it('on wasm, lse as max - log(max softmax) holds for one dominant logit and for a flat row, against float64', async () => {
+    await useBackend('wasm');
+    // rows: a flat row (p_max = 1 / V), one logit 60 above the rest (p_max = 1 in float32), a spread of +-40
+    const vocab = 300;
+    const rows = [Array<number>(vocab).fill(0.25), Array.from({ length: vocab }, (_, v) => (v === 7 ? 60 : Math.sin(v))), Array.from({ length: vocab }, (_, v) => 40 * Math.sin(v * 1.7))];
+    // h @ w = logits with h one-hot rows of an identity-like head: w holds the logits, h picks the row
+    const h = tf.eye(3) as tf.Tensor2D;
+    const w = tf.tensor2d(rows.flat(), [3, vocab]);
+    const got = tf.tidy(() => logPartition(h, w, 1, false).dataSync());
+    rows.forEach((row, i) => {
+      const peak = Math.max(...row);
+      const want = peak + Math.log(row.reduce((sum, x) => sum + Math.exp(x - peak), 0));
+      expect(Math.abs(got[i]! - want)).toBeLessThan(2e-6 * Math.max(1, Math.abs(want)));
+    });
+    tf.dispose([h, w]);
+  });
+
   it('keeping the softmax spares the backward pass a product, and neither way leaks a tensor', async () => {
     await useBackend('wasm');
     const products: number[] = [];
