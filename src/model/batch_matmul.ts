@@ -1,26 +1,21 @@
-// Batched matMul for attention, differentiable, fast on WASM. On the `wasm` backend it runs the
-// SIMD kernel of simd_matmul.ts on tfjs's heap (registered as a tfjs kernel, so tensors keep
-// their normal lifetime); elsewhere, or without WebAssembly SIMD, it is tf.matMul.
-// The kernel computes only A @ B; transposed operands are transposed first (a copy costing one
-// pass over the operand, small next to the product), and the gradient is written out here with
-// the same op so the backward pass is fast too. Where the engine has relaxed SIMD the kernel's
+// Matrix products on WASM: the SIMD kernels of simd_matmul.ts run on tfjs's heap, registered as
+// tfjs kernels (so tensors keep their normal lifetime); elsewhere, or without WebAssembly SIMD,
+// tf.matMul. Attention's batched, differentiable products build on stridedMatMul
+// (batched_products.ts). Where the engine has relaxed SIMD the kernel's
 // fused multiply-add build runs, and then the linear layers' 2-D products with many rows take it
 // too (matMul2d): a training step is 1.3-1.4x faster than on XNNPACK (bench: train_step_no_fma_ms).
 // Their products with few rows (decoding) take a second kernel of simd_matmul.ts, dot products
 // against a transposed copy of the weight, kept in dot_products.ts's memory, where the matmul
 // helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
-//
-// Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
-// a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, instantiateMatmulTA, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { instantiateMatmul, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
-/** Both builds of the kernel on one memory, and the transposed-A one; `fused` and `ta` are null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null }
+/** Both builds of the kernel on one memory, the transposed-A and causal ones; all but `plain` null without relaxed SIMD. */
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
@@ -50,6 +45,20 @@ export function useDotProductKernel(on: boolean): void {
 }
 
 let taEnabled = true;
+let causalEnabled = true;
+
+/**
+ * Turns the causal kernel off (true: back on), so a benchmark or test can compare: off, attention's
+ * products under a causal mask compute every number, as before.
+ */
+export function useCausalSkipping(on: boolean): void {
+  causalEnabled = on;
+}
+
+/** Whether stridedMatMul's `causal` attributes take effect (the causal kernel serves the backend, and is on). */
+export function causalMatMulActive(): boolean {
+  return causalEnabled && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.causal !== null;
+}
 
 /** Turns the transposed-A kernel off (true: back on), so a benchmark can compare it with transposing first. */
 export function useTransposeAKernel(on: boolean): void {
@@ -99,7 +108,8 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
     const plain = instantiateMatmul(memory);
     const fused = plain ? instantiateMatmul(memory, true) : null;
     const ta = fused ? instantiateMatmulTA(memory) : null;
-    kernels.set(memory, plain ? { plain, fused, ta } : null);
+    const causal = fused ? instantiateMatmulCausal(memory) : null;
+    kernels.set(memory, plain ? { plain, fused, ta, causal } : null);
     installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (wasm_overrides.ts)
   }
   return kernels.get(memory) ?? null;
@@ -107,12 +117,15 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
 
 const KERNEL = 'AgenticRlSimdStridedMatMul';
 
-/** Attributes of the strided product: C (batch, m, n) = A[i] (m, k) @ B[i] (k, n), strides in floats. */
-interface StridedAttrs { batch: number; m: number; k: number; n: number; strideA: number; strideB: number }
+/**
+ * Attributes of the strided product: C (batch, m, n) = A[i] (m, k) @ B[i] (k, n), strides in
+ * floats; `causal` (optional): the causal kernel's mode (1, 2; 0 or absent: none), period, offset.
+ */
+interface StridedAttrs { batch: number; m: number; k: number; n: number; strideA: number; strideB: number; causal?: number; period?: number; offset?: number }
 
 registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-  const { batch, m, k, n, strideA, strideB } = attrs as unknown as StridedAttrs;
+  const { batch, m, k, n, strideA, strideB, causal: mode = 0, period = 0, offset: keyOffset = 0 } = attrs as unknown as StridedAttrs;
   const size = (t: tf.TensorInfo) => t.shape.reduce((p, q) => p * q, 1);
   // The last matrix must end inside its operand: the kernel reads raw heap memory.
   if ((batch - 1) * strideA + m * k > size(a) || (batch - 1) * strideB + k * n > size(b)) {
@@ -121,9 +134,15 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const out = wasm.makeOutput([batch, m, n], 'float32');
   // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
   const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-  const { plain, fused } = kernelsFor(wasm)!;
+  const { plain, fused, causal } = kernelsFor(wasm)!;
   const kernel = (fusedEnabled && fused) || plain;
   const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
+  // (not for one column: the plain kernel's matrix-vector path sums in another order)
+  if (mode !== 0 && n > 1 && causal && kernel === fused && causalEnabled) {
+    const limits: [number, number, number] = [mode, period, keyOffset];
+    if (!threads?.run(causal, true, memoryOf(wasm)!, call, limits)) causal(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB, ...limits);
+    return out;
+  }
   if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
   return out;
 });
@@ -295,88 +314,4 @@ export function matMulTransposeA(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
     && (m < LINEAR_MIN_ROWS || k * n <= LINEAR_MAX_B) && b.shape[0] === k;
   if (!direct) return tf.tidy(() => matMul2d(tf.transpose(a), b));
   return tf.engine().runKernel(KERNEL_TA, { a, b }) as tf.Tensor2D;
-}
-
-const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);
-
-/** a (batch, m, k) @ b (batch or 1, k, n), contiguous: the strided kernel with packed strides. */
-function packed(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
-  const [batch, m, k] = a.shape;
-  const n = b.shape[2];
-  return stridedMatMul(a, b, { batch, m, k, n, strideA: m * k, strideB: b.shape[0] === 1 ? 0 : k * n });
-}
-
-/**
- * op(a) @ op(b) with 3-D operands, through the kernel (no gradient). The kernel takes untransposed
- * operands, so a transposed one costs a copy; computing (op(b)^T @ op(a)^T)^T instead trades those
- * copies for the other operand's and the result's, whichever moves fewer numbers. In decoding,
- * q @ K^T with one query row is then K @ q^T: no copy of the whole key cache every step.
- */
-function product(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB: boolean): tf.Tensor3D {
-  return tf.tidy(() => {
-    const [m, k] = transposeA ? [a.shape[2], a.shape[1]] : [a.shape[1], a.shape[2]];
-    const [kb, n] = transposeB ? [b.shape[2], b.shape[1]] : [b.shape[1], b.shape[2]];
-    if (k !== kb || a.shape[0] !== b.shape[0]) {
-      throw new Error(`batchMatMul: shapes ${a.shape} and ${b.shape} (transposeA ${transposeA}, transposeB ${transposeB}) do not multiply`);
-    }
-    const direct = (transposeA ? m * k : 0) + (transposeB ? k * n : 0);
-    const swapped = (transposeB ? 0 : k * n) + (transposeA ? 0 : m * k) + m * n;
-    if (swapped < direct) {
-      const resultT = packed(transposeB ? b : swapLast(b), transposeA ? a : swapLast(a)); // (batch, N, M)
-      return swapLast(resultT);
-    }
-    return packed(transposeA ? swapLast(a) : a, transposeB ? swapLast(b) : b);
-  });
-}
-
-/** Gradients of op(a) @ op(b) for dy, written with `product` (as tfjs's BatchMatMul gradient). */
-function gradients(a: tf.Tensor3D, b: tf.Tensor3D, dy: tf.Tensor3D, transposeA: boolean, transposeB: boolean): [tf.Tensor3D, tf.Tensor3D] {
-  if (!transposeA && !transposeB) return [product(dy, b, false, true), product(a, dy, true, false)];
-  if (!transposeA && transposeB) return [product(dy, b, false, false), product(dy, a, true, false)];
-  if (transposeA && !transposeB) return [product(b, dy, false, true), product(a, dy, false, false)];
-  return [product(b, dy, true, true), product(dy, a, true, true)];
-}
-
-/** (...batch, r, c) -> (batch, r, c). */
-function to3d(x: tf.Tensor): tf.Tensor3D {
-  const [r, c] = x.shape.slice(-2) as [number, number];
-  const batch = x.shape.slice(0, -2).reduce((p, q) => p * q, 1);
-  return tf.reshape(x, [batch, r, c]) as tf.Tensor3D;
-}
-
-/** (batch, r, c) -> (...batch of `like`, r, c). */
-function fromLike(c3: tf.Tensor3D, like: tf.Tensor): tf.Tensor {
-  return tf.reshape(c3, [...like.shape.slice(0, -2), c3.shape[1], c3.shape[2]]);
-}
-
-/** The differentiable op for one transpose combination (made once: it runs in every layer of every decode step). */
-function differentiable(transposeA: boolean, transposeB: boolean): (a: tf.Tensor, b: tf.Tensor) => tf.Tensor {
-  // customGrad passes the inputs and then the save function, typed as one union list.
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-    const [a3, b3] = [to3d(x), to3d(y)];
-    save([a3, b3]);
-    const c3 = product(a3, b3, transposeA, transposeB);
-    return {
-      value: fromLike(c3, x),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sa, sb] = saved as [tf.Tensor3D, tf.Tensor3D];
-        const [da, db] = gradients(sa, sb, to3d(dy), transposeA, transposeB);
-        return [tf.reshape(da, x.shape), tf.reshape(db, y.shape)];
-      },
-    };
-  }) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
-}
-
-/** Ops by [transposeA][transposeB]. */
-const OPS = [[differentiable(false, false), differentiable(false, true)], [differentiable(true, false), differentiable(true, true)]];
-
-/** Batched op(a) @ op(b), differentiable; the SIMD kernel on wasm, tf.matMul elsewhere. */
-export function batchMatMul<T extends tf.Tensor>(a: T, b: T, transposeA = false, transposeB = false): T {
-  if (!simdMatMulActive()) return tf.matMul(a, b, transposeA, transposeB) as T;
-  if (!tf.engine().isTapeOn()) {
-    // No gradient is being recorded (decoding): skip customGrad's bookkeeping, once per layer per token.
-    return tf.tidy(() => fromLike(product(to3d(a), to3d(b), transposeA, transposeB), a)) as T;
-  }
-  return OPS[Number(transposeA)]![Number(transposeB)]!(a, b) as T;
 }

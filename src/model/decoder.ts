@@ -5,7 +5,8 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { batchMatMul, embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
 import { embedColumns, matMulLinear, permute } from './ops.ts';
@@ -31,6 +32,12 @@ export interface ForwardInput {
   positions: ArrayLike<number>;
   /** Additive mask (B or 1, 1, 1, T, S), see kv_cache.ts maskBias. */
   maskBias: tf.Tensor;
+  /**
+   * The caller's promise that maskBias hides every key past the query's own position (key j of
+   * query t hidden when j > t + S - T; it may hide more): attention's products then skip what the
+   * mask makes zero (batched_products.ts), with the same numbers.
+   */
+  causal?: boolean;
   cache?: KvCache;
 }
 
@@ -134,9 +141,11 @@ function attention(
   }
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
   const S = key.shape[2]!;
-  const scores = tf.reshape(batchMatMul(grouped, key, false, true), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
-  const weights = tf.reshape(maskedSoftmax(scores, input.maskBias), [B, Hkv, g * T, S]); // one SIMD pass on wasm (simd_softmax.ts)
-  const context = tf.reshape(batchMatMul(weights, value), [B, H, T, hd]); // (B, H, T, hd)
+  // rows of the grouped queries: g blocks of the T positions, each seeing keys up to t + S - T
+  const causal = (kind: CausalProduct['kind']): CausalProduct | null => (input.causal ? { kind, period: T, offset: S - T } : null);
+  const scores = tf.reshape(batchMatMul(grouped, key, false, true, causal('scores')), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
+  const weights = tf.reshape(maskedSoftmax(scores, input.maskBias), [B, Hkv, g * T, S]); // the gradient one SIMD pass on wasm (simd_softmax.ts)
+  const context = tf.reshape(batchMatMul(weights, value, false, false, causal('context')), [B, H, T, hd]); // (B, H, T, hd)
   const merged = tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
   return applyLinear(merged as tf.Tensor2D, o_proj, mode);
 }

@@ -51,7 +51,7 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
     const mode = model.forwardMode(true);
     const hidden = decoderForward(
       model,
-      { ids: inputs, batch: B, time: T, positions, maskBias: maskBias(1, T, T, (_b, i, j) => j <= i) },
+      { ids: inputs, batch: B, time: T, positions, maskBias: maskBias(1, T, T, (_b, i, j) => j <= i), causal: true },
       mode,
     ); // (N, D)
     const head = (model.params.lmHead ?? model.params.embedding) as tf.Variable;

@@ -15,15 +15,15 @@
 // stay resident in the dot store's shared memory, which every helper also maps, so only the rows
 // of A go in. Those products take tens of microseconds, less than waking a sleeping thread, so a
 // helper spins for SPIN_MS after each job before it sleeps, and the caller spins for its helpers.
-import { simdMatmulModule, simdMatmulTAModule, simdMatmulTModule, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { simdMatmulCausalModule, simdMatmulModule, simdMatmulTAModule, simdMatmulTModule, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
 import type { DotCall } from './dot_products.ts';
 
-/** Int32 words of the control block per helper: job id, done id, the kernel's 9 arguments, build. */
+/** Int32 words of the control block per helper: job id, done id, the kernel's arguments (up to 12), build. */
 const SLOT = 16;
 const JOB = 0;
 const DONE = 1;
 const ARGS = 2;
-const BUILD = 11;
+const BUILD = 14;
 
 /** Products below this many multiply-adds stay on one thread: waking a helper costs ~10-50 µs. */
 export const MIN_THREADED_MACS = 1 << 21;
@@ -42,6 +42,7 @@ const SPIN_MS = 2;
 /** Which kernel a job runs: the plain or fused matmul on the pool memory, matmulT on the dot memory, or matmulTA on the pool memory. */
 const DOT = 2;
 const TA = 3;
+const CAUSAL = 4;
 
 /** Largest pool memory (pages of 64 KB): 1 GB; products needing more stay on one thread. */
 const MAX_PAGES = 16384;
@@ -58,7 +59,7 @@ const HELPER = `function helperMain(post, data) {
   function build(bytes, memory, name) {
     return bytes && memory ? new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports[name] : null;
   }
-  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT'), build(data.ta, data.memory, 'matmulTA')];
+  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT'), build(data.ta, data.memory, 'matmulTA'), build(data.causal, data.memory, 'matmulCausal')];
   const words = new Int32Array(data.control);
   const base = data.slot * ${SLOT};
   post('ready');
@@ -80,6 +81,7 @@ const HELPER = `function helperMain(post, data) {
       const build = words[base + ${BUILD}];
       if (build === ${DOT}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
       else if (build === ${TA}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7]);
+      else if (build === ${CAUSAL}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8], words[a + 9], words[a + 10], words[a + 11]);
       else kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8]);
       Atomics.store(words, base + ${DONE}, job);
     } catch (error) {
@@ -92,7 +94,7 @@ const HELPER = `function helperMain(post, data) {
 /** What a helper gets to start: the pool memory and its kernels, the dot store's memory and its kernel. */
 interface HelperInit {
   memory: WebAssembly.Memory; control: SharedArrayBuffer; slot: number; plain: Uint8Array; fused: Uint8Array | null;
-  dotMemory: WebAssembly.Memory | null; dot: Uint8Array | null; ta: Uint8Array | null;
+  dotMemory: WebAssembly.Memory | null; dot: Uint8Array | null; ta: Uint8Array | null; causal: Uint8Array | null;
 }
 
 /** A started helper: terminate() ends it at once. */
@@ -161,6 +163,8 @@ export class MatmulThreads {
     private readonly dot: boolean,
     /** Whether the helpers hold the transposed-A kernel. */
     private readonly ta: boolean,
+    /** Whether the helpers hold the causal kernel. */
+    private readonly causal: boolean,
   ) {}
 
   /**
@@ -187,8 +191,10 @@ export class MatmulThreads {
     const dot = dotBytes && WebAssembly.validate(dotBytes) ? dotBytes : null;
     const taBytes = fused ? simdMatmulTAModule(true) : null;
     const ta = taBytes && WebAssembly.validate(taBytes) ? taBytes : null;
+    const causalBytes = fused ? simdMatmulCausalModule(true) : null;
+    const causal = causalBytes && WebAssembly.validate(causalBytes) ? causalBytes : null;
     const control = new SharedArrayBuffer(helpers * SLOT * 4);
-    const init = (slot: number): HelperInit => ({ memory, control, slot, plain, fused, dotMemory: dot ? dotMemory : null, dot, ta });
+    const init = (slot: number): HelperInit => ({ memory, control, slot, plain, fused, dotMemory: dot ? dotMemory : null, dot, ta, causal });
     const started = await Promise.allSettled(Array.from({ length: helpers }, (_, slot) => spawn(init(slot))));
     const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     if (ok.length < helpers) {
@@ -196,7 +202,7 @@ export class MatmulThreads {
       const failure = started.find((result) => result.status === 'rejected') as PromiseRejectedResult;
       throw new Error(`matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`);
     }
-    return new MatmulThreads(memory, new Int32Array(control), ok, dot !== null, ta !== null);
+    return new MatmulThreads(memory, new Int32Array(control), ok, dot !== null, ta !== null, causal !== null);
   }
 
   /** Threads a product is split over: the helpers and the caller. */
@@ -206,13 +212,14 @@ export class MatmulThreads {
 
   /**
    * Runs `call` split over the caller and the helpers, `kernel` being the caller's kernel on the
-   * heap `heap` (tfjs's memory) and `fused` which build the helpers use. Returns false, having done
-   * nothing, for a product it does not split (small, or strided other than packed); the caller
-   * then runs it on one thread.
+   * heap `heap` (tfjs's memory) and `fused` which build the helpers use. `causal`: the causal
+   * kernel's (mode, period, offset), `kernel` then being it; split by whole matrices only (a share
+   * of rows would start mid-period). Returns false, having done nothing, for a product it does not
+   * split (small, or strided other than packed); the caller then runs it on one thread.
    */
-  run(kernel: MatmulKernel, fused: boolean, heap: WebAssembly.Memory, call: MatmulCall): boolean {
+  run(kernel: MatmulKernel | MatmulCausalKernel, fused: boolean, heap: WebAssembly.Memory, call: MatmulCall, causal: [number, number, number] | null = null): boolean {
     const { batch, m, k, n } = call;
-    if (this.broken || batch * m * k * n < MIN_THREADED_MACS) return false;
+    if (this.broken || batch * m * k * n < MIN_THREADED_MACS || (causal && (batch === 1 || !this.causal))) return false;
     const parts = this.helpers.length + 1;
     // One matrix: split its rows (multiples of 4, the kernel's row block). Several: split the batch,
     // when the matrices are packed (A every m * k numbers, B every k * n or one shared B).
@@ -246,12 +253,13 @@ export class MatmulThreads {
       pool.set(source.subarray(from, from + (byRows ? count * k : count * m * k)), a);
       if (!sharedB) pool.set(source.subarray(b0 + start * k * n, b0 + (start + count) * k * n), b);
       const args = byRows ? [a * 4, b * 4, c * 4, 1, count, k, n, 0, 0] : [a * 4, b * 4, c * 4, count, m, k, n, m * k * 4, sharedB ? 0 : k * n * 4];
-      jobs.push(this.post(h, args, fused ? 1 : 0));
+      jobs.push(this.post(h, causal ? [...args, ...causal] : args, causal ? CAUSAL : fused ? 1 : 0));
     });
     // the caller's share, in place
     const mine = shares[0]![0];
-    if (byRows) kernel(call.a, call.b, call.c, 1, mine, k, n, 0, 0);
-    else kernel(call.a, call.b, call.c, mine, m, k, n, call.strideA, call.strideB);
+    if (causal) (kernel as MatmulCausalKernel)(call.a, call.b, call.c, mine, m, k, n, call.strideA, call.strideB, ...causal);
+    else if (byRows) (kernel as MatmulKernel)(call.a, call.b, call.c, 1, mine, k, n, 0, 0);
+    else (kernel as MatmulKernel)(call.a, call.b, call.c, mine, m, k, n, call.strideA, call.strideB);
     const target = new Float32Array(heap.buffer);
     layout.forEach(({ start, count, c }, h) => {
       this.await(h, jobs[h]!);

@@ -107,7 +107,7 @@ export class CausalLM implements DecoderParts {
     const rows = tf.tidy(() => {
       const hidden = decoderForward(
         this,
-        { ids: Int32Array.from(ids), batch: 1, time: T, positions: ids.map((_, t) => t), maskBias: maskBias(1, T, T, (_b, i, j) => j <= i) },
+        { ids: Int32Array.from(ids), batch: 1, time: T, positions: ids.map((_, t) => t), maskBias: maskBias(1, T, T, (_b, i, j) => j <= i), causal: true },
         this.forwardMode(false),
       );
       return outputLogits(this.params, hidden);

@@ -28,8 +28,8 @@ const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for our
  * Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
  */
-function matmulBody(fma: boolean, transA = false): Body {
-  const f = new Body(transA ? 8 : 9);
+function matmulBody(fma: boolean, transA = false, causal = false): Body {
+  const f = new Body(transA ? 8 : causal ? 12 : 9);
   // transA: matmulTA(a, b, c, M, K, N, lda, scratch), one matrix, A stored transposed; batch and
   // strides are locals (1, 0, 0) so the loops below serve both.
   const [pa, pb, pc, batch, M, K, N, strideA, strideB] = transA ? [0, 1, 2, f.local(I32), 3, 4, 5, f.local(I32), f.local(I32)] : [0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -37,6 +37,16 @@ function matmulBody(fma: boolean, transA = false): Body {
   const rowA = f.local(I32); // bytes from one row of A to the next: K * 4, or 4 when transA
   const stepA = f.local(I32); // bytes from A[i, k] to A[i, k + 1] (transA: lda * 4, or 16 packed)
   const baseA = f.local(I32); // transA: where rowStarts counts rows from (pa, or the packed block)
+  // causal: matmulCausal(..., mode, period, offset): row i of each matrix is query (i mod period),
+  // which sees keys up to (i mod period) + offset. Mode 1: the keys are C's columns; columns past
+  // a row block's last visible key are not computed but set to 0 (the mask hides them anyway).
+  // Mode 2: the keys are the k axis (A's entries past them are 0: softmax weights of hidden keys),
+  // so the k loop stops after the block's last visible key. Either way the numbers kept are the
+  // full product's, bit for bit (the terms skipped are 0 * finite).
+  const [MODE, PERIOD, OFFSET] = [9, 10, 11];
+  const kEnd = causal ? f.local(I32) : K; // where a block's k loop stops
+  const colEnd = causal ? f.local(I32) : N; // where a row block's computed columns stop
+  const [tFirst, tLast] = causal ? [f.local(I32), f.local(I32)] : [0, 0];
   const rowB = f.local(I32); // N * 4 (also a row of C)
   const matC = f.local(I32); // M * N * 4
   const bi = f.local(I32);
@@ -80,7 +90,7 @@ function matmulBody(fma: boolean, transA = false): Body {
     rowStarts(rows);
     f.get(pb).get(j).i32(2).op(0x74, 0x6a).set(q); // q = pb + j * 4
     f.i32(0).set(k);
-    f.whileLoop(lessThan(value(k), K), () => {
+    f.whileLoop(lessThan(value(k), kEnd), () => {
       for (let v = 0; v < vectors; v++) f.get(q).simd(0x00, ALIGN4, ...uleb(16 * v)).set(bv[v]!); // v128.load offset 16v
       for (let r = 0; r < rows; r++) {
         f.get(rowPtr[r]!).simd(0x09, ALIGN4, 0).set(av); // v128.load32_splat: A[i+r, k] in all lanes
@@ -104,7 +114,7 @@ function matmulBody(fma: boolean, transA = false): Body {
       f.op(0x43, 0, 0, 0, 0).set(sum); // f32.const 0
       f.get(pb).get(j).i32(2).op(0x74, 0x6a).set(q);
       f.i32(0).set(k);
-      f.whileLoop(lessThan(value(k), K), () => {
+      f.whileLoop(lessThan(value(k), kEnd), () => {
         f.get(sum).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * B
         nextA(rowPtr[r]!);
         f.addTo(q, rowB).addConst(k, 1);
@@ -163,11 +173,36 @@ function matmulBody(fma: boolean, transA = false): Body {
       unpacked();
       if (count === ROWS) packRows();
     }
+    if (causal) causalLimits(count);
     f.i32(0).set(j);
-    f.whileLoop(atMost(plus(j, 4 * VECTORS), N), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
-    f.whileLoop(atMost(plus(j, 4), N), () => { block(count, 1); f.addConst(j, 4); });
-    f.whileLoop(lessThan(value(j), N), () => { column(count); f.addConst(j, 1); });
+    // (causal: and j < colEnd; i32.and of the two tests)
+    const below = (cond: () => void) => (causal ? () => { cond(); f.get(j).get(colEnd).op(0x49, 0x71); } : cond);
+    f.whileLoop(below(atMost(plus(j, 4 * VECTORS), N)), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
+    f.whileLoop(below(atMost(plus(j, 4), N)), () => { block(count, 1); f.addConst(j, 4); });
+    f.whileLoop(below(lessThan(value(j), N)), () => { column(count); f.addConst(j, 1); });
+    if (causal) {
+      f.whileLoop(lessThan(value(j), N), () => { // mode 1: the columns past the block's visible keys, 0
+        for (let r = 0; r < count; r++) { outAt(r); f.get(out).op(0x43, 0, 0, 0, 0).op(0x38, ALIGN4, 0); }
+        f.addConst(j, 1);
+      });
+    }
   };
+
+  // causal: the last visible key of rows i .. i + count - 1, limit = max (t mod period) + offset + 1,
+  // clamped to N (mode 1, colEnd) or K (mode 2, kEnd); the other bound stays whole.
+  function causalLimits(count: number): void {
+    f.get(i).get(PERIOD).op(0x70).set(tFirst); // i32.rem_u
+    f.get(tFirst).i32(count - 1).op(0x6a).set(tLast);
+    // a block that wraps past a period boundary sees up to period - 1
+    f.ifElse(() => { f.get(tLast).get(PERIOD).op(0x4f); }, () => { f.get(PERIOD).i32(1).op(0x6b).set(tLast); }, () => {}); // i32.ge_u
+    f.get(tLast).get(OFFSET).op(0x6a).i32(1).op(0x6a).set(tLast); // the limit
+    f.get(N).set(colEnd).get(K).set(kEnd);
+    f.ifElse(() => { f.get(MODE).i32(1).op(0x46); }, () => {
+      f.ifElse(() => { f.get(tLast).get(N).op(0x49); }, () => { f.get(tLast).set(colEnd); }, () => {});
+    }, () => {
+      f.ifElse(() => { f.get(tLast).get(K).op(0x49); }, () => { f.get(tLast).set(kEnd); }, () => {});
+    });
+  }
 
   if (transA) {
     f.i32(1).set(batch).i32(0).set(strideA).i32(0).set(strideB);
@@ -184,7 +219,7 @@ function matmulBody(fma: boolean, transA = false): Body {
       f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
       f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
     };
-    if (transA) allRows(); // no dot-product path: A's rows are not contiguous
+    if (transA || causal) allRows(); // no dot-product path: A's rows are not contiguous, or the limits apply by blocks
     else {
       f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
         f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
@@ -210,6 +245,23 @@ export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: n
 /** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`, relaxed SIMD) is unavailable. */
 export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): MatmulKernel | null {
   return exported(simdMatmulModule(fma), memory, 'matmul') as MatmulKernel | null;
+}
+
+/**
+ * The causal kernel's module bytes (relaxed SIMD): `matmulCausal(a, b, c, batch, M, K, N, strideA,
+ * strideB, mode, period, offset)`, `matmul` for attention's products under a causal mask, skipping
+ * what the mask makes zero (see matmulBody): about half of QK^T, P V, dS K and dC V^T.
+ */
+export function simdMatmulCausalModule(shared = false): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'matmulCausal', params: 12, body: matmulBody(true, false, true) }], shared);
+}
+
+/** matmulCausal: matmul's arguments, then mode (1: keys are C's columns, 2: the k axis), period, offset. */
+export type MatmulCausalKernel = (a: number, b: number, c: number, batch: number, m: number, k: number, n: number, strideA: number, strideB: number, mode: number, period: number, offset: number) => void;
+
+/** Instantiates the causal kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
+export function instantiateMatmulCausal(memory: WebAssembly.Memory): MatmulCausalKernel | null {
+  return exported(simdMatmulCausalModule(), memory, 'matmulCausal') as MatmulCausalKernel | null;
 }
 
 /**

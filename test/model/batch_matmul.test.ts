@@ -4,7 +4,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { batchMatMul, embeddingRows, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { embeddingRows, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { batchMatMul } from '../../src/model/batched_products.ts';
 import { releaseTransposedWeights, transposedWeightStats } from '../../src/model/dot_products.ts';
 import { instantiateMatmul, instantiateMatmulT, simdMatmulModule, simdMatmulTModule } from '../../src/model/simd_matmul.ts';
 import { matMulLinear } from '../../src/model/ops.ts';
