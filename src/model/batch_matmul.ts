@@ -8,7 +8,8 @@
 // against a transposed copy of the weight, kept in dot_products.ts's memory, where the matmul
 // helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { instantiateMatmul, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';

@@ -13,7 +13,7 @@
 // The module keeps one store for the process (dotStore()), and the functions batch_matmul.ts's
 // matMul2d and embeddingRows use on it: transposedWeight, rowsOfCopy, and the release and stats.
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmulT, type MatmulTKernel } from './simd_matmul.ts';
+import { instantiateMatmulT, type MatmulTKernel } from './simd_dot.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
 
 /** Largest memory (pages of 64 KB): 128 MB, room for the copies' budget and any scratch. */

@@ -15,7 +15,8 @@
 // stay resident in the dot store's shared memory, which every helper also maps, so only the rows
 // of A go in. Those products take tens of microseconds, less than waking a sleeping thread, so a
 // helper spins for SPIN_MS after each job before it sleeps, and the caller spins for its helpers.
-import { simdMatmulCausalModule, simdMatmulModule, simdMatmulTAModule, simdMatmulTModule, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel, type MatmulTKernel } from './simd_matmul.ts';
+import { simdMatmulCausalModule, simdMatmulModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import { simdMatmulTModule, type MatmulTKernel } from './simd_dot.ts';
 import type { DotCall } from './dot_products.ts';
 
 /** Int32 words of the control block per helper: job id, done id, the kernel's arguments (up to 12), build. */

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { embeddingRows, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/model/batch_matmul.ts';
 import { batchMatMul } from '../../src/model/batched_products.ts';
 import { releaseTransposedWeights, transposedWeightStats } from '../../src/model/dot_products.ts';
-import { instantiateMatmul, instantiateMatmulT, simdMatmulModule, simdMatmulTModule } from '../../src/model/simd_matmul.ts';
+import { instantiateMatmul, simdMatmulModule } from '../../src/model/simd_matmul.ts';
+import { instantiateMatmulT, simdMatmulTModule } from '../../src/model/simd_dot.ts';
 import { matMulLinear } from '../../src/model/ops.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
