@@ -8,7 +8,7 @@
 // against a transposed copy of the weight, kept in dot_products.ts's memory, where the matmul
 // helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import { instantiateMatmul, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
 import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
@@ -16,7 +16,7 @@ import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
 /** Both builds of the kernel on one memory, the transposed-A and causal ones; all but `plain` null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null }
+interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null; add: MatmulKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
@@ -47,6 +47,12 @@ export function useDotProductKernel(on: boolean): void {
 
 let taEnabled = true;
 let causalEnabled = true;
+let pairEnabled = true;
+
+/** Turns matMulPair's one-kernel path off (true: back on): it then adds two products, so a benchmark or test can compare. */
+export function usePairKernel(on: boolean): void {
+  pairEnabled = on;
+}
 
 /**
  * Turns the causal kernel off (true: back on), so a benchmark or test can compare: off, attention's
@@ -110,7 +116,8 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
     const fused = plain ? instantiateMatmul(memory, true) : null;
     const ta = fused ? instantiateMatmulTA(memory) : null;
     const causal = fused ? instantiateMatmulCausal(memory) : null;
-    kernels.set(memory, plain ? { plain, fused, ta, causal } : null);
+    const add = fused ? instantiateMatmulAdd(memory) : null;
+    kernels.set(memory, plain ? { plain, fused, ta, causal, add } : null);
     installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (wasm_overrides.ts)
   }
   return kernels.get(memory) ?? null;
@@ -147,6 +154,37 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
   return out;
 });
+
+const KERNEL_PAIR = 'AgenticRlSimdMatMulPair';
+
+registerWasmKernel(KERNEL_PAIR, ({ inputs }, wasm) => {
+  const { a1, b1, a2, b2 } = inputs as Record<'a1' | 'b1' | 'a2' | 'b2', tf.TensorInfo>;
+  const [m, k1] = a1.shape as [number, number];
+  const [k2, n] = [a2.shape[1]!, b1.shape[1]!];
+  if (b1.shape[0] !== k1 || a2.shape[0] !== m || b2.shape[0] !== k2 || b2.shape[1] !== n) throw new Error(`matMulPair: shapes ${a1.shape} @ ${b1.shape} + ${a2.shape} @ ${b2.shape} do not fit`);
+  const out = wasm.makeOutput([m, n], 'float32');
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  const { fused, add } = kernelsFor(wasm)!;
+  const call = { a: at(a1), b: at(b1), c: at(out), batch: 1, m, k: k1, n, strideA: 0, strideB: 0 };
+  if (!threads?.run(fused!, true, memoryOf(wasm)!, call)) fused!(call.a, call.b, call.c, 1, m, k1, n, 0, 0);
+  add!(at(a2), at(b2), at(out), 1, m, k2, n, 0, 0); // C += a2 @ b2, on this thread (k2 is a LoRA rank)
+  return out;
+});
+
+/**
+ * a1 @ b1 + a2 @ b2 with no gradient of its own (inside customGrad: LoRA's y = x W + (s x A) B and
+ * its dx): where matMul2d takes the fused kernel for both products, one kernel whose second
+ * product adds into the first's result (simd_matmul.ts matmulAdd), the same bits as
+ * tf.add(matMul2d(a1, b1), matMul2d(a2, b2)) without the add's pass over (m, n); else exactly that.
+ */
+export function matMulPair(a1: tf.Tensor2D, b1: tf.Tensor2D, a2: tf.Tensor2D, b2: tf.Tensor2D): tf.Tensor2D {
+  const [m, k1] = a1.shape;
+  const [k2, n] = [a2.shape[1], b1.shape[1]];
+  const fits = pairEnabled && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.add !== null
+    && m >= LINEAR_MIN_ROWS && k1 * n <= LINEAR_MAX_B && k2 * n <= LINEAR_MAX_B && !(b1 instanceof tf.Variable && m <= DOT_MAX_ROWS && tf.engine().state.gradientDepth === 0);
+  if (!fits) return tf.tidy(() => tf.add(matMul2d(a1, b1), matMul2d(a2, b2)));
+  return tf.engine().runKernel(KERNEL_PAIR, { a1, b1, a2, b2 }) as tf.Tensor2D;
+}
 
 const KERNEL_TA = 'AgenticRlSimdMatMulTA';
 

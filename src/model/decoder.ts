@@ -9,7 +9,7 @@ import { embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
 import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
-import { embedColumns, matMulLinear, permute } from './ops.ts';
+import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { maskedSoftmax } from './simd_softmax.ts';
@@ -82,13 +82,24 @@ export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number, fused = 
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
 }
 
+let loraOpEnabled = true;
+
+/** Turns the one-op LoRA layer off (true: back on), so a test or benchmark can compare it with the ops. */
+export function useLoraOp(on: boolean): void {
+  loraOpEnabled = on;
+}
+
 /** y = x W (+ b) (+ scale x A B when adapters are on), x (N, I) -> (N, O). */
 export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): tf.Tensor2D {
   const matMul = (input: tf.Tensor2D, weight: tf.Variable): tf.Tensor2D =>
     mode.differentiable ? matMulLinear(input, weight as tf.Tensor2D, weight.trainable) : matMul2d(input, weight as tf.Tensor2D);
+  const adapter = linear.adapter;
+  // training a LoRA adapter on a frozen layer without bias: one op, the same numbers (ops.ts)
+  if (adapter && mode.adapters && mode.differentiable && !linear.bias && !linear.weight.trainable && loraOpEnabled) {
+    return loraLinear(x, linear.weight as tf.Tensor2D, adapter.a as tf.Tensor2D, adapter.b as tf.Tensor2D, adapter.scale);
+  }
   let y = matMul(x, linear.weight);
   if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
-  const adapter = linear.adapter;
   if (adapter && mode.adapters) {
     // the scale on the rank-r factor (N, r), not on the (N, O) update: r/O of the work, forward and
     // backward; the same numbers for a power-of-two scale (alpha / rank = 2 by default)

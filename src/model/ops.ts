@@ -7,7 +7,7 @@
 //
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
 import * as tf from '@tensorflow/tfjs';
-import { kernelTakes, matMul2d, matMulTransposeA } from './batch_matmul.ts';
+import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from './batch_matmul.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(
@@ -40,6 +40,31 @@ export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean)
     };
   });
   return linear(x, w) as tf.Tensor2D;
+}
+
+/**
+ * A frozen linear layer with a LoRA adapter, y = x w + (scale x a) b, for x (N, I), w (I, O) frozen,
+ * a (I, r), b (r, O) trainable: one op with a hand-written gradient instead of autograd over two
+ * linear ops, a scale and an add. Forward, x w and (scale x a) b come out of one kernel
+ * (matMulPair: the second product adds into the first, no (N, O) add); backward, dx = dy w^T +
+ * (scale dy b^T) a^T likewise, da = x^T (scale dy b^T), db = (scale x a)^T dy. The same numbers as
+ * the ops (each sum formed in the same order; tested bit for bit on wasm).
+ */
+export function loraLinear(x: tf.Tensor2D, w: tf.Tensor2D, a: tf.Tensor2D, b: tf.Tensor2D, scale: number): tf.Tensor2D {
+  const op = customOp(([input, factorA, factorB], save) => {
+    const scaled = tf.mul(matMul2d(input as tf.Tensor2D, factorA as tf.Tensor2D), scale) as tf.Tensor2D; // (N, r)
+    save([input!, scaled, factorA!, factorB!]);
+    return {
+      value: matMulPair(input as tf.Tensor2D, w, scaled, factorB as tf.Tensor2D),
+      gradFunc: (dy, saved) => {
+        const [xs, xas, as, bs] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+        const g = dy as tf.Tensor2D;
+        const dxa = tf.mul(matMul2d(g, tf.transpose(bs)), scale) as tf.Tensor2D; // (N, r)
+        return [matMulPair(g, tf.transpose(w), dxa, tf.transpose(as)), matMulTransposeA(xs, dxa), matMulTransposeA(xas, g)];
+      },
+    };
+  });
+  return op(x, a, b) as tf.Tensor2D;
 }
 
 /**

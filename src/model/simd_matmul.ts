@@ -28,7 +28,7 @@ const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for our
  * Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
  */
-function matmulBody(fma: boolean, transA = false, causal = false): Body {
+function matmulBody(fma: boolean, transA = false, causal = false, accumulate = false): Body {
   const f = new Body(transA ? 8 : causal ? 12 : 9);
   // transA: matmulTA(a, b, c, M, K, N, lda, scratch), one matrix, A stored transposed; batch and
   // strides are locals (1, 0, 0) so the loops below serve both.
@@ -103,7 +103,13 @@ function matmulBody(fma: boolean, transA = false, causal = false): Body {
     });
     for (let r = 0; r < rows; r++) {
       outAt(r);
-      for (let v = 0; v < vectors; v++) f.get(out).get(acc[r]![v]!).simd(0x0b, ALIGN4, ...uleb(16 * v)); // v128.store
+      for (let v = 0; v < vectors; v++) {
+        f.get(out);
+        if (accumulate) f.get(out).simd(0x00, ALIGN4, ...uleb(16 * v)); // C + the block's sums (matmulAdd)
+        f.get(acc[r]![v]!);
+        if (accumulate) f.simd(0xe4);
+        f.simd(0x0b, ALIGN4, ...uleb(16 * v)); // v128.store
+      }
     }
   };
 
@@ -120,7 +126,11 @@ function matmulBody(fma: boolean, transA = false, causal = false): Body {
         f.addTo(q, rowB).addConst(k, 1);
       });
       outAt(r);
-      f.get(out).get(sum).op(0x38, ALIGN4, 0); // f32.store
+      f.get(out);
+      if (accumulate) f.get(out).op(0x2a, ALIGN4, 0);
+      f.get(sum);
+      if (accumulate) f.op(0x92);
+      f.op(0x38, ALIGN4, 0); // f32.store
     }
   };
 
@@ -219,7 +229,7 @@ function matmulBody(fma: boolean, transA = false, causal = false): Body {
       f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
       f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
     };
-    if (transA || causal) allRows(); // no dot-product path: A's rows are not contiguous, or the limits apply by blocks
+    if (transA || causal || accumulate) allRows(); // no matrix-vector path: A's rows are not contiguous, the limits apply by blocks, or C is added to
     else {
       f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
         f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
@@ -245,6 +255,20 @@ export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: n
 /** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`, relaxed SIMD) is unavailable. */
 export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): MatmulKernel | null {
   return exported(simdMatmulModule(fma), memory, 'matmul') as MatmulKernel | null;
+}
+
+/**
+ * The accumulating kernel's module bytes (relaxed SIMD): `matmulAdd`, matmul's arguments, C += A @ B:
+ * each output's sum formed as in `matmul`, then added to C, so C + A @ B has the bits of
+ * tf.add(C, matmul(A, B)) without that add's pass. For LoRA's y = x W + (s x A) B (ops.ts).
+ */
+export function simdMatmulAddModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'matmulAdd', params: 9, body: matmulBody(true, false, false, true) }]);
+}
+
+/** Instantiates the accumulating kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
+export function instantiateMatmulAdd(memory: WebAssembly.Memory): MatmulKernel | null {
+  return exported(simdMatmulAddModule(), memory, 'matmulAdd') as MatmulKernel | null;
 }
 
 /**
