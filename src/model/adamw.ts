@@ -152,9 +152,9 @@ export function clipScale(norm: number, maxNorm: number): number {
 }
 
 /**
- * Scales gradients so their global L2 norm is at most `maxNorm` (PyTorch's clip_grad_norm_).
- * On the device, as new gradients; the trainer uses globalNorm, clipScale and AdamW's gradScale.
- * Stays on the device (no read back); returns new gradients and the norm before clipping.
+ * Scales gradients so their global L2 norm is at most `maxNorm` (PyTorch's clip_grad_norm_), on the
+ * device (no read back): returns new gradients and the norm before clipping. The trainer instead
+ * reads the norm (globalNorm) and passes clipScale to AdamW.apply, which skips this copy.
  */
 export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: tf.Scalar } {
   return tf.tidy(() => {

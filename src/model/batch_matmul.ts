@@ -15,7 +15,7 @@ import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_prod
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
-/** Both builds of the kernel on one memory, the transposed-A and causal ones; all but `plain` null without relaxed SIMD. */
+/** Both builds of the kernel on one memory, and the transposed-A, causal and accumulating ones; all but `plain` null without relaxed SIMD. */
 interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null; add: MatmulKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();

@@ -40,7 +40,7 @@ export const MIN_THREADED_DOT_MACS = 1 << 15;
 /** How long a helper (and the caller, for its helpers) spins before sleeping in Atomics.wait (ms). */
 const SPIN_MS = 2;
 
-/** Which kernel a job runs: the plain or fused matmul on the pool memory, matmulT on the dot memory, or matmulTA on the pool memory. */
+/** Which kernel a job runs: 0/1 the plain or fused matmul, DOT matmulT on the dot memory, TA matmulTA, CAUSAL matmulCausal (all others on the pool memory). */
 const DOT = 2;
 const TA = 3;
 const CAUSAL = 4;
@@ -54,7 +54,8 @@ const HELPER_DEADLINE_MS = 60_000;
 /**
  * The helper thread's code (plain JavaScript in a string, so no build tool rewrites it): given
  * `post` and the init message, it builds both kernel builds on the pool memory, says 'ready', then
- * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (9), BUILD (0/1: plain/fused, DOT, TA).
+ * serves jobs until the job id is -1. Words of its slot: JOB, DONE, ARGS (up to 12; a kernel
+ * ignores those past its own arity, as WebAssembly exports do), BUILD (0/1: plain/fused, DOT, TA, CAUSAL).
  */
 const HELPER = `function helperMain(post, data) {
   function build(bytes, memory, name) {
@@ -80,10 +81,7 @@ const HELPER = `function helperMain(post, data) {
     try {
       const a = base + ${ARGS};
       const build = words[base + ${BUILD}];
-      if (build === ${DOT}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
-      else if (build === ${TA}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7]);
-      else if (build === ${CAUSAL}) kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8], words[a + 9], words[a + 10], words[a + 11]);
-      else kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8]);
+      kernels[build](words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6], words[a + 7], words[a + 8], words[a + 9], words[a + 10], words[a + 11]);
       Atomics.store(words, base + ${DONE}, job);
     } catch (error) {
       Atomics.store(words, base + ${DONE}, -job);
