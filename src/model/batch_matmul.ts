@@ -108,6 +108,16 @@ export function splitProductCount(): number {
   return threads?.split ?? 0;
 }
 
+/** Queued blocks of split products that the calling thread ran itself since the helpers started (tests). */
+export function takenOverCount(): number {
+  return threads?.takenOver ?? 0;
+}
+
+/** Tests: true makes the helpers hold off taking work, as late helpers would; false lets them go. */
+export function holdMatmulHelpers(on: boolean): void {
+  threads?.hold(on);
+}
+
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
   const memory = memoryOf(backend);
   if (!memory) return null;

@@ -2,11 +2,12 @@
 // thread for split rows (every tail of the 4-row blocks) and split batches (shared and per-matrix
 // B), products too small or strided left on one thread, the pool memory growing, a whole training
 // gradient unchanged, decoding's dot products split by columns (the same bits, the same sampled
-// tokens), and the helpers stopped cleanly.
+// tokens), the caller taking over every queued block when the helpers are late (held), and the
+// helpers stopped cleanly.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matMul2d, matmulThreadCount, simdMatMulActive, splitProductCount, stridedMatMul, useMatmulThreads } from '../../src/model/batch_matmul.ts';
+import { holdMatmulHelpers, matMul2d, matMulTransposeA, matmulThreadCount, simdMatMulActive, splitProductCount, stridedMatMul, takenOverCount, useMatmulThreads } from '../../src/model/batch_matmul.ts';
 import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
 import { generate } from '../../src/model/sample.ts';
 import { parseConfig } from '../../src/model/config.ts';
@@ -152,6 +153,42 @@ describe('the matmul kernel on several threads', () => {
     expect(splitProductCount()).toBeGreaterThan(24);
     expect(together).toEqual(alone);
     model.dispose();
+  });
+
+  it('does not wait for late helpers: held, the caller runs every queued block itself, the same bits', async () => {
+    const a = filled([260, 300], 15) as tf.Tensor2D;
+    const b = filled([300, 200], 16) as tf.Tensor2D;
+    const at = filled([300, 260], 17) as tf.Tensor2D; // A^T stored (k, m)
+    const batchA = filled([7, 96, 64], 18);
+    const batchB = filled([7, 64, 96], 19);
+    const x = filled([8, 256], 20) as tf.Tensor2D;
+    const w = tf.variable(filled([256, 768], 21)) as tf.Variable<tf.Rank.R2>;
+    const products: [string, () => tf.Tensor][] = [
+      ['rows', () => matMul2d(a, b)],
+      ['transposed A', () => matMulTransposeA(at, b)],
+      ['batch', () => stridedMatMul(batchA, batchB, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 64 * 96 })],
+      ['dot', () => matMul2d(x, w)],
+    ];
+    for (const [name, product] of products) {
+      const bits = () => tf.tidy(() => [...new Uint32Array(product().dataSync().slice().buffer)]);
+      await useMatmulThreads(0);
+      const one = bits();
+      expect(await useMatmulThreads(2)).toBe(3);
+      bits(); // the copies and kernels made, so only the product runs below
+      holdMatmulHelpers(true);
+      const [split, taken] = [splitProductCount(), takenOverCount()];
+      const start = performance.now();
+      const held = bits();
+      const elapsed = performance.now() - start;
+      holdMatmulHelpers(false);
+      expect(splitProductCount(), name).toBe(split + 1);
+      // the helpers' share: 4 blocks per helper for large products (7 matrices: one each for the 4 left), 1 for dot products
+      expect(takenOverCount() - taken, name).toBe(name === 'dot' ? 2 : name === 'batch' ? 4 : 8);
+      expect(held, name).toEqual(one);
+      expect(elapsed, name).toBeLessThan(5_000); // nowhere near the 60 s a helper gets before the pool gives up
+      expect(bits(), name).toEqual(one); // released: the helpers take blocks again
+    }
+    tf.dispose([a, b, at, batchA, batchB, x, w]);
   });
 
   it('stops the helpers: back to one thread', async () => {
