@@ -17,11 +17,17 @@
 //                                                turns relaxed SIMD on, as Chromium has it; plain
 //                                                Node 20 has it off)
 // and, when Debian's python3 with torch is there, PyTorch's time for the same step
-// (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to).
+// (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to),
+// alternated with ours in rounds (train_step_vs_pytorch: the median of the rounds' ratios):
+//   pytorch_train_step_ms                        torch on 1 thread, OpenBLAS's products on every
+//                                                core (its default, and PyTorch's fastest here)
+//   pytorch_train_step_1core_ms                  the same with OPENBLAS_NUM_THREADS=1, against
+//                                                train_step_1thread_ms
 import * as tf from '@tensorflow/tfjs';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipScale, globalNorm } from '../../src/model/adamw.ts';
 import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useDotProductThreads, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../../src/model/batch_matmul.ts';
@@ -108,41 +114,94 @@ function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
-async function training(): Promise<number> {
+/** A full-parameter training step of the benchmark's model, made once and run as often as asked (milliseconds each). */
+function trainingStep(): { step(): Promise<number>; dispose(): void } {
   const model = CausalLM.fromWeights(config, randomWeights(config, 1), { kind: 'full' });
   const variables = model.trainableVariables();
   const names = [...variables.keys()];
   const list = [...variables.values()];
   const optimizer = new AdamW(variables);
   const ids = Array.from({ length: 4 }, (_, b) => Array.from({ length: 129 }, (_, t) => (b * 131 + t * 17) % 2000));
-  const times: number[] = [];
-  for (let step = 0; step < 4; step++) {
-    const time = await seconds(async () => {
-      const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar, list);
-      const named: Record<string, tf.Tensor> = {};
-      list.forEach((variable, i) => (named[names[i]!] = grads[variable.name]!));
-      // clipping as the trainer does it (update.ts): the norm read back, the factor given to AdamW
-      optimizer.apply(named, undefined, clipScale(await globalNorm(named), 1));
-      await value.data();
-      tf.dispose([value, ...Object.values(grads)]);
-    });
-    if (step > 0) times.push(time); // step 0 warms up kernels and allocations
-  }
-  optimizer.dispose();
-  model.dispose();
-  return 1000 * median(times);
+  const step = () => seconds(async () => {
+    const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar, list);
+    const named: Record<string, tf.Tensor> = {};
+    list.forEach((variable, i) => (named[names[i]!] = grads[variable.name]!));
+    // clipping as the trainer does it (update.ts): the norm read back, the factor given to AdamW
+    optimizer.apply(named, undefined, clipScale(await globalNorm(named), 1));
+    await value.data();
+    tf.dispose([value, ...Object.values(grads)]);
+  });
+  return { step: async () => 1000 * (await step()), dispose: () => { optimizer.dispose(); model.dispose(); } };
 }
 
-function pytorchTrainStep(): { ms: number; blas: string | null } | null {
+/** Median milliseconds of a training step (3 after one that warms up kernels and allocations). */
+async function training(): Promise<number> {
+  const trainer = trainingStep();
+  const times: number[] = [];
+  for (let step = 0; step < 4; step++) {
+    const time = await trainer.step();
+    if (step > 0) times.push(time);
+  }
+  trainer.dispose();
+  return median(times);
+}
+
+/** PyTorch's step (scripts/bench/pytorch_train_step.py --serve), asked for steps on demand; null without python3 and torch. */
+async function pytorchServer(env: Record<string, string>): Promise<{ steps(count: number): Promise<number[]>; blas: string | null; close(): void } | null> {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'pytorch_train_step.py');
   if (!existsSync('/usr/bin/python3')) return null;
-  const result = spawnSync('/usr/bin/python3', [script, '--threads', '1', '--steps', '15'], { encoding: 'utf8', timeout: 300_000 });
-  if (result.status !== 0) {
-    log(`PyTorch reference unavailable: ${(result.stderr || String(result.error)).trim().split('\n').at(-1)}`);
+  const child = spawn('/usr/bin/python3', [script, '--threads', '1', '--serve'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const line = await lines.next();
+    if (line.done) throw new Error(stderr.trim().split('\n').at(-1) || 'python3 exited');
+    return JSON.parse(line.value) as unknown;
+  };
+  try {
+    const about = (await next()) as { blas: string | null };
+    return {
+      blas: about.blas,
+      steps: async (count) => {
+        child.stdin.write(`3 ${count}\n`); // 3 steps unmeasured: PyTorch's first ones after idling are slow
+        return (await next()) as number[];
+      },
+      close: () => child.kill(),
+    };
+  } catch (error) {
+    log(`PyTorch reference unavailable: ${(error as Error).message}`);
+    child.kill();
     return null;
   }
-  const parsed = JSON.parse(result.stdout) as { pytorch_train_step_ms: number; blas: string | null };
-  return { ms: parsed.pytorch_train_step_ms, blas: parsed.blas };
+}
+
+/**
+ * Our step against PyTorch's, alternated in rounds of 6 steps each so both see the same machine
+ * (these VMs' speed drifts by tens of percent within minutes), each side's round after steps of its
+ * own to warm up: medians of each side's steps and the median of the rounds' ratios. PyTorch
+ * without a server: our steps alone.
+ */
+async function trainingAgainst(torch: Awaited<ReturnType<typeof pytorchServer>>, rounds = 4): Promise<{ ours: number; theirs: number | null; ratio: number | null }> {
+  const trainer = trainingStep();
+  await trainer.step(); // warm-up: kernels, allocations, the transposed weight copies
+  await trainer.step();
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < (torch ? rounds : 1); round++) {
+    await trainer.step(); // as PyTorch's round gets
+    const mine: number[] = [];
+    for (let i = 0; i < 6; i++) mine.push(await trainer.step());
+    ours.push(...mine);
+    if (!torch) break;
+    const other = await torch.steps(6);
+    theirs.push(...other);
+    ratios.push(median(mine) / median(other));
+    log(`  round ${round + 1}: ours ${mine.map(Math.round).join(', ')} ms; PyTorch ${other.map(Math.round).join(', ')} ms`);
+  }
+  trainer.dispose();
+  return { ours: median(ours), theirs: torch ? median(theirs) : null, ratio: torch ? median(ratios) : null };
 }
 
 /** The model section of `npm run bench`. */
@@ -151,13 +210,18 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   const backend = await selectBackend({ force: 'wasm', threads: 'auto' });
   const fused = fusedMultiplyAddActive();
   const decode = await decoding();
-  log(`training step (${backend.threads} threads)`);
-  const trainStepMs = await training();
-  let oneThreadMs: number | null = null;
+  // PyTorch as it is fastest here: one torch thread, OpenBLAS's products on every core (its default)
+  const torch = await pytorchServer({});
+  log(`training step (${backend.threads} threads)${torch ? ', alternated with PyTorch\'s (/usr/bin/python3, torch 1 thread, OpenBLAS every core)' : ''}`);
+  const main = await trainingAgainst(torch);
+  torch?.close();
+  let one: Awaited<ReturnType<typeof trainingAgainst>> | null = null;
   if (matmulThreadCount() > 1) {
-    log('training step on one thread');
+    const torchOneCore = await pytorchServer({ OPENBLAS_NUM_THREADS: '1' });
+    log(`training step on one thread${torchOneCore ? ', alternated with PyTorch\'s on one core (OPENBLAS_NUM_THREADS=1)' : ''}`);
     await useMatmulThreads(0);
-    oneThreadMs = await training();
+    one = await trainingAgainst(torchOneCore);
+    torchOneCore?.close();
     await useMatmulThreads(backend.threads! - 1);
   }
   let noFmaMs: number | null = null;
@@ -171,10 +235,8 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   useSimdMatMul(false);
   const tfjsMatmulMs = await training();
   useSimdMatMul(true);
-  log('PyTorch reference step (/usr/bin/python3, 1 thread)');
-  const reference = pytorchTrainStep();
-  const pytorch = reference?.ms ?? null;
   const round = (x: number) => Math.round(x * 10) / 10;
+  const roundOrNull = (x: number | null | undefined) => (x == null ? null : round(x));
   return {
     model_backend: backend.name,
     model_threads: backend.threads,
@@ -184,14 +246,14 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
     ...(decode.decode_batch8_1thread_tok_s ? { decode_batch8_vs_batch1_1thread: round(decode.decode_batch8_1thread_tok_s / decode.decode_batch1_1thread_tok_s!) } : {}),
     ...(decode.decode_batch8_xnnpack_tok_s ? { decode_batch8_vs_batch1_xnnpack: round(decode.decode_batch8_xnnpack_tok_s / decode.decode_batch1_xnnpack_tok_s!) } : {}),
-    train_step_ms: round(trainStepMs),
-    ...(oneThreadMs !== null ? { train_step_1thread_ms: round(oneThreadMs), train_step_threads_speedup: round(oneThreadMs / trainStepMs) } : {}),
+    train_step_ms: round(main.ours),
+    ...(one ? { train_step_1thread_ms: round(one.ours), train_step_threads_speedup: round(one.ours / main.ours) } : {}),
     train_step_tfjs_matmul_ms: round(tfjsMatmulMs),
     ...(noFmaMs !== null ? { train_step_no_fma_ms: round(noFmaMs) } : {}),
-    train_step_simd_speedup: round(tfjsMatmulMs / trainStepMs),
-    pytorch_train_step_ms: pytorch,
-    pytorch_blas: reference?.blas ?? null,
-    train_step_vs_pytorch: pytorch ? round(trainStepMs / pytorch) : null,
-    ...(pytorch && oneThreadMs !== null ? { train_step_1thread_vs_pytorch: round(oneThreadMs / pytorch) } : {}),
+    train_step_simd_speedup: round(tfjsMatmulMs / main.ours),
+    pytorch_train_step_ms: roundOrNull(main.theirs),
+    pytorch_blas: torch?.blas ?? null,
+    train_step_vs_pytorch: roundOrNull(main.ratio),
+    ...(one?.theirs ? { pytorch_train_step_1core_ms: round(one.theirs), train_step_1thread_vs_pytorch_1core: roundOrNull(one.ratio) } : {}),
   };
 }

@@ -2,12 +2,22 @@
 (forward, token log-prob loss, backward, gradient clipping, AdamW) of the same Llama shapes
 (hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000, batch 4 x 128 predicted tokens), float32.
 
-    /usr/bin/python3 scripts/bench/pytorch_train_step.py [--threads N]
+    /usr/bin/python3 scripts/bench/pytorch_train_step.py [--threads N] [--steps N] [--serve]
 
 Prints one JSON line: {"pytorch_train_step_ms": ..., "threads": ..., "torch": ..., "blas": ...}.
 `blas` is the BLAS library this process loaded (read from /proc/self/maps): the step takes
 ~2.7 s on Debian's reference libblas and ~0.15-0.3 s on OpenBLAS, so the figure means little without it.
+`--threads` sets torch's own threads; OpenBLAS keeps a pool of its own for the matrix products, every
+core unless OPENBLAS_NUM_THREADS says otherwise (on a 2-core machine: ~150 ms with its default, ~290 ms
+with OPENBLAS_NUM_THREADS=1).
+
+With --serve it prints that line (without the timing) once warmed up, then reads requests from
+stdin, one per line, "WARM COUNT": WARM steps unmeasured, then COUNT steps answered as a JSON list
+of their milliseconds; so the benchmark can alternate PyTorch's steps with its own, on the same
+machine in the same minute. After an idle second the first steps here run 1.5-3x slower
+(~360, ~230, then ~150 ms), hence WARM.
 """
+import sys
 import argparse
 import json
 import math
@@ -84,14 +94,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1, help="torch threads (tfjs-wasm in Node uses 1)")
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--serve", action="store_true", help="answer step counts read from stdin (see above)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     model = Llama()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
     ids = torch.randint(0, VOCAB, (BATCH, TOKENS + 1))
-    times = []
-    for step in range(args.steps + 1):
+
+    def step():
+        """One training step; its milliseconds."""
         start = time.perf_counter()
         logits = model(ids[:, :-1])
         logprobs = torch.log_softmax(logits, -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
@@ -100,9 +112,21 @@ def main():
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        if step > 0:  # the first step warms up allocators
-            times.append(time.perf_counter() - start)
-    print(json.dumps({"pytorch_train_step_ms": round(1000 * sorted(times)[len(times) // 2], 1), "threads": args.threads, "torch": torch.__version__, "blas": loaded_blas()}))
+        return 1000 * (time.perf_counter() - start)
+
+    for _ in range(3):  # the first steps warm up allocators and caches (measured: ~370, ~230, then ~150 ms)
+        step()
+    about = {"threads": args.threads, "torch": torch.__version__, "blas": loaded_blas()}
+    if args.serve:
+        print(json.dumps(about), flush=True)
+        for line in sys.stdin:
+            warm, count = (int(word) for word in line.split())
+            for _ in range(warm):
+                step()
+            print(json.dumps([round(step(), 2) for _ in range(count)]), flush=True)
+        return
+    times = sorted(step() for _ in range(args.steps))
+    print(json.dumps({"pytorch_train_step_ms": round(times[len(times) // 2], 1), **about}))
 
 
 if __name__ == "__main__":
