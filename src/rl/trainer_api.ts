@@ -5,6 +5,7 @@
 import type { BackendInfo, BackendName } from '../model/backend.ts';
 import type { GroupStats } from './advantage.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
+import type { SandboxSettings } from '../run/config.ts';
 
 /** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
 export type ModelChoice =
@@ -84,8 +85,12 @@ export interface TrainerCheckpoint {
 
 /** The trainer worker's API. Calls are serialized by the caller: one at a time. */
 export interface TrainerApi {
-  /** Picks the backend (forced or auto) and starts the sandbox pool. */
-  init(options: { backend: BackendName | 'auto'; sandboxes?: number }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo>;
+  /**
+   * Picks the backend (forced or auto) and starts the sandbox pool, with the run's sandbox settings
+   * when given (`sandbox`), so a configure() right after with the same settings need not start the
+   * pool again (on a 2-core machine each start costs seconds of Pyodide).
+   */
+  init(options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo>;
   /** Loads a model and its tokenizer; replaces any loaded one and resets the run. */
   loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo>;
   /**

@@ -6,7 +6,7 @@ import type { BackendInfo, BackendName } from '../model/backend.ts';
 import { exportPeftAdapter, importPeftAdapter } from '../model/peft.ts';
 import type { RngState } from '../model/rng.ts';
 import type { ModelSource } from '../model/source.ts';
-import { defaultConfig, type RunConfig } from '../run/config.ts';
+import { defaultConfig, type RunConfig, type SandboxSettings } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import type { Trainer } from './trainer.ts';
@@ -35,10 +35,11 @@ export class TrainerService implements TrainerApi {
 
   constructor(private readonly deps: ServiceDeps) {}
 
-  async init(options: { backend: BackendName | 'auto'; sandboxes?: number }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo> {
+  async init(options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo> {
     onProgress({ stage: 'backend', message: 'Starting the tensor backend' });
     const info = await this.deps.selectBackend(options.backend === 'auto' ? undefined : options.backend);
     this.sandboxSize = options.sandboxes ?? 2;
+    if (options.sandbox) this.config = { ...this.config, timeoutMs: options.sandbox.timeoutMs, maxOutputChars: options.sandbox.maxOutputChars };
     await this.restartSandbox(onProgress);
     return info;
   }

@@ -86,6 +86,14 @@ export type RunConfig = { -readonly [K in FieldName]: ValueOf<Schema[K]> };
 export const FIELD_NAMES = Object.keys(CONFIG_SCHEMA) as FieldName[];
 
 /** A fresh copy of the defaults (safe to mutate). */
+/** The run config's settings that the sandbox pool is started with. */
+export type SandboxSettings = Pick<RunConfig, 'timeoutMs' | 'maxOutputChars'>;
+
+/** A config's sandbox settings (the trainer worker's init takes them, so the pool starts with them). */
+export function sandboxSettings(config: RunConfig): SandboxSettings {
+  return { timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars };
+}
+
 export function defaultConfig(): RunConfig {
   return structuredClone(Object.fromEntries(FIELD_NAMES.map((name) => [name, CONFIG_SCHEMA[name].default]))) as unknown as RunConfig;
 }

@@ -1,6 +1,7 @@
 // The page's run controller: the run core (run_core.ts) plus what touches stored state:
 // checkpoints and resume, adapter export and import, and held-out evaluation on demand.
 import { savedModel, type CheckpointSummary } from '../run/checkpoints.ts';
+import { sandboxSettings } from '../run/config.ts';
 import { decodeLink } from '../run/link.ts';
 import { RunCore } from './run_core.ts';
 import type { StepRecord } from './run_types.ts';
@@ -36,7 +37,7 @@ export class RunController extends RunCore {
       }
       if (summary.model.kind === 'hub' && summary.model.baseUrl) this.context = { ...this.context, hubBaseUrl: summary.model.baseUrl };
       if (config.backend !== this.config.backend || !this.backend) {
-        this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
+        this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
         this.emit('backend');
         this.model = null;
       }

@@ -6,7 +6,7 @@ import type { BackendInfo } from '../model/backend.ts';
 import type { EvalReport, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport } from '../rl/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import { shouldCheckpoint, type CheckpointSummary } from '../run/checkpoints.ts';
-import { defaultConfig, type RunConfig } from '../run/config.ts';
+import { defaultConfig, sandboxSettings, type RunConfig } from '../run/config.ts';
 import { encodeLink } from '../run/link.ts';
 import { explainError, type UiError } from './errors.ts';
 import { modelChoice, modelLabel, type ModelContext } from './models.ts';
@@ -162,7 +162,7 @@ export abstract class RunCore {
     this.emit('config');
     const ok = await this.exclusive('starting the trainer', 'starting', async () => {
       this.setState('starting', 'Starting the backend and the Python sandbox…');
-      this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
+      this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
       this.emit('backend');
       const choice = await this.checkModelInner(config);
       // configure before loading: the worker builds the model's adapters from the config
@@ -228,7 +228,7 @@ export abstract class RunCore {
   async applyConfig(config: RunConfig): Promise<boolean> {
     return this.exclusive('applying the configuration', 'busy', async () => {
       if (config.backend !== this.config.backend || !this.backend) {
-        this.backend = await this.deps.trainer.init({ backend: config.backend }, this.deps.proxy(this.onProgress));
+        this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
         this.emit('backend');
       }
       const newModel = config.model !== this.config.model || !this.model || this.choice?.kind === 'files';

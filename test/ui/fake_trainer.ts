@@ -8,7 +8,7 @@ import type {
   EvalReport, GroupStats, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport, TrainerApi, TrainerCheckpoint,
 } from '../../src/rl/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
-import { defaultConfig, type RunConfig } from '../../src/run/config.ts';
+import { defaultConfig, type RunConfig, type SandboxSettings } from '../../src/run/config.ts';
 import { decodeLink } from '../../src/run/link.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
 import { buildMetrics, buildTrajectory } from './records.ts';
@@ -75,7 +75,11 @@ export class FakeTrainer implements TrainerApi {
     }
   }
 
-  async init(options: { backend: string }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo> {
+  /** The sandbox settings the last init() was given. */
+  initSandbox: SandboxSettings | undefined;
+
+  async init(options: { backend: string; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo> {
+    this.initSandbox = options.sandbox;
     await this.enter('init', options.backend);
     onProgress({ stage: 'backend', message: 'Starting the WASM backend…' });
     await this.bytes('sandbox', 'Loading the Python sandbox (Pyodide)…', onProgress);

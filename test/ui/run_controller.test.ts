@@ -18,10 +18,12 @@ function setup(options: FakeTrainerOptions = {}, config: Partial<RunConfig> = {}
 
 describe('RunController', () => {
   it('starts: init, configure, then load; shows backend, model and progress; enables Train', async () => {
-    const { trainer, controller, config, changes } = setup();
+    const { trainer, controller, config, changes } = setup({}, { timeoutMs: 2000, maxOutputChars: 300 });
     expect(controller.controls().train).toBe(false);
     expect(await controller.start(config)).toBe(true);
     expect(trainer.calls).toEqual(['init:auto', 'configure', 'loadModel:demo']);
+    // the pool starts with the run's sandbox settings, so the configure after it need not restart it
+    expect(trainer.initSandbox).toEqual({ timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });
     expect(controller.backend?.name).toBe('wasm');
     expect(controller.model?.name).toBe('demo');
     expect(controller.progress.get('model')).toMatchObject({ loadedBytes: 4_000_000, totalBytes: 4_000_000 });
