@@ -17,10 +17,10 @@ of their milliseconds; so the benchmark can alternate PyTorch's steps with its o
 machine in the same minute. After an idle second the first steps here run 1.5-3x slower
 (~360, ~230, then ~150 ms), hence WARM.
 """
-import sys
 import argparse
 import json
 import math
+import sys
 import time
 
 import torch

@@ -39,7 +39,7 @@ export class TrainerService implements TrainerApi {
     onProgress({ stage: 'backend', message: 'Starting the tensor backend' });
     const info = await this.deps.selectBackend(options.backend === 'auto' ? undefined : options.backend);
     this.sandboxSize = options.sandboxes ?? 2;
-    if (options.sandbox) this.config = { ...this.config, timeoutMs: options.sandbox.timeoutMs, maxOutputChars: options.sandbox.maxOutputChars };
+    if (options.sandbox) this.config = { ...this.config, ...options.sandbox };
     await this.restartSandbox(onProgress);
     return info;
   }

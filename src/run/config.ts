@@ -85,7 +85,6 @@ export type RunConfig = { -readonly [K in FieldName]: ValueOf<Schema[K]> };
 /** Field names in schema order. */
 export const FIELD_NAMES = Object.keys(CONFIG_SCHEMA) as FieldName[];
 
-/** A fresh copy of the defaults (safe to mutate). */
 /** The run config's settings that the sandbox pool is started with. */
 export type SandboxSettings = Pick<RunConfig, 'timeoutMs' | 'maxOutputChars'>;
 
@@ -94,6 +93,7 @@ export function sandboxSettings(config: RunConfig): SandboxSettings {
   return { timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars };
 }
 
+/** A fresh copy of the defaults (safe to mutate). */
 export function defaultConfig(): RunConfig {
   return structuredClone(Object.fromEntries(FIELD_NAMES.map((name) => [name, CONFIG_SCHEMA[name].default]))) as unknown as RunConfig;
 }
