@@ -153,10 +153,15 @@ async function pytorchServer(env: Record<string, string>): Promise<{ steps(count
   const child = spawn('/usr/bin/python3', [script, '--threads', '1', '--serve'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.on('error', () => {}); // a PyTorch that died: next() says so with its stderr
+  const exited = new Promise<string>((resolve) => child.once('close', (code, signal) => resolve(signal ? `python3 ended by ${signal}` : `python3 exited with code ${code}`)));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => {
     const line = await lines.next();
-    if (line.done) throw new Error(stderr.trim().split('\n').at(-1) || 'python3 exited');
+    if (line.done) {
+      const how = await exited; // and all of its stderr read
+      throw new Error(stderr.trim().split('\n').at(-1) || how);
+    }
     return JSON.parse(line.value) as unknown;
   };
   try {
@@ -195,13 +200,19 @@ async function trainingAgainst(torch: Awaited<ReturnType<typeof pytorchServer>>,
     for (let i = 0; i < 6; i++) mine.push(await trainer.step());
     ours.push(...mine);
     if (!torch) break;
-    const other = await torch.steps(6);
+    let other: number[];
+    try {
+      other = await torch.steps(6);
+    } catch (error) {
+      log(`PyTorch reference stopped (${(error as Error).message}); our steps alone from here`);
+      break;
+    }
     theirs.push(...other);
     ratios.push(median(mine) / median(other));
     log(`  round ${round + 1}: ours ${mine.map(Math.round).join(', ')} ms; PyTorch ${other.map(Math.round).join(', ')} ms`);
   }
   trainer.dispose();
-  return { ours: median(ours), theirs: torch ? median(theirs) : null, ratio: torch ? median(ratios) : null };
+  return { ours: median(ours), theirs: ratios.length ? median(theirs) : null, ratio: ratios.length ? median(ratios) : null };
 }
 
 /** The model section of `npm run bench`. */
