@@ -14,7 +14,7 @@ import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { maskedSoftmax } from './simd_softmax.ts';
 import { simdRmsNorm, simdRmsNormActive } from './simd_rmsnorm.ts';
-import { swiglu } from './simd_swiglu.ts';
+import { swiglu, swigluValue } from './simd_swiglu.ts';
 
 /** What the forward pass needs besides the weights. */
 export interface DecoderParts {
@@ -113,8 +113,8 @@ function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2
   const { gate_proj, up_proj, down_proj } = layer.projections;
   const gate = applyLinear(h, gate_proj, mode); // (N, F)
   const up = applyLinear(h, up_proj, mode);
-  // silu(gate) * up: fused on wasm for training (simd_swiglu.ts); decoding keeps the three ops
-  const gated = mode.differentiable ? swiglu(gate, up) : tf.mul(tf.mul(gate, tf.sigmoid(gate)), up);
+  // silu(gate) * up: fused on wasm for training and for decoding's few rows (simd_swiglu.ts)
+  const gated = mode.differentiable ? swiglu(gate, up) : swigluValue(gate, up);
   return applyLinear(gated as tf.Tensor2D, down_proj, mode);
 }
 

@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/model/config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdSwigluActive, simdSwigluModule, swiglu, useSimdSwiglu } from '../../src/model/simd_swiglu.ts';
+import { simdSwigluActive, simdSwigluModule, swiglu, swigluValue, useSimdSwiglu } from '../../src/model/simd_swiglu.ts';
 
 const filled = (length: number, seed: number, spread: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * spread);
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -81,6 +81,27 @@ describe('fused SwiGLU on wasm', () => {
     const names = kernels.map((k) => k.name);
     expect(names).toContain('AgenticRlSwiGLU');
     expect(names).toContain('AgenticRlSwiGLUGrad');
+    model.dispose();
+  });
+
+  it('gives decoding the forward kernel: swigluValue equals swiglu, and a no-gradient forward runs no Sigmoid', async () => {
+    const [g, u] = [filled(8 * 768, 4, 12), filled(8 * 768, 5, 2)];
+    const gate = tf.tensor2d(g, [8, 768]);
+    const up = tf.tensor2d(u, [8, 768]);
+    expect(Array.from(swigluValue(gate, up).dataSync())).toEqual(Array.from(swiglu(gate, up).dataSync()));
+    useSimdSwiglu(false);
+    expectClose(swigluValue(gate, up).dataSync(), Array.from(g, (x, i) => x * sigmoid(x) * u[i]!), 2e-6, 1e-30); // the tfjs ops
+    useSimdSwiglu(true);
+    tf.dispose([gate, up]);
+    const config = parseConfig({
+      model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 1,
+      num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
+    });
+    const model = CausalLM.fromWeights(config, randomWeights(config, 1));
+    const { kernels } = await tf.profile(() => { model.logits([1, 2, 3]); });
+    const names = kernels.map((k) => k.name);
+    expect(names).toContain('AgenticRlSwiGLU');
+    expect(names).not.toContain('Sigmoid');
     model.dispose();
   });
 
