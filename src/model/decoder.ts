@@ -13,7 +13,7 @@ import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { maskedSoftmax } from './simd_softmax.ts';
-import { simdRmsNorm, simdRmsNormActive } from './simd_rmsnorm.ts';
+import { simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from './simd_rmsnorm.ts';
 import { swiglu, swigluValue } from './simd_swiglu.ts';
 
 /** What the forward pass needs besides the weights. */
@@ -59,12 +59,13 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
   const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation(), backwardSin: undefined as tf.Tensor | undefined };
   // training: RoPE's backward table -[s2, s1] (rope.ts), -sin since the halves of Rope's tables are equal
   if (mode.differentiable) rope.backwardSin = tf.neg(rope.sin);
+  const norm = mode.differentiable ? 'gradient' : 'value';
   params.layers.forEach((layer, index) => {
-    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps, mode.differentiable), input, rope, mode);
+    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps, norm), input, rope, mode);
     x = tf.add(x, attended);
-    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, config.rmsNormEps, mode.differentiable), mode));
+    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, config.rmsNormEps, norm), mode));
   });
-  return rmsNorm(x, params.finalNorm, config.rmsNormEps, mode.differentiable);
+  return rmsNorm(x, params.finalNorm, config.rmsNormEps, norm);
 }
 
 /** Logits (N, V) for hidden rows (N, D): h @ lm_head, or h @ embedding when tied. */
@@ -73,11 +74,12 @@ export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Ten
 }
 
 /**
- * RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. `fused`: for training, one SIMD
- * pass forward and one backward on wasm (simd_rmsnorm.ts); decoding keeps the ops.
+ * RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. On wasm one SIMD pass
+ * (simd_rmsnorm.ts): `kernel` 'gradient' with its one-pass backward (training), 'value' the
+ * forward alone (decoding); 'ops', or off wasm, the tfjs ops.
  */
-export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number, fused = false): tf.Tensor2D {
-  if (fused && simdRmsNormActive(x.shape[1])) return simdRmsNorm(x, weight, eps);
+export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number, kernel: 'gradient' | 'value' | 'ops' = 'ops'): tf.Tensor2D {
+  if (kernel !== 'ops' && simdRmsNormActive(x.shape[1])) return kernel === 'gradient' ? simdRmsNorm(x, weight, eps) : simdRmsNormValue(x, weight, eps);
   const meanSquare = tf.mean(tf.square(x), -1, true); // (N, 1)
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
 }

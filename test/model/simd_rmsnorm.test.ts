@@ -1,6 +1,7 @@
 // The fused RMSNorm (simd_rmsnorm.ts): values and both gradients against the tfjs ops (rmsNorm
-// unfused) and float64 formulas, its use in a training step with no tensors left behind, and a
-// clear error for operands it does not take.
+// unfused) and float64 formulas, the forward alone (decoding) giving the same numbers, its use in a
+// training step and in a no-gradient forward with no tensors left behind, and a clear error for
+// operands it does not take.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -38,12 +39,17 @@ describe('fused RMSNorm on wasm', () => {
     const w = tf.tensor1d(ws);
     const weights = tf.tensor2d(gs, [rows, D]); // dL/dy: every output weighed differently
     const run = (fused: boolean) => tf.tidy(() => {
-      const value = rmsNorm(x, w, eps, fused).dataSync().slice();
-      const [dx, dw] = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(rmsNorm(a as tf.Tensor2D, b, eps, fused), weights)))([x, w]);
+      const value = rmsNorm(x, w, eps, fused ? 'gradient' : 'ops').dataSync().slice();
+      const [dx, dw] = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(rmsNorm(a as tf.Tensor2D, b, eps, fused ? 'gradient' : 'ops'), weights)))([x, w]);
       return { value, dx: dx!.dataSync().slice(), dw: dw!.dataSync().slice() };
     });
     const fused = run(true);
     const ops = run(false);
+    const before = tf.memory().numTensors;
+    const value = rmsNorm(x, w, eps, 'value'); // decoding's forward alone: the same numbers, nothing left behind
+    expect(Array.from(value.dataSync())).toEqual(Array.from(fused.value));
+    value.dispose();
+    expect(tf.memory().numTensors).toBe(before);
     expectClose(fused.value, ops.value, 2e-6, 1e-7);
     expectClose(fused.dx, ops.dx, 1e-5, 1e-6);
     expectClose(fused.dw, ops.dw, 1e-5, 1e-5);
@@ -88,6 +94,19 @@ describe('fused RMSNorm on wasm', () => {
     const names = kernels.map((k) => k.name);
     expect(names.filter((n) => n === 'AgenticRlRmsNorm')).toHaveLength(3); // two per layer and the final norm
     expect(names).toContain('AgenticRlRmsNormGrad');
+    model.dispose();
+  });
+
+  it('carries the norms of a no-gradient forward (decoding, prefill) with no other norm op', async () => {
+    const config = parseConfig({
+      model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2,
+      num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
+    });
+    const model = CausalLM.fromWeights(config, randomWeights(config, 1));
+    const { kernels } = await tf.profile(() => { model.logits([1, 2, 3]); });
+    const names = kernels.map((k) => k.name);
+    expect(names.filter((n) => n === 'AgenticRlRmsNorm')).toHaveLength(5); // two per layer and the final norm
+    expect(names).not.toContain('Rsqrt');
     model.dispose();
   });
 
