@@ -141,6 +141,12 @@ const fused = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
   };
 }) as (gate: tf.Tensor, up: tf.Tensor) => tf.Tensor;
 
+/** silu(gate) * up as the three tfjs ops. */
+const swigluOps = (gate: tf.Tensor, up: tf.Tensor): tf.Tensor => tf.mul(tf.mul(gate, tf.sigmoid(gate)), up);
+
+/** Whether the fused kernels take these operands (wasm, equal shapes, a multiple of 4 numbers). */
+const kernelTakes = (gate: tf.Tensor, up: tf.Tensor): boolean => simdSwigluActive(gate.size) && gate.shape.join() === up.shape.join();
+
 /**
  * Most numbers for which swigluValue takes the forward kernel. Measured at 768 wide (µs, kernel
  * against the three tfjs ops): 1 row 3.3 / 11.0, 8 rows 13.3 / 17.1, 16 rows 24.0 / 25.2, 32 rows
@@ -155,12 +161,12 @@ const VALUE_KERNEL_MAX = 1 << 14;
  * for decoding's few rows where simdSwigluActive, else the tfjs ops.
  */
 export function swigluValue(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
-  if (gate.size > VALUE_KERNEL_MAX || !simdSwigluActive(gate.size) || gate.shape.join() !== up.shape.join()) return tf.mul(tf.mul(gate, tf.sigmoid(gate)), up);
+  if (gate.size > VALUE_KERNEL_MAX || !kernelTakes(gate, up)) return swigluOps(gate, up);
   return tf.engine().runKernel(FORWARD, { gate, up }) as tf.Tensor;
 }
 
 /** silu(gate) * up, differentiable: the fused kernels where simdSwigluActive, else the tfjs ops. */
 export function swiglu(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
-  if (!simdSwigluActive(gate.size) || gate.shape.join() !== up.shape.join()) return tf.mul(tf.mul(gate, tf.sigmoid(gate)), up);
+  if (!kernelTakes(gate, up)) return swigluOps(gate, up);
   return fused(gate, up);
 }
