@@ -25,6 +25,30 @@ const VECTORS = 2; // f32x4 vectors of B per block (8 columns)
 const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for our float32 data
 
 /**
+ * Column panels. Every block of 4 rows streams K x (its columns) of B, so with the blocks taken row
+ * after row all of B passes through the cache once per 4 rows of A: from L2 while B fits there,
+ * from L3 past it, at half the speed (measured on one thread: 512 x 2000 @ 2000 x 256 at 25
+ * GFLOP/s, 512 x 256 @ 256 x 2000 at 33, against 48-52 for the linear layers' B of up to 768 KB).
+ * A B larger than PANEL_MIN_B numbers (1 MB) is taken in panels of columns of at most PANEL_FLOATS
+ * numbers (512 KB, within L2 with room for A's rows, on CPUs with 1-2 MB of L2 a core), all rows
+ * of A against one panel before the next. Each output is still one sum over k in order: the same
+ * bits as without panels.
+ */
+const PANEL_MIN_B = 1 << 18;
+const PANEL_FLOATS = 1 << 17;
+
+/**
+ * Depth blocks. A block of 4 rows by 8 columns reads 4 rows of A and K rows of B's 8 columns (half
+ * a cache line each) per pass; with K past ~1000 they no longer stay in L1 between the passes, and
+ * the product runs from L2 at half speed (512 x 2000 @ 2000 x 256: 25 GFLOP/s on one thread, in
+ * column panels too). So the plain product with K > DEPTH_MIN runs over k in blocks of DEPTH, all
+ * row blocks of a panel per depth block, each block's sums stored in C and loaded back for the
+ * next: a sum over k in the same order from the same partial sums, so the same bits.
+ */
+const DEPTH_MIN = 1024;
+const DEPTH = 512;
+
+/**
  * Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
  */
@@ -44,10 +68,21 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
   // so the k loop stops after the block's last visible key. Either way the numbers kept are the
   // full product's, bit for bit (the terms skipped are 0 * finite).
   const [MODE, PERIOD, OFFSET] = [9, 10, 11];
-  const kEnd = causal ? f.local(I32) : K; // where a block's k loop stops
+  // Depth blocks (the plain product only): k in [kStart, kStop) for all row blocks, then the next,
+  // each block's sums carried through C between them (see DEPTH).
+  const kBlocks = !transA && !causal && !accumulate;
+  const kStart = f.local(I32);
+  const kStop = f.local(I32);
+  const depth = f.local(I32);
+  const kEnd = causal ? f.local(I32) : kBlocks ? kStop : K; // where a block's k loop stops
   const colEnd = causal ? f.local(I32) : N; // where a row block's computed columns stop
   const [tFirst, tLast] = causal ? [f.local(I32), f.local(I32)] : [0, 0];
   const rowB = f.local(I32); // N * 4 (also a row of C)
+  // Column panels: C's columns [panel, panelEnd) for all rows, then the next panel, so the part of
+  // B the row blocks stream (K x panel width) stays in L2 when all of B would not (see PANEL_FLOATS).
+  const panel = f.local(I32);
+  const panelEnd = f.local(I32);
+  const width = f.local(I32); // panel width in columns
   const matC = f.local(I32); // M * N * 4
   const bi = f.local(I32);
   const i = f.local(I32);
@@ -76,8 +111,26 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
   // A[i, k] -> A[i, k + 1]
   const nextA = (pointer: number) => (transA ? f.addTo(pointer, stepA) : f.addConst(pointer, 4));
   // rowPtr[r] = pa + (i + r) * rowA
+  // (kBlocks: from column kStart of A)
   const rowStarts = (rows: number) => {
-    for (let r = 0; r < rows; r++) f.get(transA ? baseA : pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a).set(rowPtr[r]!);
+    for (let r = 0; r < rows; r++) {
+      f.get(transA ? baseA : pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a);
+      if (kBlocks) f.get(kStart).i32(2).op(0x74, 0x6a);
+      f.set(rowPtr[r]!);
+    }
+  };
+  // q = pb + j * 4 (kBlocks: + kStart * rowB, row kStart of B), k = kStart
+  const columnStart = () => {
+    f.get(pb).get(j).i32(2).op(0x74, 0x6a);
+    if (kBlocks) f.get(kStart).get(rowB).op(0x6c, 0x6a);
+    f.set(q);
+    if (kBlocks) f.get(kStart).set(k);
+    else f.i32(0).set(k);
+  };
+  // (kBlocks) `first` for the first depth block, `carried` for the next ones
+  const fromStart = (first: () => void, carried: () => void) => {
+    if (kBlocks) f.ifElse(() => { f.get(kStart).op(0x45); }, first, carried); // i32.eqz
+    else first();
   };
   // out = pc + (i + r) * rowB + j * 4
   const outAt = (r: number) => {
@@ -86,10 +139,16 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
 
   // A block of `rows` x (4 * vectors) outputs, accumulated over all K in registers.
   const block = (rows: number, vectors: number) => {
-    for (let r = 0; r < rows; r++) for (let v = 0; v < vectors; v++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![v]!);
+    fromStart(() => {
+      for (let r = 0; r < rows; r++) for (let v = 0; v < vectors; v++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![v]!);
+    }, () => { // the sums so far, as the previous depth block stored them
+      for (let r = 0; r < rows; r++) {
+        outAt(r);
+        for (let v = 0; v < vectors; v++) f.get(out).simd(0x00, ALIGN4, ...uleb(16 * v)).set(acc[r]![v]!);
+      }
+    });
     rowStarts(rows);
-    f.get(pb).get(j).i32(2).op(0x74, 0x6a).set(q); // q = pb + j * 4
-    f.i32(0).set(k);
+    columnStart();
     f.whileLoop(lessThan(value(k), kEnd), () => {
       for (let v = 0; v < vectors; v++) f.get(q).simd(0x00, ALIGN4, ...uleb(16 * v)).set(bv[v]!); // v128.load offset 16v
       for (let r = 0; r < rows; r++) {
@@ -117,9 +176,8 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
   const column = (rows: number) => {
     rowStarts(rows);
     for (let r = 0; r < rows; r++) {
-      f.op(0x43, 0, 0, 0, 0).set(sum); // f32.const 0
-      f.get(pb).get(j).i32(2).op(0x74, 0x6a).set(q);
-      f.i32(0).set(k);
+      fromStart(() => { f.op(0x43, 0, 0, 0, 0).set(sum); }, () => { outAt(r); f.get(out).op(0x2a, ALIGN4, 0).set(sum); }); // 0, or the sum so far
+      columnStart();
       f.whileLoop(lessThan(value(k), kEnd), () => {
         f.get(sum).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * B
         nextA(rowPtr[r]!);
@@ -184,14 +242,14 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
       if (count === ROWS) packRows();
     }
     if (causal) causalLimits(count);
-    f.i32(0).set(j);
+    f.get(panel).set(j);
     // (causal: and j < colEnd; i32.and of the two tests)
     const below = (cond: () => void) => (causal ? () => { cond(); f.get(j).get(colEnd).op(0x49, 0x71); } : cond);
-    f.whileLoop(below(atMost(plus(j, 4 * VECTORS), N)), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
-    f.whileLoop(below(atMost(plus(j, 4), N)), () => { block(count, 1); f.addConst(j, 4); });
-    f.whileLoop(below(lessThan(value(j), N)), () => { column(count); f.addConst(j, 1); });
+    f.whileLoop(below(atMost(plus(j, 4 * VECTORS), panelEnd)), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
+    f.whileLoop(below(atMost(plus(j, 4), panelEnd)), () => { block(count, 1); f.addConst(j, 4); });
+    f.whileLoop(below(lessThan(value(j), panelEnd)), () => { column(count); f.addConst(j, 1); });
     if (causal) {
-      f.whileLoop(lessThan(value(j), N), () => { // mode 1: the columns past the block's visible keys, 0
+      f.whileLoop(lessThan(value(j), panelEnd), () => { // mode 1: the columns past the block's visible keys, 0
         for (let r = 0; r < count; r++) { outAt(r); f.get(out).op(0x43, 0, 0, 0, 0).op(0x38, ALIGN4, 0); }
         f.addConst(j, 1);
       });
@@ -206,9 +264,9 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
     // a block that wraps past a period boundary sees up to period - 1
     f.ifElse(() => { f.get(tLast).get(PERIOD).op(0x4f); }, () => { f.get(PERIOD).i32(1).op(0x6b).set(tLast); }, () => {}); // i32.ge_u
     f.get(tLast).get(OFFSET).op(0x6a).i32(1).op(0x6a).set(tLast); // the limit
-    f.get(N).set(colEnd).get(K).set(kEnd);
+    f.get(panelEnd).set(colEnd).get(K).set(kEnd);
     f.ifElse(() => { f.get(MODE).i32(1).op(0x46); }, () => {
-      f.ifElse(() => { f.get(tLast).get(N).op(0x49); }, () => { f.get(tLast).set(colEnd); }, () => {});
+      f.ifElse(() => { f.get(tLast).get(panelEnd).op(0x49); }, () => { f.get(tLast).set(colEnd); }, () => {});
     }, () => {
       f.ifElse(() => { f.get(tLast).get(K).op(0x49); }, () => { f.get(tLast).set(kEnd); }, () => {});
     });
@@ -222,16 +280,48 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
   }
   f.get(N).i32(2).op(0x74).set(rowB);
   f.get(M).get(rowB).op(0x6c).set(matC);
+  // width = N when K * N <= PANEL_MIN_B (B fits as it is), else PANEL_FLOATS / K rounded down to
+  // a multiple of the block's 8 columns, at least 8; the causal kernel (attention's small B) takes
+  // all columns at once
+  f.get(N).set(width);
+  if (!causal) {
+    f.ifElse(() => { f.get(K).get(N).op(0x6c).i32(PANEL_MIN_B).op(0x4b); }, () => { // i32.gt_u
+      f.i32(PANEL_FLOATS).get(K).op(0x6e).i32(-8).op(0x71).set(width); // i32.div_u, i32.and
+      f.ifElse(() => { f.get(width).i32(8).op(0x49); }, () => { f.i32(8).set(width); }, () => {});
+    }, () => {});
+  }
+  if (kBlocks) { // depth = K up to DEPTH_MIN, else DEPTH
+    f.get(K).set(depth);
+    f.ifElse(() => { f.get(K).i32(DEPTH_MIN).op(0x4b); }, () => { f.i32(DEPTH).set(depth); }, () => {});
+  }
   f.i32(0).set(bi);
   f.whileLoop(lessThan(value(bi), batch), () => {
-    f.i32(0).set(i);
     const allRows = () => {
-      f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
-      f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
+      f.i32(0).set(panel);
+      f.whileLoop(lessThan(value(panel), N), () => {
+        f.get(panel).get(width).op(0x6a).set(panelEnd);
+        f.ifElse(() => { f.get(panelEnd).get(N).op(0x4b); }, () => { f.get(N).set(panelEnd); }, () => {});
+        const allBlocks = () => {
+          f.i32(0).set(i);
+          f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
+          f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
+        };
+        if (kBlocks) {
+          f.i32(0).set(kStart);
+          f.whileLoop(lessThan(value(kStart), K), () => {
+            f.get(kStart).get(depth).op(0x6a).set(kStop);
+            f.ifElse(() => { f.get(kStop).get(K).op(0x4b); }, () => { f.get(K).set(kStop); }, () => {});
+            allBlocks();
+            f.get(kStop).set(kStart);
+          });
+        } else allBlocks();
+        f.get(panelEnd).set(panel);
+      });
     };
     if (transA || causal || accumulate) allRows(); // no matrix-vector path: A's rows are not contiguous, the limits apply by blocks, or C is added to
     else {
       f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
+        f.i32(0).set(i);
         f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
         f.whileLoop(lessThan(value(i), M), () => { dots(1); f.addConst(i, 1); });
       }, allRows);

@@ -44,10 +44,13 @@ describe('SIMD matmul kernel', () => {
     [1, 1, 1, 1, false], [2, 4, 8, 8, false], [3, 5, 3, 7, false], [2, 9, 48, 13, false],
     [1, 17, 1, 33, false], [2, 6, 20, 12, true], [4, 3, 64, 130, false],
     [3, 9, 48, 1, false], [2, 5, 7, 1, false], [1, 6, 2, 1, false], [2, 7, 64, 1, true], [3, 130, 48, 1, false],
+    // a B past 1 MB in column panels (K 1000: 128, 128 and 14 columns), depth blocks (K 1030: 512,
+    // 512, 6) with a broadcast B, and both (K 2100, N 131: panels of 56 columns, 5 depth blocks)
+    [1, 6, 1000, 270, false], [2, 5, 1030, 9, true], [1, 7, 2100, 131, false],
   ];
   const builds = shapes.flatMap((shape) => [false, true].map((fma) => [...shape, fma] as const));
   it.each(builds)('batch %i, %i x %i @ %i x N (broadcast B: %s, fused: %s) matches a float64 triple loop', (batch, m, k, n, broadcastB, fma) => {
-    const memory = new WebAssembly.Memory({ initial: 4 });
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((4 * (batch * (m * k + k * n + m * n) + 64)) / 65536) });
     const kernel = instantiateMatmul(memory, fma)!;
     expect(kernel).not.toBeNull();
     const a = filled(batch * m * k, 1);
@@ -118,6 +121,30 @@ describe('SIMD dot-product kernel (C = A W^T, few rows)', () => {
         let want = 0;
         for (let x = 0; x < k; x++) want += a[i * k + x]! * w[(col - first) * k + x]!;
         expect(Math.abs(got - want)).toBeLessThan(1e-4 * (1 + Math.abs(want)));
+      }
+    }
+  });
+});
+
+describe('SIMD matmul kernel, column panels', () => {
+  it('computes each panel of a large B with the bits of a product with just those columns', () => {
+    // K 1000, N 300: B (1.2 MB) past the 1 MB at which the kernel takes panels of 128 columns
+    const [m, k, n] = [10, 1000, 300];
+    const memory = new WebAssembly.Memory({ initial: 40 });
+    const kernel = instantiateMatmul(memory, true)!;
+    const heap = new Float32Array(memory.buffer);
+    const [pa, pb, pc] = [0, m * k, m * k + k * n];
+    heap.set(filled(m * k, 6), pa);
+    heap.set(filled(k * n, 7), pb);
+    kernel(pa * 4, pb * 4, pc * 4, 1, m, k, n, 0, 0);
+    const whole = heap.slice(pc, pc + m * n);
+    for (const [from, to] of [[0, 128], [128, 256], [256, 300]] as const) {
+      const width = to - from; // a B of k x width: one panel (its columns at the same places in the 8-column blocks and the tail)
+      const [pn, pd] = [pc + m * n, pc + m * n + k * width];
+      for (let row = 0; row < k; row++) heap.set(heap.subarray(pb + row * n + from, pb + row * n + to), pn + row * width);
+      kernel(pa * 4, pn * 4, pd * 4, 1, m, k, width, 0, 0);
+      for (let i = 0; i < m; i++) {
+        expect(Array.from(heap.subarray(pd + i * width, pd + (i + 1) * width))).toEqual(Array.from(whole.subarray(i * n + from, i * n + to)));
       }
     }
   });
