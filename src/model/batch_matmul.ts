@@ -16,7 +16,7 @@ import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
 /** Both builds of the kernel on one memory, and the transposed-A, causal and accumulating ones; all but `plain` null without relaxed SIMD. */
-interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null; add: MatmulKernel | null }
+export interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null; add: MatmulKernel | null }
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
@@ -116,6 +116,15 @@ export function takenOverCount(): number {
 /** Tests: true makes the helpers hold off taking work, as late helpers would; false lets them go. */
 export function holdMatmulHelpers(on: boolean): void {
   threads?.hold(on);
+}
+
+/**
+ * For paired_products.ts: the kernels on `backend`'s heap and the helper threads (null: one
+ * thread), or null where the fused kernel does not serve (no relaxed SIMD, or turned off).
+ */
+export function fusedKernels(backend: WasmBackendLike): { kernels: Kernels; threads: MatmulThreads | null } | null {
+  if (!fusedMultiplyAddActive()) return null;
+  return { kernels: kernelsFor(backend)!, threads: threads && threads.threads > 1 ? threads : null };
 }
 
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
@@ -288,7 +297,7 @@ export function kernelTakes(k: number, n: number): boolean {
  * weights not in cache: XNNPACK 24 vs 19 GFLOP/s at 8 rows, even at 32, the kernel 1.2-1.5x
  * ahead from 64 rows on). So decoding stays on XNNPACK and training and prefill take the kernel.
  */
-const LINEAR_MIN_ROWS = 64;
+export const LINEAR_MIN_ROWS = 64;
 
 /**
  * Most rows for which a product outside a gradient computation (prefill, scoring without a

@@ -230,6 +230,34 @@ export class MatmulThreads {
   }
 
   /**
+   * Runs two independent products at once instead of splitting each: `own` (the caller's, in place
+   * on tfjs's heap) while one helper computes C (m, n) = A^T @ B (matmulTA, A stored (k, m) and B
+   * (k, n) on `heap`, copied into the pool whole) as one block, copying its C back after; if no
+   * helper claims the block the caller runs it in place (`kernel`, with `call.scratch`). For the
+   * backward pass of a linear layer, dx = dy W^T beside dW = x^T dy: equal work, and no product
+   * split (whose copies and hand-offs cost ~15% of a step's products). Returns false, having done
+   * nothing, when the helpers lack the kernel or the pool cannot hold the operands.
+   */
+  runBeside(own: () => void, kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number }): boolean {
+    const { m, k, n } = call;
+    if (this.broken || !this.ta) return false;
+    // pool layout (floats): B, A, C, scratch
+    const [b, a, c, scratch] = [0, k * n, k * n + k * m, k * n + k * m + m * n];
+    if (!this.reserve((scratch + k * 4) * 4)) return false;
+    const source = new Float32Array(heap.buffer);
+    const pool = new Float32Array(this.memory.buffer);
+    pool.set(source.subarray(call.b / 4, call.b / 4 + k * n), b);
+    pool.set(source.subarray(call.a / 4, call.a / 4 + k * m), a);
+    this.share(own, [{
+      args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4],
+      build: TA,
+      here: () => kernel(call.a, call.b, call.c, m, k, n, m, call.scratch),
+      back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + m * n), call.c / 4),
+    }]);
+    return true;
+  }
+
+  /**
    * Splits a dot product C (m, n) = A W^T, all on the dot store's memory, by blocks of C's
    * columns (W's rows): `kernel` is the caller's matmulT on that memory. Returns false, having done
    * nothing, when the helpers lack the dot kernel or the product is small (MIN_THREADED_DOT_MACS).

@@ -8,6 +8,7 @@
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
 import * as tf from '@tensorflow/tfjs';
 import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from './batch_matmul.ts';
+import { productsBeside } from './paired_products.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(
@@ -35,7 +36,7 @@ export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean)
       gradFunc: (dy, saved) => {
         const [xs, ws] = saved as [tf.Tensor2D, tf.Tensor2D];
         const g = dy as tf.Tensor2D;
-        return [matMul2d(g, tf.transpose(ws)), matMulTransposeA(xs, g)];
+        return productsBeside(g, tf.transpose(ws), xs, g); // dx = dy w^T, dw = x^T dy
       },
     };
   });
@@ -152,7 +153,9 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
       gradFunc: (dy, saved) => {
         const [hs, ws, kept] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor];
         const g = logitGrad(dy, softmax ? (kept as tf.Tensor2D) : recomputed(hs, ws, kept));
-        return [inputGrad(g, ws), weightGrad(g, hs)];
+        if (!small) return [inputGrad(g, ws), weightGrad(g, hs)];
+        const [dh, dwT] = productsBeside(g, tf.transpose(ws), g, hs); // g w^T and g^T h at once
+        return [dh, tf.transpose(dwT)];
       },
     };
   });

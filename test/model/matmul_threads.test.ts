@@ -2,13 +2,14 @@
 // thread for split rows (every tail of the 4-row blocks) and split batches (shared and per-matrix
 // B), products too small or strided left on one thread, the pool memory growing, a whole training
 // gradient unchanged, decoding's dot products split by columns (the same bits, the same sampled
-// tokens), the caller taking over every queued block when the helpers are late (held), and the
-// helpers stopped cleanly.
+// tokens), the caller taking over every queued block when the helpers are late (held), a backward
+// pass's two products one per thread (paired_products.ts), and the helpers stopped cleanly.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdMatmulHelpers, matMul2d, matMulTransposeA, matmulThreadCount, simdMatMulActive, splitProductCount, stridedMatMul, takenOverCount, useMatmulThreads } from '../../src/model/batch_matmul.ts';
 import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
+import { pairedProductCount, productsBeside } from '../../src/model/paired_products.ts';
 import { generate } from '../../src/model/sample.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
@@ -108,8 +109,10 @@ describe('the matmul kernel on several threads', () => {
     };
     tf.tidy(() => { gradient(); }); // warm up (transposed weight copies, kernels)
     const before = tf.memory().numTensors;
+    const pairs = pairedProductCount();
     const { one, many, split } = await bothWays(gradient);
     expect(split).toBeGreaterThan(10);
+    expect(pairedProductCount() - pairs).toBe(2 * 7 + 1); // each linear layer's backward pass, and the head's
     expect(many).toEqual(one);
     expect(tf.memory().numTensors).toBe(before);
     model.dispose();
@@ -189,6 +192,30 @@ describe('the matmul kernel on several threads', () => {
       expect(bits(), name).toEqual(one); // released: the helpers take blocks again
     }
     tf.dispose([a, b, at, batchA, batchB, x, w]);
+  });
+
+  it('runs a backward pass\'s two products one per thread, with the bits of each alone; held helpers, the caller runs both', async () => {
+    const dy = filled([260, 200], 22) as tf.Tensor2D;
+    const wT = filled([200, 300], 23) as tf.Tensor2D; // w^T: dx = dy w^T (260 x 300)
+    const x = filled([260, 300], 24) as tf.Tensor2D; // dw = x^T dy (300 x 200)
+    const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
+    await useMatmulThreads(0);
+    const alone = tf.tidy(() => [bits(matMul2d(dy, wT)), bits(matMulTransposeA(x, dy))]);
+    expect(tf.tidy(() => productsBeside(dy, wT, x, dy).map(bits))).toEqual(alone); // one thread: the two in turn
+    expect(await useMatmulThreads(1)).toBe(2);
+    for (const held of [false, true]) {
+      holdMatmulHelpers(held);
+      const [pairs, taken] = [pairedProductCount(), takenOverCount()];
+      expect(tf.tidy(() => productsBeside(dy, wT, x, dy).map(bits))).toEqual(alone);
+      expect(pairedProductCount() - pairs).toBe(1);
+      if (held) expect(takenOverCount() - taken).toBe(1);
+    }
+    holdMatmulHelpers(false);
+    // of unequal work (over 2x), each product is split instead
+    const pairs = pairedProductCount();
+    tf.tidy(() => productsBeside(dy, wT, filled([260, 30], 25) as tf.Tensor2D, dy));
+    expect(pairedProductCount()).toBe(pairs);
+    tf.dispose([dy, wT, x]);
   });
 
   it('stops the helpers: back to one thread', async () => {
