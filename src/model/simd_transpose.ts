@@ -1,5 +1,5 @@
 // Batched 2-D transpose, (batch, R, C) -> (batch, C, R), as a WebAssembly SIMD kernel on
-// tfjs-wasm's heap. Why: tfjs-wasm 4.22 transposes element by element through a generic
+// tfjs-wasm's heap (and a second kernel, for two middle axes swapped over blocks of numbers). Why: tfjs-wasm 4.22 transposes element by element through a generic
 // N-dimensional loop, ~7 ns per number on this machine, and a training step transposes ~1.3M
 // numbers (the linear layers' backward passes: x^T for the weight gradient, w^T for the input
 // gradient; attention's swapped operands): ~75 ms of a 590 ms step (profiled, issue 2).
@@ -87,17 +87,65 @@ function transposeBody(): Body {
   return f;
 }
 
-/** The kernel's module bytes. */
+/**
+ * Emits `transposeBlocks(src, dst, batch, R, C, inner)`: dst[b] (C, R, inner) = src[b] (R, C, inner)
+ * with the two middle axes swapped, `inner` a multiple of 4 numbers moved as v128s; pointers in
+ * bytes. Attention's (B, T, H, hd) <-> (B, H, T, hd), forward and backward: tfjs-wasm's generic
+ * loop took ~0.12 ms for each of the bench step's 32 (4, 128, 4, 64), one number at a time.
+ */
+function blocksBody(): Body {
+  const f = new Body(6);
+  const [src, dst, batch, R, C, inner] = [0, 1, 2, 3, 4, 5];
+  const run = f.local(I32); // inner * 4: one block
+  const jump = f.local(I32); // R * inner * 4: from output block (j, i) to (j + 1, i)
+  const matrix = f.local(I32); // R * C * inner * 4
+  const b = f.local(I32);
+  const i = f.local(I32);
+  const j = f.local(I32);
+  const e = f.local(I32);
+  const s = f.local(I32);
+  const d = f.local(I32);
+  const lessThan = (a: number, bound: number) => () => { f.get(a).get(bound).op(0x49); }; // i32.lt_u
+  f.get(inner).i32(2).op(0x74).set(run);
+  f.get(R).get(run).op(0x6c).set(jump);
+  f.get(C).get(jump).op(0x6c).set(matrix);
+  f.i32(0).set(b);
+  f.whileLoop(lessThan(b, batch), () => {
+    f.get(src).set(s); // the input is read in order
+    f.i32(0).set(i);
+    f.whileLoop(lessThan(i, R), () => {
+      f.get(dst).get(i).get(run).op(0x6c, 0x6a).set(d); // output block (0, i)
+      f.i32(0).set(j);
+      f.whileLoop(lessThan(j, C), () => {
+        f.i32(0).set(e);
+        f.whileLoop(lessThan(e, run), () => {
+          f.get(d).get(e).op(0x6a).get(s).get(e).op(0x6a).simd(0x00, ALIGN4, 0).simd(0x0b, ALIGN4, 0); // v128.store(d + e, v128.load(s + e))
+          f.addConst(e, 16);
+        });
+        f.addTo(s, run).addTo(d, jump).addConst(j, 1);
+      });
+      f.addConst(i, 1);
+    });
+    f.addTo(src, matrix).addTo(dst, matrix).addConst(b, 1);
+  });
+  return f;
+}
+
+/** The kernels' module bytes. */
 export function simdTransposeModule(): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'transpose', params: 5, body: transposeBody() }]);
+  return moduleBytes([{ name: 'transpose', params: 5, body: transposeBody() }, { name: 'transposeBlocks', params: 6, body: blocksBody() }]);
 }
 
 /** transpose(src, dst, batch, R, C): dst[b] (C, R) = src[b] (R, C)^T; byte pointers. */
 export type TransposeKernel = (src: number, dst: number, batch: number, rows: number, columns: number) => void;
 
-/** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD is unavailable. */
-export function instantiateTranspose(memory: WebAssembly.Memory): TransposeKernel | null {
+/** transposeBlocks(src, dst, batch, R, C, inner): dst[b] (C, R, inner) = src[b] (R, C, inner), inner a multiple of 4; byte pointers. */
+export type TransposeBlocksKernel = (src: number, dst: number, batch: number, rows: number, columns: number, inner: number) => void;
+
+/** Instantiates the kernels on `memory`, or returns null where WebAssembly SIMD is unavailable. */
+export function instantiateTranspose(memory: WebAssembly.Memory): { transpose: TransposeKernel; blocks: TransposeBlocksKernel } | null {
   const bytes = simdTransposeModule();
   if (!WebAssembly.validate(bytes)) return null;
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports.transpose as TransposeKernel;
+  const exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  return { transpose: exports.transpose as TransposeKernel, blocks: exports.transposeBlocks as TransposeBlocksKernel };
 }

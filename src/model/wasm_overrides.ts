@@ -3,7 +3,8 @@
 // kernels be replaced) the first time our wasm kernels are used (batch_matmul.ts kernelsFor):
 // - Transpose goes number by number through a generic N-dimensional loop; every transpose that
 //   swaps the last two axes of a float32 tensor (after dropping axes of size 1, as tfjs-wasm does),
-//   autograd's included, takes the SIMD kernel of simd_transpose.ts instead, bit for bit the same.
+//   or two adjacent axes before trailing ones of a multiple of 4 numbers (attention's head
+//   layout), autograd's included, takes a SIMD kernel of simd_transpose.ts instead, the same bits.
 // - Identity (tf.clone, and the clone autograd makes of every tensor a gradient saves: ~320 per
 //   training step of the bench model, 7.7 ms) and Cast to the same dtype (the multiply gradient
 //   casts its operands to float32: 85 per step, 1.9 ms) copy the data. The cpu and webgpu
@@ -16,7 +17,7 @@
 //   slices copied with copyWithin when each index picks a contiguous run, one number at a time
 //   when it picks a column. Same numbers (a copy), and the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
-import { instantiateTranspose, type TransposeKernel } from './simd_transpose.ts';
+import { instantiateTranspose } from './simd_transpose.ts';
 import { asWasm, byteOffset, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
 
@@ -69,25 +70,34 @@ function replace(name: string, ours: (args: Parameters<tf.KernelFunc>[0]) => tf.
   tf.registerKernel({ ...original, kernelFunc: (args) => (enabled ? ours(args) : null) ?? original.kernelFunc(args) });
 }
 
-const transposeKernels = new WeakMap<WebAssembly.Memory, TransposeKernel | null>();
+const transposeKernels = new WeakMap<WebAssembly.Memory, ReturnType<typeof instantiateTranspose>>();
 
-/** The SIMD transpose when `perm` swaps the last two axes of x (axes of size 1 dropped), else null. */
+/**
+ * The SIMD transpose when `perm` (axes of size 1 dropped) swaps two adjacent axes and keeps the
+ * rest in place: the last two (the 4 x 4 block kernel), or two before a run of trailing axes of a
+ * multiple of 4 numbers (the block-copy kernel); else null.
+ */
 function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLike): tf.TensorInfo | null {
   if (x.dtype !== 'float32') return null;
   const kept = x.shape.map((_, axis) => axis).filter((axis) => x.shape[axis] !== 1);
   const moved = perm.filter((axis) => x.shape[axis] !== 1);
   const n = kept.length;
-  if (n < 2 || moved[n - 2] !== kept[n - 1] || moved[n - 1] !== kept[n - 2]) return null;
-  for (let a = 0; a < n - 2; a++) if (moved[a] !== kept[a]) return null;
+  const p = moved.findIndex((axis, i) => axis !== kept[i]); // the first of the two swapped axes
+  if (n < 2 || p < 0 || p > n - 2 || moved[p] !== kept[p + 1] || moved[p + 1] !== kept[p]) return null;
+  for (let a = p + 2; a < n; a++) if (moved[a] !== kept[a]) return null;
+  const size = (axes: number[]) => axes.reduce((q, axis) => q * x.shape[axis]!, 1);
+  const inner = size(kept.slice(p + 2));
+  if (inner !== 1 && inner % 4 !== 0) return null;
   const memory = wasmMemory(backend);
   if (!memory) return null;
   if (!transposeKernels.has(memory)) transposeKernels.set(memory, instantiateTranspose(memory));
-  const transpose = transposeKernels.get(memory);
-  if (!transpose) return null;
-  const [rows, columns] = [x.shape[kept[n - 2]!]!, x.shape[kept[n - 1]!]!];
-  const batch = kept.slice(0, -2).reduce((p, axis) => p * x.shape[axis]!, 1);
+  const kernels = transposeKernels.get(memory);
+  if (!kernels) return null;
+  const [batch, rows, columns] = [size(kept.slice(0, p)), x.shape[kept[p]!]!, x.shape[kept[p + 1]!]!];
   const out = backend.makeOutput(perm.map((axis) => x.shape[axis]!), 'float32');
-  transpose(byteOffset(backend, x), byteOffset(backend, out), batch, rows, columns); // offsets after the allocation
+  const [from, to] = [byteOffset(backend, x), byteOffset(backend, out)]; // after the allocation
+  if (inner === 1) kernels.transpose(from, to, batch, rows, columns);
+  else kernels.blocks(from, to, batch, rows, columns, inner);
   simdTransposes++;
   return out;
 }

@@ -21,7 +21,7 @@ describe('SIMD transpose kernel', () => {
   const shapes: [number, number, number][] = [[1, 1, 1], [1, 4, 4], [1, 8, 12], [1, 5, 7], [3, 6, 9], [2, 1, 9], [2, 9, 1], [4, 3, 3], [2, 17, 33]];
   it.each(shapes)('moves every number of batch %i of %i x %i to its place', (batch, rows, columns) => {
     const memory = new WebAssembly.Memory({ initial: 1 });
-    const transpose = instantiateTranspose(memory)!;
+    const { transpose } = instantiateTranspose(memory)!;
     const size = batch * rows * columns;
     const heap = new Float32Array(memory.buffer);
     const src = 16; // float offsets; the output right after the input, then a guard
@@ -74,7 +74,11 @@ describe('tf.transpose on wasm with the SIMD kernel in front', () => {
   const cases: [number[], number[], boolean][] = [
     [[512, 256], [1, 0], true], [[7, 5], [1, 0], true], [[16, 128, 64], [0, 2, 1], true], [[2, 3, 5, 6], [0, 1, 3, 2], true],
     [[4, 1, 9, 6], [0, 1, 3, 2], true], [[4, 9, 1, 6], [0, 3, 2, 1], true], // the last two axes swap once size-1 axes are dropped
-    [[4, 6, 3, 8], [0, 2, 1, 3], false], [[3, 4, 5], [2, 1, 0], false], [[1, 6], [1, 0], false], [[3, 4], [0, 1], false],
+    // two middle axes over blocks of a multiple of 4 numbers (the block-copy kernel): attention's heads
+    [[4, 6, 3, 8], [0, 2, 1, 3], true], [[4, 128, 4, 64], [0, 2, 1, 3], true], [[4, 4, 128, 64], [0, 2, 1, 3], true],
+    [[6, 3, 8], [1, 0, 2], true], [[2, 6, 3, 4, 2], [0, 2, 1, 3, 4], true], [[2, 1, 3, 5, 4], [0, 3, 2, 1, 4], true],
+    [[4, 6, 3, 5], [0, 2, 1, 3], false], [[2, 3, 4, 4], [1, 2, 0, 3], false],
+    [[3, 4, 5], [2, 1, 0], false], [[1, 6], [1, 0], false], [[3, 4], [0, 1], false],
   ];
   it.each(cases)('%j by %j: the same bits as tfjs-wasm (SIMD kernel: %s)', (shape, perm, simdKernel) => {
     const { simd, tfjs, used } = both(shape, perm);
