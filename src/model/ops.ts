@@ -99,7 +99,8 @@ export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: bo
  */
 export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number, trainable: boolean, keepSoftmax = false): tf.Tensor1D {
   const [depth, vocab] = w.shape;
-  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D;
+  // (at temperature 1, the logits as they are: x / 1 is x, and a (C, V) division less each way)
+  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => (temperature === 1 ? matMul2d(hs, ws) : tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D);
   // On wasm, through tf.softmax (XNNPACK's, ~1 ns a number), not tfjs-wasm's exp (scalar, ~5 ns):
   // the softmax at a row's largest logit m is exp(m - lse), so lse = m - log(max softmax), within
   // an ulp of p_max in the log (p_max >= 1 / V). A (1924, 1536) chunk: 8 ms against 24 for max,

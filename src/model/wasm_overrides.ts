@@ -1,4 +1,4 @@
-// Replacements for four tfjs-wasm 4.22 kernels that cost a training step time for no numeric
+// Replacements for five tfjs-wasm 4.22 kernels that cost a training step time for no numeric
 // reason, registered in front of the originals (the kernel registry is how tfjs lets a backend's
 // kernels be replaced) the first time our wasm kernels are used (batch_matmul.ts kernelsFor):
 // - Transpose goes number by number through a generic N-dimensional loop; every transpose that
@@ -11,6 +11,8 @@
 //   backends, and tfjs-wasm's own Reshape, share it by reference count instead. tfjs never writes
 //   a tensor after making it (our KV cache writes only into buffers it owns and never clones), so
 //   the copies cost only time and memory. A cast to another dtype still converts.
+// - Max over the last axis (the output head's row maxima) runs at ~1.3 ns a number; simd_max.ts's
+//   kernel takes float32 rows at memory speed (NaN: see there).
 // - GatherV2 runs a generic C++ loop with index arithmetic per number: 3.5 ms to pick 512
 //   columns of the bench model's 256 x 2000 embedding (twice per step: the input tokens and the
 //   targets), and as much per row-gather. Here it is a JavaScript loop over the heap: whole
@@ -18,7 +20,8 @@
 //   when it picks a column. Same numbers (a copy), and the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
 import { instantiateTranspose } from './simd_transpose.ts';
-import { asWasm, byteOffset, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
+import { simdMaxModule, type RowMaxKernel } from './simd_max.ts';
+import { asWasm, byteOffset, heapModule, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
 
 let enabled = true;
@@ -53,6 +56,13 @@ export function installWasmOverrides(): void {
   replace('Cast', ({ inputs, backend, attrs }) => {
     const x = (inputs as { x: tf.TensorInfo }).x;
     return (attrs as { dtype: tf.DataType }).dtype === x.dtype ? shareData(x, asWasm(backend)) : null;
+  });
+  replace('Max', ({ inputs, backend, attrs }) => {
+    const x = (inputs as { x: tf.TensorInfo }).x;
+    const { reductionIndices, keepDims } = attrs as { reductionIndices: number | number[]; keepDims: boolean };
+    const axes = (Array.isArray(reductionIndices) ? reductionIndices : [reductionIndices]).map((axis) => (axis < 0 ? axis + x.shape.length : axis));
+    if (x.dtype !== 'float32' || axes.length !== 1 || axes[0] !== x.shape.length - 1 || x.shape[axes[0]]! === 0) return null;
+    return rowMax(x, keepDims, asWasm(backend));
   });
   replace('GatherV2', ({ inputs, backend, attrs }) => {
     const { x, indices } = inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
@@ -100,6 +110,24 @@ function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLik
   else kernels.blocks(from, to, batch, rows, columns, inner);
   simdTransposes++;
   return out;
+}
+
+/** The largest number of each row of x (over its last axis), by simd_max.ts's kernel; null without WebAssembly SIMD. */
+function rowMax(x: tf.TensorInfo, keepDims: boolean, backend: WasmBackendLike): tf.TensorInfo | null {
+  const kernel = heapModule(backend, 'rowMax', simdMaxModule)?.rowMax as RowMaxKernel | undefined;
+  if (!kernel) return null;
+  maxes++;
+  const cols = x.shape[x.shape.length - 1]!;
+  const out = backend.makeOutput([...x.shape.slice(0, -1), ...(keepDims ? [1] : [])], 'float32');
+  kernel(byteOffset(backend, x), byteOffset(backend, out), product(x.shape) / cols, cols); // offsets after the allocation
+  return out;
+}
+
+let maxes = 0;
+
+/** How many row maxima the SIMD kernel has taken in this process (tests: that it is the one in use). */
+export function simdMaxCount(): number {
+  return maxes;
 }
 
 function shareData(x: tf.TensorInfo, backend: WasmBackendLike): tf.TensorInfo | null {
