@@ -36,7 +36,7 @@ export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean)
       gradFunc: (dy, saved) => {
         const [xs, ws] = saved as [tf.Tensor2D, tf.Tensor2D];
         const g = dy as tf.Tensor2D;
-        return productsBeside(g, tf.transpose(ws), xs, g); // dx = dy w^T, dw = x^T dy
+        return productsBeside(g, ws, xs, g); // dx = dy w^T, dw = x^T dy
       },
     };
   });
@@ -155,7 +155,7 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
         const [hs, ws, kept] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor];
         const g = logitGrad(dy, softmax ? (kept as tf.Tensor2D) : recomputed(hs, ws, kept));
         if (!small) return [inputGrad(g, ws), weightGrad(g, hs)];
-        const [dh, dwT] = productsBeside(g, tf.transpose(ws), g, hs); // g w^T and g^T h at once
+        const [dh, dwT] = productsBeside(g, ws, g, hs); // g w^T and g^T h at once
         return [dh, tf.transpose(dwT)];
       },
     };

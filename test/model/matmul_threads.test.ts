@@ -196,26 +196,34 @@ describe('the matmul kernel on several threads', () => {
 
   it('runs a backward pass\'s two products one per thread, with the bits of each alone; held helpers, the caller runs both', async () => {
     const dy = filled([260, 200], 22) as tf.Tensor2D;
-    const wT = filled([200, 300], 23) as tf.Tensor2D; // w^T: dx = dy w^T (260 x 300)
-    const x = filled([260, 300], 24) as tf.Tensor2D; // dw = x^T dy (300 x 200)
+    const x = filled([260, 301], 24) as tf.Tensor2D; // dw = x^T dy (301 x 200, or 301 x 1100)
     const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
-    await useMatmulThreads(0);
-    const alone = tf.tidy(() => [bits(matMul2d(dy, wT)), bits(matMulTransposeA(x, dy))]);
-    expect(tf.tidy(() => productsBeside(dy, wT, x, dy).map(bits))).toEqual(alone); // one thread: the two in turn
-    expect(await useMatmulThreads(1)).toBe(2);
-    for (const held of [false, true]) {
-      holdMatmulHelpers(held);
-      const [pairs, taken] = [pairedProductCount(), takenOverCount()];
-      expect(tf.tidy(() => productsBeside(dy, wT, x, dy).map(bits))).toEqual(alone);
-      expect(pairedProductCount() - pairs).toBe(1);
-      if (held) expect(takenOverCount() - taken).toBe(1);
+    // w (301, 200) as stored, dx = dy w^T (260 x 301) by the NT kernel; and w (301, 1100) past
+    // NT_MAX_K, multiplied as a transposed copy
+    for (const [w, dyOf] of [[filled([301, 200], 23), dy], [filled([301, 1100], 26), filled([260, 1100], 27)]] as [tf.Tensor2D, tf.Tensor2D][]) {
+      await useMatmulThreads(0);
+      const alone = tf.tidy(() => [bits(matMul2d(dyOf, tf.transpose(w))), bits(matMulTransposeA(x, dyOf))]);
+      expect(tf.tidy(() => productsBeside(dyOf, w, x, dyOf).map(bits))).toEqual(alone); // one thread: the two in turn
+      expect(await useMatmulThreads(1)).toBe(2);
+      for (const held of [false, true]) {
+        holdMatmulHelpers(held);
+        const [pairs, taken] = [pairedProductCount(), takenOverCount()];
+        expect(tf.tidy(() => productsBeside(dyOf, w, x, dyOf).map(bits))).toEqual(alone);
+        expect(pairedProductCount() - pairs).toBe(1);
+        if (held) expect(takenOverCount() - taken).toBe(1);
+      }
+      holdMatmulHelpers(false);
+      tf.dispose(dyOf === dy ? [w] : [w, dyOf]);
     }
-    holdMatmulHelpers(false);
-    // of unequal work (over 2x), each product is split instead
+    // of unequal work (over 2x), each product is split instead, with the same bits
+    const w = filled([301, 200], 23) as tf.Tensor2D;
+    const small = filled([260, 30], 25) as tf.Tensor2D;
     const pairs = pairedProductCount();
-    tf.tidy(() => productsBeside(dy, wT, filled([260, 30], 25) as tf.Tensor2D, dy));
+    const split = tf.tidy(() => productsBeside(dy, w, small, dy).map(bits));
     expect(pairedProductCount()).toBe(pairs);
-    tf.dispose([dy, wT, x]);
+    await useMatmulThreads(0);
+    expect(tf.tidy(() => productsBeside(dy, w, small, dy).map(bits))).toEqual(split);
+    tf.dispose([dy, x, w, small]);
   });
 
   it('stops the helpers: back to one thread', async () => {
