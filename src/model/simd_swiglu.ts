@@ -14,36 +14,62 @@
 // gradient against finite differences). Decoding uses the forward kernel too (swigluValue): at its
 // few rows three dispatches cost more than the work.
 import * as tf from '@tensorflow/tfjs';
-import { Body, I32, moduleBytes, V128 } from './wasm_asm.ts';
+import { Body, I32, moduleBytes, uleb, V128 } from './wasm_asm.ts';
 import { splatF32, VectorExp } from './wasm_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2;
 
-/** Emits the loop over `count` (a multiple of 4) floats; `body(at)` handles the four at byte offset `at`. */
-function overVectors(f: Body, count: number, body: (at: number) => void): void {
+/**
+ * Vectors a loop iteration takes: each one's exp is a chain of ~20 dependent operations, which the
+ * CPU overlaps better when several are written side by side (512 x 768, hot, one thread: the
+ * forward 0.49 ms with one vector an iteration, 0.46 with two, 0.42 with four; the gradient 0.63,
+ * 0.60, 0.55).
+ */
+const WAYS = 4;
+
+/**
+ * Emits the loop over `count` (a multiple of 4) floats, WAYS vectors an iteration, then one at a
+ * time: `start(at, way, offset)` then `finish(at, way, offset)` for the four floats at byte
+ * offset `at + offset`, every way's start before any finish, `way` picking that way's locals.
+ */
+function overVectors(f: Body, count: number, start: (at: number, way: number, offset: number) => void, finish: (at: number, way: number, offset: number) => void): void {
   const at = f.local(I32);
   const end = f.local(I32);
+  const wideEnd = f.local(I32);
   f.i32(0).set(at);
   f.get(count).i32(2).op(0x74).set(end); // count * 4
-  f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => { body(at); f.addConst(at, 16); });
+  f.get(count).i32(-4 * WAYS).op(0x71).i32(2).op(0x74).set(wideEnd); // (count rounded down to WAYS vectors) * 4
+  f.whileLoop(() => { f.get(at).get(wideEnd).op(0x49); }, () => {
+    for (let way = 0; way < WAYS; way++) start(at, way, 16 * way);
+    for (let way = 0; way < WAYS; way++) finish(at, way, 16 * way);
+    f.addConst(at, 16 * WAYS);
+  });
+  f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => { start(at, 0, 0); finish(at, 0, 0); f.addConst(at, 16); });
 }
+
+/** WAYS sets of locals made by `make`, one per way. */
+const perWay = <T>(make: () => T): T[] => Array.from({ length: WAYS }, make);
 
 /** `swiglu(g, u, out, count)`: out = (g sigmoid(g)) u; byte pointers. */
 function forwardBody(): Body {
   const f = new Body(4);
   const [pg, pu, pout, count] = [0, 1, 2, 3];
-  const [g, s, one] = [f.local(V128), f.local(V128), f.local(V128)];
+  const one = f.local(V128);
   splatF32(f, 1, one);
   const exp = new VectorExp(f, -87, 88);
-  overVectors(f, count, (at) => {
-    f.get(pg).get(at).op(0x6a).simd(0x00, ALIGN4, 0).set(g);
+  const ways = perWay(() => ({ g: f.local(V128), s: f.local(V128), temps: exp.temporaries() }));
+  overVectors(f, count, (at, way, offset) => {
+    const { g, s, temps } = ways[way]!;
+    f.get(pg).get(at).op(0x6a).simd(0x00, ALIGN4, ...uleb(offset)).set(g);
     f.get(g).simd(0xe1).set(s); // -g
-    exp.apply(s);
+    exp.apply(s, temps);
+  }, (at, way, offset) => {
+    const { g, s } = ways[way]!;
     f.get(one).get(one).get(s).simd(0xe4).simd(0xe7).set(s); // s = 1 / (1 + exp(-g))
     f.get(pout).get(at).op(0x6a);
-    f.get(g).get(s).simd(0xe6).get(pu).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe6); // (g s) u
-    f.simd(0x0b, ALIGN4, 0);
+    f.get(g).get(s).simd(0xe6).get(pu).get(at).op(0x6a).simd(0x00, ALIGN4, ...uleb(offset)).simd(0xe6); // (g s) u
+    f.simd(0x0b, ALIGN4, ...uleb(offset));
   });
   return f;
 }
@@ -52,24 +78,28 @@ function forwardBody(): Body {
 function backwardBody(): Body {
   const f = new Body(6);
   const [pg, pu, pdy, pdg, pdu, count] = [0, 1, 2, 3, 4, 5];
-  const [g, s, dy, one] = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
+  const one = f.local(V128);
   splatF32(f, 1, one);
   const exp = new VectorExp(f, -87, 88);
-  const load = (pointer: number, at: number) => f.get(pointer).get(at).op(0x6a).simd(0x00, ALIGN4, 0);
-  overVectors(f, count, (at) => {
-    load(pg, at).set(g);
+  const ways = perWay(() => ({ g: f.local(V128), s: f.local(V128), dy: f.local(V128), temps: exp.temporaries() }));
+  const load = (pointer: number, at: number, offset: number) => f.get(pointer).get(at).op(0x6a).simd(0x00, ALIGN4, ...uleb(offset));
+  overVectors(f, count, (at, way, offset) => {
+    const { g, s, temps } = ways[way]!;
+    load(pg, at, offset).set(g);
     f.get(g).simd(0xe1).set(s);
-    exp.apply(s);
+    exp.apply(s, temps);
+  }, (at, way, offset) => {
+    const { g, s, dy } = ways[way]!;
     f.get(one).get(one).get(s).simd(0xe4).simd(0xe7).set(s); // s = 1 / (1 + exp(-g))
-    load(pdy, at).set(dy);
-    f.get(pdu).get(at).op(0x6a).get(dy).get(g).get(s).simd(0xe6).simd(0xe6).simd(0x0b, ALIGN4, 0); // du = dy (g s)
+    load(pdy, at, offset).set(dy);
+    f.get(pdu).get(at).op(0x6a).get(dy).get(g).get(s).simd(0xe6).simd(0xe6).simd(0x0b, ALIGN4, ...uleb(offset)); // du = dy (g s)
     // dg = ((dy u) s) (1 + g (1 - s))
     f.get(pdg).get(at).op(0x6a);
     f.get(dy);
-    load(pu, at);
+    load(pu, at, offset);
     f.simd(0xe6).get(s).simd(0xe6);
     f.get(one).get(g).get(one).get(s).simd(0xe5).simd(0xe6).simd(0xe4);
-    f.simd(0xe6).simd(0x0b, ALIGN4, 0);
+    f.simd(0xe6).simd(0x0b, ALIGN4, ...uleb(offset));
   });
   return f;
 }

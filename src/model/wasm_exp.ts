@@ -52,9 +52,18 @@ export class VectorExp {
     this.coefficients.forEach((local, i) => { if (i > 1) factorial *= i; splatF32(f, 1 / factorial, local); });
   }
 
-  /** local `x` (f32x4) = exp(clamp(x, lo, hi)). */
-  apply(x: number): void {
-    const { f, k, kr, r, c1, c2 } = this;
+  /**
+   * Fresh locals for apply()'s intermediate values, so several exps can be in flight in one loop
+   * iteration (each is a chain of ~20 dependent operations; interleaved, the CPU overlaps them).
+   */
+  temporaries(): { k: number; kr: number; r: number } {
+    return { k: this.f.local(V128), kr: this.f.local(V128), r: this.f.local(V128) };
+  }
+
+  /** local `x` (f32x4) = exp(clamp(x, lo, hi)), with `temps` (from temporaries()) or the instance's own. */
+  apply(x: number, temps?: { k: number; kr: number; r: number }): void {
+    const { f, c1, c2 } = this;
+    const { k, kr, r } = temps ?? { k: this.k, kr: this.kr, r: this.r };
     f.get(x).get(this.lo).simd(0xeb).get(this.hi).simd(0xea).set(r); // t = pmin(pmax(x, lo), hi): NaN stays NaN
     f.get(r).get(this.log2e).simd(0xe6).get(this.magic).simd(0xe4).set(kr); // kr = t log2 e + 1.5 * 2^23
     f.get(kr).get(this.magic).simd(0xe5).set(k); // k = nearest(t log2 e), exactly

@@ -37,7 +37,7 @@ describe('fused SwiGLU on wasm', () => {
   });
 
   // gates from tiny to saturated (sigmoid 0 or 1 in float32), and a gradient weighting every output differently
-  it.each([[4, 1], [96, 3], [512 * 8, 8], [64, 100]])('%i numbers, gates within +-%i: values and gradients match the ops and a float64 loop', (size, spread) => {
+  it.each([[4, 1], [28, 2], [52, 4], [96, 3], [512 * 8, 8], [64, 100]])('%i numbers, gates within +-%i: values and gradients match the ops and a float64 loop', (size, spread) => {
     const [g, u, w] = [filled(size, 1, spread), filled(size, 2, 2), filled(size, 3, 1.5)];
     const gate = tf.tensor2d(g, [size / 4, 4]);
     const up = tf.tensor2d(u, [size / 4, 4]);
