@@ -8,7 +8,7 @@
 // against a transposed copy of the weight, kept in dot_products.ts's memory, where the matmul
 // helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
 import * as tf from '@tensorflow/tfjs';
-import { instantiateMatmul, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import { ALL_K, instantiateMatmul, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
 import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
@@ -216,7 +216,7 @@ registerWasmKernel(KERNEL_TA, ({ inputs }, wasm) => {
   const scratch = wasm.makeOutput([k, 4], 'float32'); // the kernel's packed block of A
   const ta = kernelsFor(wasm)!.ta!;
   const call = { a: byteOffset(wasm, a), b: byteOffset(wasm, b), c: byteOffset(wasm, out), m, k, n, scratch: byteOffset(wasm, scratch) };
-  if (!threads?.runTA(ta, memoryOf(wasm)!, call)) ta(call.a, call.b, call.c, m, k, n, m, call.scratch);
+  if (!threads?.runTA(ta, memoryOf(wasm)!, call)) ta(call.a, call.b, call.c, m, k, n, m, call.scratch, ALL_K);
   wasm.disposeData(scratch.dataId);
   return out;
 });

@@ -5,12 +5,16 @@
 // small next to the product), or the product is computed transposed, whichever moves less.
 // Under a causal mask (`causal`), the products whose structure allows it skip what the mask makes
 // zero (simd_matmul.ts matmulCausal): Q K^T and dC V^T compute only the visible keys' columns,
-// P V and dS K stop their k loop at the last visible key; the numbers kept are the same bits.
+// P V and dS K stop their k loop at the last visible key, and with one query row per position
+// dS^T Q and P^T dC (the transposed-A kernel, which reads dS and P as stored) start theirs at the
+// first; the numbers kept are the same bits.
 //
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive, simdMatMulActive, stridedMatMul } from './batch_matmul.ts';
+import { causalMatMulActive, fusedKernels, simdMatMulActive, stridedMatMul } from './batch_matmul.ts';
+import { ALL_K } from './simd_matmul.ts';
+import { byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
 
 const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);
 
@@ -55,15 +59,53 @@ function product(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB
   });
 }
 
+const KERNEL_TA = 'AgenticRlSimdMatMulTABatch';
+
+registerWasmKernel(KERNEL_TA, ({ inputs, attrs }, wasm) => {
+  const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const { offset } = attrs as unknown as { offset: number };
+  const [batch, k, m] = a.shape as [number, number, number];
+  const n = b.shape[2]!;
+  if (b.shape[0] !== batch || b.shape[1] !== k) throw new Error(`transposeABatch: shapes ${a.shape} and ${b.shape} do not multiply as a^T @ b`);
+  const out = wasm.makeOutput([batch, m, n], 'float32');
+  const scratch = wasm.makeOutput([k, 4], 'float32'); // the kernel's packed block of A
+  const { kernels, threads } = fusedKernels(wasm)!;
+  const ta = kernels.ta!;
+  const call = { a: byteOffset(wasm, a), b: byteOffset(wasm, b), c: byteOffset(wasm, out), batch, m, k, n, scratch: byteOffset(wasm, scratch), kOffset: offset };
+  if (!threads?.runTABatch(ta, wasmMemory(wasm)!, call)) {
+    for (let i = 0; i < batch; i++) ta(call.a + i * k * m * 4, call.b + i * k * n * 4, call.c + i * m * n * 4, m, k, n, m, call.scratch, offset);
+  }
+  wasm.disposeData(scratch.dataId);
+  return out;
+});
+
+/**
+ * a[i]^T @ b[i] for a (batch, K, M), b (batch, K, N), by the transposed-A kernel: no transposed
+ * copy of a (attention's dK = dS^T Q and dV = P^T dC). `offset`: for a holding attention weights
+ * or their gradient under a causal mask with one query row per position (a[i][t, s] = 0 for
+ * s > t + offset), row s of the result sums over t >= s - offset only, about half the work, the
+ * terms it skips being 0 * finite, so the same bits as over all t (simd_matmul.ts matmulTA's
+ * kOffset); ALL_K: all t. Null where the kernel does not serve; the caller then takes `product`.
+ */
+function transposeABatch(a: tf.Tensor3D, b: tf.Tensor3D, offset: number): tf.Tensor3D | null {
+  if (!fusedKernels(tf.backend() as never)?.kernels.ta) return null;
+  return tf.engine().runKernel(KERNEL_TA, { a, b }, { offset } as unknown as tf.NamedAttrMap) as tf.Tensor3D;
+}
+
 /**
  * Gradients of op(a) @ op(b) for dy, written with `product` (as tfjs's BatchMatMul gradient). Under
  * a causal mask: the scores' dQ = dS K stops at the last visible key (dS is 0 past it), the
- * context's dP = dC V^T computes the visible keys' columns only (P, and so dS, is 0 past them).
+ * context's dP = dC V^T computes the visible keys' columns only (P, and so dS, is 0 past them);
+ * with one query row per position (no grouped queries folded into the rows), dK = dS^T Q and
+ * dV = P^T dC skip the rows' hidden terms too (transposeABatch).
  */
 function gradients(a: tf.Tensor3D, b: tf.Tensor3D, dy: tf.Tensor3D, transposeA: boolean, transposeB: boolean, causal: CausalProduct | null = null): [tf.Tensor3D, tf.Tensor3D] {
   const limits = (mode: 1 | 2, kind: CausalProduct['kind']): Limits => (causal?.kind === kind ? { mode, period: causal.period, offset: causal.offset } : null);
-  if (!transposeA && !transposeB) return [product(dy, b, false, true, limits(1, 'context')), product(a, dy, true, false)];
-  if (!transposeA && transposeB) return [product(dy, b, false, false, limits(2, 'scores')), product(dy, a, true, false)];
+  // x^T y for x (batch, T, S) the weights (or their gradient) of a product of `kind`, masked or not
+  const maskedTA = (x: tf.Tensor3D, y: tf.Tensor3D, kind: CausalProduct['kind']) =>
+    transposeABatch(x, y, causal?.kind === kind && causal.period === x.shape[1] ? causal.offset : ALL_K) ?? product(x, y, true, false);
+  if (!transposeA && !transposeB) return [product(dy, b, false, true, limits(1, 'context')), maskedTA(a, dy, 'context')];
+  if (!transposeA && transposeB) return [product(dy, b, false, false, limits(2, 'scores')), maskedTA(dy, a, 'scores')];
   if (transposeA && !transposeB) return [product(b, dy, false, true), product(a, dy, false, false)];
   return [product(b, dy, true, true), product(dy, a, true, true)];
 }

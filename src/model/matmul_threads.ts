@@ -17,7 +17,7 @@
 // stay resident in the dot store's shared memory, which every helper also maps, so only the rows
 // of A go in and every block runs in place. Those products take tens of microseconds, less than
 // waking a sleeping thread, so a helper spins for SPIN_MS after each product before it sleeps.
-import { simdMatmulCausalModule, simdMatmulModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import { ALL_K, simdMatmulCausalModule, simdMatmulModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
 import { simdMatmulTModule, type MatmulTKernel } from './simd_dot.ts';
 import type { DotCall } from './dot_products.ts';
 import { BUILD, canWait, CAUSAL, CONTROL_WORDS, DOT, FAILED, FINISHED, FUSED, GENERATION, HOLD, MAX_BLOCKS, NEXT, PLAIN, ROW, spawn, SPIN_MS, TA, TABLE, type Helper, type HelperInit } from './matmul_helper.ts';
@@ -219,13 +219,46 @@ export class MatmulThreads {
     pool.set(source.subarray(a0, a0 + k * m), k * n);
     const queue = layout.map(({ start, count, a, c, scratch }): Block => {
       return {
-        args: [a * 4, 0, c * 4, count, k, n, m, scratch * 4],
+        args: [a * 4, 0, c * 4, count, k, n, m, scratch * 4, ALL_K],
         build: TA,
-        here: () => kernel(call.a + start * 4, call.b, call.c + start * n * 4, count, k, n, m, call.scratch),
+        here: () => kernel(call.a + start * 4, call.b, call.c + start * n * 4, count, k, n, m, call.scratch, ALL_K),
         back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + count * n), c0 + start * n),
       };
     });
-    this.share(() => kernel(call.a, call.b, call.c, first, k, n, m, call.scratch), queue);
+    this.share(() => kernel(call.a, call.b, call.c, first, k, n, m, call.scratch, ALL_K), queue);
+    return true;
+  }
+
+  /**
+   * Splits C[i] (m, n) = A[i]^T @ B[i] for i < batch (matmulTA with `kOffset`, each A[i] stored
+   * (k, m), packed matrices on tfjs's heap) by whole matrices: the caller's first share in place,
+   * the rest one matrix a block on copies in the pool. Returns false, having done nothing, when the
+   * helpers lack the kernel, the product is small, or the pool cannot hold it.
+   */
+  runTABatch(kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; batch: number; m: number; k: number; n: number; scratch: number; kOffset: number }): boolean {
+    const { batch, m, k, n, kOffset } = call;
+    if (this.broken || !this.ta || batch < 2 || batch * m * k * n < MIN_THREADED_MACS) return false;
+    const first = Math.ceil(batch / (this.helpers.length + 1));
+    const [unitA, unitB, unitC] = [k * m, k * n, m * n];
+    const here = (i: number) => kernel(call.a + i * unitA * 4, call.b + i * unitB * 4, call.c + i * unitC * 4, m, k, n, m, call.scratch, kOffset);
+    // pool layout (floats): per matrix its A, B, C and scratch
+    const size = unitA + unitB + unitC + k * 4;
+    if (batch - first > MAX_BLOCKS || !this.reserve((batch - first) * size * 4)) return false;
+    const source = new Float32Array(heap.buffer);
+    const pool = new Float32Array(this.memory.buffer);
+    const queue = Array.from({ length: batch - first }, (_, q): Block => {
+      const i = first + q;
+      const [a, b, c, scratch] = [q * size, q * size + unitA, q * size + unitA + unitB, q * size + unitA + unitB + unitC];
+      pool.set(source.subarray(call.a / 4 + i * unitA, call.a / 4 + (i + 1) * unitA), a);
+      pool.set(source.subarray(call.b / 4 + i * unitB, call.b / 4 + (i + 1) * unitB), b);
+      return {
+        args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4, kOffset],
+        build: TA,
+        here: () => here(i),
+        back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + unitC), call.c / 4 + i * unitC),
+      };
+    });
+    this.share(() => { for (let i = 0; i < first; i++) here(i); }, queue);
     return true;
   }
 
@@ -249,9 +282,9 @@ export class MatmulThreads {
     pool.set(source.subarray(call.b / 4, call.b / 4 + k * n), b);
     pool.set(source.subarray(call.a / 4, call.a / 4 + k * m), a);
     this.share(own, [{
-      args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4],
+      args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4, ALL_K],
       build: TA,
-      here: () => kernel(call.a, call.b, call.c, m, k, n, m, call.scratch),
+      here: () => kernel(call.a, call.b, call.c, m, k, n, m, call.scratch, ALL_K),
       back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + m * n), call.c / 4),
     }]);
     return true;

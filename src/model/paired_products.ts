@@ -11,6 +11,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernels, kernelTakes, LINEAR_MIN_ROWS, matMul2d, matMulTransposeA } from './batch_matmul.ts';
 import { MIN_THREADED_MACS } from './matmul_threads.ts';
+import { ALL_K } from './simd_matmul.ts';
 import { NT_MAX_K, simdMatmulNTModule, type MatmulNTKernel } from './simd_matmul_nt.ts';
 import { byteOffset, heapModule, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
@@ -53,7 +54,7 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const call = { a: at(a2), b: at(b2), c: at(c2), m: m2, k: k2, n: n2, scratch: at(scratch) };
   if (!threads?.runBeside(own, ta, wasmMemory(wasm)!, call)) {
     own();
-    ta(call.a, call.b, call.c, m2, k2, n2, m2, call.scratch);
+    ta(call.a, call.b, call.c, m2, k2, n2, m2, call.scratch, ALL_K);
   } else paired++;
   wasm.disposeData(scratch.dataId);
   return [c1, c2];

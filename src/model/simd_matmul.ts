@@ -53,11 +53,15 @@ const DEPTH = 512;
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
  */
 function matmulBody(fma: boolean, transA = false, causal = false, accumulate = false): Body {
-  const f = new Body(transA ? 8 : causal ? 12 : 9);
+  const f = new Body(transA ? 9 : causal ? 12 : 9);
   // transA: matmulTA(a, b, c, M, K, N, lda, scratch), one matrix, A stored transposed; batch and
   // strides are locals (1, 0, 0) so the loops below serve both.
   const [pa, pb, pc, batch, M, K, N, strideA, strideB] = transA ? [0, 1, 2, f.local(I32), 3, 4, 5, f.local(I32), f.local(I32)] : [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const [lda, scratch] = [6, 7]; // transA only: A's stored rows (one per k) lda numbers apart; K * 16 bytes to pack into
+  // transA only: kOffset, row i of C takes k from max(0, i - kOffset) (a row block: from its first
+  // row's): for A with A[k, i] = 0 when i > k + kOffset (attention's dS and P under a causal mask,
+  // transposed: dK = dS^T Q, dV = P^T dC), whose skipped terms are 0 * finite. A kOffset >= M: all k.
+  const KOFFSET = 8;
   const rowA = f.local(I32); // bytes from one row of A to the next: K * 4, or 4 when transA
   const stepA = f.local(I32); // bytes from A[i, k] to A[i, k + 1] (transA: lda * 4, or 16 packed)
   const baseA = f.local(I32); // transA: where rowStarts counts rows from (pa, or the packed block)
@@ -71,6 +75,7 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
   // Depth blocks (the plain product only): k in [kStart, kStop) for all row blocks, then the next,
   // each block's sums carried through C between them (see DEPTH).
   const kBlocks = !transA && !causal && !accumulate;
+  const kFrom = kBlocks || transA; // whether a block's k loop starts at kStart (depth blocks; transA's causal start)
   const kStart = f.local(I32);
   const kStop = f.local(I32);
   const depth = f.local(I32);
@@ -116,15 +121,16 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
     for (let r = 0; r < rows; r++) {
       f.get(transA ? baseA : pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a);
       if (kBlocks) f.get(kStart).i32(2).op(0x74, 0x6a);
+      if (transA) f.get(kStart).get(stepA).op(0x6c, 0x6a);
       f.set(rowPtr[r]!);
     }
   };
   // q = pb + j * 4 (kBlocks: + kStart * rowB, row kStart of B), k = kStart
   const columnStart = () => {
     f.get(pb).get(j).i32(2).op(0x74, 0x6a);
-    if (kBlocks) f.get(kStart).get(rowB).op(0x6c, 0x6a);
+    if (kFrom) f.get(kStart).get(rowB).op(0x6c, 0x6a);
     f.set(q);
-    if (kBlocks) f.get(kStart).set(k);
+    if (kFrom) f.get(kStart).set(k);
     else f.i32(0).set(k);
   };
   // (kBlocks) `first` for the first depth block, `carried` for the next ones
@@ -240,6 +246,9 @@ function matmulBody(fma: boolean, transA = false, causal = false, accumulate = f
     if (transA) {
       unpacked();
       if (count === ROWS) packRows();
+      // kStart = i > kOffset ? i - kOffset : 0 (signed: a kOffset past M leaves 0)
+      f.i32(0).set(kStart);
+      f.ifElse(() => { f.get(i).get(KOFFSET).op(0x4a); }, () => { f.get(i).get(KOFFSET).op(0x6b).set(kStart); }, () => {}); // i32.gt_s
     }
     if (causal) causalLimits(count);
     f.get(panel).set(j);
@@ -386,14 +395,17 @@ export function instantiateMatmulCausal(memory: WebAssembly.Memory): MatmulCausa
  * stored row, 16 contiguous bytes.
  */
 export function simdMatmulTAModule(shared = false): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'matmulTA', params: 8, body: matmulBody(true, true) }], shared);
+  return moduleBytes([{ name: 'matmulTA', params: 9, body: matmulBody(true, true) }], shared);
 }
 
 /**
  * matmulTA(a, b, c, M, K, N, lda, scratch): C (M, N) = A^T @ B, A stored (K, lda); byte pointers;
  * `scratch`: K * 16 bytes the kernel may overwrite (each block of 4 rows of A^T, packed).
  */
-export type MatmulTAKernel = (a: number, b: number, c: number, m: number, k: number, n: number, lda: number, scratch: number) => void;
+export type MatmulTAKernel = (a: number, b: number, c: number, m: number, k: number, n: number, lda: number, scratch: number, kOffset: number) => void;
+
+/** matmulTA's kOffset for a product over all of k. */
+export const ALL_K = 0x3fffffff;
 
 /** Instantiates the transposed-A kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
 export function instantiateMatmulTA(memory: WebAssembly.Memory): MatmulTAKernel | null {

@@ -85,7 +85,7 @@ describe('causal attention products', () => {
     tf.dispose([q, kT]);
   });
 
-  it.each([[4, 4, 0], [4, 2, 1]])('a model (%i heads, %i key heads, %i helpers): log-probs and gradients the same bits with skipping on and off', async (heads, kvHeads, helpers) => {
+  it.each([[4, 4, 0], [4, 4, 1], [4, 2, 1]])('a model (%i heads, %i key heads, %i helpers): log-probs and gradients the same bits with skipping on and off', async (heads, kvHeads, helpers) => {
     await useMatmulThreads(helpers);
     const config = parseConfig({
       model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,

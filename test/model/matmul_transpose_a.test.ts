@@ -8,7 +8,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fusedMultiplyAddActive, matMul2d, matMulTransposeA, splitProductCount, stridedMatMul, useMatmulThreads, useTransposeAKernel } from '../../src/model/batch_matmul.ts';
 import { MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
-import { instantiateMatmulTA, simdMatmulTAModule } from '../../src/model/simd_matmul.ts';
+import { ALL_K, instantiateMatmulTA, simdMatmulTAModule } from '../../src/model/simd_matmul.ts';
 
 const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
 const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
@@ -36,13 +36,31 @@ describe('SIMD transposed-A kernel', () => {
     heap.set(a, pa);
     heap.set(b, pb);
     heap.fill(Number.NaN, pc, pc + m * n + 8); // stale output overwritten, nothing past it written
-    kernel(pa * 4, pb * 4, pc * 4, m, k, n, lda, scratch * 4);
+    kernel(pa * 4, pb * 4, pc * 4, m, k, n, lda, scratch * 4, ALL_K);
     for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
       let want = 0;
       for (let x = 0; x < k; x++) want += a[x * lda + i]! * b[x * n + j]!;
       expect(Math.abs(heap[pc + i * n + j]! - want)).toBeLessThan(1e-4 * (1 + Math.abs(want)));
     }
     for (let i = m * n; i < m * n + 8; i++) expect(Number.isNaN(heap[pc + i]!)).toBe(true);
+  });
+});
+
+describe('SIMD transposed-A kernel, causal start (kOffset)', () => {
+  // A stored (K, M) with A[t, s] = 0 for s > t + offset (attention's weights under a causal mask):
+  // row s of C takes t from s - offset, the same bits as over all t; negative and past-M offsets too
+  it.each([[9, 9, 5, 0], [13, 13, 8, 0], [21, 17, 3, 4], [6, 10, 9, -2], [8, 8, 16, 30]])('%i x %i @ %i columns, offset %i: the bits of the product over all k', (m, k, n, offset) => {
+    const memory = new WebAssembly.Memory({ initial: 4 });
+    const kernel = instantiateMatmulTA(memory)!;
+    const a = filled(k * m, 3).map((v, e) => (e % m > Math.floor(e / m) + offset ? 0 : v)); // A[t, s] at t * m + s
+    const heap = new Float32Array(memory.buffer);
+    const [pa, pb, pc, pd, scratch] = [0, k * m, k * m + k * n, k * m + k * n + m * n, k * m + k * n + 2 * m * n];
+    heap.set(a, pa);
+    heap.set(filled(k * n, 4), pb);
+    kernel(pa * 4, pb * 4, pc * 4, m, k, n, m, scratch * 4, offset);
+    kernel(pa * 4, pb * 4, pd * 4, m, k, n, m, scratch * 4, ALL_K);
+    const bits = (from: number) => [...new Uint32Array(heap.slice(from, from + m * n).buffer)];
+    expect(bits(pc)).toEqual(bits(pd));
   });
 });
 
