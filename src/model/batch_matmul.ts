@@ -8,7 +8,8 @@
 // against a transposed copy of the weight, kept in dot_products.ts's memory, where the matmul
 // helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
 import * as tf from '@tensorflow/tfjs';
-import { ALL_K, instantiateMatmul, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
+import { ALL_K, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
 import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
@@ -193,7 +194,7 @@ registerWasmKernel(KERNEL_PAIR, ({ inputs }, wasm) => {
 /**
  * a1 @ b1 + a2 @ b2 with no gradient of its own (inside customGrad: LoRA's y = x W + (s x A) B and
  * its dx): where matMul2d takes the fused kernel for both products, one kernel whose second
- * product adds into the first's result (simd_matmul.ts matmulAdd), the same bits as
+ * product adds into the first's result (simd_matmul_variants.ts matmulAdd), the same bits as
  * tf.add(matMul2d(a1, b1), matMul2d(a2, b2)) without the add's pass over (m, n); else exactly that.
  */
 export function matMulPair(a1: tf.Tensor2D, b1: tf.Tensor2D, a2: tf.Tensor2D, b2: tf.Tensor2D): tf.Tensor2D {

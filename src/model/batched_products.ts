@@ -4,7 +4,7 @@
 // computes only A @ B: a transposed operand is transposed first (a copy costing one pass over it,
 // small next to the product), or the product is computed transposed, whichever moves less.
 // Under a causal mask (`causal`), the products whose structure allows it skip what the mask makes
-// zero (simd_matmul.ts matmulCausal): Q K^T and dC V^T compute only the visible keys' columns,
+// zero (simd_matmul_variants.ts matmulCausal): Q K^T and dC V^T compute only the visible keys' columns,
 // P V and dS K stop their k loop at the last visible key, and with one query row per position
 // dS^T Q and P^T dC (the transposed-A kernel, which reads dS and P as stored) start theirs at the
 // first; the numbers kept are the same bits.
@@ -13,8 +13,8 @@
 // a and b must be equal.
 import * as tf from '@tensorflow/tfjs';
 import { causalMatMulActive, fusedKernels, simdMatMulActive, stridedMatMul } from './batch_matmul.ts';
-import { ALL_K } from './simd_matmul.ts';
-import { byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
+import { ALL_K } from './simd_matmul_variants.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
 
 const swapLast = (x: tf.Tensor3D): tf.Tensor3D => tf.transpose(x, [0, 2, 1]);
 
@@ -84,11 +84,11 @@ registerWasmKernel(KERNEL_TA, ({ inputs, attrs }, wasm) => {
  * copy of a (attention's dK = dS^T Q and dV = P^T dC). `offset`: for a holding attention weights
  * or their gradient under a causal mask with one query row per position (a[i][t, s] = 0 for
  * s > t + offset), row s of the result sums over t >= s - offset only, about half the work, the
- * terms it skips being 0 * finite, so the same bits as over all t (simd_matmul.ts matmulTA's
+ * terms it skips being 0 * finite, so the same bits as over all t (simd_matmul_variants.ts matmulTA's
  * kOffset); ALL_K: all t. Null where the kernel does not serve; the caller then takes `product`.
  */
 function transposeABatch(a: tf.Tensor3D, b: tf.Tensor3D, offset: number): tf.Tensor3D | null {
-  if (!fusedKernels(tf.backend() as never)?.kernels.ta) return null;
+  if (!fusedKernels(asWasm(tf.backend()))?.kernels.ta) return null;
   return tf.engine().runKernel(KERNEL_TA, { a, b }, { offset } as unknown as tf.NamedAttrMap) as tf.Tensor3D;
 }
 

@@ -1,4 +1,4 @@
-// Decoding's linear-layer products, C = A W^T, on the dot-product kernel (simd_matmul.ts
+// Decoding's linear-layer products, C = A W^T, on the dot-product kernel (simd_dot.ts
 // matmulT), with each weight's transposed copy resident in a WebAssembly.Memory of our own rather
 // than on tfjs's heap. Why a memory of our own: it can be shared, so the matmul helper threads
 // (matmul_threads.ts) read the same copies and each computes a block of C's columns; a product

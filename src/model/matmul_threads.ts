@@ -17,7 +17,8 @@
 // stay resident in the dot store's shared memory, which every helper also maps, so only the rows
 // of A go in and every block runs in place. Those products take tens of microseconds, less than
 // waking a sleeping thread, so a helper spins for SPIN_MS after each product before it sleeps.
-import { ALL_K, simdMatmulCausalModule, simdMatmulModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulKernel, type MatmulTAKernel } from './simd_matmul.ts';
+import { simdMatmulModule, type MatmulKernel } from './simd_matmul.ts';
+import { ALL_K, simdMatmulCausalModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
 import { simdMatmulTModule, type MatmulTKernel } from './simd_dot.ts';
 import type { DotCall } from './dot_products.ts';
 import { BUILD, canWait, CAUSAL, CONTROL_WORDS, DOT, FAILED, FINISHED, FUSED, GENERATION, HOLD, MAX_BLOCKS, NEXT, PLAIN, ROW, spawn, SPIN_MS, TA, TABLE, type Helper, type HelperInit } from './matmul_helper.ts';

@@ -11,9 +11,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernels, kernelTakes, LINEAR_MIN_ROWS, matMul2d, matMulTransposeA } from './batch_matmul.ts';
 import { MIN_THREADED_MACS } from './matmul_threads.ts';
-import { ALL_K } from './simd_matmul.ts';
+import { ALL_K } from './simd_matmul_variants.ts';
 import { NT_MAX_K, simdMatmulNTModule, type MatmulNTKernel } from './simd_matmul_nt.ts';
-import { byteOffset, heapModule, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, wasmMemory, type WasmBackendLike } from './wasm_backend.ts';
 
 const KERNEL = 'AgenticRlSimdMatMulBeside';
 const KERNEL_NT = 'AgenticRlSimdMatMulNT';
@@ -92,7 +92,7 @@ export function productsBeside(a1: tf.Tensor2D, w1: tf.Tensor2D, a2: tf.Tensor2D
   if (w1.shape[1] !== k1 || b2.shape[0] !== k2) throw new Error(`productsBeside: shapes ${a1.shape} @ ${w1.shape}^T and ${a2.shape}^T @ ${b2.shape} do not multiply`);
   const [work1, work2] = [m1 * k1 * n1, m2 * k2 * n2];
   const onKernels = enabled && !tf.engine().isTapeOn() && tf.getBackend() === 'wasm' && m1 >= LINEAR_MIN_ROWS && kernelTakes(k1, n1);
-  const context = onKernels ? fusedKernels(tf.backend() as never) : null;
+  const context = onKernels ? fusedKernels(asWasm(tf.backend())) : null;
   const nt = context !== null && k1 <= NT_MAX_K;
   const pair = context?.threads && context.kernels.ta && m2 >= LINEAR_MIN_ROWS && kernelTakes(k2, n2)
     && Math.min(work1, work2) >= MIN_THREADED_MACS / 2 && Math.max(work1, work2) <= 2 * Math.min(work1, work2);

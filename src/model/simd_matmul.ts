@@ -16,7 +16,8 @@
 // tfjs-wasm 4.22 has no relaxed-SIMD build, so with it this kernel also beats XNNPACK on the
 // linear layers' products with many rows (training, prefill; batch_matmul.ts matMul2d).
 // simd_dot.ts holds `matmulT`, C = A W^T with W stored (N, K): for the linear layers' products with
-// few rows (decoding), where streaming the weights dominates.
+// few rows (decoding), where streaming the weights dominates. The same body's transposed-A, causal
+// and accumulating builds are in simd_matmul_variants.ts, the NT kernel in simd_matmul_nt.ts.
 import { Body, F32, I32, moduleBytes, uleb, V128 } from './wasm_asm.ts';
 
 const ROWS = 4; // rows of A per block
@@ -51,10 +52,11 @@ const DEPTH = 512;
 /**
  * Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
+ * `transA`, `causal`, `accumulate`: the variants of simd_matmul_variants.ts.
  */
-function matmulBody(fma: boolean, transA = false, causal = false, accumulate = false): Body {
-  const f = new Body(transA ? 9 : causal ? 12 : 9);
-  // transA: matmulTA(a, b, c, M, K, N, lda, scratch), one matrix, A stored transposed; batch and
+export function matmulBody(fma: boolean, transA = false, causal = false, accumulate = false): Body {
+  const f = new Body(causal ? 12 : 9);
+  // transA: matmulTA(a, b, c, M, K, N, lda, scratch, kOffset), one matrix, A stored transposed; batch and
   // strides are locals (1, 0, 0) so the loops below serve both.
   const [pa, pb, pc, batch, M, K, N, strideA, strideB] = transA ? [0, 1, 2, f.local(I32), 3, 4, 5, f.local(I32), f.local(I32)] : [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const [lda, scratch] = [6, 7]; // transA only: A's stored rows (one per k) lda numbers apart; K * 16 bytes to pack into
@@ -354,62 +356,6 @@ export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: n
 /** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`, relaxed SIMD) is unavailable. */
 export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): MatmulKernel | null {
   return exported(simdMatmulModule(fma), memory, 'matmul') as MatmulKernel | null;
-}
-
-/**
- * The accumulating kernel's module bytes (relaxed SIMD): `matmulAdd`, matmul's arguments, C += A @ B:
- * each output's sum formed as in `matmul`, then added to C, so C + A @ B has the bits of
- * tf.add(C, matmul(A, B)) without that add's pass. For LoRA's y = x W + (s x A) B (ops.ts).
- */
-export function simdMatmulAddModule(): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'matmulAdd', params: 9, body: matmulBody(true, false, false, true) }]);
-}
-
-/** Instantiates the accumulating kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
-export function instantiateMatmulAdd(memory: WebAssembly.Memory): MatmulKernel | null {
-  return exported(simdMatmulAddModule(), memory, 'matmulAdd') as MatmulKernel | null;
-}
-
-/**
- * The causal kernel's module bytes (relaxed SIMD): `matmulCausal(a, b, c, batch, M, K, N, strideA,
- * strideB, mode, period, offset)`, `matmul` for attention's products under a causal mask, skipping
- * what the mask makes zero (see matmulBody): about half of QK^T, P V, dS K and dC V^T.
- */
-export function simdMatmulCausalModule(shared = false): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'matmulCausal', params: 12, body: matmulBody(true, false, true) }], shared);
-}
-
-/** matmulCausal: matmul's arguments, then mode (1: keys are C's columns, 2: the k axis), period, offset. */
-export type MatmulCausalKernel = (a: number, b: number, c: number, batch: number, m: number, k: number, n: number, strideA: number, strideB: number, mode: number, period: number, offset: number) => void;
-
-/** Instantiates the causal kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
-export function instantiateMatmulCausal(memory: WebAssembly.Memory): MatmulCausalKernel | null {
-  return exported(simdMatmulCausalModule(), memory, 'matmulCausal') as MatmulCausalKernel | null;
-}
-
-/**
- * The transposed-A kernel's module bytes (relaxed SIMD): `matmulTA(a, b, c, M, K, N, lda)`,
- * C (M, N) = A^T @ B for A stored (K, lda) (its first M columns), B (K, N); byte pointers. For the
- * linear layers' weight gradients x^T @ dy, without transposing x first (a copy of x, ~30% of the
- * step's transposes): the same tiles as `matmul`, each row block's 4 numbers of A read from one
- * stored row, 16 contiguous bytes.
- */
-export function simdMatmulTAModule(shared = false): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'matmulTA', params: 9, body: matmulBody(true, true) }], shared);
-}
-
-/**
- * matmulTA(a, b, c, M, K, N, lda, scratch): C (M, N) = A^T @ B, A stored (K, lda); byte pointers;
- * `scratch`: K * 16 bytes the kernel may overwrite (each block of 4 rows of A^T, packed).
- */
-export type MatmulTAKernel = (a: number, b: number, c: number, m: number, k: number, n: number, lda: number, scratch: number, kOffset: number) => void;
-
-/** matmulTA's kOffset for a product over all of k. */
-export const ALL_K = 0x3fffffff;
-
-/** Instantiates the transposed-A kernel on `memory`, or returns null where relaxed SIMD is unavailable. */
-export function instantiateMatmulTA(memory: WebAssembly.Memory): MatmulTAKernel | null {
-  return exported(simdMatmulTAModule(), memory, 'matmulTA') as MatmulTAKernel | null;
 }
 
 /** Instantiates module `bytes` on `memory` and returns its export `name`, or null where the engine cannot validate it. */

@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/model/config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdMatmulCausalModule } from '../../src/model/simd_matmul.ts';
+import { simdMatmulCausalModule } from '../../src/model/simd_matmul_variants.ts';
 
 const values = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
 const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];

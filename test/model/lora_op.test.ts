@@ -14,7 +14,7 @@ import { loraTargets } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { loraLinear, matMulLinear } from '../../src/model/ops.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdMatmulAddModule } from '../../src/model/simd_matmul.ts';
+import { simdMatmulAddModule } from '../../src/model/simd_matmul_variants.ts';
 
 const filled = (shape: [number, number], seed: number, scale: number) => tf.tensor2d(Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => Math.sin(i * 0.61 + seed) * scale), shape);
 const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];

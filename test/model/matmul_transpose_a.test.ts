@@ -8,7 +8,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fusedMultiplyAddActive, matMul2d, matMulTransposeA, splitProductCount, stridedMatMul, useMatmulThreads, useTransposeAKernel } from '../../src/model/batch_matmul.ts';
 import { MIN_THREADED_MACS } from '../../src/model/matmul_threads.ts';
-import { ALL_K, instantiateMatmulTA, simdMatmulTAModule } from '../../src/model/simd_matmul.ts';
+import { ALL_K, instantiateMatmulTA, simdMatmulTAModule } from '../../src/model/simd_matmul_variants.ts';
 
 const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
 const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
