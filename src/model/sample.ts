@@ -195,22 +195,23 @@ export function useSimdSampling(on: boolean): void {
  */
 export function sampleToken(logits: Float32Array, offset: number, vocab: number, temperature: number, rng: Rng): { id: number; logprob: number } {
   const scale = temperature > 0 ? 1 / temperature : 1;
-  let max = -Infinity;
-  let argmax = 0;
-  for (let v = 0; v < vocab; v++) {
-    const z = logits[offset + v]!;
-    if (z > max) {
-      max = z;
-      argmax = v;
-    }
-  }
   // unnormalized probabilities, computed once (exp dominates for a 150k vocabulary)
   if (simdWeights === undefined) simdWeights = SimdWeights.create();
-  let weights: ArrayLike<number>;
+  let max = -Infinity;
+  let argmax = -1; // the first position of the max, found when needed
+  let weights: ArrayLike<number> | null = null;
   let total = 0;
-  if (simdWeights && simdEnabled && Number.isFinite(max)) {
-    ({ weights, total } = simdWeights.weights(logits, offset, vocab, max, scale));
-  } else {
+  if (simdWeights && simdEnabled) ({ max, weights, total } = simdWeights.weights(logits, offset, vocab, scale));
+  if (!weights) {
+    max = -Infinity;
+    argmax = 0;
+    for (let v = 0; v < vocab; v++) {
+      const z = logits[offset + v]!;
+      if (z > max) {
+        max = z;
+        argmax = v;
+      }
+    }
     if (weightsScratch.length < vocab) weightsScratch = new Float64Array(vocab);
     for (let v = 0; v < vocab; v++) {
       const weight = Math.exp((logits[offset + v]! - max) * scale);
@@ -219,11 +220,15 @@ export function sampleToken(logits: Float32Array, offset: number, vocab: number,
     }
     weights = weightsScratch;
   }
+  const first = (): number => {
+    if (argmax < 0) for (argmax = 0; argmax < vocab && logits[offset + argmax] !== max; argmax++);
+    return argmax;
+  };
   const logTotal = Math.log(total);
-  if (temperature === 0) return { id: argmax, logprob: -logTotal };
+  if (temperature === 0) return { id: first(), logprob: -logTotal };
   const threshold = rng.uniform() * total;
   let cumulative = 0;
-  let id = argmax; // fallback if rounding leaves the threshold just past the sum
+  let id = -1;
   for (let v = 0; v < vocab; v++) {
     cumulative += weights[v]!;
     if (cumulative > threshold) {
@@ -231,5 +236,6 @@ export function sampleToken(logits: Float32Array, offset: number, vocab: number,
       break;
     }
   }
+  if (id < 0) id = first(); // rounding left the threshold just past the sum
   return { id, logprob: (logits[offset + id]! - max) * scale - logTotal };
 }

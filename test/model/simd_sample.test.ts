@@ -25,18 +25,40 @@ describe('SIMD sampling weights', () => {
       const offset = 7; // a row inside a batch
       let max = -Infinity;
       for (let v = 0; v < length; v++) max = Math.max(max, logits[offset + v]!);
-      const { weights, total } = kernel.weights(logits, offset, length, max, scale);
-      expect(weights.length).toBe(length);
+      const { weights, total, max: found } = kernel.weights(logits, offset, length, scale);
+      expect(found).toBe(max);
+      expect(weights!.length).toBe(length);
       let want = 0;
       for (let v = 0; v < length; v++) {
         const t = (logits[offset + v]! - max) * scale;
         const e = Math.exp(t);
         want += e;
-        if (t < -87) expect(weights[v]!).toBeLessThan(2e-38);
-        else expect(Math.abs(weights[v]! - e)).toBeLessThanOrEqual(e * 2e-7 * Math.max(1, -t));
+        if (t < -87) expect(weights![v]!).toBeLessThan(2e-38);
+        else expect(Math.abs(weights![v]! - e)).toBeLessThanOrEqual(e * 2e-7 * Math.max(1, -t));
       }
       expect(Math.abs(total - want)).toBeLessThanOrEqual(want * 1e-7);
     }
+  });
+
+  it('finds the max as `z > max` does (NaN ignored) and gives no weights when it is not finite', () => {
+    const kernel = SimdWeights.create()!;
+    const nan = Float32Array.from({ length: 37 }, (_, i) => (i % 5 === 0 ? Number.NaN : -i));
+    expect(kernel.weights(nan, 0, 37, 1).max).toBe(-1);
+    const lastMax = Float32Array.from({ length: 37 }, (_, i) => (i === 36 ? 5 : 0));
+    expect(kernel.weights(lastMax, 0, 37, 1).max).toBe(5); // in the last, partial vector
+    for (const [fill, want] of [[-Infinity, -Infinity], [Number.NaN, -Infinity]] as const) {
+      const { max, weights } = kernel.weights(new Float32Array(21).fill(fill), 0, 21, 1);
+      expect(max).toBe(want);
+      expect(weights).toBeNull();
+    }
+    const inf = new Float32Array(21).fill(1);
+    inf[3] = Infinity;
+    expect(kernel.weights(inf, 0, 21, 1)).toEqual({ max: Infinity, weights: null, total: 0 });
+  });
+
+  it('leaves sampleToken the Math.exp path where the max is not finite: a +Infinity logit is drawn', () => {
+    const logits = Float32Array.from({ length: 40 }, (_, i) => (i === 17 ? Infinity : 0));
+    expect(sampleToken(logits, 0, 40, 0, new Rng(1)).id).toBe(17);
   });
 
   it('gives sampleToken the same draws as Math.exp from the same uniforms, and log-probs within 1e-5', () => {

@@ -84,15 +84,19 @@ describe('fused SwiGLU on wasm', () => {
     model.dispose();
   });
 
-  it('gives decoding the forward kernel: swigluValue equals swiglu, and a no-gradient forward runs no Sigmoid', async () => {
-    const [g, u] = [filled(8 * 768, 4, 12), filled(8 * 768, 5, 2)];
-    const gate = tf.tensor2d(g, [8, 768]);
-    const up = tf.tensor2d(u, [8, 768]);
-    expect(Array.from(swigluValue(gate, up).dataSync())).toEqual(Array.from(swiglu(gate, up).dataSync()));
-    useSimdSwiglu(false);
-    expectClose(swigluValue(gate, up).dataSync(), Array.from(g, (x, i) => x * sigmoid(x) * u[i]!), 2e-6, 1e-30); // the tfjs ops
-    useSimdSwiglu(true);
-    tf.dispose([gate, up]);
+  it('gives decoding and prefill the forward kernel: swigluValue equals swiglu, and a no-gradient forward runs no Sigmoid', async () => {
+    for (const rows of [8, 128]) { // decoding's few rows; a prefill chunk (past what once went to the tfjs ops)
+      const [g, u] = [filled(rows * 768, 4, 12), filled(rows * 768, 5, 2)];
+      const gate = tf.tensor2d(g, [rows, 768]);
+      const up = tf.tensor2d(u, [rows, 768]);
+      const { kernels: ran } = await tf.profile(() => swigluValue(gate, up).dispose());
+      expect(ran.map((k) => k.name)).toEqual(['AgenticRlSwiGLU']);
+      expect(Array.from(swigluValue(gate, up).dataSync())).toEqual(Array.from(swiglu(gate, up).dataSync()));
+      useSimdSwiglu(false);
+      expectClose(swigluValue(gate, up).dataSync(), Array.from(g, (x, i) => x * sigmoid(x) * u[i]!), 2e-6, 1e-30); // the tfjs ops
+      useSimdSwiglu(true);
+      tf.dispose([gate, up]);
+    }
     const config = parseConfig({
       model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 1,
       num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
