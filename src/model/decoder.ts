@@ -13,6 +13,7 @@ import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { maskedSoftmax } from './simd_softmax.ts';
+import { decodeAttention, decodeAttentionActive } from './simd_decode_attention.ts';
 import { simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from './simd_rmsnorm.ts';
 import { swiglu, swigluValue } from './simd_swiglu.ts';
 
@@ -139,10 +140,15 @@ function attention(
   let value = heads(applyLinear(h, v_proj, mode), Hkv);
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.
-  const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
   if (input.cache?.inPlace) {
     if (mode.differentiable) throw new Error('an in-place KV cache is for decoding only (no gradient)');
     const { keys, values, length: S, capacity } = input.cache.write(index, key, value); // (B, Hkv, capacity, hd)
+    if (T === 1 && decodeAttentionActive(hd)) {
+      // one position a sequence: the whole attention in one kernel, reading the cache in place
+      const context = decodeAttention(tf.reshape(query, [B, Hkv, g, hd]), keys, values, input.maskBias, S, 1 / Math.sqrt(hd)); // (B, Hkv, g, hd) = (B, H, 1, hd)
+      return applyLinear(tf.reshape(context, [B, H * hd]) as tf.Tensor2D, o_proj, mode);
+    }
+    const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
     // Keys and values are read where the cache keeps them: scores^T = K q^T per (b, key head),
     // so the one operand copied is the small q^T, not the cache.
     const queryT = permute(tf.reshape(grouped, [B * Hkv, g * T, hd]), [0, 2, 1]); // (B*Hkv, hd, g*T)
@@ -152,6 +158,7 @@ function attention(
     const context = tf.reshape(stridedMatMul(weights, values, { batch: B * Hkv, m: g * T, k: S, n: hd, strideA: g * T * S, strideB: capacity * hd }), [B, H, T, hd]);
     return applyLinear(tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D, o_proj, mode);
   }
+  const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
   const S = key.shape[2]!;
   // rows of the grouped queries: g blocks of the T positions, each seeing keys up to t + S - T
