@@ -14,7 +14,7 @@ import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { maskedSoftmax } from './simd_softmax.ts';
 import { decodeAttention, decodeAttentionActive } from './simd_decode_attention.ts';
-import { simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from './simd_rmsnorm.ts';
+import { simdAddRmsNormValue, simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from './simd_rmsnorm.ts';
 import { swiglu, swigluValue } from './simd_swiglu.ts';
 
 /** What the forward pass needs besides the weights. */
@@ -61,12 +61,22 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
   // training: RoPE's backward table -[s2, s1] (rope.ts), -sin since the halves of Rope's tables are equal
   if (mode.differentiable) rope.backwardSin = tf.neg(rope.sin);
   const norm = mode.differentiable ? 'gradient' : 'value';
+  const eps = config.rmsNormEps;
+  if (!mode.differentiable && params.layers.length > 0 && simdRmsNormActive(config.hiddenSize)) {
+    // without a gradient, each residual add and the norm after it are one kernel (the same bits)
+    let normed = rmsNorm(x, params.layers[0]!.inputNorm, eps, norm);
+    params.layers.forEach((layer, index) => {
+      [x, normed] = simdAddRmsNormValue(x, attention(parts, layer, index, normed, input, rope, mode), layer.postAttentionNorm, eps);
+      [x, normed] = simdAddRmsNormValue(x, mlp(layer, normed, mode), params.layers[index + 1]?.inputNorm ?? params.finalNorm, eps);
+    });
+    return normed;
+  }
   params.layers.forEach((layer, index) => {
-    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, config.rmsNormEps, norm), input, rope, mode);
+    const attended = attention(parts, layer, index, rmsNorm(x, layer.inputNorm, eps, norm), input, rope, mode);
     x = tf.add(x, attended);
-    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, config.rmsNormEps, norm), mode));
+    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, eps, norm), mode));
   });
-  return rmsNorm(x, params.finalNorm, config.rmsNormEps, norm);
+  return rmsNorm(x, params.finalNorm, eps, norm);
 }
 
 /** Logits (N, V) for hidden rows (N, D): h @ lm_head, or h @ embedding when tied. */

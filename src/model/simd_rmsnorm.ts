@@ -22,10 +22,15 @@ function laneSum(f: Body, v: number): void {
   for (let lane = 1; lane < 4; lane++) f.get(v).simd(0x1f, lane).op(0x92);
 }
 
-/** `forward(x, w, y, r, rows, D, epsBits)`: byte pointers; D a multiple of 4. */
-function forwardBody(): Body {
-  const f = new Body(7);
-  const [px, pw, py, pr, rows, D, epsBits] = [0, 1, 2, 3, 4, 5, 6];
+/**
+ * `forward(x, w, y, r, rows, D, epsBits)`: byte pointers; D a multiple of 4. With `residual`,
+ * `addForward(x, delta, w, y, r, rows, D, epsBits, sum)`: first sum = x + delta (float32, as
+ * tf.add), then the norm of sum, so the same bits as tf.add and then forward.
+ */
+function forwardBody(residual = false): Body {
+  const f = new Body(residual ? 9 : 7);
+  const [px, pdelta, pw, py, pr, rows, D, epsBits, psum] = residual ? [0, 1, 2, 3, 4, 5, 6, 7, 8] : [0, -1, 1, 2, 3, 4, 5, 6, -1];
+  const source = residual ? psum : px; // the rows normed
   const [row, at, rowBytes, base] = [f.local(I32), f.local(I32), f.local(I32), f.local(I32)];
   const [acc, v, rv] = [f.local(V128), f.local(V128), f.local(V128)];
   const [eps, rs] = [f.local(F32), f.local(F32)];
@@ -38,6 +43,10 @@ function forwardBody(): Body {
     f.i32(0).set(at);
     f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
       f.get(px).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).set(v);
+      if (residual) {
+        f.get(v).get(pdelta).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe4).set(v); // x + delta
+        f.get(psum).get(base).op(0x6a).get(at).op(0x6a).get(v).simd(0x0b, ALIGN4, 0);
+      }
       f.get(acc).get(v).get(v).simd(0xe6).simd(0xe4).set(acc);
       f.addConst(at, 16);
     });
@@ -50,7 +59,7 @@ function forwardBody(): Body {
     f.i32(0).set(at);
     f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
       f.get(py).get(base).op(0x6a).get(at).op(0x6a); // y address
-      f.get(px).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).get(rv).simd(0xe6); // x r
+      f.get(source).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).get(rv).simd(0xe6); // x r
       f.get(pw).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe6); // (x r) w
       f.simd(0x0b, ALIGN4, 0);
       f.addConst(at, 16);
@@ -120,10 +129,11 @@ export function simdRmsNormModule(): Uint8Array<ArrayBuffer> {
   return moduleBytes([
     { name: 'forward', params: 7, body: forwardBody() },
     { name: 'backward', params: 8, body: backwardBody() },
+    { name: 'addForward', params: 9, body: forwardBody(true) },
   ]);
 }
 
-interface Kernels { forward: (...args: number[]) => void; backward: (...args: number[]) => void }
+interface Kernels { forward: (...args: number[]) => void; backward: (...args: number[]) => void; addForward: (...args: number[]) => void }
 
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
   return heapModule(backend, 'rmsnorm', simdRmsNormModule) as unknown as Kernels | null;
@@ -131,6 +141,7 @@ function kernelsFor(backend: WasmBackendLike): Kernels | null {
 
 const FORWARD = 'AgenticRlRmsNorm';
 const BACKWARD = 'AgenticRlRmsNormGrad';
+const ADD_FORWARD = 'AgenticRlAddRmsNorm';
 
 function rowsOf(name: string, x: tf.TensorInfo, w: tf.TensorInfo): [number, number] {
   const [rows, D] = x.shape as [number, number];
@@ -147,6 +158,17 @@ registerWasmKernel(FORWARD, ({ inputs, attrs }, wasm) => {
   const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after both allocations: one may grow the heap
   kernelsFor(wasm)!.forward(at(x), at(w), at(y), at(r), rows, D, f32Bits((attrs as { eps: number }).eps));
   return [y, r];
+});
+
+registerWasmKernel(ADD_FORWARD, ({ inputs, attrs }, wasm) => {
+  const { x, delta, w } = inputs as Record<'x' | 'delta' | 'w', tf.TensorInfo>;
+  const [rows, D] = rowsOf('addRmsNorm', x, w);
+  if (delta.shape.join() !== x.shape.join() || delta.dtype !== 'float32') throw new Error(`addRmsNorm: delta [${delta.shape}] for x [${x.shape}]`);
+  const [sum, y, r] = [wasm.makeOutput([rows, D], 'float32'), wasm.makeOutput([rows, D], 'float32'), wasm.makeOutput([rows], 'float32')];
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after the allocations: one may grow the heap
+  kernelsFor(wasm)!.addForward(at(x), at(delta), at(w), at(y), at(r), rows, D, f32Bits((attrs as { eps: number }).eps), at(sum));
+  wasm.disposeData(r.dataId);
+  return [sum, y];
 });
 
 registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
@@ -190,6 +212,15 @@ export function simdRmsNormValue(x: tf.Tensor2D, weight: tf.Tensor, eps: number)
   const [y, r] = tf.engine().runKernel(FORWARD, { x, w: weight }, { eps } as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor2D, tf.Tensor];
   r.dispose();
   return y;
+}
+
+/**
+ * x + delta and the RMSNorm of that sum, both (rows, D), without a gradient: a decoder layer's
+ * residual add and the next norm in one pass, the same bits as tf.add then simdRmsNormValue
+ * (check simdRmsNormActive). Saves the add's dispatch, eight a decoding step of the bench model.
+ */
+export function simdAddRmsNormValue(x: tf.Tensor2D, delta: tf.Tensor2D, weight: tf.Tensor, eps: number): [tf.Tensor2D, tf.Tensor2D] {
+  return tf.engine().runKernel(ADD_FORWARD, { x, delta, w: weight }, { eps } as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor2D, tf.Tensor2D];
 }
 
 function normOp(eps: number): NormOp {

@@ -89,7 +89,7 @@ describe('generate with the decode attention kernel (wasm)', () => {
       useDecodeAttention(on);
       return generate(model, prompts, { maxNewTokens: 12, temperature, seed: 3, eosIds: [] });
     };
-    const kernelsOf = async (on: boolean) => (await tf.profile(() => run(on, 0))).kernels.map((k) => k.name);
+    const kernelsOf = async (on: boolean) => (await tf.profile(async () => { await run(on, 0); })).kernels.map((k) => k.name);
     expect(await kernelsOf(true)).toContain('AgenticRlDecodeAttention');
     expect(await kernelsOf(false)).not.toContain('AgenticRlDecodeAttention');
     for (const temperature of [0, 1]) {

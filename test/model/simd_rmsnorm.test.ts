@@ -10,7 +10,7 @@ import { rmsNorm } from '../../src/model/decoder.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdRmsNormActive, simdRmsNormModule, useSimdRmsNorm } from '../../src/model/simd_rmsnorm.ts';
+import { simdAddRmsNormValue, simdRmsNormActive, simdRmsNormModule, simdRmsNormValue, useSimdRmsNorm } from '../../src/model/simd_rmsnorm.ts';
 
 const filled = (length: number, seed: number, spread: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * spread);
 
@@ -31,6 +31,22 @@ describe('fused RMSNorm on wasm', () => {
     expect(bytes.length).toBeLessThan(4096);
     expect(simdRmsNormActive(256)).toBe(true);
     expect(simdRmsNormActive(30)).toBe(false);
+  });
+
+  it.each([[1, 256], [8, 12], [37, 192]])('residual add and norm in one pass (%i rows of %i): the bits of tf.add then the norm, nothing left behind', (rows, D) => {
+    const x = tf.tensor2d(filled(rows * D, 4, 2), [rows, D]);
+    const delta = tf.tensor2d(filled(rows * D, 5, 0.7), [rows, D]);
+    const w = tf.tensor1d(filled(D, 6, 1.2));
+    const sum = tf.add(x, delta) as tf.Tensor2D;
+    const normed = simdRmsNormValue(sum, w, 1e-5);
+    const before = tf.memory().numTensors;
+    const [fusedSum, fusedNormed] = simdAddRmsNormValue(x, delta, w, 1e-5);
+    expect(tf.memory().numTensors).toBe(before + 2);
+    expect(fusedSum.shape).toEqual([rows, D]);
+    expect(Array.from(fusedSum.dataSync())).toEqual(Array.from(sum.dataSync()));
+    expect(Array.from(fusedNormed.dataSync())).toEqual(Array.from(normed.dataSync()));
+    expect(() => simdAddRmsNormValue(x, w as unknown as tf.Tensor2D, w, 1e-5)).toThrow(/addRmsNorm: delta \[\d+\] for x/);
+    tf.dispose([x, delta, w, sum, normed, fusedSum, fusedNormed]);
   });
 
   it.each([[1, 4, 1e-6], [7, 32, 1e-5], [512, 256, 1e-6], [3, 12, 0.5]])('%i rows of %i, eps %f: values and gradients match the ops and float64', (rows, D, eps) => {
@@ -97,7 +113,7 @@ describe('fused RMSNorm on wasm', () => {
     model.dispose();
   });
 
-  it('carries the norms of a no-gradient forward (decoding, prefill) with no other norm op', async () => {
+  it('carries the norms of a no-gradient forward (decoding, prefill), each residual add with its norm, with no other norm op', async () => {
     const config = parseConfig({
       model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2,
       num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
@@ -105,7 +121,8 @@ describe('fused RMSNorm on wasm', () => {
     const model = CausalLM.fromWeights(config, randomWeights(config, 1));
     const { kernels } = await tf.profile(() => { model.logits([1, 2, 3]); });
     const names = kernels.map((k) => k.name);
-    expect(names.filter((n) => n === 'AgenticRlRmsNorm')).toHaveLength(5); // two per layer and the final norm
+    expect(names.filter((n) => n === 'AgenticRlRmsNorm')).toHaveLength(1); // the first layer's input norm
+    expect(names.filter((n) => n === 'AgenticRlAddRmsNorm')).toHaveLength(4); // each residual add with the norm after it
     expect(names).not.toContain('Rsqrt');
     model.dispose();
   });
