@@ -174,7 +174,7 @@ function attention(
   // rows of the grouped queries: g blocks of the T positions, each seeing keys up to t + S - T
   const causal = (kind: CausalProduct['kind']): CausalProduct | null => (input.causal ? { kind, period: T, offset: S - T } : null);
   const scores = tf.reshape(batchMatMul(grouped, key, false, true, causal('scores')), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
-  const weights = tf.reshape(maskedSoftmax(scores, input.maskBias), [B, Hkv, g * T, S]); // the gradient one SIMD pass on wasm (simd_softmax.ts)
+  const weights = tf.reshape(maskedSoftmax(scores, input.maskBias, input.causal ? S - T : null), [B, Hkv, g * T, S]); // one SIMD pass each way on wasm (simd_softmax.ts)
   const context = tf.reshape(batchMatMul(weights, value, false, false, causal('context')), [B, H, T, hd]); // (B, H, T, hd)
   const merged = tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
   return applyLinear(merged as tf.Tensor2D, o_proj, mode);

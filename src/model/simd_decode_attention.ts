@@ -8,8 +8,9 @@
 // Numbers: the scores are the strided kernel's (batch_matmul.ts) bits, its dot products summed
 // in the same order (fused multiply-adds over 4-wide steps, then the lanes ((l0 + l1) + l2) + l3),
 // and the bias added in float32 as tf.add does; the softmax is ours: exp from wasm_exp.ts (a few
-// float32 ulps, arguments clamped to [-87, 0], so a masked key gets ~1.6e-38 rather than 0, below
-// float32's resolution of a weight sum >= 1) and the weights divided by their sum; the context
+// float32 ulps, arguments clamped to [-87, 0], and 0 at or below -87, so a masked key gets 0 as
+// from tf.softmax, and no weight is a subnormal, slow on x86) and the weights divided by their
+// sum; the context
 // sums weight times value over the keys in order, as the strided kernel does. Against the tfjs
 // route: within ~1e-6 relative (test/model/decode_attention.test.ts).
 //
@@ -18,7 +19,7 @@
 // multiple of 4).
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, f32Bits, I32, moduleBytes, uleb, V128 } from './wasm_asm.ts';
-import { VectorExp } from './wasm_exp.ts';
+import { splatF32, VectorExp } from './wasm_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './wasm_backend.ts';
 
 const ALIGN4 = 2;
@@ -37,7 +38,7 @@ function attendBody(): Body {
   const [biasRow, qRow, scores, scoresEnd, at, end] = [i32(), i32(), i32(), i32(), i32(), i32()];
   const kp = Array.from({ length: 4 }, i32);
   const acc = Array.from({ length: 8 }, v128);
-  const [vq, scale, vmax, weight, total] = [v128(), v128(), v128(), v128(), v128()];
+  const [vq, scale, vmax, weight, total, low, keep] = [v128(), v128(), v128(), v128(), v128(), v128(), v128()];
   const [s, max, inv] = [f.local(F32), f.local(F32), f.local(F32)];
   const exp = new VectorExp(f, -87, 0);
   const lessThan = (a: number, b: number) => () => { f.get(a).get(b).op(0x49); }; // i32.lt_u
@@ -45,6 +46,7 @@ function attendBody(): Body {
   const zero = (local: number) => f.simd(0x0c, ...Array<number>(16).fill(0)).set(local);
   const load = (pointer: number, offset = 0) => f.get(pointer).simd(0x00, ALIGN4, ...uleb(offset));
 
+  splatF32(f, -87, low);
   f.get(HD).i32(2).op(0x74).set(rowBytes);
   f.get(SCALE).op(0xbe).simd(0x13).set(scale); // f32.reinterpret_i32; splat
   f.get(scratch).get(rowBytes).op(0x6a).set(scores);
@@ -97,7 +99,9 @@ function attendBody(): Body {
       f.get(scores).set(at);
       f.whileLoop(lessThan(at, scoresEnd), () => {
         load(at).get(vmax).simd(0xe5).set(weight);
+        f.get(weight).get(low).simd(0x44).set(keep); // f32x4.gt: above exp's clamp
         exp.apply(weight);
+        f.get(weight).get(keep).simd(0x4e).set(weight); // v128.and: 0 at or below it
         f.get(at).get(weight).simd(0x0b, ALIGN4, 0);
         f.get(total).get(weight).simd(0xe4).set(total);
         f.addConst(at, 16);
