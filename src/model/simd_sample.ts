@@ -45,8 +45,7 @@ function weighBody(): Body {
   });
   for (let way = 1; way < WAYS; way++) f.get(maxima[0]!).get(maxima[way]!).simd(0xeb).set(maxima[0]!);
   const m = maxima[0]!;
-  f.get(m).get(m).get(m).simd(0x0d, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7).simd(0xeb).set(m); // lanes 0-1 against 2-3
-  f.get(m).get(m).get(m).simd(0x0d, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11).simd(0xeb).set(m); // then 0 against 1
+  f.maxAcrossLanes(m);
   f.get(m).simd(0x1f, 0).set(scalar);
   f.i32(8).get(scalar).op(0x38, ALIGN4, 0); // f32.store the max
   f.get(scalar).simd(0x13).set(max); // splat

@@ -121,8 +121,7 @@ function forwardBody(): Body {
       f.get(vmax).get(v[0]!).simd(0xeb).set(vmax); // pmax: vmax < x ? x : vmax
       f.addConst(at, 16);
     });
-    f.get(vmax).get(vmax).get(vmax).simd(0x0d, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7).simd(0xeb).set(vmax);
-    f.get(vmax).get(vmax).get(vmax).simd(0x0d, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11).simd(0xeb).set(vmax);
+    f.maxAcrossLanes(vmax);
     f.get(vmax).simd(0x1f, 0).set(max);
     f.whileLoop(lessThan(at, end), () => {
       address(sRow).op(0x2a, ALIGN4, 0);

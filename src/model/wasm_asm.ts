@@ -87,6 +87,12 @@ export class Body {
     return this;
   }
 
+  /** Every lane of the f32x4 local `v` = the largest of its four lanes (NaN-free lanes): f32x4.pmax of halves, then of neighbours. */
+  maxAcrossLanes(v: number): this {
+    this.get(v).get(v).get(v).simd(0x0d, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7).simd(0xeb).set(v);
+    return this.get(v).get(v).get(v).simd(0x0d, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11).simd(0xeb).set(v);
+  }
+
   /** The encoded function body: local declarations, code, end. */
   encode(): number[] {
     const groups: number[][] = [];
