@@ -5,7 +5,7 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
 import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
@@ -164,8 +164,11 @@ function attention(
     const queryT = permute(tf.reshape(grouped, [B * Hkv, g * T, hd]), [0, 2, 1]); // (B*Hkv, hd, g*T)
     const scoresT = stridedMatMul(keys, queryT, { batch: B * Hkv, m: S, k: hd, n: g * T, strideA: capacity * hd, strideB: hd * g * T }); // (B*Hkv, S, g*T)
     const scores = tf.reshape(permute(scoresT, [0, 2, 1]), [B, Hkv, g, T, S]);
-    const weights = tf.reshape(tf.softmax(tf.add(scores, input.maskBias)), [B * Hkv, g * T, S]);
-    const context = tf.reshape(stridedMatMul(weights, values, { batch: B * Hkv, m: g * T, k: S, n: hd, strideA: g * T * S, strideB: capacity * hd }), [B, H, T, hd]);
+    // under a causal mask the softmax stops at each row's last visible key, and P V's k loop too
+    const offset = input.causal ? S - T : null;
+    const weights = tf.reshape(maskedSoftmax(scores, input.maskBias, offset), [B * Hkv, g * T, S]);
+    const limits = offset !== null && causalMatMulActive() ? { causal: 2, period: T, offset } : {};
+    const context = tf.reshape(stridedMatMul(weights, values, { batch: B * Hkv, m: g * T, k: S, n: hd, strideA: g * T * S, strideB: capacity * hd, ...limits }), [B, H, T, hd]);
     return applyLinear(tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D, o_proj, mode);
   }
   const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)

@@ -165,7 +165,8 @@ async function stepLogits(
   const logits = tf.tidy((): tf.Tensor2D => {
     const hidden = decoderForward(
       model,
-      { ids, batch, time, positions, maskBias: maskBias(batch, time, keys, visible), cache },
+      // every caller's mask hides the keys past each query's position (j > i + keys - time): causal
+      { ids, batch, time, positions, maskBias: maskBias(batch, time, keys, visible), cache, causal: true },
       model.forwardMode(false),
     ); // (B*T, D)
     if (!wantLogits) return tf.zeros([0, 0]);
