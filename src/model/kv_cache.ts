@@ -124,6 +124,20 @@ export class KvCache {
     index.dispose();
   }
 
+  /**
+   * Row `row`'s keys and values at the slots of `ranges` ([start, end) pairs, in order), per layer,
+   * as new (1, Hkv, n, hd) tensors the caller owns: a finished sequence's cache without its padding
+   * (prefix_cache.ts keeps them for the sequence's next turn).
+   */
+  extract(row: number, ranges: [number, number][]): { keys: tf.Tensor[]; values: tf.Tensor[] } {
+    const pick = (store: (tf.Tensor | null)[]) => store.map((tensor) => tf.tidy(() => {
+      const [, Hkv, , hd] = tensor!.shape as [number, number, number, number];
+      const parts = ranges.filter(([start, end]) => end > start).map(([start, end]) => tf.slice(tensor!, [row, 0, start, 0], [1, Hkv, end - start, hd]));
+      return parts.length === 0 ? tf.zeros([1, Hkv, 0, hd]) : parts.length === 1 ? parts[0]! : tf.concat(parts, 2);
+    }));
+    return { keys: pick(this.keys), values: pick(this.values) };
+  }
+
   /** Frees every cached tensor. */
   dispose(): void {
     for (const store of [this.keys, this.values]) {

@@ -11,6 +11,7 @@ import { decoderForward, outputLogits } from './decoder.ts';
 import { KvCache, maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { Rng } from './rng.ts';
+import { dispose as disposeEntry, type PrefixCache } from './prefix_cache.ts';
 import { SimdWeights } from './simd_sample.ts';
 
 /** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
@@ -47,6 +48,11 @@ export interface GenerateOptions {
    * kernel runs); false concatenates every step (kv_cache.ts). For comparisons.
    */
   inPlaceCache?: boolean;
+  /**
+   * Keys and values of earlier calls' sequences (prefix_cache.ts): a prompt that extends one of
+   * them prefills only its new tokens, and every sequence's cache goes back in when it finishes.
+   */
+  prefixCache?: PrefixCache;
 }
 
 /** New tokens per prompt, their log-probs, and why each stopped. */
@@ -74,16 +80,49 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
   const V = model.config.vocabSize;
   const maxPositions = model.config.maxPositions;
 
-  const P = Math.max(...prompts.map((p) => p.length));
-  const pad = prompts.map((p) => P - p.length); // left padding of each sequence
+  // Cache slots: [0, base) hold the cached prefixes some prompts take from options.prefixCache,
+  // each right-aligned (L[b] of them), then [base, base + P) the prompts' remaining tokens, each
+  // right-aligned (pad[b] slots of padding first), then one slot per generated token. A row's
+  // padding and the slots before its prefix are hidden by its mask.
+  const entries = prompts.map((prompt) => options.prefixCache?.take(prompt) ?? null);
+  const L = entries.map((entry) => entry?.ids.length ?? 0);
+  const base = Math.max(...L);
+  const P = Math.max(...prompts.map((p, b) => p.length - L[b]!));
+  const pad = prompts.map((p, b) => P - (p.length - L[b]!)); // left padding of each sequence's new tokens
+  const hidden = (b: number, j: number) => j < base - L[b]! || (j >= base && j < base + pad[b]!);
   let live = prompts.map((_, i) => i); // original index of each batch row
   const cache = new KvCache(model.config.numLayers, options.inPlaceCache === undefined ? {} : { inPlace: options.inPlaceCache });
+  /** Keeps row `row` (sequence `index`, its cache holding all it generated but the last token) in the prefix cache. */
+  const keep = (row: number, index: number) => {
+    if (!options.prefixCache) return;
+    const done = result.ids[index]!.length - 1;
+    const { keys, values } = cache.extract(row, [[base - L[index]!, base], [base + pad[index]!, base + P + done]]);
+    options.prefixCache.put({ ids: [...prompts[index]!, ...result.ids[index]!.slice(0, done)], keys, values });
+  };
   try {
-    // Distinct prompts are prefilled once; row b of the batch copies distinct prompt rowOf[b].
+    if (base > 0) {
+      // the cached prefixes, right-aligned into the first `base` slots
+      tf.tidy(() => {
+        const slots = (tensors: (tf.Tensor | undefined)[], b: number) => {
+          const [Hkv, hd] = [model.config.numKvHeads, model.config.headDim];
+          const own = tensors[0] ?? tf.zeros([1, Hkv, 0, hd]);
+          return base - L[b]! > 0 ? tf.concat([tf.zeros([1, Hkv, base - L[b]!, hd]), own], 2) : own;
+        };
+        for (let layer = 0; layer < model.config.numLayers; layer++) {
+          const keys = tf.concat(entries.map((entry, b) => slots([entry?.keys[layer]], b)), 0);
+          const values = tf.concat(entries.map((entry, b) => slots([entry?.values[layer]], b)), 0);
+          if (cache.inPlace) cache.write(layer, keys, values);
+          else cache.append(layer, keys, values);
+        }
+      });
+      entries.forEach((entry) => entry && disposeEntry(entry));
+    }
+    // Distinct prompts are prefilled once; row b of the batch copies distinct prompt rowOf[b]
+    // (not with cached prefixes: each row then starts from its own).
     const rowByKey = new Map<string, number>();
     const distinct: number[] = []; // the first prompt index of each distinct prompt
     const rowOf = prompts.map((prompt, b) => {
-      const key = options.sharePrefill === false ? String(b) : prompt.join(',');
+      const key = options.sharePrefill === false || base > 0 ? String(b) : prompt.join(',');
       if (!rowByKey.has(key)) { rowByKey.set(key, distinct.length); distinct.push(b); }
       return rowByKey.get(key)!;
     });
@@ -99,11 +138,11 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
         const prompt = prompts[index]!;
         for (let t = 0; t < T; t++) {
           const slot = start + t;
-          ids[u * T + t] = slot >= pad[index]! ? prompt[slot - pad[index]!]! : 0;
-          positions[u * T + t] = Math.max(0, slot - pad[index]!);
+          ids[u * T + t] = slot >= pad[index]! ? prompt[L[index]! + slot - pad[index]!]! : 0;
+          positions[u * T + t] = L[index]! + Math.max(0, slot - pad[index]!);
         }
       });
-      const mask = (u: number, i: number, j: number) => j <= start + i && j >= pad[distinct[u]!]!;
+      const mask = (u: number, i: number, j: number) => j <= base + start + i && !hidden(distinct[u]!, j);
       logits = await stepLogits(model, cache, ids, positions, U, T, mask, start + T === P);
     }
     if (U < count) {
@@ -129,23 +168,25 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
         if (reason) {
           result.finishReasons[index] = reason;
           finished.add(row);
+          keep(row, index);
         }
       }
       steps++;
       if (finished.size === B) break;
       if (finished.size > 0) {
-        const keep = [...Array(B).keys()].filter((row) => !finished.has(row));
-        cache.select(keep);
-        live = keep.map((row) => live[row]!);
+        const kept = [...Array(B).keys()].filter((row) => !finished.has(row));
+        cache.select(kept);
+        live = kept.map((row) => live[row]!);
       }
       const ids = Int32Array.from(live, (index) => result.ids[index]!.at(-1)!);
       const positions = Int32Array.from(live, (index) => prompts[index]!.length + result.ids[index]!.length - 1);
-      const S = P + steps; // cached slots after this token
-      const rowPad = live.map((index) => pad[index]!);
-      logits = await stepLogits(model, cache, ids, positions, live.length, 1, (b, _i, j) => j < S && j >= rowPad[b]!, true);
+      const S = base + P + steps; // cached slots after this token
+      const rows = [...live];
+      logits = await stepLogits(model, cache, ids, positions, live.length, 1, (b, _i, j) => j < S && !hidden(rows[b]!, j), true);
     }
   } finally {
     cache.dispose();
+    entries.forEach((entry) => entry && disposeEntry(entry)); // (again, if the preload did not finish: disposing twice is a no-op)
   }
   return result;
 }

@@ -23,6 +23,8 @@ export interface Sampler {
   readonly maxPositions: number;
   sample(contexts: number[][], rngs: Rng[], options: { maxNewTokens: number; temperature: number; eosIds: number[] }):
     Promise<{ ids: number[][]; logprobs: number[][]; finishReasons: TurnStop[] }>;
+  /** Frees what sampling kept between calls (an episode's cache from one turn to the next); called once the rollout ends. */
+  release?(): void;
 }
 
 /** Rollout settings (a subset of RunConfig). */
@@ -78,35 +80,39 @@ export async function rollout(
     }
   });
 
-  for (;;) {
-    const ready = episodes.filter((e) => !e.done && !e.pending);
-    for (const episode of ready) {
-      if (episode.trajectory.ids.length + 1 >= sampler.maxPositions) end(episode, 'context_full');
+  try {
+    for (;;) {
+      const ready = episodes.filter((e) => !e.done && !e.pending);
+      for (const episode of ready) {
+        if (episode.trajectory.ids.length + 1 >= sampler.maxPositions) end(episode, 'context_full');
+      }
+      const batch = ready.filter((e) => !e.done);
+      if (batch.length === 0) {
+        const inFlight = episodes.flatMap((e) => (e.pending ? [e.pending] : []));
+        if (inFlight.length === 0) break;
+        const waited = performance.now();
+        await Promise.race(inFlight);
+        timing.sandboxSeconds += (performance.now() - waited) / 1000;
+        continue;
+      }
+      const started = performance.now();
+      const result = await sampler.sample(
+        batch.map((e) => e.trajectory.ids),
+        batch.map((e) => e.rng),
+        {
+          maxNewTokens: Math.min(options.maxNewTokens, ...batch.map((e) => sampler.maxPositions - e.trajectory.ids.length)),
+          temperature: options.temperature,
+          eosIds: tokenizer.eosIds as number[],
+        },
+      );
+      timing.generateSeconds += (performance.now() - started) / 1000;
+      batch.forEach((episode, i) => {
+        timing.generatedTokens += result.ids[i]!.length;
+        afterGeneration(episode, result.ids[i]!, result.logprobs[i]!, result.finishReasons[i]!);
+      });
     }
-    const batch = ready.filter((e) => !e.done);
-    if (batch.length === 0) {
-      const inFlight = episodes.flatMap((e) => (e.pending ? [e.pending] : []));
-      if (inFlight.length === 0) break;
-      const waited = performance.now();
-      await Promise.race(inFlight);
-      timing.sandboxSeconds += (performance.now() - waited) / 1000;
-      continue;
-    }
-    const started = performance.now();
-    const result = await sampler.sample(
-      batch.map((e) => e.trajectory.ids),
-      batch.map((e) => e.rng),
-      {
-        maxNewTokens: Math.min(options.maxNewTokens, ...batch.map((e) => sampler.maxPositions - e.trajectory.ids.length)),
-        temperature: options.temperature,
-        eosIds: tokenizer.eosIds as number[],
-      },
-    );
-    timing.generateSeconds += (performance.now() - started) / 1000;
-    batch.forEach((episode, i) => {
-      timing.generatedTokens += result.ids[i]!.length;
-      afterGeneration(episode, result.ids[i]!, result.logprobs[i]!, result.finishReasons[i]!);
-    });
+  } finally {
+    sampler.release?.(); // an episode's cache is only valid for the weights it was computed with
   }
   return { trajectories: episodes.map((e) => e.trajectory), timing };
 

@@ -1,0 +1,103 @@
+// Keeping a sequence's keys and values for its next turn (prefix_cache.ts): the store's rules, and
+// generate() from cached prefixes against generate() prefilling the whole prompts.
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CausalLM } from '../../src/model/model.ts';
+import { PrefixCache, type PrefixEntry } from '../../src/model/prefix_cache.ts';
+import { Rng } from '../../src/model/rng.ts';
+import { generate } from '../../src/model/sample.ts';
+import { modelSampler } from '../../src/rl/policy.ts';
+import { loadFixture, maxAbsDiff, useBackend } from './helpers.ts';
+
+const entry = (ids: number[], width = 2): PrefixEntry => ({
+  ids, keys: [tf.zeros([1, 1, ids.length, width])], values: [tf.zeros([1, 1, ids.length, width])],
+});
+
+describe('PrefixCache', () => {
+  beforeAll(() => useBackend('wasm'));
+
+  it('gives a prompt the longest entry that is a proper prefix of it, once', () => {
+    const before = tf.memory().numTensors;
+    const cache = new PrefixCache();
+    for (const ids of [[1, 2], [1, 2, 3, 4], [1, 2, 3, 9], [5]]) cache.put(entry(ids));
+    expect(cache.take([7, 1, 2, 3])).toBeNull(); // nothing starts it
+    expect(cache.take([1, 2, 3, 4])).toEqual(expect.objectContaining({ ids: [1, 2] })); // [1, 2, 3, 4] would leave no token to run
+    const taken = cache.take([1, 2, 3, 4, 5])!;
+    expect(taken.ids).toEqual([1, 2, 3, 4]);
+    expect(cache.take([1, 2, 3, 4, 5])).toBeNull(); // consumed (and [1, 2] went to the earlier prompt)
+    expect(cache.size).toBe(2);
+    expect(cache.reusedTokens).toBe(6);
+    tf.dispose([...taken.keys, ...taken.values]);
+    cache.clear();
+    expect(cache.size).toBe(0);
+    expect(tf.memory().numTensors).toBe(before + 2); // the first entry taken, still the caller's
+  });
+
+  it('drops the oldest entries past its budget', () => {
+    const before = tf.memory().numTensors;
+    const cache = new PrefixCache(100); // numbers: an entry of n ids holds 4n
+    cache.put(entry(Array.from({ length: 10 }, (_, i) => i)));
+    cache.put(entry(Array.from({ length: 10 }, (_, i) => 100 + i)));
+    cache.put(entry(Array.from({ length: 10 }, (_, i) => 200 + i)));
+    expect(cache.numbers).toBe(80);
+    expect(cache.size).toBe(2);
+    expect(cache.take([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])).toBeNull(); // the oldest went
+    const kept = cache.take([100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 0])!;
+    expect(kept.ids[0]).toBe(100);
+    tf.dispose([...kept.keys, ...kept.values]);
+    cache.clear();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('generate from cached prefixes (wasm)', () => {
+  let model: CausalLM;
+  beforeAll(async () => {
+    await useBackend('wasm');
+    model = await loadFixture('tiny-qwen2');
+    await generate(model, [[1, 2]], { maxNewTokens: 2, temperature: 0 }); // tensors the model makes once (RoPE's tables), before any count
+  });
+  afterAll(() => model.dispose());
+
+  // a first turn, then second turns that extend it (two rows with cached prefixes of different
+  // lengths, one new prompt), prefilled in chunks of 3 past the cached slots
+  for (const inPlaceCache of [true, false]) {
+    it(`a second turn from cached prefixes samples as from whole prompts (${inPlaceCache ? 'in-place' : 'concatenating'} cache)`, async () => {
+      const before = tf.memory().numTensors;
+      const cache = new PrefixCache();
+      const first = [[257, 72, 105, 33], [257, 10]];
+      const options = { maxNewTokens: 5, temperature: 0, eosIds: [] as number[], prefillChunk: 3, inPlaceCache };
+      const turn1 = await generate(model, first, { ...options, prefixCache: cache });
+      expect(cache.size).toBe(2);
+      const second = [
+        [...first[0]!, ...turn1.ids[0]!, 258, 10, 287, 45],
+        [1, 2, 3],
+        [...first[1]!, ...turn1.ids[1]!, 46],
+      ];
+      const cached = await generate(model, second, { ...options, prefixCache: cache });
+      expect(cache.reusedTokens).toBe(first[0]!.length + 4 + first[1]!.length + 4); // each prompt and all its output but the last token
+      const whole = await generate(model, second, options);
+      expect(cached.ids).toEqual(whole.ids);
+      cached.logprobs.forEach((row, i) => expect(maxAbsDiff(row, whole.logprobs[i]!)).toBeLessThan(1e-4));
+      // sampled, with the same streams: the same draws
+      const streams = () => second.map((_, i) => new Rng(50 + i));
+      const again = await generate(model, second, { ...options, temperature: 1, prefixCache: cache, streams: streams() });
+      expect(cache.reusedTokens).toBeGreaterThan(0);
+      const fresh = await generate(model, second, { ...options, temperature: 1, streams: streams() });
+      expect(again.ids).toEqual(fresh.ids);
+      cache.clear();
+      expect(tf.memory().numTensors).toBe(before);
+    });
+  }
+
+  it('keeps nothing past the rollout: the sampler releases its cache', async () => {
+    const before = tf.memory().numTensors;
+    const sampler = modelSampler(model);
+    const options = { maxNewTokens: 4, temperature: 1, eosIds: [] as number[] };
+    await sampler.sample([[257, 72], [257, 10, 11]], [new Rng(1), new Rng(2)], options);
+    expect(sampler.prefixCache.size).toBe(2);
+    expect(tf.memory().numTensors).toBeGreaterThan(before);
+    sampler.release!();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
