@@ -101,9 +101,13 @@ export function underGrpoTable(rows: readonly DefaultRunRow[], samples: number, 
   const lines = rows.map((r) => `| ${r.seed} | ${change(r.before.train, r.after.train)} | ${change(r.before.greedyTrain, r.after.greedyTrain)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
   const first = rows.map((r) => r.ranCode[0] ?? 0);
   const full = rows.map((r) => r.ranCode.findIndex((x) => x >= 1) + 1);
-  const fullText = full.every((step) => step > 0)
-    ? `every episode of a step ran code from step ${Math.min(...full)}–${Math.max(...full)} on`
-    : `not every step's episodes ran code by the end (${full.filter((step) => step > 0).length} of ${rows.length} seeds got there)`;
+  const after = Math.min(...rows.map((r, i) => Math.min(...r.ranCode.slice(full[i]!))));
+  const steps = Math.min(...full) === Math.max(...full) ? `${full[0]}` : `${Math.min(...full)}–${Math.max(...full)}`;
+  const fullText = !full.every((step) => step > 0)
+    ? `not every step's episodes ran code by the end (${full.filter((step) => step > 0).length} of ${rows.length} seeds got there)`
+    : after >= 1
+      ? `every episode of a step ran code from step ${steps} on`
+      : `it reached 1.00 by step ${steps} and stayed at ${after.toFixed(2)}–1.00 after`;
   return `Measured on these files (${samples} samples per task, WASM in Node${fma ? ' with relaxed SIMD, as in Chromium' : ''}; \`${DEFAULT_RUN_COMMAND}\`):
 
 | seed | seed + builtin train split | same, greedy | builtin eval split | minutes |

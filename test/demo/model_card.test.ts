@@ -35,6 +35,8 @@ describe('demo model card', () => {
     const table = underGrpoTable([row(1, [0.5, 0.9, 1, 1]), row(2, [0.75, 1, 1, 1])], 4, true);
     expect(table).toContain('| 1 | 0.20 → 0.50 (+0.30) | 0.10 → 0.60 (+0.50) | 0.00 → 0.05 | 3.3 |');
     expect(table).toContain('0.50–0.75 in the first step; every episode of a step ran code from step 2–3 on');
+    // a step after that without every episode running code: said so, with the lowest share
+    expect(underGrpoTable([row(1, [0.5, 1, 0.89, 1]), row(2, [0.75, 1, 1, 1])], 4, true)).toContain('0.50–0.75 in the first step; it reached 1.00 by step 2 and stayed at 0.89–1.00 after');
     const written = withUnderGrpo(card, table);
     expect(written).not.toContain('Not measured on these files yet');
     expect(written).toContain(table);
