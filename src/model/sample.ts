@@ -10,8 +10,8 @@ import * as tf from '@tensorflow/tfjs';
 import { decoderForward, outputLogits } from './decoder.ts';
 import { KvCache, maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
-import { Rng } from './rng.ts';
 import { dispose as disposeEntry, type PrefixCache } from './prefix_cache.ts';
+import { Rng } from './rng.ts';
 import { SimdWeights } from './simd_sample.ts';
 
 /** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
@@ -103,14 +103,15 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
     if (base > 0) {
       // the cached prefixes, right-aligned into the first `base` slots
       tf.tidy(() => {
-        const slots = (tensors: (tf.Tensor | undefined)[], b: number) => {
-          const [Hkv, hd] = [model.config.numKvHeads, model.config.headDim];
-          const own = tensors[0] ?? tf.zeros([1, Hkv, 0, hd]);
-          return base - L[b]! > 0 ? tf.concat([tf.zeros([1, Hkv, base - L[b]!, hd]), own], 2) : own;
+        const [Hkv, hd] = [model.config.numKvHeads, model.config.headDim];
+        // row b's base slots: zeros (hidden), then its own prefix, if any
+        const slots = (own: tf.Tensor | undefined, b: number) => {
+          const gap = tf.zeros([1, Hkv, base - L[b]!, hd]);
+          return own ? tf.concat([gap, own], 2) : gap;
         };
         for (let layer = 0; layer < model.config.numLayers; layer++) {
-          const keys = tf.concat(entries.map((entry, b) => slots([entry?.keys[layer]], b)), 0);
-          const values = tf.concat(entries.map((entry, b) => slots([entry?.values[layer]], b)), 0);
+          const keys = tf.concat(entries.map((entry, b) => slots(entry?.keys[layer], b)), 0);
+          const values = tf.concat(entries.map((entry, b) => slots(entry?.values[layer], b)), 0);
           if (cache.inPlace) cache.write(layer, keys, values);
           else cache.append(layer, keys, values);
         }
