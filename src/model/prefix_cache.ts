@@ -28,6 +28,7 @@ const DEFAULT_BUDGET = 1 << 24;
 
 export class PrefixCache {
   private entries: PrefixEntry[] = [];
+  private held = 0;
   /** Prompt tokens served from entries (tests, benchmarks). */
   reusedTokens = 0;
 
@@ -35,7 +36,7 @@ export class PrefixCache {
 
   /** Numbers the entries hold. */
   get numbers(): number {
-    return this.entries.reduce((sum, e) => sum + [...e.keys, ...e.values].reduce((s, t) => s + t.size, 0), 0);
+    return this.held;
   }
 
   /** Entries held. */
@@ -57,6 +58,7 @@ export class PrefixCache {
     });
     if (best < 0) return null;
     const [entry] = this.entries.splice(best, 1);
+    this.held -= sizeOf(entry!);
     this.reusedTokens += entry!.ids.length;
     return entry!;
   }
@@ -64,15 +66,24 @@ export class PrefixCache {
   /** Adds an entry (taking ownership of its tensors), then drops the oldest while over budget. */
   put(entry: PrefixEntry): void {
     this.entries.push(entry);
-    while (this.entries.length > 0 && this.numbers > this.budget) dispose(this.entries.shift()!);
+    this.held += sizeOf(entry);
+    while (this.entries.length > 0 && this.held > this.budget) {
+      const oldest = this.entries.shift()!;
+      this.held -= sizeOf(oldest);
+      dispose(oldest);
+    }
   }
 
   /** Drops every entry. */
   clear(): void {
     this.entries.forEach(dispose);
     this.entries = [];
+    this.held = 0;
   }
 }
+
+/** Numbers an entry's tensors hold. */
+const sizeOf = (entry: PrefixEntry) => [...entry.keys, ...entry.values].reduce((sum, t) => sum + t.size, 0);
 
 /** Frees an entry's tensors. */
 export function dispose(entry: PrefixEntry): void {

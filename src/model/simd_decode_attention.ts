@@ -41,8 +41,6 @@ function attendBody(): Body {
   const [vq, scale, vmax, weight, total, low, keep] = [v128(), v128(), v128(), v128(), v128(), v128(), v128()];
   const [s, max, inv] = [f.local(F32), f.local(F32), f.local(F32)];
   const exp = new VectorExp(f, -87, 0);
-  const lessThan = (a: number, b: number) => () => { f.get(a).get(b).op(0x49); }; // i32.lt_u
-  const fits = (a: number, step: number, b: number) => () => { f.get(a).i32(step).op(0x6a).get(b).op(0x4d); }; // a + step <= b
   const zero = (local: number) => f.simd(0x0c, ...Array<number>(16).fill(0)).set(local);
   const load = (pointer: number, offset = 0) => f.get(pointer).simd(0x00, ALIGN4, ...uleb(offset));
 
@@ -52,16 +50,16 @@ function attendBody(): Body {
   f.get(scratch).get(rowBytes).op(0x6a).set(scores);
   f.get(scores).get(S).i32(2).op(0x74).op(0x6a).set(scoresEnd);
   f.i32(0).set(bh);
-  f.whileLoop(lessThan(bh, BH), () => {
+  f.whileLoop(f.lessThan(bh, BH), () => {
     f.get(pk).get(bh).get(CAP).op(0x6c).get(rowBytes).op(0x6c).op(0x6a).set(kBase);
     f.get(pv).get(bh).get(CAP).op(0x6c).get(rowBytes).op(0x6c).op(0x6a).set(vBase);
     f.get(pbias).get(bh).get(HKV).op(0x6e).get(S).op(0x6c).i32(2).op(0x74).op(0x6a).set(biasRow); // bias + (bh / Hkv) * S * 4 (i32.div_u)
     f.i32(0).set(r);
-    f.whileLoop(lessThan(r, R), () => {
+    f.whileLoop(f.lessThan(r, R), () => {
       f.get(pq).get(bh).get(R).op(0x6c).get(r).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(qRow);
       // the scaled query (tf.mul's float32 product), at scratch
       f.i32(0).set(d);
-      f.whileLoop(lessThan(d, rowBytes), () => {
+      f.whileLoop(f.lessThan(d, rowBytes), () => {
         f.get(scratch).get(d).op(0x6a);
         f.get(qRow).get(d).op(0x6a).simd(0x00, ALIGN4, 0).get(scale).simd(0xe6);
         f.simd(0x0b, ALIGN4, 0);
@@ -73,7 +71,7 @@ function attendBody(): Body {
         for (let i = 0; i < n; i++) f.get(kBase).get(j).i32(i).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(kp[i]!);
         for (let i = 0; i < n; i++) zero(acc[i]!);
         f.i32(0).set(d);
-        f.whileLoop(lessThan(d, rowBytes), () => {
+        f.whileLoop(f.lessThan(d, rowBytes), () => {
           f.get(scratch).get(d).op(0x6a).simd(0x00, ALIGN4, 0).set(vq);
           for (let i = 0; i < n; i++) {
             f.get(kp[i]!).get(d).op(0x6a).simd(0x00, ALIGN4, 0).get(vq).get(acc[i]!).simd(0x105).set(acc[i]!); // relaxed_madd(K, q, acc)
@@ -89,15 +87,15 @@ function attendBody(): Body {
         }
       };
       f.i32(0).set(j);
-      f.whileLoop(fits(j, 4, S), () => { scoreRows(4); f.addConst(j, 4); });
-      f.whileLoop(lessThan(j, S), () => { scoreRows(1); f.addConst(j, 1); });
+      f.whileLoop(f.fits(j, 4, S), () => { scoreRows(4); f.addConst(j, 4); });
+      f.whileLoop(f.lessThan(j, S), () => { scoreRows(1); f.addConst(j, 1); });
       // padding to a whole vector: weights exp(-87), nothing at float32's resolution of the sum
       for (let i = 0; i < 3; i++) f.get(scoresEnd).op(0x43, 0x00, 0x00, 0x80, 0xff).op(0x38, ALIGN4, 4 * i);
       // weights exp(s - max) in place and their total, then divided by it
       f.get(max).simd(0x13).set(vmax);
       zero(total);
       f.get(scores).set(at);
-      f.whileLoop(lessThan(at, scoresEnd), () => {
+      f.whileLoop(f.lessThan(at, scoresEnd), () => {
         load(at).get(vmax).simd(0xe5).set(weight);
         f.get(weight).get(low).simd(0x44).set(keep); // f32x4.gt: above exp's clamp
         exp.apply(weight);
@@ -112,7 +110,7 @@ function attendBody(): Body {
       f.op(0x95).set(inv);
       f.get(inv).simd(0x13).set(weight);
       f.get(scores).set(at);
-      f.whileLoop(lessThan(at, scoresEnd), () => {
+      f.whileLoop(f.lessThan(at, scoresEnd), () => {
         f.get(at);
         load(at).get(weight).simd(0xe6);
         f.simd(0x0b, ALIGN4, 0);
@@ -124,7 +122,7 @@ function attendBody(): Body {
         f.get(vBase).get(d).op(0x6a).set(at);
         f.get(scores).set(end);
         f.i32(0).set(j);
-        f.whileLoop(lessThan(j, S), () => {
+        f.whileLoop(f.lessThan(j, S), () => {
           f.get(end).op(0x2a, ALIGN4, 0).simd(0x13).set(weight); // splat(weight j)
           for (let i = 0; i < n; i++) f.get(weight).get(at).simd(0x00, ALIGN4, ...uleb(16 * i)).get(acc[i]!).simd(0x105).set(acc[i]!);
           f.addTo(at, rowBytes).addConst(end, 4).addConst(j, 1);
@@ -133,8 +131,8 @@ function attendBody(): Body {
         f.addConst(d, 16 * n);
       };
       f.i32(0).set(d);
-      f.whileLoop(fits(d, 128, rowBytes), () => contextBlock(8));
-      f.whileLoop(lessThan(d, rowBytes), () => contextBlock(1));
+      f.whileLoop(f.fits(d, 128, rowBytes), () => contextBlock(8));
+      f.whileLoop(f.lessThan(d, rowBytes), () => contextBlock(1));
       f.addConst(r, 1);
     });
     f.addConst(bh, 1);

@@ -36,15 +36,13 @@ function dotBody(): Body {
   const tailK = f.local(I32);
   const tailA = f.local(I32);
   const tailW = f.local(I32);
-  const lessThan = (a: number, b: number) => () => { f.get(a).get(b).op(0x49); }; // i32.lt_u
-  const fits = (a: number, step: number, b: number) => () => { f.get(a).i32(step).op(0x6a).get(b).op(0x4d); }; // a + step <= b
 
   // C[m .. m + tm, n .. n + tn] for the W rows wPtr[0 .. tn).
   const tile = (tm: number, tn: number) => {
     for (let i = 0; i < tm; i++) f.get(pa).get(m).i32(i).op(0x6a).get(rowK).op(0x6c, 0x6a).set(aPtr[i]!);
     for (let i = 0; i < tm; i++) for (let j = 0; j < tn; j++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[i]![j]!);
     f.i32(0).set(off).i32(0).set(k);
-    f.whileLoop(fits(k, 4, K), () => {
+    f.whileLoop(f.fits(k, 4, K), () => {
       for (let i = 0; i < tm; i++) f.get(aPtr[i]!).get(off).op(0x6a).simd(0x00, ALIGN4, 0).set(va[i]!); // A[m + i, k .. k + 3]
       for (let j = 0; j < tn; j++) {
         f.get(wPtr[j]!).get(off).op(0x6a).simd(0x00, ALIGN4, 0).set(vw); // W[n + j, k .. k + 3]
@@ -58,7 +56,7 @@ function dotBody(): Body {
         for (let lane = 1; lane < 4; lane++) f.get(acc[i]![j]!).simd(0x1f, lane).op(0x92);
         f.set(sum);
         f.get(k).set(tailK).get(aPtr[i]!).get(off).op(0x6a).set(tailA).get(wPtr[j]!).get(off).op(0x6a).set(tailW);
-        f.whileLoop(lessThan(tailK, K), () => {
+        f.whileLoop(f.lessThan(tailK, K), () => {
           f.get(sum).get(tailA).op(0x2a, ALIGN4, 0).get(tailW).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * W
           f.addConst(tailA, 4).addConst(tailW, 4).addConst(tailK, 1);
         });
@@ -71,13 +69,13 @@ function dotBody(): Body {
   const columns = (tm: number, tn: number) => {
     for (let j = 0; j < tn; j++) f.get(pw).get(n).i32(j).op(0x6a).get(rowK).op(0x6c, 0x6a).set(wPtr[j]!);
     f.i32(0).set(m);
-    if (tm > 1) f.whileLoop(fits(m, tm, M), () => { tile(tm, tn); f.addConst(m, tm); });
-    f.whileLoop(lessThan(m, M), () => { tile(1, tn); f.addConst(m, 1); });
+    if (tm > 1) f.whileLoop(f.fits(m, tm, M), () => { tile(tm, tn); f.addConst(m, tm); });
+    f.whileLoop(f.lessThan(m, M), () => { tile(1, tn); f.addConst(m, 1); });
   };
   const scheme = (tm: number, tn: number) => {
     f.i32(0).set(n);
-    f.whileLoop(fits(n, tn, N), () => { columns(tm, tn); f.addConst(n, tn); });
-    f.whileLoop(lessThan(n, N), () => { columns(1, 1); f.addConst(n, 1); }); // the last N % tn rows of W
+    f.whileLoop(f.fits(n, tn, N), () => { columns(tm, tn); f.addConst(n, tn); });
+    f.whileLoop(f.lessThan(n, N), () => { columns(1, 1); f.addConst(n, 1); }); // the last N % tn rows of W
   };
 
   f.get(K).i32(2).op(0x74).set(rowK);

@@ -35,8 +35,6 @@ function ntBody(): Body {
   const bv = Array.from({ length: 2 }, () => f.local(V128));
   const acc = Array.from({ length: 4 }, () => Array.from({ length: 2 }, () => f.local(V128)));
   const sum = f.local(F32);
-  const lessThan = (a: number, b: number) => () => { f.get(a).get(b).op(0x49); }; // i32.lt_u
-  const fits = (a: number, step: number, b: number) => () => { f.get(a).i32(step).op(0x6a).get(b).op(0x4d); }; // a + step <= b
 
   // scratch (K, width) = W[j .. j + width, :]^T
   const pack = (width: number) => {
@@ -44,7 +42,7 @@ function ntBody(): Body {
       f.get(pw).get(j).i32(c).op(0x6a).get(rowK).op(0x6c, 0x6a).set(from); // row j + c of W
       f.get(scratch).i32(4 * c).op(0x6a).set(q);
       f.i32(0).set(k);
-      f.whileLoop(lessThan(k, K), () => {
+      f.whileLoop(f.lessThan(k, K), () => {
         f.get(q).get(from).op(0x2a, ALIGN4, 0).op(0x38, ALIGN4, 0); // f32.store(q, f32.load(from))
         f.addConst(from, 4).addConst(q, 4 * width).addConst(k, 1);
       });
@@ -58,7 +56,7 @@ function ntBody(): Body {
     }
     f.get(scratch).set(q);
     f.i32(0).set(k);
-    f.whileLoop(lessThan(k, K), () => {
+    f.whileLoop(f.lessThan(k, K), () => {
       for (let v = 0; v < vectors; v++) f.get(q).simd(0x00, ALIGN4, ...uleb(16 * v)).set(bv[v]!);
       for (let r = 0; r < rows; r++) {
         f.get(rowPtr[r]!).simd(0x09, ALIGN4, 0).set(av); // A[i + r, k] in all lanes
@@ -74,23 +72,23 @@ function ntBody(): Body {
   };
   const allRows = (vectors: number) => {
     f.i32(0).set(i);
-    f.whileLoop(fits(i, 4, M), () => { tile(4, vectors); f.addConst(i, 4); });
-    f.whileLoop(lessThan(i, M), () => { tile(1, vectors); f.addConst(i, 1); });
+    f.whileLoop(f.fits(i, 4, M), () => { tile(4, vectors); f.addConst(i, 4); });
+    f.whileLoop(f.lessThan(i, M), () => { tile(1, vectors); f.addConst(i, 1); });
   };
 
   f.get(K).i32(2).op(0x74).set(rowK);
   f.get(N).i32(2).op(0x74).set(rowC);
   f.i32(0).set(j);
-  f.whileLoop(fits(j, 8, N), () => { pack(8); allRows(2); f.addConst(j, 8); });
-  f.ifElse(fits(j, 4, N), () => { pack(4); allRows(1); f.addConst(j, 4); }, () => {});
-  f.whileLoop(lessThan(j, N), () => { // one column at a time: sum += a * w, as matmul's tail columns
+  f.whileLoop(f.fits(j, 8, N), () => { pack(8); allRows(2); f.addConst(j, 8); });
+  f.ifElse(f.fits(j, 4, N), () => { pack(4); allRows(1); f.addConst(j, 4); }, () => {});
+  f.whileLoop(f.lessThan(j, N), () => { // one column at a time: sum += a * w, as matmul's tail columns
     f.i32(0).set(i);
-    f.whileLoop(lessThan(i, M), () => {
+    f.whileLoop(f.lessThan(i, M), () => {
       f.op(0x43, 0, 0, 0, 0).set(sum);
       f.get(pa).get(i).get(rowK).op(0x6c, 0x6a).set(rowPtr[0]!);
       f.get(pw).get(j).get(rowK).op(0x6c, 0x6a).set(from);
       f.i32(0).set(k);
-      f.whileLoop(lessThan(k, K), () => {
+      f.whileLoop(f.lessThan(k, K), () => {
         f.get(sum).get(rowPtr[0]!).op(0x2a, ALIGN4, 0).get(from).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // f32.mul, f32.add
         f.addConst(rowPtr[0]!, 4).addConst(from, 4).addConst(k, 1);
       });

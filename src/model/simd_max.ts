@@ -26,7 +26,6 @@ function rowMaxBody(): Body {
   const x = f.local(V128);
   const nan = f.local(V128);
   const top = f.local(F32);
-  const lessThan = (a: number, b: number) => () => { f.get(a).get(b).op(0x49); }; // i32.lt_u
   const upTo = (multiple: number, local: number) => { f.get(src).get(cols).i32(-multiple).op(0x71).i32(2).op(0x74, 0x6a).set(local); }; // src + (cols & -multiple) * 4
   // best[v] = pmax(best[v], x); nan |= (x != x)
   const take = (v: number) => {
@@ -34,18 +33,18 @@ function rowMaxBody(): Body {
     f.get(nan).get(x).get(x).simd(0x42).simd(0x50).set(nan); // f32x4.ne, v128.or
   };
   f.i32(0).set(row);
-  f.whileLoop(lessThan(row, rows), () => {
+  f.whileLoop(f.lessThan(row, rows), () => {
     f.get(src).get(cols).i32(2).op(0x74, 0x6a).set(end);
     upTo(16, wideEnd);
     upTo(4, vecEnd);
     for (const b of best) f.op(0x43, 0x00, 0x00, 0x80, 0xff).simd(0x13).set(b); // f32x4.splat(-Infinity)
     f.simd(0x0c, ...Array<number>(16).fill(0)).set(nan);
     f.get(src).set(at);
-    f.whileLoop(lessThan(at, wideEnd), () => {
+    f.whileLoop(f.lessThan(at, wideEnd), () => {
       for (let v = 0; v < 4; v++) { f.get(at).simd(0x00, ALIGN4, ...uleb(16 * v)).set(x); take(v); }
       f.addConst(at, 64);
     });
-    f.whileLoop(lessThan(at, vecEnd), () => {
+    f.whileLoop(f.lessThan(at, vecEnd), () => {
       f.get(at).simd(0x00, ALIGN4, 0).set(x); take(0);
       f.addConst(at, 16);
     });
@@ -53,7 +52,7 @@ function rowMaxBody(): Body {
     f.get(best[0]!).simd(0x1f, 0);
     for (let lane = 1; lane < 4; lane++) f.get(best[0]!).simd(0x1f, lane).op(0x97); // f32.max
     f.set(top);
-    f.whileLoop(lessThan(at, end), () => { // the tail, in f32.max (which propagates NaN)
+    f.whileLoop(f.lessThan(at, end), () => { // the tail, in f32.max (which propagates NaN)
       f.get(top).get(at).op(0x2a, ALIGN4, 0).op(0x97).set(top);
       f.addConst(at, 4);
     });

@@ -91,13 +91,11 @@ function forwardBody(): Body {
   const [max, x] = [f.local(F32), f.local(F32)];
   const exp = new VectorExp(f, -87, 0);
   const temps = v.map(() => exp.temporaries());
-  const lessThan = (a: number, b: number) => () => { f.get(a).get(b).op(0x49); };
-  const fits = (step: number) => () => { f.get(at).i32(step).op(0x6a).get(end).op(0x4d); }; // at + step <= end
   const address = (base: number) => f.get(base).get(at).op(0x6a);
   splatF32(f, -87, low);
   f.get(S).i32(2).op(0x74).set(rowBytes);
   f.i32(0).set(row);
-  f.whileLoop(lessThan(row, rows), () => {
+  f.whileLoop(f.lessThan(row, rows), () => {
     f.get(row).get(T).op(0x70).set(t); // i32.rem_u
     f.get(ps).get(row).get(rowBytes).op(0x6c).op(0x6a).set(sRow);
     f.get(pout).get(row).get(rowBytes).op(0x6c).op(0x6a).set(oRow);
@@ -113,7 +111,7 @@ function forwardBody(): Body {
     // scores + mask into out, and their max
     f.op(0x43, 0x00, 0x00, 0x80, 0xff).simd(0x13).set(vmax); // -Infinity
     f.i32(0).set(at);
-    f.whileLoop(fits(16), () => {
+    f.whileLoop(f.fits(at, 16, end), () => {
       address(sRow).simd(0x00, ALIGN4, 0);
       address(mRow).simd(0x00, ALIGN4, 0);
       f.simd(0xe4).set(v[0]!);
@@ -123,7 +121,7 @@ function forwardBody(): Body {
     });
     f.maxAcrossLanes(vmax);
     f.get(vmax).simd(0x1f, 0).set(max);
-    f.whileLoop(lessThan(at, end), () => {
+    f.whileLoop(f.lessThan(at, end), () => {
       address(sRow).op(0x2a, ALIGN4, 0);
       address(mRow).op(0x2a, ALIGN4, 0);
       f.op(0x92).set(x);
@@ -155,29 +153,29 @@ function forwardBody(): Body {
       f.addConst(at, scalar ? 4 : 16 * n);
     };
     f.i32(0).set(at);
-    f.whileLoop(fits(64), () => weigh(4, false));
-    f.whileLoop(fits(16), () => weigh(1, false));
-    f.whileLoop(lessThan(at, end), () => weigh(1, true));
+    f.whileLoop(f.fits(at, 64, end), () => weigh(4, false));
+    f.whileLoop(f.fits(at, 16, end), () => weigh(1, false));
+    f.whileLoop(f.lessThan(at, end), () => weigh(1, true));
     // times 1 / (((t0 + t1) + t2) + t3)
     f.op(0x43, 0x00, 0x00, 0x80, 0x3f);
     laneSum(f, total, x);
     f.get(x).op(0x95).simd(0x13).set(vmax);
     f.i32(0).set(at);
-    f.whileLoop(fits(16), () => {
+    f.whileLoop(f.fits(at, 16, end), () => {
       address(oRow);
       address(oRow).simd(0x00, ALIGN4, 0).get(vmax).simd(0xe6);
       f.simd(0x0b, ALIGN4, 0);
       f.addConst(at, 16);
     });
     f.get(vmax).simd(0x1f, 0).set(x);
-    f.whileLoop(lessThan(at, end), () => {
+    f.whileLoop(f.lessThan(at, end), () => {
       address(oRow);
       address(oRow).op(0x2a, ALIGN4, 0).get(x).op(0x94);
       f.op(0x38, ALIGN4, 0);
       f.addConst(at, 4);
     });
     // the hidden keys: 0
-    f.whileLoop(lessThan(at, rowBytes), () => {
+    f.whileLoop(f.lessThan(at, rowBytes), () => {
       address(oRow).i32(0).op(0x36, ALIGN4, 0); // i32.store 0
       f.addConst(at, 4);
     });

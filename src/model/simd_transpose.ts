@@ -29,8 +29,6 @@ function transposeBody(): Body {
   const d = f.local(I32); // output element (j, i)
   const rows = Array.from({ length: 4 }, () => f.local(V128));
   const pairs = Array.from({ length: 4 }, () => f.local(V128));
-  const lessThan = (a: number, bound: number) => () => { f.get(a).get(bound).op(0x49); }; // i32.lt_u
-  const fits = (a: number, bound: number) => () => { f.get(a).i32(4).op(0x6a).get(bound).op(0x4d); }; // a + 4 <= bound
   // the address base + times * stride (times a constant)
   const offset = (base: number, stride: number, times: number) => {
     f.get(base);
@@ -44,12 +42,12 @@ function transposeBody(): Body {
   f.get(R).i32(2).op(0x74).set(rowR);
   f.get(R).get(rowC).op(0x6c).set(matrix);
   f.i32(0).set(b);
-  f.whileLoop(lessThan(b, batch), () => {
+  f.whileLoop(f.lessThan(b, batch), () => {
     f.i32(0).set(i);
-    f.whileLoop(fits(i, R), () => {
+    f.whileLoop(f.fits(i, 4, R), () => {
       rowStart();
       f.i32(0).set(j);
-      f.whileLoop(fits(j, C), () => {
+      f.whileLoop(f.fits(j, 4, C), () => {
         for (let r = 0; r < 4; r++) { offset(s, rowC, r); f.simd(0x00, ALIGN4, 0).set(rows[r]!); } // v128.load: row i + r, columns j .. j + 3
         // pairs: [a00 a10 a01 a11], [a02 a12 a03 a13], [a20 a30 a21 a31], [a22 a32 a23 a33]
         f.get(rows[0]!).get(rows[1]!).simd(0x0d, ...lanes(0, 4, 1, 5)).set(pairs[0]!);
@@ -67,16 +65,16 @@ function transposeBody(): Body {
         f.get(d).get(rowR).i32(2).op(0x74, 0x6a).set(d); // d += 4 * rowR
         f.addConst(j, 4);
       });
-      f.whileLoop(lessThan(j, C), () => { // the last C % 4 columns of these 4 rows
+      f.whileLoop(f.lessThan(j, C), () => { // the last C % 4 columns of these 4 rows
         for (let r = 0; r < 4; r++) copyOne(() => offset(s, rowC, r), () => { f.get(d).i32(4 * r).op(0x6a); });
         f.addConst(s, 4).addTo(d, rowR).addConst(j, 1);
       });
       f.addConst(i, 4);
     });
-    f.whileLoop(lessThan(i, R), () => { // the last R % 4 rows
+    f.whileLoop(f.lessThan(i, R), () => { // the last R % 4 rows
       rowStart();
       f.i32(0).set(j);
-      f.whileLoop(lessThan(j, C), () => {
+      f.whileLoop(f.lessThan(j, C), () => {
         copyOne(() => { f.get(s); }, () => { f.get(d); });
         f.addConst(s, 4).addTo(d, rowR).addConst(j, 1);
       });
@@ -105,20 +103,19 @@ function blocksBody(): Body {
   const e = f.local(I32);
   const s = f.local(I32);
   const d = f.local(I32);
-  const lessThan = (a: number, bound: number) => () => { f.get(a).get(bound).op(0x49); }; // i32.lt_u
   f.get(inner).i32(2).op(0x74).set(run);
   f.get(R).get(run).op(0x6c).set(jump);
   f.get(C).get(jump).op(0x6c).set(matrix);
   f.i32(0).set(b);
-  f.whileLoop(lessThan(b, batch), () => {
+  f.whileLoop(f.lessThan(b, batch), () => {
     f.get(src).set(s); // the input is read in order
     f.i32(0).set(i);
-    f.whileLoop(lessThan(i, R), () => {
+    f.whileLoop(f.lessThan(i, R), () => {
       f.get(dst).get(i).get(run).op(0x6c, 0x6a).set(d); // output block (0, i)
       f.i32(0).set(j);
-      f.whileLoop(lessThan(j, C), () => {
+      f.whileLoop(f.lessThan(j, C), () => {
         f.i32(0).set(e);
-        f.whileLoop(lessThan(e, run), () => {
+        f.whileLoop(f.lessThan(e, run), () => {
           f.get(d).get(e).op(0x6a).get(s).get(e).op(0x6a).simd(0x00, ALIGN4, 0).simd(0x0b, ALIGN4, 0); // v128.store(d + e, v128.load(s + e))
           f.addConst(e, 16);
         });

@@ -66,6 +66,16 @@ export class Body {
   /** `local = local + constant`. */
   addConst(local: number, constant: number): this { return this.get(local).i32(constant).op(0x6a).set(local); }
 
+  /** A loop condition: local `a` < local `b`, unsigned (i32.lt_u). */
+  lessThan(a: number, b: number): () => void {
+    return () => { this.get(a).get(b).op(0x49); };
+  }
+
+  /** A loop condition: local `a` + `step` <= local `b`, unsigned (i32.le_u): `step` more still fit. */
+  fits(a: number, step: number, b: number): () => void {
+    return () => { this.get(a).i32(step).op(0x6a).get(b).op(0x4d); };
+  }
+
   /** while (cond()) { body() }: `cond` leaves an i32 on the stack. */
   whileLoop(cond: () => void, body: () => void): this {
     this.op(0x02, 0x40, 0x03, 0x40); // block, loop
