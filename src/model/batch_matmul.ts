@@ -12,7 +12,7 @@ import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
 import { ALL_K, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
 import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
-import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
+import { dotStore, mergedTransposedWeight, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
@@ -357,6 +357,31 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   }
   if (k * n > LINEAR_MAX_B) return tf.matMul(a, b);
   return tf.tidy(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [m, n]) as tf.Tensor2D);
+}
+
+let mergedEnabled = true;
+
+/** Turns decoding's merged LoRA weights off (true: back on), so a test or benchmark can compare with the adapter's ops. */
+export function useMergedAdapters(on: boolean): void {
+  mergedEnabled = on;
+}
+
+/**
+ * x (m, k) @ (w + scale a b) for a LoRA layer (w (k, n), a (k, r), b (r, n)) as one dot product on
+ * the merged weight's transposed copy (dot_products.ts mergedTransposedWeight), where matMul2d
+ * would take the dot-product kernel for x @ w: decoding and prefill, outside a gradient
+ * computation. Null elsewhere, or when the copies' budget is spent: the caller then runs the
+ * adapter's ops. The same numbers as x w + ((x a) scale) b up to float32 rounding (~1e-7 relative).
+ */
+export function mergedLoraProduct(x: tf.Tensor2D, w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): tf.Tensor2D | null {
+  const [m, k] = x.shape;
+  const n = w.shape[1]!;
+  if (!mergedEnabled || m > DOT_MAX_ROWS || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0) return null;
+  if (k * n < TRANSPOSED_MIN || w.shape[0] !== k || !dotProductActive()) return null;
+  const merged = mergedTransposedWeight(w, a, b, scale);
+  if (merged === null) return null;
+  const attrs: DotAttrs = { w: merged, n, k };
+  return tf.engine().runKernel(KERNEL_T, { a: x }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
 
 /**

@@ -5,7 +5,7 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { causalMatMulActive, embeddingRows, matMul2d, mergedLoraProduct, stridedMatMul } from './batch_matmul.ts';
 import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';
@@ -111,9 +111,11 @@ export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): 
   if (adapter && mode.adapters && mode.differentiable && !linear.bias && !linear.weight.trainable && loraOpEnabled) {
     return loraLinear(x, linear.weight as tf.Tensor2D, adapter.a as tf.Tensor2D, adapter.b as tf.Tensor2D, adapter.scale);
   }
-  let y = matMul(x, linear.weight);
+  // decoding a LoRA layer: one product on the merged weight, kept until the adapter changes
+  const merged = adapter && mode.adapters && !mode.differentiable ? mergedLoraProduct(x, linear.weight, adapter.a, adapter.b, adapter.scale) : null;
+  let y = merged ?? matMul(x, linear.weight);
   if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
-  if (adapter && mode.adapters) {
+  if (adapter && mode.adapters && !merged) {
     // the scale on the rank-r factor (N, r), not on the (N, O) update: r/O of the work, forward and
     // backward; the same numbers for a power-of-two scale (alpha / rank = 2 by default)
     const update = matMul(tf.mul(matMul(x, adapter.a), adapter.scale) as tf.Tensor2D, adapter.b); // (N, r) -> (N, O)

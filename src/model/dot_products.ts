@@ -19,8 +19,8 @@ import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './wasm_backe
 /** Largest memory (pages of 64 KB): 128 MB, room for the copies' budget and any scratch. */
 const MAX_PAGES = 2048;
 
-/** A weight's transposed copy, valid while the weight keeps the data it was made from. */
-interface Copy { source: tf.Variable; dataId: object; offset: number; numbers: number }
+/** A weight's transposed copy, valid while the weights it was made from keep their data. */
+interface Copy { sources: tf.Variable[]; dataIds: object[]; offset: number; numbers: number }
 
 /** A block of the memory: byte offset and size (multiples of 16). */
 interface Block { offset: number; bytes: number }
@@ -70,22 +70,24 @@ export class DotStore {
   }
 
   /**
-   * The byte offset of `w`'s transposed copy, made by `fill` (which writes the (n, k) copy into the
-   * view it is given) when there is none or `w` was assigned since; null when the budget is spent.
+   * The byte offset of the copy kept under `key` (a tensor id), `numbers` long and made from
+   * `sources` by `fill` (which writes the copy into the view it is given) when there is none or a
+   * source was assigned since; null when the budget is spent.
    */
-  weight(w: tf.Variable, fill: (into: Float32Array) => void): number | null {
-    const entry = this.copies.get(w.id);
-    if (entry && entry.dataId === w.dataId) return entry.offset;
-    for (const [id, other] of this.copies) if (other.source.isDisposed) this.release(id);
-    let offset = entry?.offset ?? null; // same variable, same size: remade in place
+  weight(key: number, sources: tf.Variable[], numbers: number, fill: (into: Float32Array) => void): number | null {
+    const entry = this.copies.get(key);
+    if (entry && entry.numbers === numbers && sources.every((source, i) => source === entry.sources[i] && source.dataId === entry.dataIds[i])) return entry.offset;
+    for (const [id, other] of this.copies) if (other.sources.some((source) => source.isDisposed)) this.release(id);
+    let offset = entry && this.copies.has(key) && entry.numbers === numbers ? entry.offset : null; // same size: remade in place
     if (offset === null) {
-      if (this.numbers + w.size > this.budget) return null;
-      offset = this.allocate(w.size * 4);
+      if (this.copies.has(key)) this.release(key);
+      if (this.numbers + numbers > this.budget) return null;
+      offset = this.allocate(numbers * 4);
       if (offset === null) return null;
-      this.numbers += w.size;
+      this.numbers += numbers;
     }
-    fill(new Float32Array(this.memory.buffer, offset, w.size));
-    this.copies.set(w.id, { source: w, dataId: w.dataId, offset, numbers: w.size });
+    fill(new Float32Array(this.memory.buffer, offset, numbers));
+    this.copies.set(key, { sources, dataIds: sources.map((source) => source.dataId), offset, numbers });
     return offset;
   }
 
@@ -180,13 +182,27 @@ export function dotStore(): DotStore | null {
  * disposed; null when the budget is spent.
  */
 export function transposedWeight(w: tf.Variable): number | null {
-  return dotStore()!.weight(w, (into) => {
-    const copy = tf.tidy(() => tf.transpose(w as tf.Tensor2D)); // the SIMD transpose (wasm_overrides.ts)
-    const backend = asWasm(tf.backend());
-    const start = byteOffset(backend, copy) / 4;
-    into.set(new Float32Array(wasmMemory(backend)!.buffer).subarray(start, start + copy.size));
-    copy.dispose();
-  });
+  return dotStore()!.weight(w.id, [w], w.size, (into) => copyInto(into, () => tf.transpose(w as tf.Tensor2D))); // the SIMD transpose (wasm_overrides.ts)
+}
+
+/**
+ * The byte offset in the store of a LoRA layer's merged weight (w + scale a b)^T, (n, k) for w
+ * (k, n), a (k, r) and b (r, n): decoding then runs one product a layer instead of five ops (the
+ * base product, x a, the scale, (x a) b, the sum), at the cost of a second copy of w. Kept under
+ * b's id and remade when any of the three is assigned (an optimizer step: new dataIds); null when
+ * the budget is spent.
+ */
+export function mergedTransposedWeight(w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): number | null {
+  return dotStore()!.weight(b.id, [w, a, b], w.size, (into) => copyInto(into, () => tf.transpose(tf.add(w, tf.mul(tf.matMul(a, b), scale)) as tf.Tensor2D)));
+}
+
+/** Writes the tensor `make` returns (on the wasm backend) into `into`, then frees it. */
+function copyInto(into: Float32Array, make: () => tf.Tensor): void {
+  const copy = tf.tidy(make);
+  const backend = asWasm(tf.backend());
+  const start = byteOffset(backend, copy) / 4;
+  into.set(new Float32Array(wasmMemory(backend)!.buffer).subarray(start, start + copy.size));
+  copy.dispose();
 }
 
 /**
