@@ -6,6 +6,9 @@
 //   decode_batch{1,8}_1thread_tok_s              the same with those products on the calling thread
 //   decode_batch{1,8}_xnnpack_tok_s              the same with the linear layers' few-row products
 //                                                on XNNPACK instead of the dot-product kernel
+//   decode_lora_batch{1,8}_tok_s                 the same model with LoRA adapters (rank 8, every
+//                                                projection, as the page trains), on merged weights
+//   decode_lora_ops_batch{1,8}_tok_s             the same through the adapters' own ops
 //   train_step_ms                                full-parameter step on 4 x 128 predicted tokens, with
 //                                                the kernel's large products on every core (up to 4;
 //                                                model_threads), as the page runs
@@ -30,7 +33,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipScale, globalNorm } from '../../src/model/adamw.ts';
-import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useDotProductThreads, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useDotProductThreads, useFusedMultiplyAdd, useMatmulThreads, useMergedAdapters, useSimdMatMul } from '../../src/model/batch_matmul.ts';
+import { defaultLoraConfig } from '../../src/model/lora.ts';
 import { selectBackend } from '../../src/model/backend.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { decoderForward, outputLogits } from '../../src/model/decoder.ts';
@@ -38,7 +42,7 @@ import { maskBias } from '../../src/model/kv_cache.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { generate } from '../../src/model/sample.ts';
+import { generate, type GenerateOptions } from '../../src/model/sample.ts';
 
 const config = parseConfig({
   model_type: 'llama', vocab_size: 2000, hidden_size: 256, intermediate_size: 768, num_hidden_layers: 4,
@@ -103,11 +107,39 @@ async function decoding(): Promise<Record<string, number>> {
   const rate = (key: string, batch: number) => (batch * 64) / median(times[key]!);
   const main = modes[0]!;
   model.dispose();
+  const lora = await loraDecoding(prompt, options);
   return {
     decode_cached_tok_s: cached, decode_uncached_tok_s: uncached, decode_batch1_tok_s: rate(`${main}1`, 1), decode_batch8_tok_s: rate(`${main}8`, 8),
     ...(times.one1 ? { decode_batch1_1thread_tok_s: rate('one1', 1), decode_batch8_1thread_tok_s: rate('one8', 8) } : {}),
     ...(main === 'dot' ? { decode_batch1_xnnpack_tok_s: rate('xnn1', 1), decode_batch8_xnnpack_tok_s: rate('xnn8', 8) } : {}),
+    ...lora,
   };
+}
+
+/**
+ * Batched decoding (batch 1 and 8, as above) of the model with LoRA adapters (rank 8 on every
+ * projection, as the page trains, B nonzero): on the merged weights, decoding's default
+ * (decode_lora_batch*_tok_s), and through the adapter's five ops a projection
+ * (decode_lora_ops_batch*_tok_s). Median of 3 rounds, alternated.
+ */
+async function loraDecoding(prompt: (b: number) => number[], options: Omit<GenerateOptions, 'maxNewTokens'>): Promise<Record<string, number>> {
+  const model = CausalLM.fromWeights(config, randomWeights(config, 1), { kind: 'lora', lora: { ...defaultLoraConfig, seed: 1 } });
+  let seed = 1;
+  for (const variable of model.trainableVariables().values()) tf.tidy(() => variable.assign(tf.randomNormal(variable.shape, 0, 0.02, 'float32', seed++)));
+  log('batched decoding with LoRA adapters: merged weights, and the adapter ops (median of 3, alternated)');
+  const times: Record<string, number[]> = {};
+  for (let round = 0; round < 4; round++) {
+    for (const merged of [true, false]) {
+      useMergedAdapters(merged);
+      for (const batch of [1, 8]) {
+        const time = await seconds(() => generate(model, Array.from({ length: batch }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 }));
+        if (round > 0) (times[`decode_lora${merged ? '' : '_ops'}_batch${batch}_tok_s`] ??= []).push((batch * 64) / time); // round 0 warms up
+      }
+    }
+  }
+  useMergedAdapters(true);
+  model.dispose();
+  return Object.fromEntries(Object.entries(times).map(([key, rates]) => [key, median(rates)]));
 }
 
 function median(xs: number[]): number {
@@ -255,6 +287,8 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
+    decode_lora_merged_vs_ops_batch1: round(decode.decode_lora_batch1_tok_s! / decode.decode_lora_ops_batch1_tok_s!),
+    decode_lora_merged_vs_ops_batch8: round(decode.decode_lora_batch8_tok_s! / decode.decode_lora_ops_batch8_tok_s!),
     ...(decode.decode_batch8_1thread_tok_s ? { decode_batch8_vs_batch1_1thread: round(decode.decode_batch8_1thread_tok_s / decode.decode_batch1_1thread_tok_s!) } : {}),
     ...(decode.decode_batch8_xnnpack_tok_s ? { decode_batch8_vs_batch1_xnnpack: round(decode.decode_batch8_xnnpack_tok_s / decode.decode_batch1_xnnpack_tok_s!) } : {}),
     train_step_ms: round(main.ours),
