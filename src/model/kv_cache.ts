@@ -130,6 +130,23 @@ export class KvCache {
    * (prefix_cache.ts keeps them for the sequence's next turn).
    */
   extract(row: number, ranges: [number, number][]): { keys: tf.Tensor[]; values: tf.Tensor[] } {
+    if (this.inPlace) {
+      // one copy per head and range inside the heap (tf.slice of the 4-D storage took a JavaScript
+      // loop over every number: 17% of a default-run rollout's generation)
+      const runs = ranges.filter(([start, end]) => end > start);
+      const length = runs.reduce((sum, [start, end]) => sum + end - start, 0);
+      const pick = (store: (tf.Tensor | null)[]) => store.map((tensor) => {
+        const [, Hkv, capacity, hd] = tensor!.shape as [number, number, number, number];
+        const out = tf.engine().runKernel(UNFILLED, {}, { shape: [1, Hkv, length, hd] } as unknown as tf.NamedAttrMap) as tf.Tensor;
+        let at = 0;
+        for (const [start, end] of runs) {
+          copySlices(tensor!, (row * Hkv * capacity + start) * hd, capacity * hd, out, at * hd, length * hd, Hkv, (end - start) * hd);
+          at += end - start;
+        }
+        return out;
+      });
+      return { keys: pick(this.keys), values: pick(this.values) };
+    }
     const pick = (store: (tf.Tensor | null)[]) => store.map((tensor) => tf.tidy(() => {
       const [, Hkv, , hd] = tensor!.shape as [number, number, number, number];
       const parts = ranges.filter(([start, end]) => end > start).map(([start, end]) => tf.slice(tensor!, [row, 0, start, 0], [1, Hkv, end - start, hd]));

@@ -1,8 +1,10 @@
 // Keeping a sequence's keys and values for its next turn (prefix_cache.ts): the store's rules, and
-// generate() from cached prefixes against generate() prefilling the whole prompts.
+// KvCache.extract, which makes an entry, and generate() from cached prefixes against generate()
+// prefilling the whole prompts.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CausalLM } from '../../src/model/model.ts';
+import { KvCache } from '../../src/model/kv_cache.ts';
 import { PrefixCache, type PrefixEntry } from '../../src/model/prefix_cache.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { generate } from '../../src/model/sample.ts';
@@ -46,6 +48,40 @@ describe('PrefixCache', () => {
     expect(kept.ids[0]).toBe(100);
     tf.dispose([...kept.keys, ...kept.values]);
     cache.clear();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('KvCache.extract', () => {
+  beforeAll(() => useBackend('wasm'));
+
+  it('gives a row\'s keys and values at the ranges asked, the same from an in-place cache as from a concatenating one', () => {
+    const [B, Hkv, hd, layers] = [3, 2, 4, 2];
+    const caches = [new KvCache(layers, { inPlace: true }), new KvCache(layers, { inPlace: false })];
+    const before = tf.memory().numTensors;
+    // two writes (50 slots, then 20): the in-place storage grows to 128 slots, 70 of them filled
+    for (const [step, T] of [[0, 50], [1, 20]] as const) {
+      for (let layer = 0; layer < layers; layer++) {
+        const key = tf.tidy(() => tf.add(tf.range(0, B * Hkv * T * hd).reshape([B, Hkv, T, hd]), 1000 * (10 * step + layer)));
+        const value = tf.tidy(() => tf.neg(key));
+        caches[0]!.write(layer, key, value);
+        tf.tidy(() => { caches[1]!.append(layer, key.clone(), value.clone()); }); // it keeps what it returns (the first time, its input)
+        tf.dispose([key, value]);
+      }
+    }
+    const ranges: [number, number][] = [[3, 9], [9, 9], [40, 61], [69, 70]];
+    const [inPlace, concat] = caches.map((cache) => cache.extract(1, ranges));
+    for (const part of ['keys', 'values'] as const) {
+      inPlace![part].forEach((tensor, layer) => {
+        expect(tensor.shape).toEqual([1, Hkv, 6 + 21 + 1, hd]);
+        expect(Array.from(tensor.dataSync())).toEqual(Array.from(concat![part][layer]!.dataSync()));
+      });
+    }
+    // spot check against the numbers written: row 1, head 1, slot 40 (the second write's first rows start at 50)
+    const want = 1000 * 0 + ((1 * Hkv + 1) * 50 + 40) * hd;
+    expect(inPlace!.keys[0]!.dataSync()[(1 * 28 + 6) * hd]).toBe(want);
+    tf.dispose([...inPlace!.keys, ...inPlace!.values, ...concat!.keys, ...concat!.values]);
+    caches.forEach((cache) => cache.dispose());
     expect(tf.memory().numTensors).toBe(before);
   });
 });
