@@ -63,10 +63,16 @@ describe('LoRA decoding on merged weights (wasm)', () => {
     // a merged copy per projection big enough for the kernel: all but k and v (128 x 64, grouped heads), which keep the ops
     expect(transposedWeightStats().copies - copiesOps).toBe(5 * config.numLayers);
     expect(worst(merged, ops)).toBeLessThan(2e-5);
+    // a prefill past the dot kernel's 128 rows takes the merged weights too
+    const long = Array.from({ length: 200 }, (_, t) => (t * 11 + 3) % 320);
+    const run = (on: boolean) => { useMergedAdapters(on); try { return model.logits(long); } finally { useMergedAdapters(true); } };
+    expect(worst(run(true), run(false))).toBeLessThan(2e-5);
+    const profile = await tf.profile(() => { run(true); });
+    expect(profile.kernels.filter((k) => k.name === 'AgenticRlSimdMatMulT' && k.inputShapes[0]?.[0] === 200).length).toBe(5 * config.numLayers);
     const base = model.withAdaptersDisabled(() => model.logits(ids));
     expect(worst(merged, base)).toBeGreaterThan(1e-2); // the adapters matter here
 
-    const run = async (on: boolean) => {
+    const sample = async (on: boolean) => {
       useMergedAdapters(on);
       try {
         return await generate(model, prompts, { maxNewTokens: 12, temperature: 0, eosIds: [] });
@@ -74,7 +80,7 @@ describe('LoRA decoding on merged weights (wasm)', () => {
         useMergedAdapters(true);
       }
     };
-    const [a, b] = [await run(true), await run(false)];
+    const [a, b] = [await sample(true), await sample(false)];
     expect(a.ids).toEqual(b.ids);
     a.logprobs.forEach((row, i) => expect(maxAbsDiff(row, b.logprobs[i]!)).toBeLessThan(2e-5));
   });
