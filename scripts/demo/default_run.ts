@@ -56,7 +56,7 @@ for (const seed of values.from ? [] : seeds) {
     const metrics = await trainer.runStep();
     rewards.push(Number(metrics.reward_mean.toFixed(3)));
     ranCode.push(Number(metrics.ran_code_fraction.toFixed(3)));
-    process.stderr.write(`seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)} kl ${metrics.kl?.toFixed(4)}\n`);
+    process.stderr.write(`seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)} kl ${metrics.kl?.toFixed(4)}; seconds: generate ${metrics.seconds_generate.toFixed(2)}, sandbox ${metrics.seconds_sandbox.toFixed(2)}, update ${metrics.seconds_train.toFixed(2)}\n`);
   }
   const minutes = (performance.now() - started) / 60_000;
   const after = await evaluate();
