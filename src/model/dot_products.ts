@@ -78,9 +78,10 @@ export class DotStore {
     const entry = this.copies.get(key);
     if (entry && entry.numbers === numbers && sources.every((source, i) => source === entry.sources[i] && source.dataId === entry.dataIds[i])) return entry.offset;
     for (const [id, other] of this.copies) if (other.sources.some((source) => source.isDisposed)) this.release(id);
-    let offset = entry && this.copies.has(key) && entry.numbers === numbers ? entry.offset : null; // same size: remade in place
+    const current = this.copies.get(key); // (unless a source was disposed)
+    let offset = current?.numbers === numbers ? current.offset : null; // same size: remade in place
     if (offset === null) {
-      if (this.copies.has(key)) this.release(key);
+      if (current) this.release(key);
       if (this.numbers + numbers > this.budget) return null;
       offset = this.allocate(numbers * 4);
       if (offset === null) return null;
