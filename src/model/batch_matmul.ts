@@ -361,6 +361,11 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
 
 let mergedEnabled = true;
 
+/** Turns the merged LoRA weights off (true: back on), so a test or benchmark can compare with the adapter's ops. */
+export function useMergedAdapters(on: boolean): void {
+  mergedEnabled = on;
+}
+
 /**
  * Largest product (m * (k + n) numbers of x and the result, the dot store's scratch: 16 MB) that
  * mergedLoraProduct takes. Past DOT_MAX_ROWS too: a rollout's prefill of 6 x 128 rows on the demo
@@ -368,16 +373,12 @@ let mergedEnabled = true;
  */
 const MERGED_MAX_NUMBERS = 1 << 22;
 
-/** Turns decoding's merged LoRA weights off (true: back on), so a test or benchmark can compare with the adapter's ops. */
-export function useMergedAdapters(on: boolean): void {
-  mergedEnabled = on;
-}
-
 /**
  * x (m, k) @ (w + scale a b) for a LoRA layer (w (k, n), a (k, r), b (r, n)) as one dot product on
- * the merged weight's transposed copy (dot_products.ts mergedTransposedWeight), outside a
- * gradient computation (decoding, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the
- * copies' budget is spent: the caller then runs the adapter's ops. The same numbers as x w + ((x a) scale) b up to float32 rounding (~1e-7 relative).
+ * the merged weight's transposed copy (dot_products.ts mergedTransposedWeight), outside a gradient
+ * computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the copies'
+ * budget is spent: the caller then runs the adapter's ops. The same numbers as
+ * x w + ((x a) scale) b up to float32 rounding (~1e-7 relative).
  */
 export function mergedLoraProduct(x: tf.Tensor2D, w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): tf.Tensor2D | null {
   const [m, k] = x.shape;

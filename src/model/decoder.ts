@@ -111,7 +111,7 @@ export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): 
   if (adapter && mode.adapters && mode.differentiable && !linear.bias && !linear.weight.trainable && loraOpEnabled) {
     return loraLinear(x, linear.weight as tf.Tensor2D, adapter.a as tf.Tensor2D, adapter.b as tf.Tensor2D, adapter.scale);
   }
-  // decoding a LoRA layer: one product on the merged weight, kept until the adapter changes
+  // a LoRA layer without a gradient (sampling, prefill): one product on its merged weight
   const merged = adapter && mode.adapters && !mode.differentiable ? mergedLoraProduct(x, linear.weight, adapter.a, adapter.b, adapter.scale) : null;
   let y = merged ?? matMul(x, linear.weight);
   if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
