@@ -12,7 +12,7 @@ import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
 import { ALL_K, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
 import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
-import { dotStore, mergedTransposedWeight, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
+import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './dot_products.ts';
 import { installWasmOverrides } from './wasm_overrides.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './wasm_backend.ts';
 
@@ -240,6 +240,12 @@ registerWasmKernel(KERNEL_T, ({ inputs, attrs }, wasm) => {
   return out;
 });
 
+/** a (m, k) @ W for the (k, n) weight whose transposed copy sits at byte `w` of the dot store: the dot-product kernel. */
+export function productOnCopy(a: tf.Tensor2D, w: number, n: number, k: number): tf.Tensor2D {
+  const attrs: DotAttrs = { w, n, k };
+  return tf.engine().runKernel(KERNEL_T, { a }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+}
+
 /**
  * C[i] = A[i] @ B[i] for i < batch, where matrix i of A starts `strideA` numbers after matrix i - 1
  * (likewise B): reads the first rows of every (b, h) slice of a preallocated KV cache without a
@@ -314,7 +320,7 @@ const DOT_MAX_ROWS = 128;
  * Smallest weight (k * n numbers) that gets a transposed copy for the dot-product kernel: smaller
  * ones (LoRA's rank-8 factors) cost little either way and would only churn the copies.
  */
-const TRANSPOSED_MIN = 1 << 14;
+export const TRANSPOSED_MIN = 1 << 14;
 
 /**
  * Columns `ids` of the embedding `table` (D, V) as rows (N, D), read from its transposed copy in the
@@ -350,45 +356,12 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   if (m < LINEAR_MIN_ROWS || decoding) {
     const transposed = b instanceof tf.Variable && k * n >= TRANSPOSED_MIN && dotProductActive() ? transposedWeight(b) : null;
     if (transposed !== null) {
-      const attrs: DotAttrs = { w: transposed, n, k };
-      return tf.engine().runKernel(KERNEL_T, { a }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+      return productOnCopy(a, transposed, n, k);
     }
     if (m < LINEAR_MIN_ROWS) return tf.matMul(a, b);
   }
   if (k * n > LINEAR_MAX_B) return tf.matMul(a, b);
   return tf.tidy(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [m, n]) as tf.Tensor2D);
-}
-
-let mergedEnabled = true;
-
-/** Turns the merged LoRA weights off (true: back on), so a test or benchmark can compare with the adapter's ops. */
-export function useMergedAdapters(on: boolean): void {
-  mergedEnabled = on;
-}
-
-/**
- * Largest product (m * (k + n) numbers of x and the result, the dot store's scratch: 16 MB) that
- * mergedLoraProduct takes. Past DOT_MAX_ROWS too: a rollout's prefill of 6 x 128 rows on the demo
- * model's shapes took 280 ms on the fused kernel with the adapter's ops, 247 ms merged.
- */
-const MERGED_MAX_NUMBERS = 1 << 22;
-
-/**
- * x (m, k) @ (w + scale a b) for a LoRA layer (w (k, n), a (k, r), b (r, n)) as one dot product on
- * the merged weight's transposed copy (dot_products.ts mergedTransposedWeight), outside a gradient
- * computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the copies'
- * budget is spent: the caller then runs the adapter's ops. The same numbers as
- * x w + ((x a) scale) b up to float32 rounding (~1e-7 relative).
- */
-export function mergedLoraProduct(x: tf.Tensor2D, w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): tf.Tensor2D | null {
-  const [m, k] = x.shape;
-  const n = w.shape[1]!;
-  if (!mergedEnabled || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0) return null;
-  if (k * n < TRANSPOSED_MIN || m * (k + n) > MERGED_MAX_NUMBERS || w.shape[0] !== k || !dotProductActive()) return null;
-  const merged = mergedTransposedWeight(w, a, b, scale);
-  if (merged === null) return null;
-  const attrs: DotAttrs = { w: merged, n, k };
-  return tf.engine().runKernel(KERNEL_T, { a: x }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
 
 /**

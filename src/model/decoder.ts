@@ -5,7 +5,8 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive, embeddingRows, matMul2d, mergedLoraProduct, stridedMatMul } from './batch_matmul.ts';
+import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { mergedLoraProduct } from './merged_lora.ts';
 import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
 import type { KvCache } from './kv_cache.ts';

@@ -1,11 +1,12 @@
-// Decoding a LoRA model on merged weights (batch_matmul.ts mergedLoraProduct): one product a layer
+// Decoding a LoRA model on merged weights (merged_lora.ts): one product a layer
 // on the copy (W + scale A B)^T instead of the adapter's five ops. Checked against those ops: the
 // same greedy tokens, logits and log-probs within float32 rounding; the copies follow the weights
 // after an update; adapters off still means the base; nothing leaks, and the copies go with the
 // model.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dotProductActive, useMergedAdapters } from '../../src/model/batch_matmul.ts';
+import { dotProductActive } from '../../src/model/batch_matmul.ts';
+import { useMergedAdapters } from '../../src/model/merged_lora.ts';
 import { parseConfig } from '../../src/model/config.ts';
 import { transposedWeightStats } from '../../src/model/dot_products.ts';
 import { defaultLoraConfig } from '../../src/model/lora.ts';
