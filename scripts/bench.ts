@@ -1,10 +1,11 @@
 // `npm run bench`: one JSON object of figures on stdout (progress on stderr). Sections run one
-// after another so they do not compete for the two cores; `--only model,sandbox` picks sections.
+// after another so they do not compete for the two cores; `--only model,update,sandbox` picks sections.
 import { cpus } from 'node:os';
 type Section = () => Promise<Record<string, unknown>>;
 
 const sections: Record<string, () => Promise<Section>> = {
   model: async () => (await import('./bench/model.ts')).benchModel,
+  update: async () => (await import('./bench/update.ts')).benchUpdate,
   sandbox: async () => (await import('./bench/sandbox.ts')).benchSandbox,
 };
 

@@ -49,6 +49,23 @@ def make_batch(gen, cfg):
     return sequences
 
 
+def make_group_batch(gen, cfg):
+    """A GRPO group: four samples of one 7-token prompt (actions from token 7 on, an observation
+    inside two of them), and one sample of another prompt."""
+    prompt = torch.randint(0, 259, (7,), generator=gen).tolist()
+    sequences = []
+    for length, advantage, observation in ((9, 1.1, None), (3, -0.4, None), (12, 0.6, (4, 7)), (6, -1.3, (2, 3))):
+        ids = prompt + torch.randint(0, 259, (length,), generator=gen).tolist()
+        mask = [0] * 7 + [1] * length
+        if observation:
+            for t in range(7 + observation[0], 7 + observation[1]):
+                mask[t] = 0
+        sequences.append({"ids": ids, "actionMask": mask, "advantage": advantage})
+    other = torch.randint(0, 259, (10,), generator=gen).tolist()
+    sequences.append({"ids": other, "actionMask": [0] * 5 + [1] * 5, "advantage": 0.3})
+    return sequences
+
+
 def main():
     cfg = json.loads((BASE / "config.json").read_text())
     base = read_safetensors(BASE / "model.safetensors")
@@ -61,12 +78,14 @@ def main():
     tiny_models.write_safetensors(REF / "model.safetensors", ref, "F32")
 
     cases = []
-    for name, aggregation, use_old, use_ref, temperature in (
-        ("seed_old_ref", "seed", True, True, 1.0),
-        ("token_no_ref", "token", True, False, 0.8),
-        ("dr_grpo_detached", "dr_grpo", False, True, 1.0),
+    for name, aggregation, use_old, use_ref, temperature, batch in (
+        ("seed_old_ref", "seed", True, True, 1.0, make_batch),
+        ("token_no_ref", "token", True, False, 0.8, make_batch),
+        ("dr_grpo_detached", "dr_grpo", False, True, 1.0, make_batch),
+        # last, so the cases above keep their random draws
+        ("group_shared_prompt", "token", True, True, 0.9, make_group_batch),
     ):
-        sequences = make_batch(gen, cfg)
+        sequences = batch(gen, cfg)
         weights = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in base.items()}
         ref_weights = {k: torch.tensor(v, dtype=torch.float64) for k, v in ref.items()}
         T = max(len(s["ids"]) for s in sequences)

@@ -9,7 +9,7 @@ import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from './ba
 import { mergedLoraProduct } from './merged_lora.ts';
 import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
-import type { KvCache } from './kv_cache.ts';
+import { concatRows, concatTime, repeatBatch, splitRows, type KvCache } from './kv_cache.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
@@ -41,7 +41,18 @@ export interface ForwardInput {
    */
   causal?: boolean;
   cache?: KvCache;
+  /**
+   * A prefix the B sequences share (a GRPO group's prompt), run once: `ids` (and `positions`)
+   * then hold its `length` tokens first, then the B sequences' T tokens each, and the output has
+   * those length + B * T rows. The prefix attends to itself under `maskBias` (1, 1, 1, length,
+   * length), causal; every sequence attends to the prefix's keys and then its own, `maskBias`
+   * above being over length + T keys. Not with a cache.
+   */
+  prefix?: { length: number; maskBias: tf.Tensor };
 }
+
+/** RoPE's tables for one attention call's queries and keys, (batch, 1, T, hd), and the backward's -sin. */
+interface RopeTables { cos: tf.Tensor; sin: tf.Tensor; rotation: tf.Tensor2D; backwardSin?: tf.Tensor }
 
 /** How to run: with the custom-gradient ops (training), and with LoRA adapters on or off. */
 export interface ForwardMode {
@@ -57,10 +68,16 @@ export function decoderForward(parts: DecoderParts, input: ForwardInput, mode: F
     ? embedColumns(params.embedding as tf.Tensor2D, ids, params.embedding.trainable)
     : (embeddingRows(params.embedding as tf.Tensor2D, ids) ?? permute(tf.gather(params.embedding, ids, 1) as tf.Tensor2D, [1, 0])); // (N, D)
   const { cos, sin } = parts.rope.tables(input.positions); // (N, hd)
-  const ropeShape = [input.batch, 1, input.time, config.headDim]; // (B, 1, T, hd) broadcasts over heads
-  const rope = { cos: tf.reshape(cos, ropeShape), sin: tf.reshape(sin, ropeShape), rotation: parts.rope.rotation(), backwardSin: undefined as tf.Tensor | undefined };
-  // training: RoPE's backward table -[s2, s1] (rope.ts), -sin since the halves of Rope's tables are equal
-  if (mode.differentiable) rope.backwardSin = tf.neg(rope.sin);
+  const s = input.prefix?.length ?? 0;
+  if (s > 0 && input.cache) throw new Error('decoderForward: a shared prefix is not for a cached forward');
+  // (batch, 1, T, hd) broadcasts over heads; training: RoPE's backward table -[s2, s1] (rope.ts), -sin since the halves of Rope's tables are equal
+  const tables = (start: number, batch: number, time: number): RopeTables => {
+    const [c, t] = start === 0 && batch * time === cos.shape[0] ? [cos, sin] : [tf.slice(cos, [start, 0], [batch * time, -1]), tf.slice(sin, [start, 0], [batch * time, -1])];
+    const shape = [batch, 1, time, config.headDim];
+    const table = { cos: tf.reshape(c, shape), sin: tf.reshape(t, shape), rotation: parts.rope.rotation() };
+    return mode.differentiable ? { ...table, backwardSin: tf.neg(table.sin) } : table;
+  };
+  const rope = { ...tables(s, input.batch, input.time), prefix: s > 0 ? tables(0, 1, s) : null };
   const norm = mode.differentiable ? 'gradient' : 'value';
   const eps = config.rmsNormEps;
   if (!mode.differentiable && params.layers.length > 0 && simdRmsNormActive(config.hiddenSize)) {
@@ -140,17 +157,35 @@ function attention(
   index: number,
   h: tf.Tensor2D,
   input: ForwardInput,
-  rope: { cos: tf.Tensor; sin: tf.Tensor; rotation: tf.Tensor2D; backwardSin?: tf.Tensor },
+  rope: RopeTables & { prefix: RopeTables | null },
   mode: ForwardMode,
 ): tf.Tensor2D {
   const { numHeads: H, numKvHeads: Hkv, headDim: hd } = parts.config;
   const { batch: B, time: T } = input;
   const g = H / Hkv;
-  const heads = (y: tf.Tensor2D, count: number) => permute(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
+  const heads = (y: tf.Tensor, count: number) => permute(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
   const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
-  const query = applyRope(heads(applyLinear(h, q_proj, mode), H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
-  let key = applyRope(heads(applyLinear(h, k_proj, mode), Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
-  let value = heads(applyLinear(h, v_proj, mode), Hkv);
+  // with a shared prefix its s rows come first: the projections run on every row at once
+  const s = input.prefix?.length ?? 0;
+  const project = (projection: Linear): [tf.Tensor | null, tf.Tensor] => {
+    const y = applyLinear(h, projection, mode);
+    return s > 0 ? splitRows(y, s) : [null, y];
+  };
+  const [q, k, v] = [project(q_proj), project(k_proj), project(v_proj)];
+  const query = applyRope(heads(q[1], H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
+  let key = applyRope(heads(k[1], Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
+  let value = heads(v[1], Hkv);
+  if (input.prefix && rope.prefix) {
+    // the prefix attends to itself, once; every sequence to the prefix's keys, then its own
+    const r = rope.prefix;
+    const shared = (y: tf.Tensor, count: number) => permute(tf.reshape(y, [1, s, count, hd]), [0, 2, 1, 3]); // (1, count, s, hd)
+    const [prefixKey, prefixValue] = [applyRope(shared(k[0]!, Hkv), r.cos, r.sin, r.rotation, r.backwardSin), shared(v[0]!, Hkv)];
+    const prefixRows = attend(applyRope(shared(q[0]!, H), r.cos, r.sin, r.rotation, r.backwardSin), prefixKey, prefixValue, input.prefix.maskBias, true, g); // (s, H*hd)
+    key = concatTime(repeatBatch(prefixKey, B), key); // (B, Hkv, s + T, hd)
+    value = concatTime(repeatBatch(prefixValue, B), value);
+    const ownRows = attend(query, key, value, input.maskBias, input.causal ?? false, g); // (B*T, H*hd)
+    return applyLinear(concatRows(prefixRows as tf.Tensor2D, ownRows as tf.Tensor2D), o_proj, mode);
+  }
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.
   if (input.cache?.inPlace) {
@@ -174,15 +209,23 @@ function attention(
     const context = tf.reshape(stridedMatMul(weights, values, { batch: B * Hkv, m: g * T, k: S, n: hd, strideA: g * T * S, strideB: capacity * hd, ...limits }), [B, H, T, hd]);
     return applyLinear(tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D, o_proj, mode);
   }
-  const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
-  const S = key.shape[2]!;
+  return applyLinear(attend(query, key, value, input.maskBias, input.causal ?? false, g) as tf.Tensor2D, o_proj, mode);
+}
+
+/**
+ * Softmax attention of query (B, H, T, hd) over key and value (B, Hkv, S, hd), as rows (B * T,
+ * H * hd). `causal`: the mask hides every key past t + S - T (ForwardInput.causal).
+ */
+function attend(query: tf.Tensor, key: tf.Tensor, value: tf.Tensor, mask: tf.Tensor, causal: boolean, g: number): tf.Tensor {
+  const [B, H, T, hd] = query.shape as [number, number, number, number];
+  const [Hkv, S] = [key.shape[1]!, key.shape[2]!];
+  const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
   // rows of the grouped queries: g blocks of the T positions, each seeing keys up to t + S - T
-  const causal = (kind: CausalProduct['kind']): CausalProduct | null => (input.causal ? { kind, period: T, offset: S - T } : null);
-  const scores = tf.reshape(batchMatMul(grouped, key, false, true, causal('scores')), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
-  const weights = tf.reshape(maskedSoftmax(scores, input.maskBias, input.causal ? S - T : null), [B, Hkv, g * T, S]); // one SIMD pass each way on wasm (simd_softmax.ts)
-  const context = tf.reshape(batchMatMul(weights, value, false, false, causal('context')), [B, H, T, hd]); // (B, H, T, hd)
-  const merged = tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
-  return applyLinear(merged as tf.Tensor2D, o_proj, mode);
+  const limits = (kind: CausalProduct['kind']): CausalProduct | null => (causal ? { kind, period: T, offset: S - T } : null);
+  const scores = tf.reshape(batchMatMul(grouped, key, false, true, limits('scores')), [B, Hkv, g, T, S]); // (B, Hkv, g, T, S)
+  const weights = tf.reshape(maskedSoftmax(scores, mask, causal ? S - T : null), [B, Hkv, g * T, S]); // one SIMD pass each way on wasm (simd_softmax.ts)
+  const context = tf.reshape(batchMatMul(weights, value, false, false, limits('context')), [B, H, T, hd]); // (B, H, T, hd)
+  return tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]); // (N, H*hd)
 }
 

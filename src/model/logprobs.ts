@@ -4,11 +4,17 @@
 // (ops.ts logPartition), so full-vocabulary logits never exist for the whole batch; when the
 // whole batch is one chunk, its softmax is kept for the backward pass instead.
 //
+// A shared prefix (`sharedPrefix`, e.g. a GRPO group's prompt): its tokens run once, in the same
+// forward pass as the sequences' own rows (decoder.ts ForwardInput.prefix), and every sequence's
+// remaining tokens attend to its keys and values (repeated over the batch, so the gradient sums
+// over the sequences, as autograd does for the prefix run B times). The prompt is about half of a
+// default-run step's tokens, so this skips most of that work.
+//
 // Shapes: B sequences, T = longest length - 1 predicted positions, N = B * T, C chunk rows,
 // D model width, V vocabulary.
 import * as tf from '@tensorflow/tfjs';
 import { decoderForward } from './decoder.ts';
-import { maskBias } from './kv_cache.ts';
+import { maskBias, splitRows } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { embedColumns, logPartition } from './ops.ts';
 
@@ -18,6 +24,28 @@ export interface LogprobOptions {
   temperature: number;
   /** Most logits held at once, as rows x vocabulary (default 4M floats, 16 MB). */
   chunkElements?: number;
+  /**
+   * s >= 1: the first s tokens are the same in every sequence and their log-probs are not wanted
+   * (columns 0 .. s-1, predicting tokens 1 .. s, come back 0): they run once for the batch.
+   * Every sequence must be longer than s. 0 (default): every sequence runs whole.
+   */
+  sharedPrefix?: number;
+}
+
+let sharingEnabled = true;
+
+/**
+ * Turns shared-prefix runs off (true: back on), so tests and benchmarks can compare them with whole
+ * sequences: tokenLogprobs then ignores sharedPrefix (its columns come back computed, not 0), and
+ * the update's micro-batches are by length alone (rl/update.ts microBatches).
+ */
+export function useSharedPrefixes(on: boolean): void {
+  sharingEnabled = on;
+}
+
+/** Whether shared-prefix runs are on (the default). */
+export function sharedPrefixesEnabled(): boolean {
+  return sharingEnabled;
 }
 
 /**
@@ -32,15 +60,19 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
   const B = ids.length;
   const T = Math.max(...ids.map((seq) => seq.length)) - 1;
   if (T < 1) throw new Error('tokenLogprobs needs at least one sequence of two or more tokens');
-  const inputs = new Int32Array(B * T);
-  const targets = new Int32Array(B * T);
-  const valid = new Float32Array(B * T);
-  const positions = new Int32Array(B * T);
+  const s = sharingEnabled ? checkedPrefix(ids, options.sharedPrefix ?? 0) : 0;
+  const Tc = T - s; // positions each sequence runs itself: s .. T-1
+  // the forward's rows: the prefix's s, then each sequence's Tc (targets and valid: those Tc only)
+  const inputs = new Int32Array(s + B * Tc);
+  const positions = new Int32Array(s + B * Tc);
+  for (let t = 0; t < s; t++) [inputs[t], positions[t]] = [ids[0]![t]!, t];
+  const targets = new Int32Array(B * Tc);
+  const valid = new Float32Array(B * Tc);
   ids.forEach((seq, b) => {
-    for (let t = 0; t < T; t++) {
-      const i = b * T + t;
-      positions[i] = t;
-      if (t < seq.length) inputs[i] = seq[t]!;
+    for (let t = s; t < T; t++) {
+      const i = b * Tc + t - s;
+      positions[s + i] = t;
+      if (t < seq.length) inputs[s + i] = seq[t]!;
       if (t + 1 < seq.length) {
         targets[i] = seq[t + 1]!;
         valid[i] = 1;
@@ -49,15 +81,17 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
   });
   return tf.tidy(() => {
     const mode = model.forwardMode(true);
-    const hidden = decoderForward(
+    const prefix = s > 0 ? { length: s, maskBias: maskBias(1, s, s, (_b, i, j) => j <= i) } : undefined;
+    const rows = decoderForward(
       model,
-      { ids: inputs, batch: B, time: T, positions, maskBias: maskBias(1, T, T, (_b, i, j) => j <= i), causal: true },
+      { ids: inputs, batch: B, time: Tc, positions, maskBias: maskBias(1, Tc, s + Tc, (_b, i, j) => j <= i + s), causal: true, prefix },
       mode,
-    ); // (N, D)
+    ); // (s + B * Tc, D)
+    const hidden = s > 0 ? splitRows(rows, s)[1] : rows; // (B * Tc, D): the prefix predicts no wanted token
     const head = (model.params.lmHead ?? model.params.embedding) as tf.Variable;
     const V = model.config.vocabSize;
     const D = model.config.hiddenSize;
-    const N = B * T;
+    const N = B * Tc;
     const chunkRows = Math.max(1, Math.floor((options.chunkElements ?? 4 * 1024 * 1024) / V));
     const pieces: tf.Tensor1D[] = [];
     for (let start = 0; start < N; start += chunkRows) {
@@ -68,6 +102,21 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
       pieces.push(tf.sub(targetLogit, logPartition(h, head as tf.Tensor2D, temperature, head.trainable, rows === N)));
     }
     const flat = pieces.length === 1 ? pieces[0]! : tf.concat(pieces);
-    return tf.reshape(tf.mul(flat, tf.tensor1d(valid)), [B, T]) as tf.Tensor2D;
+    const own = tf.reshape(tf.mul(flat, tf.tensor1d(valid)), [B, Tc]) as tf.Tensor2D;
+    return s > 0 ? tf.concat([tf.zeros([B, s]), own], 1) : own;
   });
+}
+
+/** `prefix` when every sequence starts with those tokens and is longer; else a clear error. */
+function checkedPrefix(ids: number[][], prefix: number): number {
+  if (!Number.isInteger(prefix) || prefix < 0) throw new Error(`sharedPrefix must be a whole number >= 0, got ${prefix}`);
+  if (prefix === 0) return 0;
+  const first = ids[0]!;
+  ids.forEach((seq, b) => {
+    if (seq.length <= prefix) throw new Error(`sharedPrefix ${prefix}: sequence ${b} has only ${seq.length} tokens`);
+    for (let t = 0; t < prefix; t++) {
+      if (seq[t] !== first[t]) throw new Error(`sharedPrefix ${prefix}: sequence ${b} differs from sequence 0 at token ${t}`);
+    }
+  });
+  return prefix;
 }

@@ -202,7 +202,7 @@ export class Trainer {
       report = { loss: null, kl: null, clipFraction: null, ratioMean: null, gradNorm: null, entropy: null, skipped: 'every group was skipped or prefix-broken' };
     } else {
       const sequences = batch.map((t) => ({ ids: t.ids, actionMask: t.actionMask, advantage: t.advantage, oldLogprobs: t.oldLogprobs }));
-      const ref = await referenceLogprobs(model, this.deps.reference, sequences.map((s) => s.ids), options);
+      const ref = await referenceLogprobs(model, this.deps.reference, sequences, options);
       if (ref) batch.forEach((t, i) => { t.refLogprobs = ref[i]!; });
       report = await update(model, this.optimizer, sequences, ref, options);
     }

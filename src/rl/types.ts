@@ -96,7 +96,10 @@ export interface Trajectory {
   turns: Turn[];
   /** Rollout-time log-probs (length T, 0 where the mask is 0); null until recorded. */
   oldLogprobs: number[] | null;
-  /** Reference-model (adapters off) log-probs, same layout; null when there is no KL term. */
+  /**
+   * Reference-model (adapters off) log-probs, same layout, 0 before the first generated token (a
+   * group's prompt runs once, unscored); null when there is no KL term.
+   */
   refLogprobs: number[] | null;
   reward: number;
   /** Each reward part's unweighted score in [0, 1], by reward name. */

@@ -6,7 +6,7 @@
 // every per-token array is shifted left by one before it meets the model's output.
 import * as tf from '@tensorflow/tfjs';
 import { clipScale, globalNorm, type AdamW } from '../model/adamw.ts';
-import { tokenLogprobs } from '../model/logprobs.ts';
+import { sharedPrefixesEnabled, tokenLogprobs } from '../model/logprobs.ts';
 import type { CausalLM } from '../model/model.ts';
 import { grpoLoss, lossNormalizer, type Aggregation } from './loss.ts';
 import type { UpdateStats } from './metrics.ts';
@@ -63,12 +63,74 @@ export function lengthSortedBatches(lengths: readonly number[], microBatchSize: 
   return batches;
 }
 
-/** Per-sequence log-probs (trajectory layout, length T, 0 at position 0) without gradients. */
-export async function scoreSequences(model: CausalLM, sequences: readonly number[][], temperature: number, microBatchSize: number): Promise<number[][]> {
+/** A micro-batch: sequence indexes, and how many leading tokens they all share and run once (0: none). */
+export interface MicroBatch { indexes: number[]; shared: number }
+
+/**
+ * A forward and backward pass's cost beyond its rows, in rows: measured on the demo model (wasm,
+ * 2 threads), a pass took ~25 ms plus ~0.25 ms a row (the dispatch of its ~1000 kernels).
+ */
+const PASS_ROWS = 100;
+
+/**
+ * Micro-batches for sequences whose log-probs are wanted from token `firstScored[i]` on (the first
+ * generated token). Sequences with the same tokens before that (a GRPO group's prompt) go
+ * together: each micro-batch of several runs those tokens but the last once (tokenLogprobs
+ * sharedPrefix), the last staying in each sequence as the input that predicts its first scored
+ * token. A group, longest first, is cut into runs of at most microBatchSize where the rows they
+ * make (the prompt once, each sequence's rest padded to the longest) plus PASS_ROWS a micro-batch
+ * are fewest: lengths within a group vary widely (one turn or three), and padding costs as much
+ * as a prompt. Without `firstScored`, or with shared prefixes turned off (useSharedPrefixes):
+ * lengthSortedBatches, nothing shared.
+ */
+export function microBatches(sequences: readonly (readonly number[])[], microBatchSize: number, firstScored?: readonly number[]): MicroBatch[] {
+  if (!firstScored || !sharedPrefixesEnabled()) return lengthSortedBatches(sequences.map((s) => s.length), microBatchSize).map((indexes) => ({ indexes, shared: 0 }));
+  const groups = new Map<string, number[]>(); // in order of first appearance
+  sequences.forEach((ids, i) => {
+    const key = ids.slice(0, firstScored[i]).join(',');
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  return [...groups.values()].flatMap((members) => {
+    const order = lengthSortedBatches(members.map((i) => sequences[i]!.length), members.length)[0]!.map((j) => members[j]!);
+    const shared = Math.max(0, firstScored[order[0]!]! - 1);
+    const length = (i: number) => sequences[order[i]!]!.length;
+    // best[i]: the cheapest cut of order[i..] (cost in rows, and where its first micro-batch ends)
+    const best: { cost: number; end: number }[] = [];
+    best[order.length] = { cost: 0, end: order.length };
+    for (let i = order.length - 1; i >= 0; i--) {
+      best[i] = { cost: Infinity, end: i + 1 };
+      for (let end = i + 1; end <= Math.min(order.length, i + microBatchSize); end++) {
+        const size = end - i;
+        const rows = size > 1 ? shared + size * (length(i) - shared) : length(i);
+        const cost = rows + PASS_ROWS + best[end]!.cost;
+        if (cost < best[i]!.cost) best[i] = { cost, end };
+      }
+    }
+    const batches: MicroBatch[] = [];
+    for (let i = 0; i < order.length; i = best[i]!.end) {
+      const indexes = order.slice(i, best[i]!.end);
+      batches.push({ indexes, shared: indexes.length > 1 ? shared : 0 });
+    }
+    return batches;
+  });
+}
+
+/** Index of the first 1 in an action mask (the first generated token), or the mask's length. */
+export function firstAction(actionMask: readonly number[]): number {
+  const index = actionMask.indexOf(1);
+  return index < 0 ? actionMask.length : index;
+}
+
+/**
+ * Per-sequence log-probs (trajectory layout, length T, 0 at position 0) without gradients. With
+ * `firstScored`, only entries from firstScored[i] on are wanted: sequences sharing what comes
+ * before run it once (microBatches), and the entries before may come back 0.
+ */
+export async function scoreSequences(model: CausalLM, sequences: readonly number[][], temperature: number, microBatchSize: number, firstScored?: readonly number[]): Promise<number[][]> {
   const out = new Array<number[]>(sequences.length);
-  for (const indexes of lengthSortedBatches(sequences.map((s) => s.length), microBatchSize)) {
+  for (const { indexes, shared } of microBatches(sequences, microBatchSize, firstScored)) {
     const chunk = indexes.map((i) => sequences[i]!);
-    const values = tf.tidy(() => tokenLogprobs(model, chunk, { temperature }));
+    const values = tf.tidy(() => tokenLogprobs(model, chunk, { temperature, sharedPrefix: shared }));
     const data = await values.array();
     values.dispose();
     indexes.forEach((index, b) => { out[index] = [0, ...data[b]!.slice(0, chunk[b]!.length - 1)]; });
@@ -76,10 +138,15 @@ export async function scoreSequences(model: CausalLM, sequences: readonly number
   return out;
 }
 
-/** Reference log-probs for the KL term, or null when there is none (β = 0 or no reference). */
-export async function referenceLogprobs(model: CausalLM, reference: Reference, sequences: readonly number[][], options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>): Promise<number[][] | null> {
+/**
+ * Reference log-probs for the KL term (0 before each sequence's first generated token), or null
+ * when there is none (β = 0 or no reference).
+ */
+export async function referenceLogprobs(model: CausalLM, reference: Reference, sequences: readonly Pick<PackedSequence, 'ids' | 'actionMask'>[], options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>): Promise<number[][] | null> {
   if (!reference || options.klCoef === 0) return null;
-  const score = (m: CausalLM) => scoreSequences(m, sequences, options.temperature, options.microBatchSize);
+  const ids = sequences.map((s) => s.ids);
+  const firstScored = sequences.map((s) => firstAction(s.actionMask));
+  const score = (m: CausalLM) => scoreSequences(m, ids, options.temperature, options.microBatchSize, firstScored);
   return reference.kind === 'adapters-off' ? model.withAdaptersDisabled(() => score(model)) : score(reference.model);
 }
 
@@ -113,13 +180,15 @@ export async function batchGradients(
   const normalizer = lossNormalizer(counts, options.aggregation, options.maxTokens);
   const sums = { loss: 0, kl: 0, clip: 0, ratio: 0, negLogp: 0 };
   const grads: Record<string, tf.Tensor> = {};
-  for (const indexes of lengthSortedBatches(sequences.map((s) => s.ids.length), options.microBatchSize)) {
+  const firstScored = sequences.map((s) => firstAction(s.actionMask));
+  for (const { indexes, shared } of microBatches(sequences.map((s) => s.ids), options.microBatchSize, firstScored)) {
     const batch = indexes.map((i) => sequences[i]!);
     const batchRef = ref ? indexes.map((i) => ref[i]!) : null;
     const tensors = microBatchTensors(batch, batchRef);
     let diagnostics: tf.Scalar[] = [];
     const { value, grads: microGrads } = tf.variableGrads(() => {
-      const logprobs = tokenLogprobs(model, batch.map((s) => s.ids), { temperature: options.temperature }); // (B, T-1)
+      // (B, T-1); 0 on the shared prompt, whose tokens the action mask leaves out
+      const logprobs = tokenLogprobs(model, batch.map((s) => s.ids), { temperature: options.temperature, sharedPrefix: shared });
       const terms = grpoLoss({ logprobs, ...tensors }, {
         clipEps: options.clipEps, clipEpsHigh: options.clipEpsHigh, klCoef: options.klCoef,
         aggregation: options.aggregation, maxTokens: options.maxTokens, normalizer,
