@@ -50,4 +50,21 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     wasm.logits.forEach((row, t) => expect(maxAbsDiff(row, golden(model).logits[t]!)).toBeLessThan(1e-4));
     expect(gpu.greedy).toEqual(wasm.greedy);
   }, 300_000);
+
+  it('a prefix shared by several sequences, run once, gives the log-probs and gradients of whole runs on both', async () => {
+    const { ids } = golden('tiny-llama');
+    page = await browser.newPage();
+    await page.goto(`${server.url}webgpu.html`);
+    await page.waitForFunction(() => document.getElementById('state')?.textContent === 'ready');
+    type Shared = { backend: string; logprobDiff: number; prefixMax: number; gradDiff: number };
+    const shared = (backend: string) => page.evaluate(([b, i]) => (window as unknown as { webgpuHarness: { shared(b: string, m: string, i: number[], p: number): Promise<Shared> } }).webgpuHarness.shared(b, 'tiny-llama', i, 4), [backend, ids] as const);
+    for (const backend of ['webgpu', 'wasm']) {
+      const result = await shared(backend);
+      expect(result.backend).toBe(backend);
+      expect(result.prefixMax).toBe(0);
+      expect(result.logprobDiff).toBeLessThan(1e-4);
+      expect(result.gradDiff).toBeLessThan(1e-3);
+    }
+    await page.close();
+  }, 300_000);
 });

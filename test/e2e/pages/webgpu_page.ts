@@ -37,6 +37,43 @@ const harness = {
     // Whether attention ran on our WebAssembly SIMD kernel (wasm only) rather than tf.matMul.
     return { backend: tf.getBackend(), simd: simdMatMulActive(), fma, adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
   },
+
+  /**
+   * Three sequences sharing their first `prefix` tokens, scored with the prefix run once
+   * (tokenLogprobs sharedPrefix) and whole, on `backend` (full-parameter mode): the largest
+   * difference of the log-probs past the prefix, the largest entry on the prefix's columns, and the
+   * largest difference of the gradients of a weighted sum of those log-probs, relative to each
+   * gradient's largest entry.
+   */
+  async shared(backend: BackendName, model: string, ids: number[], prefix: number) {
+    await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
+    const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href), { training: { kind: 'full' } });
+    const sequences = [ids, [...ids.slice(0, prefix), ...ids.slice(prefix).reverse()], ids.slice(0, prefix + 2)];
+    const T = ids.length - 1;
+    const weights = tf.tensor2d(Array.from({ length: 3 * T }, (_, i) => (i % T < prefix ? 0 : Math.sin(i))), [3, T]);
+    const list = [...lm.trainableVariables().values()];
+    const score = async (sharedPrefix: number) => {
+      const { value, grads } = tf.variableGrads(() => tf.sum(tf.mul(tokenLogprobs(lm, sequences, { temperature: 0.7, sharedPrefix }), weights)) as tf.Scalar, list);
+      const lp = tokenLogprobs(lm, sequences, { temperature: 0.7, sharedPrefix });
+      const out = { logprobs: (await lp.array()) as number[][], grads: await Promise.all(list.map(async (v) => Array.from(await grads[v.name]!.data()))) };
+      [value, lp, ...Object.values(grads)].forEach((t) => t.dispose());
+      return out;
+    };
+    const [shared, whole] = [await score(prefix), await score(0)];
+    weights.dispose();
+    lm.dispose();
+    let logprobDiff = 0;
+    let prefixMax = 0;
+    shared.logprobs.forEach((row, b) => row.forEach((v, t) => {
+      if (t < prefix) prefixMax = Math.max(prefixMax, Math.abs(v));
+      else logprobDiff = Math.max(logprobDiff, Math.abs(v - whole.logprobs[b]![t]!));
+    }));
+    const gradDiff = Math.max(...shared.grads.map((g, i) => {
+      const scale = Math.max(...whole.grads[i]!.map(Math.abs), 1e-12);
+      return Math.max(...g.map((v, j) => Math.abs(v - whole.grads[i]![j]!))) / scale;
+    }));
+    return { backend: tf.getBackend(), logprobDiff, prefixMax, gradDiff };
+  },
 };
 
 (window as unknown as { webgpuHarness: typeof harness }).webgpuHarness = harness;
