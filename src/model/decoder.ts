@@ -9,7 +9,8 @@ import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from './ba
 import { mergedLoraProduct } from './merged_lora.ts';
 import { batchMatMul, type CausalProduct } from './batched_products.ts';
 import type { ModelConfig } from './config.ts';
-import { concatRows, concatTime, repeatBatch, splitRows, type KvCache } from './kv_cache.ts';
+import { concatRows, concatTime, repeatBatch, splitRows } from './heap_copies.ts';
+import type { KvCache } from './kv_cache.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';

@@ -8,8 +8,8 @@
 //   stridedMatMul). Capacity doubles when full, so the copies of growing are amortized.
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive, wasmHeap } from './batch_matmul.ts';
-import { registerWasmKernel } from './wasm_backend.ts';
+import { simdMatMulActive } from './batch_matmul.ts';
+import { copySlices, unfilled } from './heap_copies.ts';
 
 /** One layer of an in-place cache: storage (B, Hkv, capacity, hd) whose first `length` slots are filled. */
 export interface CacheSlots {
@@ -21,10 +21,6 @@ export interface CacheSlots {
 
 /** Slots an in-place cache starts with (it doubles from there). */
 const FIRST_CAPACITY = 64;
-
-/** A float32 tensor of the given shape whose values are whatever the wasm allocator left there (in-place mode is wasm only). */
-const UNFILLED = 'AgenticRlUnfilled';
-registerWasmKernel(UNFILLED, ({ attrs }, wasm) => wasm.makeOutput((attrs as unknown as { shape: number[] }).shape, 'float32'));
 
 /** Per-layer keys and values, each (B, Hkv, S, hd) (in place: S filled slots of a larger tensor). */
 export class KvCache {
@@ -102,7 +98,7 @@ export class KvCache {
    * JavaScript array of the whole storage and its upload at every growth.
    */
   private regrown(old: tf.Tensor | null, shape: [number, number, number, number], filled: number): tf.Tensor {
-    const fresh = tf.keep(tf.engine().runKernel(UNFILLED, {}, { shape } as unknown as tf.NamedAttrMap) as tf.Tensor);
+    const fresh = tf.keep(unfilled(shape));
     if (old) {
       const [B, Hkv, capacity, hd] = shape;
       copySlices(old, 0, old.shape[2]! * hd, fresh, 0, capacity * hd, B * Hkv, filled * hd);
@@ -137,7 +133,7 @@ export class KvCache {
       const length = runs.reduce((sum, [start, end]) => sum + end - start, 0);
       const pick = (store: (tf.Tensor | null)[]) => store.map((tensor) => {
         const [, Hkv, capacity, hd] = tensor!.shape as [number, number, number, number];
-        const out = tf.engine().runKernel(UNFILLED, {}, { shape: [1, Hkv, length, hd] } as unknown as tf.NamedAttrMap) as tf.Tensor;
+        const out = unfilled([1, Hkv, length, hd]);
         let at = 0;
         for (const [start, end] of runs) {
           copySlices(tensor!, (row * Hkv * capacity + start) * hd, capacity * hd, out, at * hd, length * hd, Hkv, (end - start) * hd);
@@ -164,122 +160,6 @@ export class KvCache {
       });
     }
     this.filled.fill(0);
-  }
-}
-
-/**
- * x (1, ...) repeated `batch` times along axis 0, differentiable: the gradient sums the copies'.
- * For a shared prefix's keys and values (decoder.ts ForwardInput.prefix); tf.tile took ~4 ms for a
- * 110-token prefix's keys of the demo model on wasm, and its gradient more.
- */
-export function repeatBatch(x: tf.Tensor, batch: number): tf.Tensor {
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const input = args[0] as tf.Tensor;
-    return {
-      value: tf.concat(new Array<tf.Tensor>(batch).fill(input), 0),
-      gradFunc: (dy: tf.Tensor) => tf.reshape(tf.sum(tf.reshape(dy, [batch, -1]), 0), input.shape),
-    };
-  })(x);
-}
-
-/**
- * concat([a, b], 2) of (B, H, Sa, hd) and (B, H, Sb, hd), differentiable: a shared prefix's keys
- * before each sequence's own. On wasm both ways are copies inside the heap: tfjs's gradient (a
- * split, tf.slice per piece) ran a JavaScript loop over every number of the 4-D gradient.
- */
-export function concatTime(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  if (!simdMatMulActive()) return tf.concat([a, b], 2);
-  const [B, H, Sa, hd] = a.shape as [number, number, number, number];
-  const Sb = b.shape[2]!;
-  const joined = (x: tf.Tensor, y: tf.Tensor) => {
-    const out = unfilled([B, H, Sa + Sb, hd]);
-    copySlices(x, 0, Sa * hd, out, 0, (Sa + Sb) * hd, B * H, Sa * hd);
-    copySlices(y, 0, Sb * hd, out, Sa * hd, (Sa + Sb) * hd, B * H, Sb * hd);
-    return out;
-  };
-  if (!tf.engine().isTapeOn()) return joined(a, b);
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [x, y] = args as [tf.Tensor, tf.Tensor];
-    return {
-      value: joined(x, y),
-      gradFunc: (dy: tf.Tensor) => {
-        const [da, db] = [unfilled(a.shape), unfilled(b.shape)];
-        copySlices(dy, 0, (Sa + Sb) * hd, da, 0, Sa * hd, B * H, Sa * hd);
-        copySlices(dy, Sa * hd, (Sa + Sb) * hd, db, 0, Sb * hd, B * H, Sb * hd);
-        return [da, db];
-      },
-    };
-  })(a, b);
-}
-
-/**
- * x (N, D) as its first `first` rows and the rest, differentiable: a shared prefix's rows and the
- * sequences' (decoder.ts ForwardInput.prefix). On wasm each part is one copy inside the heap (and
- * its gradient one into zeros), where tf.split's slices took ~0.4 ms for 700 x 192.
- */
-export function splitRows(x: tf.Tensor2D, first: number): [tf.Tensor2D, tf.Tensor2D] {
-  if (!simdMatMulActive()) return tf.split(x, [first, x.shape[0] - first], 0) as [tf.Tensor2D, tf.Tensor2D];
-  return [rowRange(x, 0, first), rowRange(x, first, x.shape[0] - first)];
-}
-
-/** Rows [start, start + count) of x (N, D); the gradient is dy in those rows of zeros (wasm only). */
-function rowRange(x: tf.Tensor2D, start: number, count: number): tf.Tensor2D {
-  const D = x.shape[1];
-  const take = (input: tf.Tensor) => {
-    const out = unfilled([count, D]);
-    copySlices(input, start * D, 0, out, 0, 0, 1, count * D);
-    return out as tf.Tensor2D;
-  };
-  if (!tf.engine().isTapeOn()) return take(x);
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => ({
-    value: take(args[0] as tf.Tensor),
-    gradFunc: (dy: tf.Tensor) => {
-      const dx = tf.zeros(x.shape);
-      copySlices(dy, 0, 0, dx, start * D, 0, 1, count * D);
-      return dx;
-    },
-  }))(x) as tf.Tensor2D;
-}
-
-/** concat([a, b], 0) of (Na, D) and (Nb, D), differentiable (the gradient splits); see splitRows. */
-export function concatRows(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
-  if (!simdMatMulActive()) return tf.concat([a, b], 0);
-  const [Na, D] = a.shape;
-  const Nb = b.shape[0];
-  const join = (x: tf.Tensor, y: tf.Tensor) => {
-    const out = unfilled([Na + Nb, D]);
-    copySlices(x, 0, 0, out, 0, 0, 1, Na * D);
-    copySlices(y, 0, 0, out, Na * D, 0, 1, Nb * D);
-    return out as tf.Tensor2D;
-  };
-  if (!tf.engine().isTapeOn()) return join(a, b);
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => ({
-    value: join(args[0] as tf.Tensor, args[1] as tf.Tensor),
-    gradFunc: (dy: tf.Tensor) => {
-      const [da, db] = [unfilled([Na, D]), unfilled([Nb, D])];
-      copySlices(dy, 0, 0, da, 0, 0, 1, Na * D);
-      copySlices(dy, Na * D, 0, db, 0, 0, 1, Nb * D);
-      return [da, db];
-    },
-  }))(a, b) as tf.Tensor2D;
-}
-
-/** A float32 tensor of `shape` whose values are whatever the wasm allocator left there (wasm only). */
-function unfilled(shape: number[]): tf.Tensor {
-  return tf.engine().runKernel(UNFILLED, {}, { shape } as unknown as tf.NamedAttrMap) as tf.Tensor;
-}
-
-/**
- * Copies `count` runs of `length` floats inside the wasm heap: run i starts at `fromOffset + i *
- * fromStride` in `from` and lands at `toOffset + i * toStride` in `to` (offsets in floats).
- */
-function copySlices(from: tf.Tensor, fromOffset: number, fromStride: number, to: tf.Tensor, toOffset: number, toStride: number, count: number, length: number): void {
-  const heap = wasmHeap(); // a fresh view: earlier allocations may have grown the heap
-  const source = heap.index(from) + fromOffset;
-  const target = heap.index(to) + toOffset;
-  for (let i = 0; i < count; i++) {
-    const start = source + i * fromStride;
-    heap.floats.copyWithin(target + i * toStride, start, start + length);
   }
 }
 

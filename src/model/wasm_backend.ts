@@ -1,5 +1,5 @@
 // The parts of tfjs-wasm's backend object that our kernels use (they are not in its public types),
-// declared once for our kernels (batch_matmul.ts, simd_*.ts, wasm_overrides.ts, rope.ts, kv_cache.ts),
+// declared once for our kernels (batch_matmul.ts, simd_*.ts, wasm_overrides.ts, rope.ts, heap_copies.ts),
 // how they register kernels, and how they instantiate their modules on its heap.
 import * as tf from '@tensorflow/tfjs';
 
