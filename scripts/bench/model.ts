@@ -143,7 +143,8 @@ async function loraDecoding(prompt: (b: number) => number[], options: Omit<Gener
   return Object.fromEntries(Object.entries(times).map(([key, rates]) => [key, median(rates)]));
 }
 
-function median(xs: number[]): number {
+/** The median of some timings (the upper one of an even count). */
+export function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 

@@ -23,6 +23,7 @@ import { loadPolicy } from '../../src/rl/session.ts';
 import { trainerSettings } from '../../src/rl/settings.ts';
 import { batchGradients, referenceLogprobs, type PackedSequence, type UpdateOptions } from '../../src/rl/update.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
+import { median } from './model.ts';
 
 const config = presetConfig('default');
 const options: UpdateOptions = { ...trainerSettings(config).update, maxTokens: config.maxNewTokens * config.maxTurns, learningRate: 0 };
@@ -33,10 +34,6 @@ async function updateOnce(model: CausalLM, batch: PackedSequence[]): Promise<voi
     const { grads } = await batchGradients(model, batch, ref, options);
     Object.values(grads).forEach((g) => g.dispose());
   }
-}
-
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
 /** Two steps' batches of the default run's rollouts (three tasks each, spread over the train list). */

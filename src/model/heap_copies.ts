@@ -28,32 +28,13 @@ export function repeatBatch(x: tf.Tensor, batch: number): tf.Tensor {
 
 /**
  * concat([a, b], 2) of (B, H, Sa, hd) and (B, H, Sb, hd), differentiable: a shared prefix's keys
- * before each sequence's own. On wasm both ways are copies inside the heap: tfjs's gradient (a
- * split, tf.slice per piece) ran a JavaScript loop over every number of the 4-D gradient.
+ * before each sequence's own. On wasm both ways are copies inside the heap (joined): tfjs's
+ * gradient (a split, tf.slice per piece) ran a JavaScript loop over every number of the 4-D gradient.
  */
 export function concatTime(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
   if (!simdMatMulActive()) return tf.concat([a, b], 2);
   const [B, H, Sa, hd] = a.shape as [number, number, number, number];
-  const Sb = b.shape[2]!;
-  const joined = (x: tf.Tensor, y: tf.Tensor) => {
-    const out = unfilled([B, H, Sa + Sb, hd]);
-    copySlices(x, 0, Sa * hd, out, 0, (Sa + Sb) * hd, B * H, Sa * hd);
-    copySlices(y, 0, Sb * hd, out, Sa * hd, (Sa + Sb) * hd, B * H, Sb * hd);
-    return out;
-  };
-  if (!tf.engine().isTapeOn()) return joined(a, b);
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [x, y] = args as [tf.Tensor, tf.Tensor];
-    return {
-      value: joined(x, y),
-      gradFunc: (dy: tf.Tensor) => {
-        const [da, db] = [unfilled(a.shape), unfilled(b.shape)];
-        copySlices(dy, 0, (Sa + Sb) * hd, da, 0, Sa * hd, B * H, Sa * hd);
-        copySlices(dy, Sa * hd, (Sa + Sb) * hd, db, 0, Sb * hd, B * H, Sb * hd);
-        return [da, db];
-      },
-    };
-  })(a, b);
+  return joined(a, b, B * H, [B, H, Sa + b.shape[2]!, hd]);
 }
 
 /**
@@ -88,24 +69,31 @@ function rowRange(x: tf.Tensor2D, start: number, count: number): tf.Tensor2D {
 /** concat([a, b], 0) of (Na, D) and (Nb, D), differentiable (the gradient splits); see splitRows. */
 export function concatRows(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   if (!simdMatMulActive()) return tf.concat([a, b], 0);
-  const [Na, D] = a.shape;
-  const Nb = b.shape[0];
+  return joined(a, b, 1, [a.shape[0] + b.shape[0], a.shape[1]]) as tf.Tensor2D;
+}
+
+/**
+ * a and b, each `outer` runs of numbers, joined run by run into a tensor of `shape` (run i of a,
+ * then run i of b), differentiable: the gradient splits dy's runs back. Copies inside the heap.
+ */
+function joined(a: tf.Tensor, b: tf.Tensor, outer: number, shape: number[]): tf.Tensor {
+  const [ra, rb] = [a.size / outer, b.size / outer];
   const join = (x: tf.Tensor, y: tf.Tensor) => {
-    const out = unfilled([Na + Nb, D]);
-    copySlices(x, 0, 0, out, 0, 0, 1, Na * D);
-    copySlices(y, 0, 0, out, Na * D, 0, 1, Nb * D);
-    return out as tf.Tensor2D;
+    const out = unfilled(shape);
+    copySlices(x, 0, ra, out, 0, ra + rb, outer, ra);
+    copySlices(y, 0, rb, out, ra, ra + rb, outer, rb);
+    return out;
   };
   if (!tf.engine().isTapeOn()) return join(a, b);
   return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => ({
     value: join(args[0] as tf.Tensor, args[1] as tf.Tensor),
     gradFunc: (dy: tf.Tensor) => {
-      const [da, db] = [unfilled([Na, D]), unfilled([Nb, D])];
-      copySlices(dy, 0, 0, da, 0, 0, 1, Na * D);
-      copySlices(dy, Na * D, 0, db, 0, 0, 1, Nb * D);
+      const [da, db] = [unfilled(a.shape), unfilled(b.shape)];
+      copySlices(dy, 0, ra + rb, da, 0, ra, outer, ra);
+      copySlices(dy, ra, ra + rb, db, 0, rb, outer, rb);
       return [da, db];
     },
-  }))(a, b) as tf.Tensor2D;
+  }))(a, b);
 }
 
 /** A float32 tensor of `shape` whose values are whatever the wasm allocator left there (wasm only). */

@@ -88,7 +88,9 @@ export function microBatches(sequences: readonly (readonly number[])[], microBat
   const groups = new Map<string, number[]>(); // in order of first appearance
   sequences.forEach((ids, i) => {
     const key = ids.slice(0, firstScored[i]).join(',');
-    groups.set(key, [...(groups.get(key) ?? []), i]);
+    const members = groups.get(key);
+    if (members) members.push(i);
+    else groups.set(key, [i]);
   });
   return [...groups.values()].flatMap((members) => {
     const order = lengthSortedBatches(members.map((i) => sequences[i]!.length), members.length)[0]!.map((j) => members[j]!);
