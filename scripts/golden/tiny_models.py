@@ -1,12 +1,16 @@
-"""Tiny random Llama and Qwen2 models in the Hugging Face layout, with golden logits.
+"""Tiny random Llama, Qwen2 and Qwen3 models in the Hugging Face layout, with golden logits.
 
 An independent float64 PyTorch implementation written from the Hugging Face architecture
-definitions (LlamaForCausalLM, Qwen2ForCausalLM in transformers' modeling_llama.py and
-modeling_qwen2.py), not from our TypeScript. Run with Debian's python3 (torch, numpy):
+definitions (LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM in transformers'
+modeling_llama.py, modeling_qwen2.py and modeling_qwen3.py), not from our TypeScript. Run with
+Debian's python3 (torch, numpy):
 
     /usr/bin/python3 scripts/golden/tiny_models.py
 
-Writes test/fixtures/models/tiny-{llama,qwen2}{,-bf16}/: config.json, model.safetensors
+tiny-qwen3 has a head width (16) other than hidden / heads (8) and its config in transformers 5's
+form (rope_parameters instead of rope_theta, layer_types).
+
+Writes test/fixtures/models/tiny-{llama,qwen2,qwen3}{,-bf16}/: config.json, model.safetensors
 (F32 or BF16 holding the same bf16-representable values, so both share one golden file),
 golden.json, and the byte-level tokenizer files when test/fixtures/tokenizers/bytes/ exists.
 """
@@ -39,6 +43,10 @@ MODELS = {
     "tiny-qwen2": dict(BASE, model_type="qwen2", architectures=["Qwen2ForCausalLM"],
                        rms_norm_eps=1e-6, rope_theta=1000000.0, tie_word_embeddings=True,
                        use_sliding_window=False, sliding_window=256, max_window_layers=2),
+    "tiny-qwen3": dict(BASE, model_type="qwen3", architectures=["Qwen3ForCausalLM"], head_dim=16,
+                       rms_norm_eps=1e-6, rope_parameters=dict(rope_type="default", rope_theta=1000000.0),
+                       tie_word_embeddings=True, attention_bias=False, use_sliding_window=False,
+                       layer_types=["full_attention", "full_attention"]),
 }
 
 # A Llama 3 rope_scaling example: we check our inverse frequencies against this formula.
@@ -58,7 +66,7 @@ def random_weights(cfg: dict, seed: int) -> dict:
     gen = torch.Generator().manual_seed(seed)
     D, F, V = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"]
     H, Hkv = cfg["num_attention_heads"], cfg["num_key_value_heads"]
-    hd = D // H
+    hd = cfg.get("head_dim", D // H)
 
     def normal(*shape, std):
         return (torch.randn(*shape, generator=gen, dtype=torch.float64) * std).numpy()
@@ -76,6 +84,9 @@ def random_weights(cfg: dict, seed: int) -> dict:
             w[p + "self_attn.q_proj.bias"] = normal(H * hd, std=0.1)
             w[p + "self_attn.k_proj.bias"] = normal(Hkv * hd, std=0.1)
             w[p + "self_attn.v_proj.bias"] = normal(Hkv * hd, std=0.1)
+        if cfg["model_type"] == "qwen3":
+            w[p + "self_attn.q_norm.weight"] = 1.0 + normal(hd, std=0.3)
+            w[p + "self_attn.k_norm.weight"] = 1.0 + normal(hd, std=0.3)
         w[p + "mlp.gate_proj.weight"] = normal(F, D, std=D ** -0.5)
         w[p + "mlp.up_proj.weight"] = normal(F, D, std=D ** -0.5)
         w[p + "mlp.down_proj.weight"] = normal(D, F, std=F ** -0.5)
@@ -129,8 +140,9 @@ def forward(cfg: dict, weights: dict, ids: list) -> torch.Tensor:
     # numpy arrays (golden logits) or float64 tensors that may require grad (scripts/golden/grpo_model_loss.py)
     w = {name: value if torch.is_tensor(value) else torch.from_numpy(value.astype(np.float64)) for name, value in weights.items()}
     D, H, Hkv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
-    hd, eps, T = D // H, cfg["rms_norm_eps"], len(ids)
-    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inverse_frequencies(hd, cfg["rope_theta"]))
+    hd, eps, T = cfg.get("head_dim", D // H), cfg["rms_norm_eps"], len(ids)
+    theta = cfg["rope_theta"] if "rope_theta" in cfg else cfg["rope_parameters"]["rope_theta"]
+    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inverse_frequencies(hd, theta))
     cos, sin = torch.cat((freqs, freqs), -1).cos(), torch.cat((freqs, freqs), -1).sin()  # (T, hd)
     causal = torch.triu(torch.full((T, T), float("-inf"), dtype=torch.float64), diagonal=1)
     x = w["model.embed_tokens.weight"][torch.tensor(ids)]  # (T, D)
@@ -142,8 +154,12 @@ def forward(cfg: dict, weights: dict, ids: list) -> torch.Tensor:
     for i in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{i}."
         h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q = proj(h, p + "self_attn.q_proj").view(T, H, hd).transpose(0, 1)  # (H, T, hd)
-        k = proj(h, p + "self_attn.k_proj").view(T, Hkv, hd).transpose(0, 1)
+        q = proj(h, p + "self_attn.q_proj").view(T, H, hd)
+        k = proj(h, p + "self_attn.k_proj").view(T, Hkv, hd)
+        if p + "self_attn.q_norm.weight" in w:  # Qwen3: RMSNorm over each head, before RoPE
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        q, k = q.transpose(0, 1), k.transpose(0, 1)  # (H, T, hd), (Hkv, T, hd)
         v = proj(h, p + "self_attn.v_proj").view(T, Hkv, hd).transpose(0, 1)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         k, v = k.repeat_interleave(H // Hkv, dim=0), v.repeat_interleave(H // Hkv, dim=0)  # HF repeat_kv

@@ -1,5 +1,6 @@
-// The Llama / Qwen2 decoder (pre-norm transformer: RMSNorm, RoPE attention with grouped-query
-// heads, SwiGLU MLP), following transformers' modeling_llama.py and modeling_qwen2.py.
+// The Llama / Qwen2 / Qwen3 decoder (pre-norm transformer: RMSNorm, RoPE attention with
+// grouped-query heads, SwiGLU MLP), following transformers' modeling_llama.py, modeling_qwen2.py
+// and modeling_qwen3.py (Qwen3: an RMSNorm over each query and key head before RoPE).
 //
 // Shape legend: B batch, T new positions, S attended positions (cache + new), D model width,
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
@@ -168,11 +169,16 @@ function attention(
   const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
   // with a shared prefix its s rows come first: the projections run on every row at once
   const s = input.prefix?.length ?? 0;
-  const project = (projection: Linear): [tf.Tensor | null, tf.Tensor] => {
-    const y = applyLinear(h, projection, mode);
+  const project = (projection: Linear, headNorm: tf.Variable | null = null): [tf.Tensor | null, tf.Tensor] => {
+    let y = applyLinear(h, projection, mode);
+    if (headNorm) {
+      // Qwen3: RMSNorm over each head's hd numbers (rows of (N * heads, hd)), before RoPE
+      const [rows, width] = y.shape;
+      y = tf.reshape(rmsNorm(tf.reshape(y, [rows * width / hd, hd]), headNorm, parts.config.rmsNormEps, mode.differentiable ? 'gradient' : 'value'), [rows, width]);
+    }
     return s > 0 ? splitRows(y, s) : [null, y];
   };
-  const [q, k, v] = [project(q_proj), project(k_proj), project(v_proj)];
+  const [q, k, v] = [project(q_proj, layer.queryNorm), project(k_proj, layer.keyNorm), project(v_proj)];
   const query = applyRope(heads(q[1], H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
   let key = applyRope(heads(k[1], Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
   let value = heads(v[1], Hkv);

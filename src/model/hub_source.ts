@@ -93,7 +93,7 @@ export function hubSource(options: HubSourceOptions): HubSource {
     if (response.status === 404) {
       if (code === 'RevisionNotFound') return new Error(`revision ${JSON.stringify(revision)} of ${repo} does not exist${detail}. Fix: use a branch, tag or commit that exists, e.g. "main".`);
       if (code === 'EntryNotFound' || (path !== 'config.json' && (await exists('config.json')))) {
-        return new Error(`${path} not found in ${where}${detail}. The repo exists but lacks this file: it may not be a supported model (Llama/Qwen2 with safetensors weights).`);
+        return new Error(`${path} not found in ${where}${detail}. The repo exists but lacks this file: it may not be a supported model (Llama/Qwen2/Qwen3 with safetensors weights).`);
       }
       return new Error(`model ${where} not found on ${baseUrl} (no ${path}, no config.json). Fix: check the id and revision.`);
     }

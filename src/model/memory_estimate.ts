@@ -57,13 +57,13 @@ export interface MemoryBudget {
 
 const FLOAT32 = 4;
 
-/** Number of parameters of a Llama/Qwen2 decoder with this config (biases and tied embeddings included). */
+/** Number of parameters of a Llama/Qwen2/Qwen3 decoder with this config (biases, q/k norms and tied embeddings included). */
 export function countParameters(config: ModelConfig): number {
   const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L, numHeads: H, numKvHeads: KV, headDim: hd } = config;
   const attention = D * H * hd + 2 * D * KV * hd + H * hd * D
     + (config.qkvBias ? H * hd + 2 * KV * hd : 0) + (config.outputBias ? D : 0);
   const mlp = 3 * D * I + (config.mlpBias ? 2 * I + D : 0);
-  const norms = 2 * D;
+  const norms = 2 * D + (config.qkNorm ? 2 * hd : 0);
   const embeddings = V * D * (config.tieWordEmbeddings ? 1 : 2);
   return embeddings + L * (attention + mlp + norms) + D;
 }

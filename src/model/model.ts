@@ -1,4 +1,4 @@
-// The policy's model: a Llama / Qwen2 decoder loaded from a Hugging Face folder, with two faces
+// The policy's model: a Llama / Qwen2 / Qwen3 decoder loaded from a Hugging Face folder, with two faces
 // over one set of weights: sampling with a KV cache (sample.ts) and differentiable token
 // log-probs (logprobs.ts). LoRA adapters can be switched off to get the base model back.
 import * as tf from '@tensorflow/tfjs';

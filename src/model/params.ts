@@ -22,6 +22,9 @@ export interface Linear {
 export interface DecoderLayer {
   inputNorm: tf.Variable;
   postAttentionNorm: tf.Variable;
+  /** Qwen3's RMSNorm weights (head width) over each query and key head, or null. */
+  queryNorm: tf.Variable | null;
+  keyNorm: tf.Variable | null;
   projections: Record<LoraTarget, Linear>;
 }
 
@@ -69,6 +72,8 @@ export function loadParams(config: ModelConfig, source: WeightSource, trainable:
     layers.push({
       inputNorm: variable(tensor(`${p}.input_layernorm.weight`, [D])),
       postAttentionNorm: variable(tensor(`${p}.post_attention_layernorm.weight`, [D])),
+      queryNorm: config.qkNorm ? variable(tensor(`${p}.self_attn.q_norm.weight`, [hd])) : null,
+      keyNorm: config.qkNorm ? variable(tensor(`${p}.self_attn.k_norm.weight`, [hd])) : null,
       projections: {
         q_proj: linear(`${p}.self_attn.q_proj`, D, H * hd, config.qkvBias),
         k_proj: linear(`${p}.self_attn.k_proj`, D, Hkv * hd, config.qkvBias),
@@ -113,6 +118,8 @@ export function baseVariables(params: DecoderParams): Map<string, tf.Variable> {
   params.layers.forEach((layer, i) => {
     out.set(`model.layers.${i}.input_layernorm.weight`, layer.inputNorm);
     out.set(`model.layers.${i}.post_attention_layernorm.weight`, layer.postAttentionNorm);
+    if (layer.queryNorm) out.set(`model.layers.${i}.self_attn.q_norm.weight`, layer.queryNorm);
+    if (layer.keyNorm) out.set(`model.layers.${i}.self_attn.k_norm.weight`, layer.keyNorm);
     for (const linear of Object.values(layer.projections)) {
       out.set(`${linear.name}.weight`, linear.weight);
       if (linear.bias) out.set(`${linear.name}.bias`, linear.bias);

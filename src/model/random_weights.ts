@@ -13,6 +13,10 @@ export function expectedShapes(config: ModelConfig): Map<string, number[]> {
     const p = `model.layers.${i}`;
     shapes.set(`${p}.input_layernorm.weight`, [D]);
     shapes.set(`${p}.post_attention_layernorm.weight`, [D]);
+    if (config.qkNorm) {
+      shapes.set(`${p}.self_attn.q_norm.weight`, [hd]);
+      shapes.set(`${p}.self_attn.k_norm.weight`, [hd]);
+    }
     const linears: [string, number, number, boolean][] = [
       ['self_attn.q_proj', H * hd, D, config.qkvBias],
       ['self_attn.k_proj', Hkv * hd, D, config.qkvBias],

@@ -3,6 +3,7 @@
 // `Comlink.wrap<TrainerApi>()`; progress callbacks travel as `Comlink.proxy(callback)`.
 // Everything that crosses the boundary is structured-clonable (no tensors, no class instances).
 import type { BackendInfo, BackendName } from '../model/backend.ts';
+import type { ModelConfig } from '../model/config.ts';
 import type { GroupStats } from './advantage.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
 import type { SandboxSettings } from '../run/config.ts';
@@ -17,7 +18,7 @@ export type ModelChoice =
 export interface ModelInfo {
   name: string;
   source: 'demo' | 'hub' | 'files' | 'path';
-  architecture: 'llama' | 'qwen2';
+  architecture: ModelConfig['family'];
   parameters: number;
   trainableParameters: number;
   /** The model card (README.md) when the model has one. */

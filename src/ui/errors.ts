@@ -36,7 +36,7 @@ const KINDS: readonly { kind: UiError['kind']; test: RegExp; title: string; fix:
   {
     kind: 'model', test: /unsupported model|not a hub model id|not found on|gated or private|not among the picked files|config\.json|safetensors|tokenizer/i,
     title: 'This model cannot be loaded',
-    fix: 'Use a Llama or Qwen2 model with safetensors weights (e.g. a preset), or the demo model.',
+    fix: 'Use a Llama, Qwen2 or Qwen3 model with safetensors weights (e.g. a preset), or the demo model.',
   },
   {
     kind: 'sandbox', test: /sandbox|pyodide|python/i, title: 'The Python sandbox failed',

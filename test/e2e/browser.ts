@@ -65,7 +65,7 @@ function buildPagesHarness(): Promise<string> {
       base: './',
       build: { outDir, emptyOutDir: true, rollupOptions: { input: { sandbox: join(pages, 'sandbox.html'), webgpu: join(pages, 'webgpu.html') } } },
     });
-    for (const name of ['tiny-llama', 'tiny-qwen2']) cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), { recursive: true });
+    for (const name of ['tiny-llama', 'tiny-qwen2', 'tiny-qwen3']) cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), { recursive: true });
     return outDir;
   })();
   return pagesHarnessDir;

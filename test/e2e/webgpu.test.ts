@@ -31,7 +31,7 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     return result;
   };
 
-  it.each(['tiny-llama', 'tiny-qwen2'])('%s: logits, log-probs and greedy tokens agree', async (model) => {
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('%s: logits, log-probs and greedy tokens agree', async (model) => {
     const { ids } = golden(model);
     const gpu = await run('webgpu', model, ids);
     const wasm = await run('wasm', model, ids);

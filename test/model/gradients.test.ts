@@ -49,6 +49,8 @@ describe.each(['wasm', 'cpu'] as const)('token log-prob gradients on %s', (backe
     ['tiny-qwen2', 'full'], // tied embedding, q/k/v biases
     ['tiny-llama', 'full'], // separate lm_head
     ['tiny-llama', 'lora'],
+    ['tiny-qwen3', 'full'], // q/k head norms, head width 16 != hidden / heads
+    ['tiny-qwen3', 'lora'],
   ] as const)('%s (%s) matches finite differences', async (name, kind) => {
     await useBackend(backend);
     const model = await loadFixture(name, kind === 'full' ? { kind } : { kind, lora: { rank: 2, alpha: 4, dropout: 0, targetModules: ['q_proj', 'v_proj', 'down_proj'], seed: 1 } });

@@ -26,7 +26,7 @@ const smollm360 = { model_type: 'llama', vocab_size: 49152, hidden_size: 960, in
 const qwen05 = { model_type: 'qwen2', vocab_size: 151936, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, tie_word_embeddings: true };
 
 describe('countParameters', () => {
-  it.each(['tiny-llama', 'tiny-qwen2'])('matches the safetensors header of %s (untied llama, tied qwen2 with qkv bias)', (name) => {
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('matches the safetensors header of %s (untied llama, tied qwen2 with qkv bias, qwen3 with q/k norms)', (name) => {
     const config = parseConfig(JSON.parse(readFileSync(join(fixtures, name, 'config.json'), 'utf8')));
     expect(countParameters(config)).toBe(safetensorsParameters(join(fixtures, name, 'model.safetensors')));
   });
@@ -35,6 +35,13 @@ describe('countParameters', () => {
     expect(countParameters(parseConfig(smollm135))).toBe(134_515_008);
     expect(countParameters(parseConfig(smollm360))).toBe(361_821_120);
     expect(countParameters(parseConfig(qwen05))).toBe(494_032_768);
+  });
+
+  it('counts Qwen3-0.6B by hand (heads of 128 wider than hidden / heads, q/k norms)', () => {
+    const qwen3 = { model_type: 'qwen3', vocab_size: 151936, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, tie_word_embeddings: true };
+    // a layer: q 1024·2048 + k, v 1024·1024 each + o 2048·1024 + MLP 3·1024·3072 + norms 2·1024 + 2·128
+    const layer = 1024 * 2048 + 2 * 1024 * 1024 + 2048 * 1024 + 3 * 1024 * 3072 + 2 * 1024 + 2 * 128;
+    expect(countParameters(parseConfig(qwen3))).toBe(151936 * 1024 + 28 * layer + 1024); // 596,049,920: the model card's 0.6B, 0.44B without embeddings
   });
 
   it('counts LoRA on q, k, v, o by hand for the tiny llama (D 32, 4 heads of 8, 2 kv heads, 2 layers, rank 4)', () => {

@@ -7,7 +7,7 @@ import { tokenLogprobs } from '../../src/model/logprobs.ts';
 describe.each(['wasm', 'cpu'] as const)('logit parity with PyTorch on %s', (backend) => {
   beforeAll(() => useBackend(backend));
 
-  it.each(['tiny-llama', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen2-bf16'])('%s logits match within 1e-4', async (name) => {
+  it.each(['tiny-llama', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen2-bf16', 'tiny-qwen3', 'tiny-qwen3-bf16'])('%s logits match within 1e-4', async (name) => {
     const expected = golden(name);
     const model = await loadFixture(name);
     const rows = model.logits(expected.ids);
@@ -16,7 +16,7 @@ describe.each(['wasm', 'cpu'] as const)('logit parity with PyTorch on %s', (back
     model.dispose();
   });
 
-  it.each(['tiny-llama', 'tiny-qwen2'])('%s token log-probs at a temperature match', async (name) => {
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('%s token log-probs at a temperature match', async (name) => {
     const expected = golden(name);
     const model = await loadFixture(name);
     const logprobs = tokenLogprobs(model, [expected.ids], { temperature: expected.temperature });

@@ -23,7 +23,16 @@ describe('KV cache and batched sampling (wasm)', () => {
   });
   afterAll(() => model.dispose());
 
-  it('cached decoding gives the full forward logits at every position', () => {
+  it('cached decoding gives the full forward logits at every position', () => cachedMatchesFull(model));
+
+  it('so does Qwen3 (q/k head norms before the cache, head width 16 != hidden / heads)', async () => {
+    const qwen3 = await loadFixture('tiny-qwen3');
+    cachedMatchesFull(qwen3);
+    qwen3.dispose();
+  });
+
+  /** Prefill 4 positions, then 3, then one token at a time: every position's logits as the full forward's. */
+  function cachedMatchesFull(model: CausalLM): void {
     const ids = [257, 72, 105, 33, 258, 10, 287, 0, 200, 45, 46];
     const full = model.logits(ids);
     const cache = new KvCache(model.config.numLayers);
@@ -51,7 +60,7 @@ describe('KV cache and batched sampling (wasm)', () => {
     }
     expect(cache.length).toBe(ids.length);
     cache.dispose();
-  });
+  }
 
   it('the in-place cache (wasm) equals the concatenating one through regrowth and row selection', () => {
     const inPlace = new KvCache(model.config.numLayers);

@@ -18,6 +18,11 @@ const config = parseConfig({
   model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
   num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512,
 });
+/** The same shapes as Qwen3: q/k head norms, heads of 48 (not 128 / 4). */
+const qwen3 = parseConfig({
+  model_type: 'qwen3', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
+  num_attention_heads: 4, num_key_value_heads: 2, head_dim: 48, max_position_embeddings: 512,
+});
 const lora: TrainingMode = { kind: 'lora', lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...loraTargets], seed: 1 } };
 
 const PREFIX = 70;
@@ -46,8 +51,8 @@ describe.each([['wasm', 0], ['wasm', 1], ['cpu', 0]] as const)('a shared prefix 
     if (backend === 'wasm') await useMatmulThreads(0);
   });
 
-  it.each([['full', { kind: 'full' } as TrainingMode], ['LoRA', lora]] as const)('%s model: the log-probs and gradients of running every sequence whole', (_name, training) => {
-    const model = CausalLM.fromWeights(config, randomWeights(config, 3), training);
+  it.each([['full', { kind: 'full' } as TrainingMode, config], ['LoRA', lora, config], ['full Qwen3', { kind: 'full' } as TrainingMode, qwen3]] as const)('%s model: the log-probs and gradients of running every sequence whole', (_name, training, shapes) => {
+    const model = CausalLM.fromWeights(shapes, randomWeights(shapes, 3), training);
     // LoRA's B starts at 0; random adapters so they act
     if (training.kind === 'lora') [...model.trainableVariables().values()].forEach((v, i) => v.assign(tf.randomNormal(v.shape, 0, 0.05, 'float32', i)));
     const whole = run(model, 0);
