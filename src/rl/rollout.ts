@@ -74,6 +74,11 @@ export async function rollout(
       const trajectory = newTrajectory({ id: `${options.step}/${groupIndex}/${sampleIndex}`, taskId: task.id, groupIndex, sampleIndex, prompt: task.prompt });
       trajectory.messages = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task.prompt }];
       trajectory.ids = tokenizer.encodeChat(trajectory.messages, { addGenerationPrompt: true });
+      if (trajectory.ids.length + 1 >= sampler.maxPositions) {
+        // it could never answer, and the update cannot score a sequence past the context
+        throw new Error(`task ${task.id}: its prompt is ${trajectory.ids.length} tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is ${sampler.maxPositions}, so there is no room to answer. `
+          + 'Fix: shorten the task\'s prompt or leave the task out, or use a model with a longer context.');
+      }
       trajectory.actionMask = trajectory.ids.map(() => 0);
       trajectory.oldLogprobs = trajectory.ids.map(() => 0);
       episodes.push({ trajectory, task, rng: deps.rng.split(), done: false, pending: null });

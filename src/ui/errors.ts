@@ -47,7 +47,7 @@ const KINDS: readonly { kind: UiError['kind']; test: RegExp; title: string; fix:
     fix: 'Reload the page; the last checkpoint will be offered for resuming.',
   },
   {
-    kind: 'config', test: /run config|must be|unknown field|link/i, title: 'The configuration has a problem',
+    kind: 'config', test: /run config|must be|unknown field|link|no room to answer/i, title: 'The configuration has a problem',
     fix: 'Correct the highlighted field, or press Reset to defaults.',
   },
 ];

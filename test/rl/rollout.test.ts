@@ -129,6 +129,20 @@ describe('rollout', () => {
     expect(layoutProblems(t!)).toEqual([]);
   });
 
+  it('refuses a task whose prompt leaves no room to answer, naming it, before sampling anything', async () => {
+    const sampler = { ...scriptedSampler(tokenizer, [['FINAL ANSWER: 55']]), maxPositions: 0 };
+    const prompt = tokenizer.encodeChat([{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task('j').prompt }], { addGenerationPrompt: true });
+    sampler.maxPositions = prompt.length + 1; // one short of room for a single token
+    let sampled = 0;
+    const counting = { ...sampler, sample: (...args: Parameters<typeof sampler.sample>) => { sampled++; return sampler.sample(...args); } };
+    await expect(rollout([task('j')], { sampler: counting, tokenizer, executor: fakeExecutor(), rng: new Rng(9) }, options))
+      .rejects.toThrow(new RegExp(`task ${task('j').id}: its prompt is ${prompt.length} tokens .* context \\(max_position_embeddings\\) is ${prompt.length + 1}.*Fix: shorten`));
+    expect(sampled).toBe(0);
+    sampler.maxPositions = prompt.length + 2; // room for one token: it runs
+    const { trajectories: [t] } = await rollout([task('j')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) }, options);
+    expect(t!.ids.length).toBeLessThanOrEqual(prompt.length + 2);
+  });
+
   it('does not hold other episodes back while one waits on a slow execution', async () => {
     const log: number[][] = [];
     const scripts = [
