@@ -251,8 +251,12 @@ export abstract class RunCore {
     this.current = record;
     this.lastReport = report;
     this.nextPhase = following(report.phase);
-    this.activePhase = report.phase === 'update' || this.singlePhase ? null : this.nextPhase;
-    this.status = `Step ${report.step}: ${report.phase} done${this.activePhase ? `, ${this.activePhase} running…` : '.'}`;
+    // Reports cross on a port of their own (comlink's proxy), so one may land after the call ended
+    // (a failed step): its data is still shown, but the status keeps what the end said.
+    if (this.state !== 'idle') {
+      this.activePhase = report.phase === 'update' || this.singlePhase ? null : this.nextPhase;
+      this.status = `Step ${report.step}: ${report.phase} done${this.activePhase ? `, ${this.activePhase} running…` : '.'}`;
+    }
     this.emit('phase');
   };
 

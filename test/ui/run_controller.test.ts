@@ -132,6 +132,23 @@ describe('RunController', () => {
     expect(controller.error).toBeNull();
   });
 
+  it('keeps a failed step\'s error in the status when a phase report lands after the failure', async () => {
+    const { controller, config, trainer } = setup();
+    await controller.start(config);
+    // comlink delivers the phase callback on a port of its own, so it can arrive after the call's rejection
+    trainer.runStep = async (onPhase) => {
+      const report = await trainer.runPhase();
+      setTimeout(() => onPhase(report), 10);
+      throw new Error("task seed/fib: its prompt is 301 tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is 256, so there is no room to answer. Fix: shorten the task's prompt or leave the task out, or use a model with a longer context.");
+    };
+    expect(await controller.train()).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(controller.status).toBe('Stopped while training: the configuration has a problem.');
+    expect(controller.error).toMatchObject({ kind: 'config', during: 'training' });
+    expect(controller.error!.fix).toMatch(/^shorten the task's prompt/);
+    expect(controller.controls().train).toBe(true);
+  });
+
   it('refuses a model the memory check rejects, before asking the worker to load it', async () => {
     const trainer = new FakeTrainer();
     const controller = new RunController({
