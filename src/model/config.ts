@@ -112,7 +112,7 @@ export function parseConfig(json: unknown, where = 'config.json'): ModelConfig {
     ropeTheta: raw.rope_theta == null && rope.rope_theta != null ? positive(rope.rope_theta, 'rope_parameters.rope_theta') : num('rope_theta', 10000),
     ropeScaling: parseRopeScaling(raw.rope_scaling ?? ropeParameters, refuse),
     maxPositions: int('max_position_embeddings', 2048),
-    // transformers' LlamaConfig and Qwen2Config both default to untied embeddings
+    // transformers' LlamaConfig, Qwen2Config and Qwen3Config all default to untied embeddings
     tieWordEmbeddings: raw.tie_word_embeddings === true,
     qkvBias: family === 'qwen2' || attentionBias,
     outputBias: family !== 'qwen2' && attentionBias,
