@@ -1,9 +1,11 @@
-// The safetensors reader: dtype conversion, corrupt and truncated files, sharded checkpoints.
+// The safetensors reader: dtype conversion, corrupt and truncated files, sharded checkpoints, and
+// the weights written back in the Hugging Face layout (export.ts).
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCheckpoint } from '../../src/model/checkpoint.ts';
+import { hfWeights } from '../../src/model/export.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model/node_source.ts';
 import { halfToFloat, parseSafetensors, toFloat32 } from '../../src/model/safetensors.ts';
@@ -80,6 +82,19 @@ describe('corrupt files', () => {
 });
 
 describe('checkpoints', () => {
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('%s: hfWeights writes back exactly the tensors it was loaded from', async (name) => {
+    await useBackend('cpu');
+    const source = await readCheckpoint(directorySource(fixture(name)));
+    const model = await loadFixture(name);
+    const written = hfWeights(model.params);
+    expect(written.map((t) => t.name).sort()).toEqual(source.names().sort()); // q/k norms included for Qwen3
+    for (const tensor of written) {
+      expect(tensor.shape, tensor.name).toEqual(source.shape(tensor.name));
+      expect(maxAbsDiff(tensor.data, source.float32(tensor.name)), tensor.name).toBe(0);
+    }
+    model.dispose();
+  });
+
   it('loads a sharded checkpoint (model.safetensors.index.json) to the same logits', async () => {
     await useBackend('cpu');
     const single = await readCheckpoint(directorySource(fixture('tiny-qwen2')));
