@@ -59,7 +59,12 @@ function rowRange(x: tf.Tensor2D, start: number, count: number): tf.Tensor2D {
   return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => ({
     value: take(args[0] as tf.Tensor),
     gradFunc: (dy: tf.Tensor) => {
-      const dx = tf.zeros(x.shape);
+      // zeros outside the rows, set in the heap (tf.zeros builds them in JavaScript and uploads them)
+      const dx = unfilled(x.shape);
+      const heap = wasmHeap();
+      const at = heap.index(dx);
+      heap.floats.fill(0, at, at + start * D);
+      heap.floats.fill(0, at + (start + count) * D, at + x.size);
       copySlices(dy, 0, 0, dx, start * D, 0, 1, count * D);
       return dx;
     },
