@@ -26,6 +26,8 @@
 //                                                core (its default, and PyTorch's fastest here)
 //   pytorch_train_step_1core_ms                  the same with OPENBLAS_NUM_THREADS=1, against
 //                                                train_step_1thread_ms
+// and what this CPU lets decoding's products reach (roofline.ts: fma_peak_gflops,
+// step_products_*), which bounds decode_batch8_vs_batch1.
 import * as tf from '@tensorflow/tfjs';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -44,6 +46,7 @@ import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { generate, type GenerateOptions } from '../../src/model/sample.ts';
+import { roofline } from './roofline.ts';
 
 const config = parseConfig({
   model_type: 'llama', vocab_size: 2000, hidden_size: 256, intermediate_size: 768, num_hidden_layers: 4,
@@ -254,6 +257,8 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   // every core (up to 4) for the kernel's large products, as the page and the CLI run
   const backend = await selectBackend({ force: 'wasm', threads: 'auto' });
   const fused = fusedMultiplyAddActive();
+  log('roofline: the FMA peak, one decoding step\'s products at batch 1 and 8');
+  const ceiling = await roofline(config, backend.threads! - 1);
   const decode = await decoding();
   // PyTorch as it is fastest here: one torch thread, OpenBLAS's products on every core (its default)
   const torch = await pytorchServer({});
@@ -287,6 +292,7 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     model_threads: backend.threads,
     model_relaxed_simd: fused,
     ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
+    ...Object.fromEntries(Object.entries(ceiling).map(([key, value]) => [key, round(value)])),
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
     decode_lora_merged_vs_ops_batch1: round(decode.decode_lora_batch1_tok_s! / decode.decode_lora_ops_batch1_tok_s!),
