@@ -12,6 +12,7 @@ const commands: Record<string, () => Promise<Command>> = {
   loss: async () => (await import('./cli/loss_command.ts')).lossCommand,
   train: async () => (await import('./cli/train_command.ts')).trainCommand,
   eval: async () => (await import('./cli/eval_command.ts')).evalCommand,
+  bench: async () => (await import('./cli/bench_command.ts')).benchCommand,
 };
 
 async function main(): Promise<void> {
