@@ -3,8 +3,8 @@
 // products stream the weights once for one row, bound by the cache's bandwidth, while a batch-8
 // step's do 8 times the arithmetic on the same stream, bound by the core's 128-bit fused
 // multiply-adds. How far apart those two ceilings are is the CPU's, and it sets how much faster
-// batch 8 can be than batch 1 (measured: ~4× on the Intel VMs of the README's (a)–(c), ~2× on
-// a Zen 5 EPYC VM whose caches stream the weights twice as fast).
+// batch 8 can be than batch 1 (measured, the products alone: ~4× on the Intel VM of the README's
+// (k), ~2.2× on the Zen 5 EPYC VM of (l), whose caches stream the weights about twice as fast).
 //   fma_peak_gflops                           one thread: a loop of independent relaxed-SIMD
 //                                             multiply-adds, no memory traffic (WebAssembly's
 //                                             ceiling on this core)
