@@ -1,6 +1,8 @@
 // `npm run bench -- --only sandbox`: the Environment's figures (issue 3). Targets: a warm
 // execution under 10 ms; a runaway costs no more than timeout + 2 s; a terminated worker is
-// replaced from a warm spare without a cold start.
+// replaced from a warm spare without a cold start. sandbox_restore_start_ms: the median start of the
+// pool's workers restored from its first worker's memory snapshot (its spares and replacements),
+// against sandbox_cold_start_ms for a worker loading Pyodide cold.
 import { nodeWorkerFactory, createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import { quantile } from '../../src/env/metrics.ts';
 import { Sandbox } from '../../src/env/sandbox.ts';
@@ -49,6 +51,7 @@ export async function benchSandbox(): Promise<Record<string, unknown>> {
       sandbox_cold_start_ms: round(quantile(colds.map((c) => c.total), 0.5)),
       sandbox_cold_start_pyodide_load_ms: round(quantile(colds.map((c) => c.load), 0.5)),
       sandbox_cold_start_lockdown_ms: round(quantile(colds.map((c) => c.lockdown), 0.5)),
+      sandbox_restore_start_ms: round(metrics.medianRestoreStartMs),
       sandbox_runaway_interrupt_overhead_ms: round(interrupted - TIMEOUT_MS),
       sandbox_runaway_terminate_overhead_ms: round(terminated - TIMEOUT_MS),
       sandbox_parallel_2x_sleep1_ms: round(parallel),

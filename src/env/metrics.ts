@@ -24,6 +24,7 @@ export class PoolTallies {
   respawns = 0;
   lastRespawnMs: number | null = null;
   readonly coldStartsMs: number[] = [];
+  readonly restoreStartsMs: number[] = [];
   private readonly latenciesMs: number[] = [];
 
   /** Counts one finished run. */

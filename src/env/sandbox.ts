@@ -83,6 +83,12 @@ export class Sandbox {
     return new Sandbox(handle, remote, buffer ? new Int32Array(buffer) : null, outcome.ready, performance.now() - started, death);
   }
 
+  /** The memory snapshot the worker made at start (`makeSnapshot`), once; null if none or the worker is gone. */
+  async takeSnapshot(): Promise<Uint8Array | null> {
+    if (!this.alive) return null;
+    return this.remote.takeSnapshot().catch(() => null);
+  }
+
   /** Resolves with the reason when the worker dies on its own (not after terminate()). */
   whenDead(): Promise<string> {
     return this.death;

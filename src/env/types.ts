@@ -53,6 +53,8 @@ export interface SandboxMetrics {
   lastRespawnMs: number | null;
   /** Median cold start (worker + Pyodide load + lockdown) of the workers started so far. */
   medianColdStartMs: number | null;
+  /** Median start of the workers restored from the first one's snapshot (restore + lockdown); null when none was. */
+  medianRestoreStartMs: number | null;
   queued: number;
   busy: number;
   idle: number;
@@ -73,11 +75,21 @@ export interface SandboxInit {
   indexURL?: string;
   /** Run the reachability audit of the lockdown (tests; costs a few hundred ms). */
   audit?: boolean;
+  /**
+   * A memory snapshot of a freshly loaded interpreter, made by another worker (`makeSnapshot`):
+   * loading from it skips Python's start-up, a fraction of a cold start. The hardening and the
+   * lockdown run after it as after a cold load.
+   */
+  snapshot?: Uint8Array;
+  /** Load cold and keep a memory snapshot of the fresh interpreter, taken before anything else runs, for takeSnapshot(). */
+  makeSnapshot?: boolean;
 }
 
 /** What a worker reports once Pyodide is loaded and locked down. */
 export interface SandboxReady {
   loadMs: number;
+  /** Whether the interpreter was restored from another worker's snapshot rather than loaded cold. */
+  fromSnapshot: boolean;
   lockdownMs: number;
   memoryBytes: number;
   /** Globals removed from the worker scope before user code (fetch, WebSocket, …). */
@@ -112,6 +124,8 @@ export interface RawExecution {
 export interface SandboxRunnerApi {
   init(options: SandboxInit): Promise<SandboxReady>;
   execute(code: string): Promise<RawExecution>;
+  /** The snapshot init made (`makeSnapshot`), once; null when none was asked for or the engine could not make one. */
+  takeSnapshot(): Uint8Array | null;
 }
 
 /** A started worker: a comlink endpoint, a way to kill it, and news of its death. */

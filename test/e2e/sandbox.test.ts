@@ -55,6 +55,7 @@ for (const isolate of [true, false]) {
       for (const name of NETWORK_GLOBALS) expect(ready.removedGlobals).toContain(name);
       expect(ready.audit).toEqual([]);
       expect(ready.auditVisited).toBeGreaterThan(20_000);
+      expect(ready.fromSnapshot).toBe(true); // the last spare: restored from the first worker's snapshot
     });
 
     for (const testCase of ADVERSARIAL_CASES) {
@@ -74,6 +75,7 @@ for (const isolate of [true, false]) {
       expect(metrics.timeouts).toBe(ADVERSARIAL_CASES.filter((c) => c.done).length);
       if (!isolate) expect(metrics.interrupts).toBe(0);
       else expect(metrics.interrupts).toBeGreaterThanOrEqual(3);
+      expect(metrics.medianRestoreStartMs).not.toBeNull(); // spares and replacements came from the snapshot
       expect(pageErrors).toEqual([]);
     });
   });
