@@ -6,10 +6,11 @@
 //
 // The pool's first workers load Pyodide cold, side by side, and one of them leaves a memory
 // snapshot of its fresh interpreter; every later worker (spares, replacements) restores it,
-// skipping Python's start-up. Measured in headless Chromium on a 2-core VM: a cold load ~5 s (6.9 s
+// skipping Python's start-up. Measured on a 2-core VM: in headless Chromium a cold load ~5 s (6.9 s
 // each for two side by side, so starting the first workers one after the other gains nothing), a
-// restore ~1.4 s; in Node 2.2 s against 0.35 s. Spares warm while the first step trains, so each
-// one's start is taken from that step.
+// restore ~1.4 s; in Node a worker's cold start 3.2 s, a restored one's 1.4 s. Spares warm while
+// the model trains (at the start, after a recycle or a terminated runaway), so each start is
+// time taken from training.
 import { toExecResult } from './exec_result.ts';
 import { PoolTallies, quantile } from './metrics.ts';
 import { Sandbox, type SandboxOutcome } from './sandbox.ts';

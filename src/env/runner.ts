@@ -50,7 +50,6 @@ const FILE_QUOTA_BYTES = 64 * 2 ** 20;
 /** Open descriptors a worker may accumulate before it is recycled. */
 const MAX_LEAKED_STREAMS = 64;
 
-/** One Pyodide interpreter, locked down, running one program at a time. */
 /** A memory snapshot of a Pyodide loaded with `_makeSnapshot`, or null where this version cannot make one. */
 function memorySnapshot(pyodide: Pyodide): Uint8Array | null {
   try {
@@ -60,6 +59,7 @@ function memorySnapshot(pyodide: Pyodide): Uint8Array | null {
   }
 }
 
+/** One Pyodide interpreter, locked down, running one program at a time. */
 export class SandboxRunner implements SandboxRunnerApi {
   private internals: EmscriptenInternals | null = null;
   private runProgram: PyCallable | null = null;
