@@ -91,8 +91,8 @@ export async function startApp(root: HTMLElement, trainer: TrainerApi, deps: App
     noticesPanel(controller),
     h('div', { class: 'notices' }, linkBox),
     h('main', { class: 'layout' },
-      h('div', { class: 'col' }, modelPanel(controller, deps.settings), configPanel(controller)),
-      h('div', { class: 'col' }, phasePanel(controller), trajectoryPanel(controller), storagePanel(controller, deps.download, choices)),
+      h('div', { class: 'col setup-col' }, modelPanel(controller, deps.settings), configPanel(controller)),
+      h('div', { class: 'col main-col' }, phasePanel(controller), trajectoryPanel(controller), storagePanel(controller, deps.download, choices)),
       h('div', { class: 'col charts-col' }, chartsPanel(controller))));
 
   // Lesson mode: hide what the link names (by data-control), keep everything else working.

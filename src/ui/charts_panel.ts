@@ -49,9 +49,11 @@ export function chartsPanel(controller: RunController): HTMLElement {
       h('div', { class: 'chart-head' }, h('h3', null, spec.title), legend), h('div', { class: 'caption' }, spec.caption), h('div', { class: 'chart-body' }, host, empty));
     return { spec, root, plot: null, host, legend, empty };
   });
-  const section = h('section', { class: 'card', 'data-control': 'charts' }, h('h2', null, 'Training curves'), ...charts.map((c) => c.root));
+  // The charts sit in a grid (styles.css): one column beside the run, two or more where the panel
+  // is wide (narrow windows put it under the step's panel), so each chart takes its cell's width.
+  const section = h('section', { class: 'card', 'data-control': 'charts' }, h('h2', null, 'Training curves'), h('div', { class: 'charts' }, ...charts.map((c) => c.root)));
 
-  const width = () => Math.max(200, section.clientWidth - 34);
+  const width = (root: HTMLElement) => Math.max(200, root.clientWidth);
   const draw = () => {
     for (const chart of charts) {
       const columns = chartColumns(chart.spec, controller.metrics, controller.evals);
@@ -64,7 +66,7 @@ export function chartsPanel(controller: RunController): HTMLElement {
       }));
       if (!chart.plot) {
         if (!section.isConnected) continue;
-        chart.plot = new uPlot(options(chart.spec, width()), columns as uPlot.AlignedData, chart.host);
+        chart.plot = new uPlot(options(chart.spec, width(chart.root)), columns as uPlot.AlignedData, chart.host);
       } else {
         chart.plot.setData(columns as uPlot.AlignedData);
       }
@@ -74,7 +76,7 @@ export function chartsPanel(controller: RunController): HTMLElement {
   // uPlot needs a width: draw once the section is in the page, and follow its size.
   const resize = new ResizeObserver(() => {
     if (charts.some((c) => !c.plot)) draw();
-    for (const chart of charts) chart.plot?.setSize({ width: width(), height: HEIGHT });
+    for (const chart of charts) chart.plot?.setSize({ width: width(chart.root), height: HEIGHT });
   });
   resize.observe(section);
   return section;

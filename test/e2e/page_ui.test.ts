@@ -225,6 +225,41 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
+  it('puts what shows the run first in narrower windows: three columns, then two, then one', async () => {
+    const panels = ['model', 'config', 'pipeline', 'viewer', 'charts', 'storage'] as const;
+    type Box = { x: number; y: number; width: number; height: number };
+    const boxes = async (width: number) => {
+      const page = await open('', '', await browser.newPage({ viewport: { width, height: 900 } }));
+      const found = {} as Record<(typeof panels)[number], Box>;
+      for (const panel of panels) found[panel] = (await page.locator(`section[data-control=${panel}]`).boundingBox())!;
+      const chartColumns = new Set(await page.locator('.chart').evaluateAll((charts) => charts.map((c) => Math.round(c.getBoundingClientRect().left)))).size;
+      await page.close();
+      return { ...found, chartColumns };
+    };
+    const right = (b: Box) => b.x + b.width;
+    // 1440: setup | the step and trajectories | the curves, one chart a row
+    const wide = await boxes(1440);
+    expect(wide.pipeline.x).toBeGreaterThan(right(wide.config));
+    expect(wide.charts.x).toBeGreaterThan(right(wide.pipeline));
+    expect(wide.charts.y).toBeLessThan(wide.viewer.y);
+    expect(wide.chartColumns).toBe(1);
+    // 1024: setup | the step, the curves (two charts a row), the trajectories, Save & share
+    const two = await boxes(1024);
+    expect(two.pipeline.x).toBeGreaterThan(right(two.config));
+    expect(two.charts.x).toBe(two.pipeline.x);
+    expect(two.pipeline.y).toBeLessThan(two.charts.y);
+    expect(right(two.charts)).toBeLessThan(1024);
+    expect(two.charts.y + two.charts.height).toBeLessThan(two.viewer.y);
+    expect(two.viewer.y).toBeLessThan(two.storage.y);
+    expect(two.chartColumns).toBe(2);
+    // 800: one column, in the order model, step, curves, trajectories, configuration, Save & share
+    const one = await boxes(800);
+    const order = ['model', 'pipeline', 'charts', 'viewer', 'config', 'storage'] as const;
+    for (let i = 1; i < order.length; i++) expect(one[order[i]!].y).toBeGreaterThan(one[order[i - 1]!].y + one[order[i - 1]!].height);
+    expect(new Set(order.map((c) => one[c].x)).size).toBe(1);
+    expect(one.chartColumns).toBe(2);
+  });
+
   it('shows load failures with a title and what to do', async () => {
     const page = await open('?fail=loadModel:WebAssembly.Memory(): could not allocate memory (out of memory)');
     const message = await text(page, 'error');
