@@ -225,16 +225,19 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
-  it('puts what shows the run first in narrower windows: three columns, then two, then one', async () => {
+  it('puts what shows the run first in narrower windows: three columns, then two, then one, and fits a phone', async () => {
     const panels = ['model', 'config', 'pipeline', 'viewer', 'charts', 'storage'] as const;
     type Box = { x: number; y: number; width: number; height: number };
     const boxes = async (width: number) => {
       const page = await open('', '', await browser.newPage({ viewport: { width, height: 900 } }));
       const found = {} as Record<(typeof panels)[number], Box>;
       for (const panel of panels) found[panel] = (await page.locator(`section[data-control=${panel}]`).boundingBox())!;
-      const chartColumns = new Set(await page.locator('.chart').evaluateAll((charts) => charts.map((c) => Math.round(c.getBoundingClientRect().left)))).size;
+      const columns = async (selector: string) => new Set(await page.locator(selector).evaluateAll((all) => all.map((e) => Math.round(e.getBoundingClientRect().left)))).size;
+      const chartColumns = await columns('.chart');
+      const phaseColumns = await columns('.phase');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       await page.close();
-      return { ...found, chartColumns };
+      return { ...found, chartColumns, phaseColumns, overflow };
     };
     const right = (b: Box) => b.x + b.width;
     // 1440: setup | the step and trajectories | the curves, one chart a row
@@ -258,6 +261,11 @@ describe('page UI on the fake trainer', () => {
     for (let i = 1; i < order.length; i++) expect(one[order[i]!].y).toBeGreaterThan(one[order[i - 1]!].y + one[order[i - 1]!].height);
     expect(new Set(order.map((c) => one[c].x)).size).toBe(1);
     expect(one.chartColumns).toBe(2);
+    // 390, a phone: the same order, the four phases two a row, nothing wider than the screen
+    const phone = await boxes(390);
+    for (let i = 1; i < order.length; i++) expect(phone[order[i]!].y).toBeGreaterThan(phone[order[i - 1]!].y);
+    expect([phone.phaseColumns, phone.chartColumns, phone.overflow]).toEqual([2, 1, 0]);
+    expect([wide.overflow, two.overflow, one.overflow]).toEqual([0, 0, 0]);
   });
 
   it('shows load failures with a title and what to do', async () => {
