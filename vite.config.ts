@@ -53,8 +53,11 @@ function runtimeAssetsPlugin(): Plugin {
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   plugins: [runtimeAssetsPlugin()],
+  // A built page keeps the sandbox's memory snapshot between visits, under its content-hashed file
+  // names (src/env/browser_pool.ts); the dev server's unhashed files would restore a stale one.
+  define: { 'import.meta.env.VITE_KEEP_SANDBOX_SNAPSHOT': JSON.stringify(command === 'build') },
   worker: { format: 'es' },
   build: { target: 'es2022', outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 4000 },
   optimizeDeps: { exclude: ['pyodide'] },
@@ -69,4 +72,4 @@ export default defineConfig({
     execArgv: relaxedSimdFlags(),
     globalSetup: ['test/global-setup.ts'],
   },
-});
+}));

@@ -2,7 +2,7 @@
 // exposes them with comlink. Browser specifics live here: where model files come from (the
 // served demo folder, the hub with the Cache API, picked files) and the Web Worker sandbox pool.
 import { expose } from 'comlink';
-import { createBrowserSandboxPool } from '../src/env/browser_pool.ts';
+import { createBrowserSandboxPool, keptSnapshotOptions } from '../src/env/browser_pool.ts';
 import { selectBackend } from '../src/model/backend.ts';
 import { browserCache } from '../src/model/browser_cache.ts';
 import { hubSource } from '../src/model/hub_source.ts';
@@ -14,7 +14,7 @@ const base = new URL(import.meta.env.BASE_URL, self.location.origin).href;
 
 const service = new TrainerService({
   selectBackend: (force) => selectBackend({ ...(force ? { force } : {}), wasmPaths: `${base}tfjs-wasm/`, threads: 'auto' }),
-  createExecutor: (options) => createBrowserSandboxPool(options),
+  createExecutor: async (options) => createBrowserSandboxPool({ ...options, ...await keptSnapshotOptions() }),
   sourceFor(choice) {
     switch (choice.kind) {
       case 'demo': return { source: urlSource(`${base}models/demo/`, 'demo'), origin: 'demo' };

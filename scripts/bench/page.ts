@@ -1,11 +1,12 @@
 // The default run in the browser (issue 6's performance figures): open the built page in headless
 // Chromium, wait for the demo model, press Train, and report time to the first trained step, seconds
-// per step by phase, and the main thread's longest task while training.
-//   npx vite build && npx tsx scripts/bench/page.ts [--steps 3]
+// per step by phase, and the main thread's longest task while training. With --reload, then the same
+// page reloaded (the same browser storage: the sandbox starts from the snapshot the first visit kept).
+//   npx vite build && npx tsx scripts/bench/page.ts [--steps 3] [--reload]
 import { parseArgs } from 'node:util';
 import { launchBrowser, servePage } from '../../test/e2e/browser.ts';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, reload: { type: 'boolean', default: false } } });
 const steps = Number(values.steps);
 const server = await servePage(true);
 const browser = await launchBrowser();
@@ -31,11 +32,22 @@ const longTasks = await page.evaluate(() => (window as unknown as { longTasks: n
 const perStep = await page.evaluate(() => (window as unknown as { playground: { metrics: Record<string, number>[] } }).playground.metrics.map((m) => ({
   step: m.step, seconds_generate: m.seconds_generate, seconds_sandbox: m.seconds_sandbox, seconds_train: m.seconds_train, reward_mean: m.reward_mean,
 })));
+let reloaded = {};
+if (values.reload) {
+  const again = performance.now();
+  await page.reload();
+  await page.waitForFunction(() => (window as unknown as { playground?: Playground }).playground?.state === 'idle', null, { timeout: 600_000 });
+  const readyAgain = performance.now();
+  await page.click('[data-testid=train]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1', null, { timeout: 900_000 });
+  reloaded = { page_ready_after_reload_s: (readyAgain - again) / 1000, first_trained_step_after_reload_s: (performance.now() - again) / 1000 };
+}
 await browser.close();
 await server.close();
 process.stdout.write(`${JSON.stringify({
   page_ready_s: (ready - opened) / 1000,
   first_trained_step_after_open_s: (firstStep - opened) / 1000,
+  ...reloaded,
   seconds_per_step: (done - firstStep) / 1000 / Math.max(steps - 1, 1),
   main_thread_longest_task_ms: longTasks.length ? Math.max(...longTasks) : 0,
   main_thread_long_tasks_over_50ms: longTasks.length,

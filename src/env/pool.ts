@@ -6,7 +6,8 @@
 //
 // The pool's first workers load Pyodide cold, side by side, and one of them leaves a memory
 // snapshot of its fresh interpreter; every later worker (spares, replacements) restores it,
-// skipping Python's start-up. Measured on a 2-core VM: in headless Chromium a cold load ~5 s (6.9 s
+// skipping Python's start-up. Given a snapshot an earlier pool made (the page keeps one between
+// visits: browser_pool.ts), the first workers restore that one too. Measured on a 2-core VM: in headless Chromium a cold load ~5 s (6.9 s
 // each for two side by side, so starting the first workers one after the other gains nothing), a
 // restore ~1.4 s; in Node a worker's cold start 3.2 s, a restored one's 1.4 s. Spares warm while
 // the model trains (at the start, after a recycle or a terminated runaway), so each start is
@@ -45,9 +46,12 @@ export class SandboxPool {
   private broken: Error | null = null;
   private closed = false;
   private readonly spareWaiters: Array<() => void> = [];
-  /** The first worker's snapshot (~30 MB), while snapshots are in use. */
+  /** The snapshot workers start from (~30 MB), while snapshots are in use. */
   private snapshot: Uint8Array | null = null;
   private snapshotAsked = false;
+  /** The snapshot given at creation, from an earlier pool. */
+  private given: Uint8Array | null = null;
+  private onSnapshot: ((snapshot: Uint8Array) => void) | null = null;
 
   private constructor(private readonly settings: Settings, private readonly factory: SandboxWorkerFactory) {}
 
@@ -60,6 +64,8 @@ export class SandboxPool {
       throw new Error('SandboxPool.create needs a workerFactory: use createNodeSandboxPool() in Node or createBrowserSandboxPool() in the page');
     }
     const pool = new SandboxPool(settingsFrom(options), options.workerFactory);
+    if (pool.settings.snapshots && options.snapshot) pool.snapshot = pool.given = options.snapshot;
+    pool.onSnapshot = options.onSnapshot ?? null;
     const started = await Promise.allSettled(Array.from({ length: pool.settings.size }, () => pool.startSandbox()));
     const failure = started.find((entry): entry is PromiseRejectedResult => entry.status === 'rejected');
     if (failure) {
@@ -148,7 +154,8 @@ export class SandboxPool {
 
   /**
    * Starts one worker: from the snapshot when there is one; the first (snapshots on) cold, keeping
-   * its snapshot. A restore that fails ends the use of snapshots, and the worker is started cold.
+   * its snapshot. A restore of the pool's own snapshot that fails ends the use of snapshots, and the
+   * worker is started cold; one of a snapshot given at creation is replaced by one made here.
    */
   private async startSandbox(): Promise<Sandbox> {
     const s = this.settings;
@@ -159,14 +166,19 @@ export class SandboxPool {
       try {
         return await Sandbox.start(this.factory, { ...init, snapshot }, options);
       } catch {
-        this.snapshot = null;
-        return Sandbox.start(this.factory, init, options);
+        if (this.snapshot === snapshot) this.snapshot = null;
+        if (snapshot !== this.given) return Sandbox.start(this.factory, init, options);
       }
     }
     const makeSnapshot = s.snapshots && !this.snapshotAsked;
     this.snapshotAsked ||= makeSnapshot;
     const sandbox = await Sandbox.start(this.factory, { ...init, ...(makeSnapshot ? { makeSnapshot } : {}) }, options);
-    if (makeSnapshot && !this.closed) this.snapshot = await sandbox.takeSnapshot();
+    if (makeSnapshot && !this.closed) {
+      this.snapshot = await sandbox.takeSnapshot();
+      if (this.snapshot) {
+        try { this.onSnapshot?.(this.snapshot); } catch { /* keeping it is the caller's business */ }
+      }
+    }
     return sandbox;
   }
 

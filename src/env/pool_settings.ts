@@ -28,12 +28,20 @@ export interface SandboxPoolOptions {
   audit?: boolean;
   /** Start workers after the first from its interpreter's memory snapshot (default true); false: each loads cold. */
   snapshots?: boolean;
+  /**
+   * A snapshot an earlier pool made (the page keeps one from the last visit, snapshot_store.ts): the
+   * first workers restore it instead of loading cold. One that does not restore (another Pyodide
+   * build, damaged) is dropped, and the pool makes its own as it would without.
+   */
+  snapshot?: Uint8Array | null;
+  /** Told of the snapshot the pool makes from a cold start, to keep for a later pool. */
+  onSnapshot?: (snapshot: Uint8Array) => void;
   /** Starts one worker: see node_pool.ts and browser_pool.ts. */
   workerFactory: SandboxWorkerFactory;
 }
 
 /** The options with every default filled in. */
-export type Settings = Required<Omit<SandboxPoolOptions, 'workerFactory'>>;
+export type Settings = Required<Omit<SandboxPoolOptions, 'workerFactory' | 'snapshot' | 'onSnapshot'>>;
 
 function canInterrupt(): boolean {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;

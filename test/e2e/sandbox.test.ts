@@ -80,3 +80,66 @@ for (const isolate of [true, false]) {
     });
   });
 }
+
+describe('sandbox in Chromium: the snapshot kept between visits (Cache API)', () => {
+  interface KeptHarness extends Harness {
+    startKept(options: object): Promise<{ given: number | null; ready: SandboxReady; metrics: SandboxMetrics }>;
+    kept(): Promise<{ key: string; bytes: number }[]>;
+    spoilKept(): Promise<void>;
+  }
+  const harness = (page: Page) => ({
+    startKept: (options: object) => page.evaluate((o) => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.startKept(o), options),
+    close: () => page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.close()),
+    spoil: () => page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.spoilKept()),
+    /** Waits until the cache holds one snapshot of a whole heap (saving runs after the pool is ready). */
+    saved: async () => {
+      let kept: { key: string; bytes: number }[] = [];
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        kept = await page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.kept());
+        if (kept.length === 1 && kept[0]!.bytes > 8 * 2 ** 20) return;
+      }
+      throw new Error(`no whole snapshot was kept within 60 s: ${JSON.stringify(kept)}`);
+    },
+  });
+
+  it('keeps the first pool\'s snapshot, starts the next pool from it (locked down as a cold one), and replaces one that is spoiled', async () => {
+    const server = await serveSandboxHarness(true);
+    const context = await browser.newContext(); // its own, empty, storage
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${server.url}sandbox.html`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'ready');
+      const sandbox = harness(page);
+
+      const first = await sandbox.startKept({ size: 1, spares: 0 });
+      expect(first.given).toBeNull();
+      expect(first.metrics.medianColdStartMs).not.toBeNull();
+      await sandbox.saved();
+      await sandbox.close();
+
+      const second = await sandbox.startKept({ size: 1, spares: 1, audit: true });
+      expect(second.given).toBeGreaterThan(8 * 2 ** 20);
+      expect(second.metrics.medianColdStartMs).toBeNull(); // every worker restored
+      expect(second.metrics.medianRestoreStartMs).not.toBeNull();
+      expect(second.ready.fromSnapshot).toBe(true);
+      expect(second.ready.audit).toEqual([]);
+      expect(second.ready.auditVisited).toBeGreaterThan(20_000);
+      const reply = await page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.step('print(sum(range(10)))'));
+      expect(reply.observation).toBe('45\n');
+      await sandbox.close();
+
+      await sandbox.spoil();
+      const third = await sandbox.startKept({ size: 1, spares: 0 });
+      expect(third.given).toBe(1024);
+      expect(third.metrics.medianColdStartMs).not.toBeNull(); // the spoiled one failed, a cold start made a new one
+      await sandbox.saved();
+      await sandbox.close();
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  }, 240_000);
+});

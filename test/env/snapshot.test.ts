@@ -116,6 +116,40 @@ describe('SandboxPool snapshots (Node workers)', () => {
     }
   }, 120_000);
 
+  it('starts its first workers from a snapshot an earlier pool made, and makes none of its own', async () => {
+    const made: Uint8Array[] = [];
+    const earlier = await createNodeSandboxPool({ size: 1, spares: 0, onSnapshot: (snapshot) => made.push(snapshot) });
+    await earlier.close();
+    expect(made).toHaveLength(1);
+    expect(made[0]!.byteLength).toBeGreaterThan(8 * 2 ** 20);
+    const again: Uint8Array[] = [];
+    const pool = await createNodeSandboxPool({ size: 1, spares: 1, snapshot: made[0]!, onSnapshot: (snapshot) => again.push(snapshot) });
+    try {
+      await pool.whenSparesReady();
+      expect(pool.metrics().medianColdStartMs).toBeNull(); // no cold start at all
+      expect(pool.metrics().medianRestoreStartMs).not.toBeNull();
+      expect(again).toEqual([]);
+      expect((await pool.execute('import math\nprint(math.comb(5, 2))')).observation).toBe('10\n');
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('replaces a given snapshot that does not restore (another build, damaged) with one it makes', async () => {
+    const made: Uint8Array[] = [];
+    const pool = await createNodeSandboxPool({ size: 1, spares: 1, snapshot: new Uint8Array(64), onSnapshot: (snapshot) => made.push(snapshot) });
+    try {
+      await pool.whenSparesReady();
+      expect(made).toHaveLength(1); // the first worker, cold after the failed restore, made a new one
+      expect(made[0]!.byteLength).toBeGreaterThan(8 * 2 ** 20);
+      expect(pool.metrics().medianColdStartMs).not.toBeNull();
+      expect(pool.lastReady()?.fromSnapshot).toBe(true); // the spare restored the new one
+      expect((await pool.execute('print("served")')).observation).toBe('served\n');
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
   it('loads every worker cold with snapshots off', async () => {
     const pool = await createNodeSandboxPool({ size: 1, spares: 1, snapshots: false });
     try {

@@ -1,6 +1,7 @@
 // Test harness page for test/e2e/sandbox.test.ts: the real browser sandbox pool (Web Workers built
 // by Vite) behind a small window API that the test drives with page.evaluate.
-import { createBrowserSandboxPool } from '../../../src/env/browser_pool.ts';
+import { createBrowserSandboxPool, keptSnapshotOptions } from '../../../src/env/browser_pool.ts';
+import { SNAPSHOT_CACHE } from '../../../src/env/snapshot_store.ts';
 import { Environment } from '../../../src/env/environment.ts';
 import type { SandboxPool } from '../../../src/env/pool.ts';
 import type { SandboxPoolOptions } from '../../../src/env/pool.ts';
@@ -18,6 +19,23 @@ const harness = {
     pool = await createBrowserSandboxPool(options);
     await pool.whenSparesReady();
     return { ready: pool.lastReady(), metrics: pool.metrics() };
+  },
+  /** A pool on the snapshot kept in the Cache API, as the page's trainer starts one (browser_pool.ts). */
+  async startKept(options: Omit<SandboxPoolOptions, 'workerFactory'>) {
+    const kept = await keptSnapshotOptions();
+    pool = await createBrowserSandboxPool({ ...options, ...kept });
+    await pool.whenSparesReady();
+    return { given: kept.snapshot?.byteLength ?? null, ready: pool.lastReady(), metrics: pool.metrics() };
+  },
+  /** What the snapshot cache holds: each key with its size in bytes. */
+  async kept() {
+    const cache = await caches.open(SNAPSHOT_CACHE);
+    return Promise.all((await cache.keys()).map(async (request) => ({ key: request.url, bytes: (await (await cache.match(request))!.arrayBuffer()).byteLength })));
+  },
+  /** Overwrites every kept snapshot with bytes that are not one. */
+  async spoilKept() {
+    const cache = await caches.open(SNAPSHOT_CACHE);
+    for (const request of await cache.keys()) await cache.put(request, new Response(new Uint8Array(1024)));
   },
   /** One episode of one program: reset, execute_code. */
   async step(code: string, timeoutMs?: number) {
