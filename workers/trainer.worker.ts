@@ -14,7 +14,9 @@ const base = new URL(import.meta.env.BASE_URL, self.location.origin).href;
 
 const service = new TrainerService({
   selectBackend: (force) => selectBackend({ ...(force ? { force } : {}), wasmPaths: `${base}tfjs-wasm/`, threads: 'auto' }),
-  createExecutor: async (options) => createBrowserSandboxPool({ ...options, ...await keptSnapshotOptions() }),
+  // Ready with the first worker: a lone cold Pyodide loads in ~6 s where two side by side take ~8
+  // (headless Chromium, 2 cores); the second restores the first one's snapshot in the background.
+  createExecutor: async (options) => createBrowserSandboxPool({ ...options, firstReady: 1, ...await keptSnapshotOptions() }),
   sourceFor(choice) {
     switch (choice.kind) {
       case 'demo': return { source: urlSource(`${base}models/demo/`, 'demo'), origin: 'demo' };

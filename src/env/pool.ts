@@ -56,8 +56,8 @@ export class SandboxPool {
   private constructor(private readonly settings: Settings, private readonly factory: SandboxWorkerFactory) {}
 
   /**
-   * Starts `size` sandboxes side by side (resolves when they are ready), one of them keeping its
-   * snapshot, then warms the spares from it in the background.
+   * Starts `firstReady` (default `size`) sandboxes side by side and resolves when they are ready,
+   * one of them keeping its snapshot; then starts the rest and the spares from it in the background.
    */
   static async create(options: SandboxPoolOptions): Promise<SandboxPool> {
     if (typeof options?.workerFactory !== 'function') {
@@ -66,7 +66,7 @@ export class SandboxPool {
     const pool = new SandboxPool(settingsFrom(options), options.workerFactory);
     if (pool.settings.snapshots && options.snapshot) pool.snapshot = pool.given = options.snapshot;
     pool.onSnapshot = options.onSnapshot ?? null;
-    const started = await Promise.allSettled(Array.from({ length: pool.settings.size }, () => pool.startSandbox()));
+    const started = await Promise.allSettled(Array.from({ length: pool.settings.firstReady }, () => pool.startSandbox()));
     const failure = started.find((entry): entry is PromiseRejectedResult => entry.status === 'rejected');
     if (failure) {
       for (const entry of started) if (entry.status === 'fulfilled') entry.value.terminate();

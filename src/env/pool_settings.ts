@@ -8,6 +8,12 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Warm spares kept ready to replace terminated or recycled workers (default 1). */
   spares?: number;
+  /**
+   * create() resolves once this many workers are ready (default: size); the others start after
+   * them, from the snapshot, and take calls as they come up. The page uses 1: a lone cold Pyodide
+   * loads faster than two side by side.
+   */
+  firstReady?: number;
   /** Deadline of one program (default 10 000 ms, as in the reference design). */
   timeoutMs?: number;
   /** Time an interrupted program gets to stop before its worker is terminated (default 500 ms). */
@@ -64,6 +70,7 @@ export function settingsFrom(options: SandboxPoolOptions): Settings {
   return {
     size: checkCount('size', options.size ?? 2, 1),
     spares: checkCount('spares', options.spares ?? 1, 0),
+    firstReady: Math.min(checkCount('firstReady', options.firstReady ?? Number.MAX_SAFE_INTEGER, 1), options.size ?? 2),
     timeoutMs: checkPositive('timeoutMs', options.timeoutMs ?? 10_000),
     graceMs: checkCount('graceMs', options.graceMs ?? 500, 0),
     maxOutputChars: checkCount('maxOutputChars', options.maxOutputChars ?? 500, 1),

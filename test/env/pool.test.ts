@@ -188,6 +188,7 @@ describe('SandboxPool.create', () => {
   it('explains a missing worker factory and bad sizes', async () => {
     await expect(SandboxPool.create({} as never)).rejects.toThrow(/needs a workerFactory/);
     await expect(SandboxPool.create({ size: 0, workerFactory: nodeWorkerFactory() })).rejects.toThrow(/size must be an integer >= 1/);
+    await expect(SandboxPool.create({ firstReady: 0, workerFactory: nodeWorkerFactory() })).rejects.toThrow(/firstReady must be an integer >= 1/);
   });
 });
 

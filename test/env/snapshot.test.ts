@@ -150,6 +150,23 @@ describe('SandboxPool snapshots (Node workers)', () => {
     }
   }, 120_000);
 
+  it('with firstReady 1, is ready on one cold worker and brings the others up from its snapshot', async () => {
+    const pool = await createNodeSandboxPool({ size: 2, spares: 1, firstReady: 1 });
+    try {
+      expect(pool.metrics()).toMatchObject({ idle: 1, spares: 0 });
+      expect((await pool.execute('print("first")')).observation).toBe('first\n'); // served at once
+      await pool.whenSparesReady();
+      expect(pool.metrics()).toMatchObject({ idle: 2, spares: 1, respawns: 0 });
+      expect(pool.metrics().medianRestoreStartMs).not.toBeNull(); // the second active worker and the spare
+      const start = performance.now();
+      const slept = await Promise.all([0, 1].map(() => pool.execute('import time\ntime.sleep(1)\nprint("slept")')));
+      expect(slept.map((r) => r.observation)).toEqual(['slept\n', 'slept\n']);
+      expect(performance.now() - start).toBeLessThan(1900); // side by side, on both active workers
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
   it('loads every worker cold with snapshots off', async () => {
     const pool = await createNodeSandboxPool({ size: 1, spares: 1, snapshots: false });
     try {
