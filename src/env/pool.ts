@@ -4,14 +4,14 @@
 // spare then warms in the background. Only pool-level failures reject (closed pool, workers that
 // cannot start at all); everything a program does comes back as an ExecResult.
 //
-// The pool's first workers load Pyodide cold, side by side, and one of them leaves a memory
-// snapshot of its fresh interpreter; every later worker (spares, replacements) restores it,
-// skipping Python's start-up. Given a snapshot an earlier pool made (the page keeps one between
-// visits: browser_pool.ts), the first workers restore that one too. Measured on a 2-core VM: in headless Chromium a cold load ~5 s (6.9 s
-// each for two side by side, so starting the first workers one after the other gains nothing), a
-// restore ~1.4 s; in Node a worker's cold start 3.2 s, a restored one's 1.4 s. Spares warm while
-// the model trains (at the start, after a recycle or a terminated runaway), so each start is
-// time taken from training.
+// The pool's first workers (`firstReady`, by default all `size`) load Pyodide cold, side by side,
+// and one of them leaves a memory snapshot of its fresh interpreter; every later worker (the rest
+// of `size`, spares, replacements) restores it, skipping Python's start-up. Given a snapshot an
+// earlier pool made (the page keeps one between visits: browser_pool.ts), the first workers restore
+// that one too. Measured on a 2-core VM: in headless Chromium a lone cold load ~6 s, two side by
+// side ~8 s each (so the page is ready on its first worker), a restore ~1.4 s plus the lockdown; in
+// Node a worker's cold start 3.2 s, a restored one's 1.4 s. Spares warm while the model trains (at
+// the start, after a recycle or a terminated runaway), so each start is time taken from training.
 import { toExecResult } from './exec_result.ts';
 import { PoolTallies, quantile } from './metrics.ts';
 import { Sandbox, type SandboxOutcome } from './sandbox.ts';
