@@ -4,10 +4,10 @@
 //   npx vite build && npx tsx scripts/page_screenshot.ts [--link '#v=1&…'] [--out docs/page.png]
 // A run link starts from the schema's defaults (the reference design), not from the default run.
 import { parseArgs } from 'node:util';
-import { launchBrowser, servePage } from '../test/e2e/browser.ts';
+import { launchBrowser, servePage, waitForIdle, waitForStep } from '../test/e2e/browser.ts';
 
 const { values } = parseArgs({ options: { link: { type: 'string', default: '' }, out: { type: 'string', default: 'docs/page.png' } } });
-type Playground = { state: string; finishedSteps: number; config: { steps: number } };
+type Playground = { config: { steps: number } };
 const server = await servePage(true);
 const browser = await launchBrowser();
 try {
@@ -15,13 +15,11 @@ try {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${server.url}${values.link}`);
-  await page.waitForFunction(() => (window as unknown as { playground?: Playground }).playground?.state === 'idle', null, { timeout: 600_000 });
+  await waitForIdle(page);
   const steps = await page.evaluate(() => (window as unknown as { playground: Playground }).playground.config.steps);
   await page.click('[data-testid=train]');
-  await page.waitForFunction(() => {
-    const p = (window as unknown as { playground: Playground }).playground;
-    return p.state === 'idle' && p.finishedSteps === p.config.steps;
-  }, null, { timeout: 3_600_000 });
+  await waitForStep(page, steps, 3_600_000);
+  await waitForIdle(page); // the run's last step done, its checkpoint written
   if (errors.length > 0) throw new Error(`the page reported errors while training:\n${errors.join('\n')}`);
   await page.screenshot({ path: values.out, fullPage: true });
   process.stdout.write(`${values.out}: the page after ${steps} steps\n`);

@@ -4,7 +4,7 @@
 // page reloaded (the same browser storage: the sandbox starts from the snapshot the first visit kept).
 //   npx vite build && npx tsx scripts/bench/page.ts [--steps 3] [--reload]
 import { parseArgs } from 'node:util';
-import { launchBrowser, servePage } from '../../test/e2e/browser.ts';
+import { launchBrowser, servePage, waitForIdle, waitForStep } from '../../test/e2e/browser.ts';
 
 const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, reload: { type: 'boolean', default: false } } });
 const steps = Number(values.steps);
@@ -19,14 +19,13 @@ await page.addInitScript(() => {
   new PerformanceObserver((list) => { for (const e of list.getEntries()) { w.longTasks.push(e.duration); } }).observe({ type: 'longtask', buffered: true });
 });
 await page.goto(server.url);
-type Playground = { state: string; finishedSteps: number; steps?: { metrics: Record<string, number> | null }[] };
-await page.waitForFunction(() => (window as unknown as { playground?: Playground }).playground?.state === 'idle', null, { timeout: 600_000 });
+await waitForIdle(page);
 const ready = performance.now();
 await page.evaluate(() => { (window as unknown as { longTasks: number[] }).longTasks = []; });
 await page.click('[data-testid=train]');
-await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1', null, { timeout: 900_000 });
+await waitForStep(page, 1);
 const firstStep = performance.now();
-await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]')?.textContent === String(n), steps, { timeout: 1_800_000 });
+await waitForStep(page, steps, 1_800_000);
 const done = performance.now();
 const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
 const perStep = await page.evaluate(() => (window as unknown as { playground: { metrics: Record<string, number>[] } }).playground.metrics.map((m) => ({
@@ -36,10 +35,10 @@ let reloaded = {};
 if (values.reload) {
   const again = performance.now();
   await page.reload();
-  await page.waitForFunction(() => (window as unknown as { playground?: Playground }).playground?.state === 'idle', null, { timeout: 600_000 });
+  await waitForIdle(page);
   const readyAgain = performance.now();
   await page.click('[data-testid=train]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1', null, { timeout: 900_000 });
+  await waitForStep(page, 1);
   reloaded = { page_ready_after_reload_s: (readyAgain - again) / 1000, first_trained_step_after_reload_s: (performance.now() - again) / 1000 };
 }
 await browser.close();

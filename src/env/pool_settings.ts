@@ -67,10 +67,11 @@ export function checkPositive(name: string, value: number): number {
 
 /** Checks `options` and fills in the defaults. */
 export function settingsFrom(options: SandboxPoolOptions): Settings {
+  const size = checkCount('size', options.size ?? 2, 1);
   return {
-    size: checkCount('size', options.size ?? 2, 1),
+    size,
     spares: checkCount('spares', options.spares ?? 1, 0),
-    firstReady: Math.min(checkCount('firstReady', options.firstReady ?? Number.MAX_SAFE_INTEGER, 1), options.size ?? 2),
+    firstReady: Math.min(checkCount('firstReady', options.firstReady ?? size, 1), size),
     timeoutMs: checkPositive('timeoutMs', options.timeoutMs ?? 10_000),
     graceMs: checkCount('graceMs', options.graceMs ?? 500, 0),
     maxOutputChars: checkCount('maxOutputChars', options.maxOutputChars ?? 500, 1),

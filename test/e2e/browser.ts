@@ -1,6 +1,6 @@
 // Shared helpers for browser tests: Debian's Chromium through playwright-core, and the built page
 // served with or without cross-origin isolation.
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findChromium } from '../../scripts/ensure.mjs';
@@ -20,6 +20,16 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...extraArgs,
     ],
   });
+}
+
+/** Waits until the page's run controller (window.playground) is idle: loaded, or done with its work. */
+export async function waitForIdle(page: Page, timeout = 600_000): Promise<void> {
+  await page.waitForFunction(() => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle', null, { timeout });
+}
+
+/** Waits until the toolbar's step count reads `step`. */
+export async function waitForStep(page: Page, step: number, timeout = 900_000): Promise<void> {
+  await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]')?.textContent === String(n), step, { timeout });
 }
 
 /** Serves dist/ (built by test/global-setup.ts). `isolate: false` drops COOP/COEP. */
