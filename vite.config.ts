@@ -67,7 +67,7 @@ export default defineConfig(({ command }) => ({
     hookTimeout: 180_000,
     maxWorkers: 2,
     // Relaxed SIMD, as Chromium has it by default: the tests then run the kernels the page runs
-    // (src/model/simd_matmul.ts's fused multiply-add build); test/model/batch_matmul.test.ts
+    // (src/kernels/simd_matmul.ts's fused multiply-add build); test/kernels/matmul_dispatch.test.ts
     // also checks the plain build.
     execArgv: relaxedSimdFlags(),
     globalSetup: ['test/global-setup.ts'],

@@ -4,7 +4,7 @@
 //   npx vite build && npx tsx scripts/page_screenshot.ts [--link '#v=1&…'] [--out docs/page.png]
 // A run link starts from the schema's defaults (the reference design), not from the default run.
 import { parseArgs } from 'node:util';
-import { launchBrowser, servePage, waitForIdle, waitForStep } from '../test/e2e/browser.ts';
+import { launchBrowser, servePage, waitForIdle, waitForStep } from './browser.ts';
 
 const { values } = parseArgs({ options: { link: { type: 'string', default: '' }, out: { type: 'string', default: 'docs/page.png' } } });
 type Playground = { config: { steps: number } };

@@ -3,12 +3,12 @@
 // served demo folder, the hub with the Cache API, picked files) and the Web Worker sandbox pool.
 import { expose } from 'comlink';
 import { createBrowserSandboxPool, keptSnapshotOptions } from '../src/env/browser_pool.ts';
-import { selectBackend } from '../src/model/backend.ts';
-import { browserCache } from '../src/model/browser_cache.ts';
-import { hubSource } from '../src/model/hub_source.ts';
-import { localFilesSource } from '../src/model/local_files_source.ts';
-import { urlSource } from '../src/model/url_source.ts';
-import { TrainerService } from '../src/rl/trainer_service.ts';
+import { selectBackend } from '../src/kernels/backend.ts';
+import { browserCache } from '../src/model_files/browser_cache.ts';
+import { hubSource } from '../src/model_files/hub_source.ts';
+import { localFilesSource } from '../src/model_files/local_files_source.ts';
+import { urlSource } from '../src/model_files/url_source.ts';
+import { TrainerService } from '../src/service/trainer_service.ts';
 
 const base = new URL(import.meta.env.BASE_URL, self.location.origin).href;
 

@@ -4,7 +4,7 @@
 // page reloaded (the same browser storage: the sandbox starts from the snapshot the first visit kept).
 //   npx vite build && npx tsx scripts/bench/page.ts [--steps 3] [--reload]
 import { parseArgs } from 'node:util';
-import { launchBrowser, servePage, waitForIdle, waitForStep } from '../../test/e2e/browser.ts';
+import { launchBrowser, servePage, waitForIdle, waitForStep } from '../browser.ts';
 
 const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, reload: { type: 'boolean', default: false } } });
 const steps = Number(values.steps);

@@ -1,4 +1,4 @@
-"""PyTorch reference for `train_step_ms` in scripts/bench/model.ts: the same full-parameter step
+"""PyTorch reference for `train_step_ms` in src/bench/model.ts: the same full-parameter step
 (forward, token log-prob loss, backward, gradient clipping, AdamW) of the same Llama shapes
 (hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000, batch 4 x 128 predicted tokens), float32.
 

@@ -8,11 +8,11 @@
 // the default run's steps, pass@1 after, and minutes. One JSON line per seed, then a summary.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { fusedMultiplyAddActive } from '../../src/model/batch_matmul.ts';
+import { fusedMultiplyAddActive } from '../../src/kernels/matmul_dispatch.ts';
 import { openNodeSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
-import { selectBackend } from '../../src/model/backend.ts';
+import { selectBackend } from '../../src/kernels/backend.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { createTrainer, loadPolicy } from '../../src/rl/session.ts';
+import { createTrainer, loadPolicy } from '../../src/service/session.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
 import { underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.ts';
 

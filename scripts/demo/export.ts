@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CausalLM } from '../../src/model/model.ts';
 import { baseVariables, type WeightSource } from '../../src/model/params.ts';
-import { writeSafetensors, type TensorToWrite } from '../../src/model/safetensors_write.ts';
+import { writeSafetensors, type TensorToWrite } from '../../src/model_files/safetensors_write.ts';
 
 /** HF-layout tensors by name (float32, row-major). */
 export type WeightSnapshot = Map<string, { shape: number[]; data: Float32Array }>;

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { CausalLM } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { DEFAULT_EVAL, evaluate } from './evaluate.ts';

@@ -1,6 +1,6 @@
 // The demo model's architecture: a small Llama (tied embeddings, SiLU MLP, RoPE), written as a
 // Hugging Face config.json so the same loader that reads hub models reads it.
-import { parseConfig, type ModelConfig } from '../../src/model/config.ts';
+import { parseConfig, type ModelConfig } from '../../src/model_files/hf_config.ts';
 
 /** Size knobs of the demo model. */
 export interface DemoShape {

@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Worker } from 'node:worker_threads';
 import type { AdamW } from '../../src/model/adamw.ts';
-import type { ModelConfig } from '../../src/model/config.ts';
+import type { ModelConfig } from '../../src/model_files/hf_config.ts';
 import type { CausalLM } from '../../src/model/model.ts';
 import { applySftGradients, sftDivisor, sftGradients, type SftExample, type SftStepOptions } from '../../src/rl/sft.ts';
 

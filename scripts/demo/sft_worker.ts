@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ModelConfig } from '../../src/model/config.ts';
+import type { ModelConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { sftGradients, type SftExample } from '../../src/rl/sft.ts';

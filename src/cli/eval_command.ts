@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { importPeftAdapter } from '../model/peft.ts';
 import { defaultConfig, parseConfig } from '../run/config.ts';
-import { createTrainer, loadPolicy } from '../rl/session.ts';
+import { createTrainer, loadPolicy } from '../service/session.ts';
 import { tasksFor } from '../tasks/registry.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';

@@ -6,7 +6,7 @@ import { AGGREGATIONS, type Aggregation } from '../rl/loss.ts';
 import { globalNorm } from '../model/adamw.ts';
 import { batchGradients, scoreSequences, type PackedSequence } from '../rl/update.ts';
 import { CausalLM } from '../model/model.ts';
-import { directorySource } from '../model/node_source.ts';
+import { directorySource } from '../model_files/node_source.ts';
 import { requireOption, type CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 

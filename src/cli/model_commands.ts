@@ -1,7 +1,7 @@
 // CLI commands over the model (DESIGN.md §8): `logits` (float32 forward, one row per position)
 // and `generate` (sample a continuation of a prompt). Both print one JSON object on stdout.
 import { CausalLM } from '../model/model.ts';
-import { directorySource } from '../model/node_source.ts';
+import { directorySource } from '../model_files/node_source.ts';
 import { generate } from '../model/sample.ts';
 import { loadTokenizer } from '../tokenizer/index.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';

@@ -3,12 +3,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hubSource } from '../model/hub_source.ts';
-import { directorySource } from '../model/node_source.ts';
-import type { ModelSource } from '../model/source.ts';
+import { hubSource } from '../model_files/hub_source.ts';
+import { directorySource } from '../model_files/node_source.ts';
+import type { ModelSource } from '../model_files/source.ts';
 import { createNodeSandboxPool } from '../env/node_pool.ts';
-import type { ModelInfo } from '../rl/trainer_api.ts';
-import type { ClosableExecutor } from '../rl/trainer_service.ts';
+import type { ModelInfo } from '../service/trainer_api.ts';
+import type { ClosableExecutor } from '../service/trainer_service.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -3,13 +3,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exportPeftAdapter } from '../model/peft.ts';
-import { hfWeights } from '../model/export.ts';
-import { writeSafetensors } from '../model/safetensors_write.ts';
-import type { ModelSource } from '../model/source.ts';
+import { hfWeights } from '../model/hf_weights.ts';
+import { writeSafetensors } from '../model_files/safetensors_write.ts';
+import type { ModelSource } from '../model_files/source.ts';
 import { parseConfig, type RunConfig } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { summarizeRun } from '../rl/metrics.ts';
-import { createTrainer, loadPolicy, type LoadedPolicy } from '../rl/session.ts';
+import { createTrainer, loadPolicy, type LoadedPolicy } from '../service/session.ts';
 import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { nodeModelSource, openNodeSandbox } from './node_run.ts';

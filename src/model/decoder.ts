@@ -6,19 +6,19 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from './batch_matmul.ts';
+import { causalMatMulActive, embeddingRows, matMul2d, stridedMatMul } from '../kernels/matmul_dispatch.ts';
 import { mergedLoraProduct } from './merged_lora.ts';
-import { batchMatMul, type CausalProduct } from './batched_products.ts';
-import type { ModelConfig } from './config.ts';
-import { concatRows, concatTime, repeatBatch, splitRows } from './heap_copies.ts';
+import { batchMatMul, type CausalProduct } from '../kernels/attention_products.ts';
+import type { ModelConfig } from '../model_files/hf_config.ts';
+import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
 import type { KvCache } from './kv_cache.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
-import { maskedSoftmax } from './simd_softmax.ts';
-import { decodeAttention, decodeAttentionActive } from './simd_decode_attention.ts';
-import { simdAddRmsNormValue, simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from './simd_rmsnorm.ts';
-import { swiglu, swigluValue } from './simd_swiglu.ts';
+import { maskedSoftmax } from '../kernels/simd_softmax.ts';
+import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
+import { simdAddRmsNormValue, simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from '../kernels/simd_rmsnorm.ts';
+import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
 
 /** What the forward pass needs besides the weights. */
 export interface DecoderParts {
@@ -39,7 +39,7 @@ export interface ForwardInput {
   /**
    * The caller's promise that maskBias hides every key past the query's own position (key j of
    * query t hidden when j > t + S - T; it may hide more): attention's products then skip what the
-   * mask makes zero (batched_products.ts), with the same numbers.
+   * mask makes zero (attention_products.ts), with the same numbers.
    */
   causal?: boolean;
   cache?: KvCache;

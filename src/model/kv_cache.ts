@@ -4,12 +4,12 @@
 //   the old ones, copying the whole cache once per layer per token;
 // - in place (wasm with our SIMD kernel): per layer one preallocated (B, Hkv, capacity, hd) tensor,
 //   owned by the cache and never handed out, into which each step writes only its new rows;
-//   attention reads the first S rows of every (b, head) slice where they lie (batch_matmul.ts
+//   attention reads the first S rows of every (b, head) slice where they lie (matmul_dispatch.ts
 //   stridedMatMul). Capacity doubles when full, so the copies of growing are amortized.
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive } from './batch_matmul.ts';
-import { copySlices, unfilled } from './heap_copies.ts';
+import { simdMatMulActive } from '../kernels/matmul_dispatch.ts';
+import { copySlices, unfilled } from '../kernels/heap_copies.ts';
 
 /** One layer of an in-place cache: storage (B, Hkv, capacity, hd) whose first `length` slots are filled. */
 export interface CacheSlots {

@@ -14,7 +14,7 @@
 // D model width, V vocabulary.
 import * as tf from '@tensorflow/tfjs';
 import { decoderForward } from './decoder.ts';
-import { splitRows } from './heap_copies.ts';
+import { splitRows } from '../kernels/heap_copies.ts';
 import { maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { embedColumns, logPartition } from './ops.ts';

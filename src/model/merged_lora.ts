@@ -1,9 +1,9 @@
 // LoRA layers without a gradient (sampling, prefill) as one product on a merged weight: the dot
-// store (dot_products.ts) keeps (W + scale A B)^T for each adapted projection, and the dot-product
-// kernel (batch_matmul.ts) runs x against it instead of the adapter's five ops.
+// store (decode_products.ts) keeps (W + scale A B)^T for each adapted projection, and the dot-product
+// kernel (matmul_dispatch.ts) runs x against it instead of the adapter's five ops.
 import * as tf from '@tensorflow/tfjs';
-import { dotProductActive, productOnCopy, TRANSPOSED_MIN } from './batch_matmul.ts';
-import { mergedTransposedWeight } from './dot_products.ts';
+import { dotProductActive, productOnCopy, TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
+import { mergedTransposedWeight } from '../kernels/decode_products.ts';
 
 let mergedEnabled = true;
 
@@ -22,7 +22,7 @@ const MERGED_MAX_NUMBERS = 1 << 22;
 
 /**
  * x (m, k) @ (w + scale a b) for a LoRA layer (w (k, n), a (k, r), b (r, n)) as one dot product on
- * the merged weight's transposed copy (dot_products.ts mergedTransposedWeight), outside a gradient
+ * the merged weight's transposed copy (decode_products.ts mergedTransposedWeight), outside a gradient
  * computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the copies'
  * budget is spent: the caller then runs the adapter's ops. The same numbers as
  * x w + ((x a) scale) b up to float32 rounding (~1e-7 relative).

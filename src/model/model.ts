@@ -2,14 +2,14 @@
 // over one set of weights: sampling with a KV cache (sample.ts) and differentiable token
 // log-probs (logprobs.ts). LoRA adapters can be switched off to get the base model back.
 import * as tf from '@tensorflow/tfjs';
-import { readCheckpoint } from './checkpoint.ts';
-import { parseConfig, type ModelConfig } from './config.ts';
+import { readCheckpoint } from '../model_files/weight_files.ts';
+import { parseConfig, type ModelConfig } from '../model_files/hf_config.ts';
 import { decoderForward, outputLogits, type DecoderParts, type ForwardMode } from './decoder.ts';
 import { maskBias } from './kv_cache.ts';
 import { validateLoraConfig, type LoraConfig } from './lora.ts';
 import { adapterVariables, attachAdapters, baseVariables, disposeParams, loadParams, type DecoderParams, type WeightSource } from './params.ts';
 import { Rope } from './rope.ts';
-import { readJson, type ModelSource } from './source.ts';
+import { readJson, type ModelSource } from '../model_files/source.ts';
 import { tokenLogprobs, type LogprobOptions } from './logprobs.ts';
 import { generate, type GenerateOptions, type GenerateResult } from './sample.ts';
 

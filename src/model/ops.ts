@@ -7,8 +7,8 @@
 //
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
 import * as tf from '@tensorflow/tfjs';
-import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from './batch_matmul.ts';
-import { productsBeside } from './paired_products.ts';
+import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
+import { productsBeside } from '../kernels/backward_pairs.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(

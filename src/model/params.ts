@@ -3,9 +3,9 @@
 // untransposed matMul path; the token embedding is stored as (D, V), tokens as columns, so one
 // matrix serves both the input lookup and the (tied) output projection h @ E.
 import * as tf from '@tensorflow/tfjs';
-import { releaseTransposedWeights } from './dot_products.ts';
-import type { Checkpoint } from './checkpoint.ts';
-import type { ModelConfig } from './config.ts';
+import { releaseTransposedWeights } from '../kernels/decode_products.ts';
+import type { Checkpoint } from '../model_files/weight_files.ts';
+import type { ModelConfig } from '../model_files/hf_config.ts';
 import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';
 import { Rng } from './rng.ts';
 
@@ -146,6 +146,6 @@ export function adapterVariables(params: DecoderParams): Map<string, tf.Variable
 /** Frees every variable. */
 export function disposeParams(params: DecoderParams): void {
   const variables = [...baseVariables(params).values(), ...adapterVariables(params).values()];
-  releaseTransposedWeights(variables); // decoding's transposed copies of them (dot_products.ts)
+  releaseTransposedWeights(variables); // decoding's transposed copies of them (decode_products.ts)
   for (const variable of variables) variable.dispose();
 }

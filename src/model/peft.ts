@@ -6,8 +6,8 @@ import * as tf from '@tensorflow/tfjs';
 import type { LoraConfig } from './lora.ts';
 import type { CausalLM } from './model.ts';
 import { adapterVariables } from './params.ts';
-import { parseSafetensors } from './safetensors.ts';
-import { writeSafetensors, type TensorToWrite } from './safetensors_write.ts';
+import { parseSafetensors } from '../model_files/safetensors.ts';
+import { writeSafetensors, type TensorToWrite } from '../model_files/safetensors_write.ts';
 
 const PREFIX = 'base_model.model.';
 

@@ -1,7 +1,7 @@
 // Randomly initialized weights in the Hugging Face layout, for benchmarks, tests and models we
 // pretrain ourselves: normal(0, 0.02) projections (as transformers' initializer_range), unit
 // RMSNorm weights, zero biases. Deterministic for a seed.
-import type { ModelConfig } from './config.ts';
+import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { WeightSource } from './params.ts';
 import { Rng } from './rng.ts';
 

@@ -2,11 +2,11 @@
 // convention: the head dimension is split in halves and rotate_half(x) = [-x2, x1], with
 // frequencies repeated over both halves, so x' = x cos + rotate_half(x) sin.
 import * as tf from '@tensorflow/tfjs';
-import type { ModelConfig, RopeScaling } from './config.ts';
-import { matMul2d } from './batch_matmul.ts';
+import type { ModelConfig, RopeScaling } from '../model_files/hf_config.ts';
+import { matMul2d } from '../kernels/matmul_dispatch.ts';
 import { matMulLinear } from './ops.ts';
-import { Body, I32, moduleBytes, V128 } from './wasm_asm.ts';
-import { byteOffset, heapModule, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
+import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { byteOffset, heapModule, registerWasmKernel, wasmMemory } from '../kernels/tfjs_wasm.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
 export function inverseFrequencies(headDim: number, theta: number, scaling: RopeScaling): Float64Array {

@@ -12,7 +12,7 @@ import { KvCache, maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { dispose as disposeEntry, type PrefixCache } from './prefix_cache.ts';
 import { Rng } from './rng.ts';
-import { SimdWeights } from './simd_sample.ts';
+import { SimdWeights } from '../kernels/simd_sample.ts';
 
 /** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
 export type FinishReason = 'eos' | 'stop' | 'length';

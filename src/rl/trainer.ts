@@ -11,7 +11,7 @@ import { stepMetrics } from './metrics.ts';
 import { TaskSampler, type SamplerState, type SavedSamplerState, type TaskSampling } from './task_sampler.ts';
 import { modelSampler } from './policy.ts';
 import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
-import type { EvalReport, Phase, PhaseReport } from './trainer_api.ts';
+import type { EvalReport, Phase, PhaseReport } from '../service/trainer_api.ts';
 import type { CodeExecutor, StepMetrics, Trajectory } from './types.ts';
 import { referenceLogprobs, update, type Reference, type UpdateOptions, type UpdateReport } from './update.ts';
 

@@ -1,7 +1,7 @@
 // The tokenizer every other part codes against: text <-> ids with a model's own tokenizer.json
 // (@huggingface/tokenizers), its chat template, and the special ids generation stops on.
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import { readJson, type ModelSource } from '../model/source.ts';
+import { readJson, type ModelSource } from '../model_files/source.ts';
 import { findPrefixBreak, PROBE_CONVERSATION } from './chat_delta.ts';
 import { CHATML_TEMPLATE, ChatTemplate, type ChatMessage, type ChatTemplateOptions } from './chat_template.ts';
 

@@ -1,14 +1,14 @@
 // The product's entry: the trainer worker through comlink, IndexedDB checkpoints, the Cache API for
 // hub files, and the browser's clipboard and downloads, handed to startApp.
 import * as Comlink from 'comlink';
-import { browserCache } from '../model/browser_cache.ts';
-import type { FileCache } from '../model/hub_source.ts';
-import type { BackendInfo } from '../model/backend.ts';
-import type { TrainerApi } from '../rl/trainer_api.ts';
-import { indexedDbCheckpointStore, memoryCheckpointStore, type CheckpointStore } from '../run/checkpoints.ts';
-import { startApp } from './app.ts';
-import { ensureIsolation } from './isolation.ts';
-import { checkModelFits } from './model_fit.ts';
+import { browserCache } from '../model_files/browser_cache.ts';
+import type { FileCache } from '../model_files/hub_source.ts';
+import type { BackendInfo } from '../kernels/backend.ts';
+import type { TrainerApi } from '../service/trainer_api.ts';
+import { indexedDbCheckpointStore, memoryCheckpointStore, type CheckpointStore } from '../service/checkpoint_store.ts';
+import { startApp } from './panels/app.ts';
+import { ensureIsolation } from './panels/isolation.ts';
+import { checkModelFits } from './state/model_fit.ts';
 import './styles.css';
 
 /** The trainer worker (Policy + Trainer) behind comlink. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { formatObservation, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import type { Message } from '../../src/rl/types.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';

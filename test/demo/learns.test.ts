@@ -11,13 +11,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeSandbox } from '../../src/cli/node_run.ts';
-import { selectBackend } from '../../src/model/backend.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { selectBackend } from '../../src/kernels/backend.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { loadPolicy } from '../../src/rl/session.ts';
-import { trainerSettings } from '../../src/rl/settings.ts';
+import { loadPolicy } from '../../src/service/session.ts';
+import { trainerSettings } from '../../src/service/settings.ts';
 import { Trainer } from '../../src/rl/trainer.ts';
-import type { ClosableExecutor } from '../../src/rl/trainer_service.ts';
+import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 
 /** Tasks the demo model solves sometimes (when it runs code rather than guessing), so a group's rewards differ. */

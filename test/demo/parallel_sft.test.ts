@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW } from '../../src/model/adamw.ts';
-import { parseConfig } from '../../src/model/config.ts';
+import { parseConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { Rng } from '../../src/model/rng.ts';

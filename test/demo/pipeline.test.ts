@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CausalLM } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
-import { parseSafetensors } from '../../src/model/safetensors.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
+import { parseSafetensors } from '../../src/model_files/safetensors.ts';
 import { chooseCheckpoint, makeDemoModel } from '../../scripts/demo/pipeline.ts';
 import { learningRateAt, type SftSchedule } from '../../scripts/demo/sft_loop.ts';
 

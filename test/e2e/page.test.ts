@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMockHub } from '../model/mock_hub.ts';
+import { startMockHub } from '../model_files/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, servePage } from './browser.ts';
+import { launchBrowser, servePage } from '../../scripts/browser.ts';
 
 const SHOTS = '/tmp/ui-shots';
 const repo = join(import.meta.dirname, '..', '..');
@@ -130,7 +130,7 @@ describe('production page', () => {
   it.skipIf(!hasWorker || !hasDemo)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
     const { page, errors } = await open('#v=1&seed=0&s=2');
     expect(errors).toEqual([]);
-    // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains (batch_matmul.ts),
+    // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains (matmul_dispatch.ts),
     // on every core (up to 4) through the helper threads of matmul_threads.ts
     const cores = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
     expect(await page.getByTestId('backend').textContent()).toMatch(cores > 1 ? new RegExp(`^WASM · SIMD \\+ FMA · ${cores} threads$|^WebGPU`) : /^WASM · SIMD \+ FMA · 1 thread$|^WebGPU/);

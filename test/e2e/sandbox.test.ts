@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { SandboxMetrics, SandboxReady } from '../../src/env/types.ts';
 import { ADVERSARIAL_CASES, NORMAL_PROGRAM } from '../env/adversarial_cases.ts';
 import { expectObservation } from '../env/expect_observation.ts';
-import { launchBrowser, serveSandboxHarness } from './browser.ts';
+import { launchBrowser } from '../../scripts/browser.ts';
+import { serveSandboxHarness } from '../helpers/browser_harness.ts';
 
 const RUNAWAY_TIMEOUT_MS = 2000;
 const NETWORK_GLOBALS = ['fetch', 'XMLHttpRequest', 'WebSocket', 'importScripts', 'indexedDB', 'caches'];

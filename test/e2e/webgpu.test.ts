@@ -4,7 +4,8 @@
 // that Chromium gets the kernel's relaxed-SIMD build for the linear layers (against tf.matMul).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, serveSandboxHarness, SOFTWARE_WEBGPU_FLAGS } from './browser.ts';
+import { launchBrowser, SOFTWARE_WEBGPU_FLAGS } from '../../scripts/browser.ts';
+import { serveSandboxHarness } from '../helpers/browser_harness.ts';
 import { golden, maxAbsDiff } from '../model/helpers.ts';
 
 type Result = { backend: string; simd: boolean; fma: { active: boolean; maxDiff: number }; adapter: { isFallback: boolean; architecture: string } | null; logits: number[][]; logprobs: number[]; greedy: number[] };
@@ -38,7 +39,7 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     expect(gpu.backend).toBe('webgpu');
     expect(gpu.adapter?.isFallback).toBe(true); // the software adapter, forced (auto would pick WASM)
     expect(wasm.backend).toBe('wasm');
-    expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (src/model/batch_matmul.ts)
+    expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (src/kernels/matmul_dispatch.ts)
     expect(gpu.simd).toBe(false);
     // Chromium has relaxed SIMD, so the page's linear layers with many rows run on the fused kernel
     expect(wasm.fma.active).toBe(true);

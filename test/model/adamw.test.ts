@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, clipByGlobalNorm, clipScale, globalNorm } from '../../src/model/adamw.ts';
-import { simdAdamWActive, sumOfSquares, useSimdAdamW } from '../../src/model/simd_adamw.ts';
+import { simdAdamWActive, sumOfSquares, useSimdAdamW } from '../../src/kernels/simd_adamw.ts';
 import { useBackend } from './helpers.ts';
 
 describe('AdamW', () => {

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { selectBackend, type BackendName } from '../../src/model/backend.ts';
+import { selectBackend, type BackendName } from '../../src/kernels/backend.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 
 export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'models');
 

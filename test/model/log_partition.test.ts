@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive, kernelTakes } from '../../src/model/batch_matmul.ts';
+import { fusedMultiplyAddActive, kernelTakes } from '../../src/kernels/matmul_dispatch.ts';
 import { logPartition } from '../../src/model/ops.ts';
 import { useBackend } from './helpers.ts';
 

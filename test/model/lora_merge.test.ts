@@ -5,10 +5,10 @@
 // model.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dotProductActive } from '../../src/model/batch_matmul.ts';
+import { dotProductActive } from '../../src/kernels/matmul_dispatch.ts';
 import { useMergedAdapters } from '../../src/model/merged_lora.ts';
-import { parseConfig } from '../../src/model/config.ts';
-import { transposedWeightStats } from '../../src/model/dot_products.ts';
+import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { transposedWeightStats } from '../../src/kernels/decode_products.ts';
 import { defaultLoraConfig } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';

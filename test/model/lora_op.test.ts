@@ -1,20 +1,20 @@
 // LoRA's layer as one op (ops.ts loraLinear) and the kernel that adds a second product into the
-// first (batch_matmul.ts matMulPair, simd_matmul.ts matmulAdd): the same bits as autograd over
+// first (matmul_dispatch.ts matMulPair, simd_matmul.ts matmulAdd): the same bits as autograd over
 // the ops for the layer's value and its three gradients (x, A, B), on the kernel and off it (few
 // rows), on one and two threads; and a LoRA model's gradients within float32 reassociation of
 // the ops' (autograd then sums x's gradient over the q, k and v layers in another grouping).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive, matMul2d, matMulPair, useMatmulThreads, usePairKernel } from '../../src/model/batch_matmul.ts';
-import { parseConfig } from '../../src/model/config.ts';
+import { fusedMultiplyAddActive, matMul2d, matMulPair, useMatmulThreads, usePairKernel } from '../../src/kernels/matmul_dispatch.ts';
+import { parseConfig } from '../../src/model_files/hf_config.ts';
 import { useLoraOp } from '../../src/model/decoder.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { loraLinear, matMulLinear } from '../../src/model/ops.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdMatmulAddModule } from '../../src/model/simd_matmul_variants.ts';
+import { simdMatmulAddModule } from '../../src/kernels/simd_matmul_variants.ts';
 
 const filled = (shape: [number, number], seed: number, scale: number) => tf.tensor2d(Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => Math.sin(i * 0.61 + seed) * scale), shape);
 const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CausalLM } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { exportPeftAdapter, importPeftAdapter } from '../../src/model/peft.ts';
-import { parseSafetensors } from '../../src/model/safetensors.ts';
+import { parseSafetensors } from '../../src/model_files/safetensors.ts';
 import { maxAbsDiff, useBackend } from './helpers.ts';
 
 const fixture = 'test/fixtures/adapters/tiny-llama-r4';

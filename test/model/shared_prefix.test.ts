@@ -6,8 +6,8 @@
 // prompt: test/rl/update.test.ts's `group_shared_prompt` case.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useMatmulThreads } from '../../src/model/batch_matmul.ts';
-import { parseConfig } from '../../src/model/config.ts';
+import { useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
+import { parseConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';

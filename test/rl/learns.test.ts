@@ -8,10 +8,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, defaultAdamWConfig } from '../../src/model/adamw.ts';
-import { selectBackend } from '../../src/model/backend.ts';
-import { parseConfig } from '../../src/model/config.ts';
+import { selectBackend } from '../../src/kernels/backend.ts';
+import { parseConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import { sftStep, type SftExample } from '../../src/rl/sft.ts';
@@ -19,7 +19,7 @@ import { Trainer, type TrainerSettings } from '../../src/rl/trainer.ts';
 import { customTask } from '../../src/tasks/custom.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { openNodeSandbox } from '../../src/cli/node_run.ts';
-import type { ClosableExecutor } from '../../src/rl/trainer_service.ts';
+import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 
 const task = customTask({ prompt: 'Print the number seven.', expectedOutput: '7' }, 0);
 const CHOICES = ['3', '5', '7', '8', '9', '4'];

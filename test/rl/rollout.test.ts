@@ -3,7 +3,7 @@
 // and that a slow execution does not hold back other episodes.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/model/rng.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { FORMAT_ERROR_OBSERVATION, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import { rollout, type RolloutOptions, type Sampler } from '../../src/rl/rollout.ts';
 import { layoutProblems, type CodeExecutor, type ExecResult } from '../../src/rl/types.ts';

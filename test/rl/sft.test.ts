@@ -3,7 +3,7 @@
 // with an AdamW whose epsilon dwarfs sqrt(v), so its first step is lr * g / epsilon: linear in g.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW } from '../../src/model/adamw.ts';
-import { parseConfig } from '../../src/model/config.ts';
+import { parseConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { sftStep, type SftExample } from '../../src/rl/sft.ts';

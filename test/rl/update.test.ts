@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, globalNorm } from '../../src/model/adamw.ts';
 import { useSharedPrefixes } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import type { Aggregation } from '../../src/rl/loss.ts';
 import { batchGradients, firstAction, lengthSortedBatches, microBatches, referenceLogprobs, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
 import { useBackend } from '../model/helpers.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import {
   assistantContent, createTokenizer, encodeChatDelta, findPrefixBreak, loadTokenizer, type ChatMessage, type Tokenizer,
 } from '../../src/tokenizer/index.ts';

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localFilesSource } from '../../src/model/local_files_source.ts';
-import type { ModelSource } from '../../src/model/source.ts';
+import { localFilesSource } from '../../src/model_files/local_files_source.ts';
+import type { ModelSource } from '../../src/model_files/source.ts';
 import type { ChatMessage } from '../../src/tokenizer/index.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -2,7 +2,7 @@
 // hand against the vocabulary) and over our byte tokenizer; loading errors and fallbacks.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { directorySource } from '../../src/model/node_source.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
 import { CHATML_TEMPLATE, loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
 import { BYTES_DIR, goldenChat, goldenQwenIds, memorySource, QWEN3_DIR, readJsonFile } from './helpers.ts';
 

@@ -3,10 +3,10 @@
 // pass with a probability that rises with the step, using the tasks' own prompts and reference
 // solutions; failures show a real-looking traceback. It never ships: only tests and the test
 // harness page (test/ui/harness/) import it.
-import type { BackendInfo } from '../../src/model/backend.ts';
+import type { BackendInfo } from '../../src/kernels/backend.ts';
 import type {
   EvalReport, GroupStats, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport, TrainerApi, TrainerCheckpoint,
-} from '../../src/rl/trainer_api.ts';
+} from '../../src/service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../../src/run/config.ts';
 import { decodeLink } from '../../src/run/link.ts';

@@ -2,9 +2,9 @@
 // configured steps, the phase stepper, pause, reset, checkpoints and resume, serialization of
 // calls, and errors that say what to do.
 import { describe, expect, it } from 'vitest';
-import { memoryCheckpointStore } from '../../src/run/checkpoints.ts';
+import { memoryCheckpointStore } from '../../src/service/checkpoint_store.ts';
 import { defaultConfig, type RunConfig } from '../../src/run/config.ts';
-import { RunController, type Change } from '../../src/ui/run_controller.ts';
+import { RunController, type Change } from '../../src/ui/state/run_controller.ts';
 import { FakeTrainer, type FakeTrainerOptions } from './fake_trainer.ts';
 
 function setup(options: FakeTrainerOptions = {}, config: Partial<RunConfig> = {}, extra: { checkpointEvery?: number } = {}) {

@@ -2,12 +2,12 @@
 // viewer's grouping/filters/mask split, chart columns, error explanations and model choices.
 import { describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA, FIELD_NAMES, defaultConfig } from '../../src/run/config.ts';
-import { CHARTS, chartColumns, hasPoints } from '../../src/ui/chart_data.ts';
-import { configProblems, formFields, humanize, parseNumberField } from '../../src/ui/config_fields.ts';
-import { explainError } from '../../src/ui/errors.ts';
-import { backendLabel, formatSigned, formatValue } from '../../src/ui/format.ts';
-import { HUB_PRESETS, isHubId, modelChoice, runShape } from '../../src/ui/models.ts';
-import { filterSamples, groupTrajectories, maskSummary, outcomeBadges, turnViews } from '../../src/ui/trajectory_model.ts';
+import { CHARTS, chartColumns, hasPoints } from '../../src/ui/state/chart_data.ts';
+import { configProblems, formFields, humanize, parseNumberField } from '../../src/ui/state/config_fields.ts';
+import { explainError } from '../../src/ui/state/errors.ts';
+import { backendLabel, formatSigned, formatValue } from '../../src/ui/state/format.ts';
+import { HUB_PRESETS, isHubId, modelChoice, runShape } from '../../src/ui/state/models.ts';
+import { filterSamples, groupTrajectories, maskSummary, outcomeBadges, turnViews } from '../../src/ui/state/trajectory_model.ts';
 import { buildMetrics, buildTrajectory } from './records.ts';
 
 describe('config form', () => {

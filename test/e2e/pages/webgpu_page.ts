@@ -1,14 +1,14 @@
 // Test harness page for test/e2e/webgpu.test.ts: loads a fixture model on a forced backend and
 // returns its logits, so the test can compare WebGPU (Chromium's software adapter) with WASM.
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend, type BackendName } from '../../../src/model/backend.ts';
-import { fusedMultiplyAddActive, matMul2d, simdMatMulActive } from '../../../src/model/batch_matmul.ts';
+import { selectBackend, type BackendName } from '../../../src/kernels/backend.ts';
+import { fusedMultiplyAddActive, matMul2d, simdMatMulActive } from '../../../src/kernels/matmul_dispatch.ts';
 import { decoderForward, outputLogits } from '../../../src/model/decoder.ts';
 import { maskBias } from '../../../src/model/kv_cache.ts';
 import { CausalLM } from '../../../src/model/model.ts';
 import { tokenLogprobs } from '../../../src/model/logprobs.ts';
 import { generate } from '../../../src/model/sample.ts';
-import { urlSource } from '../../../src/model/url_source.ts';
+import { urlSource } from '../../../src/model_files/url_source.ts';
 
 const harness = {
   /** Logits of every position, token log-probs at a temperature, and 8 greedy tokens, on `backend`. */

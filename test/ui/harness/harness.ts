@@ -2,9 +2,9 @@
 // trainer instead of the worker, for browser tests of the UI alone. Built by test/e2e/page_ui.test.ts
 // into a temporary folder; never part of dist/. Query options: delay=MS (per phase), tokens=1
 // (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps).
-import { indexedDbCheckpointStore } from '../../../src/run/checkpoints.ts';
-import { startApp } from '../../../src/ui/app.ts';
-import { checkModelFits } from '../../../src/ui/model_fit.ts';
+import { indexedDbCheckpointStore } from '../../../src/service/checkpoint_store.ts';
+import { startApp } from '../../../src/ui/panels/app.ts';
+import { checkModelFits } from '../../../src/ui/state/model_fit.ts';
 import '../../../src/ui/styles.css';
 import { FakeTrainer, type FakeTrainerOptions } from '../fake_trainer.ts';
 

@@ -1,0 +1,91 @@
+// What decoding's products can reach on this CPU, measured beside the model section's decoding
+// figures, because decode_batch8_vs_batch1 depends on it more than on our code: a batch-1 step's
+// products stream the weights once for one row, bound by the cache's bandwidth, while a batch-8
+// step's do 8 times the arithmetic on the same stream, bound by the core's 128-bit fused
+// multiply-adds. How far apart those two ceilings are is the CPU's, and it sets how much faster
+// batch 8 can be than batch 1 (measured, the products alone: ~4× on the Intel VM of the README's
+// (k), ~2.2× on the Zen 5 EPYC VM of (l), whose caches stream the weights about twice as fast).
+//   fma_peak_gflops                           one thread: a loop of independent relaxed-SIMD
+//                                             multiply-adds, no memory traffic (WebAssembly's
+//                                             ceiling on this core)
+//   step_products_batch{1,8}_gflops           one thread: one decoding step's products (the
+//                                             model's 7 per layer and the output head) on the dot
+//                                             kernel, weights warm, as decode_products.ts runs them
+//   step_products_batch8_vs_batch1            their throughput ratio, one thread
+//   step_products_batch8_vs_batch1_threads    the same with the products split over model_threads
+import type { ModelConfig } from '../model_files/hf_config.ts';
+import { DotStore } from '../kernels/decode_products.ts';
+import { MatmulThreads } from '../kernels/matmul_threads.ts';
+import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+
+/** GFLOP/s of `iterations` x 10 independent 4-lane multiply-adds, the best of a few calls. */
+function fmaPeak(): number {
+  const f = new Body(1);
+  const n = f.local(I32);
+  const acc = Array.from({ length: 10 }, () => f.local(V128)); // more chains than the FMA latency x pipes
+  const x = f.local(V128);
+  f.i32(16).simd(0x00, 4, 0).set(x); // an operand the engine cannot fold away
+  f.i32(0).set(n);
+  f.whileLoop(f.lessThan(n, 0), () => {
+    for (const a of acc) f.get(x).get(x).get(a).simd(0x105).set(a); // relaxed_madd
+    f.addConst(n, 1);
+  });
+  for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).simd(0xe4).set(acc[0]!); // every chain is used
+  f.i32(0).get(acc[0]!).simd(0x0b, 4, 0);
+  const module = new WebAssembly.Module(moduleBytes([{ name: 'fma', params: 1, body: f }]));
+  const fma = new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial: 1 }) } }).exports.fma as (n: number) => void;
+  const iterations = 4_000_000;
+  let best = Infinity;
+  for (let call = 0; call < 6; call++) {
+    const start = performance.now();
+    fma(iterations);
+    best = Math.min(best, performance.now() - start);
+  }
+  return (iterations * acc.length * 8) / best / 1e6;
+}
+
+/** The (n, k) shapes of one decoding step's products, as their transposed copies are stored. */
+function stepShapes(config: ModelConfig): [number, number][] {
+  const { hiddenSize: D, intermediateSize: F, numHeads, numKvHeads, headDim, vocabSize } = config;
+  const layer: [number, number][] = [[numHeads * headDim, D], [numKvHeads * headDim, D], [numKvHeads * headDim, D], [D, numHeads * headDim], [F, D], [F, D], [D, F]];
+  return [...Array.from({ length: config.numLayers }, () => layer).flat(), [vocabSize, D]];
+}
+
+/** The roofline figures (see the file comment) for `config`'s shapes, with `helpers` helper threads for the split ratio. */
+export async function roofline(config: ModelConfig, helpers: number): Promise<Record<string, number>> {
+  const store = DotStore.create(1 << 24);
+  if (!store) return {}; // no relaxed SIMD: the dot kernel does not run
+  const shapes = stepShapes(config);
+  let key = 0;
+  const weights = shapes.map(([n, k]) => store.weight(key++, [], n * k, (into) => {
+    for (let i = 0; i < into.length; i++) into[i] = Math.sin(i * 0.37 + key) * 0.05;
+  })!);
+  const widest = Math.max(...shapes.map(([n, k]) => Math.max(n, k)));
+  const source = new Float32Array(8 * widest).map((_, i) => Math.cos(i));
+  const out = new Float32Array(8 * widest);
+  const threads = helpers > 0 && store.shared ? await MatmulThreads.start(helpers, store.memory) : null;
+  const stepMs = (m: number, split: boolean) => {
+    const splitter = split && threads ? threads.splitDot.bind(threads) : undefined;
+    let best = Infinity;
+    for (let rep = 0; rep < 300; rep++) { // the best: these machines are shared, and the work is the same each time
+      const start = performance.now();
+      shapes.forEach(([n, k], i) => store.product(() => source, 0, m, k, weights[i]!, n, () => out, 0, splitter));
+      best = Math.min(best, performance.now() - start);
+    }
+    return best;
+  };
+  try {
+    const macs = shapes.reduce((sum, [n, k]) => sum + n * k, 0);
+    const [one1, one8] = [stepMs(1, false), stepMs(8, false)];
+    const [split1, split8] = threads ? [stepMs(1, true), stepMs(8, true)] : [null, null];
+    return {
+      fma_peak_gflops: fmaPeak(),
+      step_products_batch1_gflops: (2 * macs) / one1 / 1e6,
+      step_products_batch8_gflops: (16 * macs) / one8 / 1e6,
+      step_products_batch8_vs_batch1: (8 * one1) / one8,
+      ...(split1 !== null && split8 !== null ? { step_products_batch8_vs_batch1_threads: (8 * split1) / split8 } : {}),
+    };
+  } finally {
+    threads?.stop();
+  }
+}

@@ -1,0 +1,196 @@
+// Decoding's attention over an in-place KV cache as one WebAssembly SIMD pass per query row:
+// scores q K^T (q scaled by 1/sqrt(hd)), plus the mask bias, softmax, and the weights times V,
+// reading keys and values where the cache keeps them. Why: with one query row per sequence the
+// tfjs route was eleven ops a layer (scale, reshapes, two strided products, permutes, the mask's
+// broadcast add, softmax), each dispatch costing more than its arithmetic, and the strided
+// products at one row or one column ran at a few GFLOP/s.
+//
+// Numbers: the scores are the strided kernel's (matmul_dispatch.ts) bits, its dot products summed
+// in the same order (fused multiply-adds over 4-wide steps, then the lanes ((l0 + l1) + l2) + l3),
+// and the bias added in float32 as tf.add does; the softmax is ours: exp from simd_exp.ts (a few
+// float32 ulps, arguments clamped to [-87, 0], and 0 at or below -87, so a masked key gets 0 as
+// from tf.softmax, and no weight is a subnormal, slow on x86) and the weights divided by their
+// sum; the context
+// sums weight times value over the keys in order, as the strided kernel does. Against the tfjs
+// route: within ~1e-6 relative (test/kernels/decode_attention.test.ts).
+//
+// Shapes: BH = B * Hkv (sequence, key head) slices; R query rows a slice (g query heads sharing a
+// key head, one position each); S cached positions of `capacity` slots; hd the head width (a
+// multiple of 4).
+import * as tf from '@tensorflow/tfjs';
+import { Body, F32, f32Bits, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { splatF32, VectorExp } from './simd_exp.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+
+const ALIGN4 = 2;
+
+/**
+ * Emits `attend(q, keys, values, bias, out, scratch, BH, Hkv, R, S, capacity, hd, scaleBits)`,
+ * byte pointers: q (BH, R, hd); keys, values (BH, capacity, hd); bias (BH / Hkv, S); out (BH, R,
+ * hd); scratch hd + S + 4 numbers (the scaled query, then the scores, padded to 4).
+ */
+function attendBody(): Body {
+  const f = new Body(13);
+  const [pq, pk, pv, pbias, pout, scratch, BH, HKV, R, S, CAP, HD, SCALE] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const i32 = () => f.local(I32);
+  const v128 = () => f.local(V128);
+  const [bh, r, j, d, rowBytes, kBase, vBase] = [i32(), i32(), i32(), i32(), i32(), i32(), i32()];
+  const [biasRow, qRow, scores, scoresEnd, at, end] = [i32(), i32(), i32(), i32(), i32(), i32()];
+  const kp = Array.from({ length: 4 }, i32);
+  const acc = Array.from({ length: 8 }, v128);
+  const [vq, scale, vmax, weight, total, low, keep] = [v128(), v128(), v128(), v128(), v128(), v128(), v128()];
+  const [s, max, inv] = [f.local(F32), f.local(F32), f.local(F32)];
+  const exp = new VectorExp(f, -87, 0);
+  const zero = (local: number) => f.simd(0x0c, ...Array<number>(16).fill(0)).set(local);
+  const load = (pointer: number, offset = 0) => f.get(pointer).simd(0x00, ALIGN4, ...uleb(offset));
+
+  splatF32(f, -87, low);
+  f.get(HD).i32(2).op(0x74).set(rowBytes);
+  f.get(SCALE).op(0xbe).simd(0x13).set(scale); // f32.reinterpret_i32; splat
+  f.get(scratch).get(rowBytes).op(0x6a).set(scores);
+  f.get(scores).get(S).i32(2).op(0x74).op(0x6a).set(scoresEnd);
+  f.i32(0).set(bh);
+  f.whileLoop(f.lessThan(bh, BH), () => {
+    f.get(pk).get(bh).get(CAP).op(0x6c).get(rowBytes).op(0x6c).op(0x6a).set(kBase);
+    f.get(pv).get(bh).get(CAP).op(0x6c).get(rowBytes).op(0x6c).op(0x6a).set(vBase);
+    f.get(pbias).get(bh).get(HKV).op(0x6e).get(S).op(0x6c).i32(2).op(0x74).op(0x6a).set(biasRow); // bias + (bh / Hkv) * S * 4 (i32.div_u)
+    f.i32(0).set(r);
+    f.whileLoop(f.lessThan(r, R), () => {
+      f.get(pq).get(bh).get(R).op(0x6c).get(r).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(qRow);
+      // the scaled query (tf.mul's float32 product), at scratch
+      f.i32(0).set(d);
+      f.whileLoop(f.lessThan(d, rowBytes), () => {
+        f.get(scratch).get(d).op(0x6a);
+        f.get(qRow).get(d).op(0x6a).simd(0x00, ALIGN4, 0).get(scale).simd(0xe6);
+        f.simd(0x0b, ALIGN4, 0);
+        f.addConst(d, 16);
+      });
+      // scores: keys j .. j + n - 1 against the query, n accumulators; the running max
+      f.op(0x43, 0x00, 0x00, 0x80, 0xff).set(max); // -Infinity
+      const scoreRows = (n: number) => {
+        for (let i = 0; i < n; i++) f.get(kBase).get(j).i32(i).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(kp[i]!);
+        for (let i = 0; i < n; i++) zero(acc[i]!);
+        f.i32(0).set(d);
+        f.whileLoop(f.lessThan(d, rowBytes), () => {
+          f.get(scratch).get(d).op(0x6a).simd(0x00, ALIGN4, 0).set(vq);
+          for (let i = 0; i < n; i++) {
+            f.get(kp[i]!).get(d).op(0x6a).simd(0x00, ALIGN4, 0).get(vq).get(acc[i]!).simd(0x105).set(acc[i]!); // relaxed_madd(K, q, acc)
+          }
+          f.addConst(d, 16);
+        });
+        for (let i = 0; i < n; i++) {
+          f.get(acc[i]!).simd(0x1f, 0);
+          for (let lane = 1; lane < 4; lane++) f.get(acc[i]!).simd(0x1f, lane).op(0x92);
+          f.get(biasRow).get(j).i32(i).op(0x6a).i32(2).op(0x74).op(0x6a).op(0x2a, ALIGN4, 0).op(0x92).set(s); // + bias[j + i]
+          f.get(scores).get(j).i32(i).op(0x6a).i32(2).op(0x74).op(0x6a).get(s).op(0x38, ALIGN4, 0);
+          f.get(s).get(max).get(s).get(max).op(0x5e).op(0x1b).set(max); // s > max ? s : max (NaN passes over)
+        }
+      };
+      f.i32(0).set(j);
+      f.whileLoop(f.fits(j, 4, S), () => { scoreRows(4); f.addConst(j, 4); });
+      f.whileLoop(f.lessThan(j, S), () => { scoreRows(1); f.addConst(j, 1); });
+      // padding to a whole vector: weights exp(-87), nothing at float32's resolution of the sum
+      for (let i = 0; i < 3; i++) f.get(scoresEnd).op(0x43, 0x00, 0x00, 0x80, 0xff).op(0x38, ALIGN4, 4 * i);
+      // weights exp(s - max) in place and their total, then divided by it
+      f.get(max).simd(0x13).set(vmax);
+      zero(total);
+      f.get(scores).set(at);
+      f.whileLoop(f.lessThan(at, scoresEnd), () => {
+        load(at).get(vmax).simd(0xe5).set(weight);
+        f.get(weight).get(low).simd(0x44).set(keep); // f32x4.gt: above exp's clamp
+        exp.apply(weight);
+        f.get(weight).get(keep).simd(0x4e).set(weight); // v128.and: 0 at or below it
+        f.get(at).get(weight).simd(0x0b, ALIGN4, 0);
+        f.get(total).get(weight).simd(0xe4).set(total);
+        f.addConst(at, 16);
+      });
+      f.op(0x43, 0x00, 0x00, 0x80, 0x3f); // 1 / (((t0 + t1) + t2) + t3)
+      f.get(total).simd(0x1f, 0);
+      for (let lane = 1; lane < 4; lane++) f.get(total).simd(0x1f, lane).op(0x92);
+      f.op(0x95).set(inv);
+      f.get(inv).simd(0x13).set(weight);
+      f.get(scores).set(at);
+      f.whileLoop(f.lessThan(at, scoresEnd), () => {
+        f.get(at);
+        load(at).get(weight).simd(0xe6);
+        f.simd(0x0b, ALIGN4, 0);
+        f.addConst(at, 16);
+      });
+      // context: out[d .. d + 4n) = sum over keys of weight * V[key, d .. d + 4n), n vectors a block
+      const contextBlock = (n: number) => {
+        for (let i = 0; i < n; i++) zero(acc[i]!);
+        f.get(vBase).get(d).op(0x6a).set(at);
+        f.get(scores).set(end);
+        f.i32(0).set(j);
+        f.whileLoop(f.lessThan(j, S), () => {
+          f.get(end).op(0x2a, ALIGN4, 0).simd(0x13).set(weight); // splat(weight j)
+          for (let i = 0; i < n; i++) f.get(weight).get(at).simd(0x00, ALIGN4, ...uleb(16 * i)).get(acc[i]!).simd(0x105).set(acc[i]!);
+          f.addTo(at, rowBytes).addConst(end, 4).addConst(j, 1);
+        });
+        for (let i = 0; i < n; i++) f.get(pout).get(bh).get(R).op(0x6c).get(r).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).get(d).op(0x6a).get(acc[i]!).simd(0x0b, ALIGN4, ...uleb(16 * i));
+        f.addConst(d, 16 * n);
+      };
+      f.i32(0).set(d);
+      f.whileLoop(f.fits(d, 128, rowBytes), () => contextBlock(8));
+      f.whileLoop(f.lessThan(d, rowBytes), () => contextBlock(1));
+      f.addConst(r, 1);
+    });
+    f.addConst(bh, 1);
+  });
+  return f;
+}
+
+/** The module's bytes (relaxed SIMD: fused multiply-adds, as the strided kernel's fused build). */
+export function simdDecodeAttentionModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'attend', params: 13, body: attendBody() }]);
+}
+
+type Attend = (...args: number[]) => void;
+
+function attendFor(backend: WasmBackendLike): Attend | null {
+  return (heapModule(backend, 'decodeAttention', simdDecodeAttentionModule)?.attend as Attend | undefined) ?? null;
+}
+
+const KERNEL = 'AgenticRlDecodeAttention';
+
+/** Attributes: cached positions S and the scale of the query (1 / sqrt(hd)). */
+interface Attrs { length: number; scale: number }
+
+registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
+  const { query, keys, values, bias } = inputs as Record<'query' | 'keys' | 'values' | 'bias', tf.TensorInfo>;
+  const { length: S, scale } = attrs as unknown as Attrs;
+  const [B, Hkv, R, hd] = query.shape as [number, number, number, number];
+  const capacity = keys.shape[2]!;
+  if (query.shape.length !== 4 || keys.shape.join() !== values.shape.join() || keys.shape[0] !== B || keys.shape[1] !== Hkv || keys.shape[3] !== hd
+    || hd % 4 !== 0 || !(S >= 1 && S <= capacity) || bias.shape.reduce((a, b) => a * b, 1) !== B * S) {
+    throw new Error(`decodeAttention: query [${query.shape}], cache [${keys.shape}] and [${values.shape}], bias [${bias.shape}] for ${S} positions do not fit`);
+  }
+  const out = wasm.makeOutput([B, Hkv, R, hd], 'float32');
+  const scratch = wasm.makeOutput([hd + S + 4], 'float32');
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after both allocations: one may grow the heap
+  attendFor(wasm)!(at(query), at(keys), at(values), at(bias), at(out), at(scratch), B * Hkv, Hkv, R, S, capacity, hd, f32Bits(scale));
+  wasm.disposeData(scratch.dataId);
+  return out;
+});
+
+/** Whether decodeAttention serves a head width of `hd` on the current backend (wasm with relaxed SIMD, hd a multiple of 4). */
+export function decodeAttentionActive(hd: number): boolean {
+  return enabled && hd % 4 === 0 && tf.getBackend() === 'wasm' && attendFor(asWasm(tf.backend())) !== null;
+}
+
+let enabled = true;
+
+/** Turns the kernel off (true: back on), so tests and benchmarks can compare it with the tfjs route. */
+export function useDecodeAttention(on: boolean): void {
+  enabled = on;
+}
+
+/**
+ * softmax(q K^T / sqrt(hd) + bias) V for query rows `query` (B, Hkv, R, hd), unscaled, against the
+ * first S of `capacity` slots of `keys` and `values` (B, Hkv, capacity, hd), with `bias` (B, S)
+ * numbers (one mask row a sequence): (B, Hkv, R, hd). Wasm only; no gradient.
+ */
+export function decodeAttention(query: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, bias: tf.Tensor, length: number, scale: number): tf.Tensor4D {
+  const attrs: Attrs = { length, scale };
+  return tf.engine().runKernel(KERNEL, { query, keys, values, bias }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor4D;
+}

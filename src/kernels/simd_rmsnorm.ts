@@ -1,0 +1,239 @@
+// RMSNorm, y = x r w with r = 1 / sqrt(mean(x^2) + eps) per row, and its gradient, each as one
+// WebAssembly SIMD pass over the rows on tfjs-wasm's heap (the forward also for decoding). Why: as tfjs ops the
+// forward is six element-wise kernels and autograd's backward about ten, among them the weight's
+// gradient, a sum over rows that tfjs-wasm runs by transposing first (19 such sums of 512 x 256
+// took 5 ms of a step). Fused, the forward reads x once and writes y and r (kept for the backward);
+// the backward reads x, dy and r once and writes dx, accumulating dw.
+//
+//   forward:  r = 1 / sqrt(sum(x^2) / D + eps),  y = (x r) w
+//   backward: g = dy w,  dx = g r - x (r^3 sum(g x) / D),  dw = sum over rows of dy (x r)
+//
+// Row sums are taken four lanes at a time, so values differ from the ops' in the last bits
+// (tested against them and against float64, values and gradients).
+import * as tf from '@tensorflow/tfjs';
+import { Body, F32, f32Bits, I32, moduleBytes, V128 } from './assembler.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+
+const ALIGN4 = 2;
+
+/** Sum of the four lanes of the v128 local `v`, in order, left on the stack as an f32. */
+function laneSum(f: Body, v: number): void {
+  f.get(v).simd(0x1f, 0);
+  for (let lane = 1; lane < 4; lane++) f.get(v).simd(0x1f, lane).op(0x92);
+}
+
+/**
+ * `forward(x, w, y, r, rows, D, epsBits)`: byte pointers; D a multiple of 4. With `residual`,
+ * `addForward(x, delta, w, y, r, rows, D, epsBits, sum)`: first sum = x + delta (float32, as
+ * tf.add), then the norm of sum, so the same bits as tf.add and then forward.
+ */
+function forwardBody(residual = false): Body {
+  const f = new Body(residual ? 9 : 7);
+  const [px, pdelta, pw, py, pr, rows, D, epsBits, psum] = residual ? [0, 1, 2, 3, 4, 5, 6, 7, 8] : [0, -1, 1, 2, 3, 4, 5, 6, -1];
+  const source = residual ? psum : px; // the rows normed
+  const [row, at, rowBytes, base] = [f.local(I32), f.local(I32), f.local(I32), f.local(I32)];
+  const [acc, v, rv] = [f.local(V128), f.local(V128), f.local(V128)];
+  const [eps, rs] = [f.local(F32), f.local(F32)];
+  f.get(epsBits).op(0xbe).set(eps); // f32.reinterpret_i32
+  f.get(D).i32(2).op(0x74).set(rowBytes);
+  f.i32(0).set(row);
+  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
+    f.get(row).get(rowBytes).op(0x6c).set(base);
+    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc);
+    f.i32(0).set(at);
+    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
+      f.get(px).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).set(v);
+      if (residual) {
+        f.get(v).get(pdelta).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe4).set(v); // x + delta
+        f.get(psum).get(base).op(0x6a).get(at).op(0x6a).get(v).simd(0x0b, ALIGN4, 0);
+      }
+      f.get(acc).get(v).get(v).simd(0xe6).simd(0xe4).set(acc);
+      f.addConst(at, 16);
+    });
+    // r = 1 / sqrt(sum / D + eps)
+    f.op(0x43, 0, 0, 0x80, 0x3f); // f32.const 1
+    laneSum(f, acc);
+    f.get(D).op(0xb3).op(0x95).get(eps).op(0x92).op(0x91).op(0x95).set(rs); // f32.convert_i32_u; div; add; sqrt; div
+    f.get(pr).get(row).i32(2).op(0x74, 0x6a).get(rs).op(0x38, ALIGN4, 0); // r[row] = rs
+    f.get(rs).simd(0x13).set(rv);
+    f.i32(0).set(at);
+    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
+      f.get(py).get(base).op(0x6a).get(at).op(0x6a); // y address
+      f.get(source).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).get(rv).simd(0xe6); // x r
+      f.get(pw).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe6); // (x r) w
+      f.simd(0x0b, ALIGN4, 0);
+      f.addConst(at, 16);
+    });
+    f.addConst(row, 1);
+  });
+  return f;
+}
+
+/** `backward(x, w, r, dy, dx, dw, rows, D)`: byte pointers; dw is written (zeroed first). */
+function backwardBody(): Body {
+  const f = new Body(8);
+  const [px, pw, pr, pdy, pdx, pdw, rows, D] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [row, at, rowBytes, base] = [f.local(I32), f.local(I32), f.local(I32), f.local(I32)];
+  const [acc, x, dy, g, rv, cv] = [f.local(V128), f.local(V128), f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
+  const rs = f.local(F32);
+  const load = (pointer: number, withBase: boolean) => {
+    f.get(pointer);
+    if (withBase) f.get(base).op(0x6a);
+    return f.get(at).op(0x6a).simd(0x00, ALIGN4, 0);
+  };
+  f.get(D).i32(2).op(0x74).set(rowBytes);
+  f.i32(0).set(at); // dw = 0
+  f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
+    f.get(pdw).get(at).op(0x6a).simd(0x0c, ...Array<number>(16).fill(0)).simd(0x0b, ALIGN4, 0);
+    f.addConst(at, 16);
+  });
+  f.i32(0).set(row);
+  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
+    f.get(row).get(rowBytes).op(0x6c).set(base);
+    f.get(pr).get(row).i32(2).op(0x74, 0x6a).op(0x2a, ALIGN4, 0).set(rs);
+    f.get(rs).simd(0x13).set(rv);
+    // sum(g x), g = dy w
+    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc);
+    f.i32(0).set(at);
+    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
+      load(pdy, true); load(pw, false); f.simd(0xe6); // g
+      load(px, true); f.simd(0xe6).get(acc).simd(0xe4).set(acc);
+      f.addConst(at, 16);
+    });
+    // c = r^3 sum(g x) / D
+    f.get(rs).get(rs).op(0x94).get(rs).op(0x94);
+    laneSum(f, acc);
+    f.op(0x94).get(D).op(0xb3).op(0x95).simd(0x13).set(cv);
+    f.i32(0).set(at);
+    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
+      load(px, true).set(x);
+      load(pdy, true).set(dy);
+      f.get(dy); load(pw, false); f.simd(0xe6).set(g);
+      // dx = g r - x c
+      f.get(pdx).get(base).op(0x6a).get(at).op(0x6a);
+      f.get(g).get(rv).simd(0xe6).get(x).get(cv).simd(0xe6).simd(0xe5);
+      f.simd(0x0b, ALIGN4, 0);
+      // dw += dy (x r)
+      f.get(pdw).get(at).op(0x6a);
+      load(pdw, false); f.get(dy).get(x).get(rv).simd(0xe6).simd(0xe6).simd(0xe4);
+      f.simd(0x0b, ALIGN4, 0);
+      f.addConst(at, 16);
+    });
+    f.addConst(row, 1);
+  });
+  return f;
+}
+
+/** The module's bytes: `forward` and `backward`. */
+export function simdRmsNormModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([
+    { name: 'forward', params: 7, body: forwardBody() },
+    { name: 'backward', params: 8, body: backwardBody() },
+    { name: 'addForward', params: 9, body: forwardBody(true) },
+  ]);
+}
+
+interface Kernels { forward: (...args: number[]) => void; backward: (...args: number[]) => void; addForward: (...args: number[]) => void }
+
+function kernelsFor(backend: WasmBackendLike): Kernels | null {
+  return heapModule(backend, 'rmsnorm', simdRmsNormModule) as unknown as Kernels | null;
+}
+
+const FORWARD = 'AgenticRlRmsNorm';
+const BACKWARD = 'AgenticRlRmsNormGrad';
+const ADD_FORWARD = 'AgenticRlAddRmsNorm';
+
+function rowsOf(name: string, x: tf.TensorInfo, w: tf.TensorInfo): [number, number] {
+  const [rows, D] = x.shape as [number, number];
+  if (x.shape.length !== 2 || w.shape.join() !== String(D) || D % 4 !== 0 || x.dtype !== 'float32' || w.dtype !== 'float32') {
+    throw new Error(`${name}: x of shape [${x.shape}] and weight of shape [${w.shape}] (float32, (rows, D) and (D), D a multiple of 4)`);
+  }
+  return [rows, D];
+}
+
+registerWasmKernel(FORWARD, ({ inputs, attrs }, wasm) => {
+  const { x, w } = inputs as Record<'x' | 'w', tf.TensorInfo>;
+  const [rows, D] = rowsOf('rmsNorm', x, w);
+  const [y, r] = [wasm.makeOutput([rows, D], 'float32'), wasm.makeOutput([rows], 'float32')];
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after both allocations: one may grow the heap
+  kernelsFor(wasm)!.forward(at(x), at(w), at(y), at(r), rows, D, f32Bits((attrs as { eps: number }).eps));
+  return [y, r];
+});
+
+registerWasmKernel(ADD_FORWARD, ({ inputs, attrs }, wasm) => {
+  const { x, delta, w } = inputs as Record<'x' | 'delta' | 'w', tf.TensorInfo>;
+  const [rows, D] = rowsOf('addRmsNorm', x, w);
+  if (delta.shape.join() !== x.shape.join() || delta.dtype !== 'float32') throw new Error(`addRmsNorm: delta [${delta.shape}] for x [${x.shape}]`);
+  const [sum, y, r] = [wasm.makeOutput([rows, D], 'float32'), wasm.makeOutput([rows, D], 'float32'), wasm.makeOutput([rows], 'float32')];
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after the allocations: one may grow the heap
+  kernelsFor(wasm)!.addForward(at(x), at(delta), at(w), at(y), at(r), rows, D, f32Bits((attrs as { eps: number }).eps), at(sum));
+  wasm.disposeData(r.dataId);
+  return [sum, y];
+});
+
+registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
+  const { x, w, r, dy } = inputs as Record<'x' | 'w' | 'r' | 'dy', tf.TensorInfo>;
+  const [rows, D] = rowsOf('rmsNorm gradient', x, w);
+  if (dy.shape.join() !== x.shape.join() || r.shape.join() !== String(rows)) throw new Error(`rmsNorm gradient: dy [${dy.shape}] and r [${r.shape}] for x [${x.shape}]`);
+  const [dx, dw] = [wasm.makeOutput([rows, D], 'float32'), wasm.makeOutput([D], 'float32')];
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  kernelsFor(wasm)!.backward(at(x), at(w), at(r), at(dy), at(dx), at(dw), rows, D);
+  return [dx, dw];
+});
+
+let enabled = true;
+
+/** Turns the fused kernels off (true: back on), so a benchmark or test can compare them with the tfjs ops. */
+export function useSimdRmsNorm(on: boolean): void {
+  enabled = on;
+}
+
+/** Whether simdRmsNorm runs for rows of width D on the current backend. */
+export function simdRmsNormActive(D: number): boolean {
+  return enabled && D % 4 === 0 && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
+}
+
+type NormOp = (x: tf.Tensor, w: tf.Tensor) => tf.Tensor;
+const ops = new Map<number, NormOp>(); // by eps: made once, not per norm per step
+
+/** RMSNorm of x (rows, D) with weight (D), differentiable, on the fused kernels (check simdRmsNormActive). */
+export function simdRmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.Tensor2D {
+  let op = ops.get(eps);
+  if (!op) ops.set(eps, (op = normOp(eps)));
+  return op(x, weight) as tf.Tensor2D;
+}
+
+/**
+ * RMSNorm of x (rows, D) without a gradient (decoding, prefill): the forward kernel alone (check
+ * simdRmsNormActive). At decoding's sizes the six tfjs ops are mostly dispatch: 1 x 256 took 21.9 µs
+ * as ops, 5.6 through simdRmsNorm, 8 x 256 32.3 against 7.5 (nine norms a step of the bench model).
+ */
+export function simdRmsNormValue(x: tf.Tensor2D, weight: tf.Tensor, eps: number): tf.Tensor2D {
+  const [y, r] = tf.engine().runKernel(FORWARD, { x, w: weight }, { eps } as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor2D, tf.Tensor];
+  r.dispose();
+  return y;
+}
+
+/**
+ * x + delta and the RMSNorm of that sum, both (rows, D), without a gradient: a decoder layer's
+ * residual add and the next norm in one pass, the same bits as tf.add then simdRmsNormValue
+ * (check simdRmsNormActive). Saves the add's dispatch, eight a decoding step of the bench model.
+ */
+export function simdAddRmsNormValue(x: tf.Tensor2D, delta: tf.Tensor2D, weight: tf.Tensor, eps: number): [tf.Tensor2D, tf.Tensor2D] {
+  return tf.engine().runKernel(ADD_FORWARD, { x, delta, w: weight }, { eps } as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor2D, tf.Tensor2D];
+}
+
+function normOp(eps: number): NormOp {
+  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [input, w, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const [y, r] = tf.engine().runKernel(FORWARD, { x: input, w }, { eps } as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor, tf.Tensor];
+    save([input, w, r]);
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sx, sw, sr] = saved as [tf.Tensor, tf.Tensor, tf.Tensor];
+        return tf.engine().runKernel(BACKWARD, { x: sx, w: sw, r: sr, dy }) as unknown as tf.Tensor[];
+      },
+    };
+  }) as NormOp;
+}

@@ -1,0 +1,279 @@
+// Attention's masked softmax, p = softmax(scores + mask), and its gradient, ds = p (dp - Σ p dp)
+// over each row, each as one WebAssembly SIMD pass on tfjs-wasm's heap. Why the gradient: as tfjs
+// ops (autograd's softmax gradient) it is a multiply, a sum, a subtract and another multiply, each
+// a full pass over (B, H, T, S) numbers: 15 ms for 4 x 4 x 481 x 481, against 2 ms fused; for the
+// page's update (LoRA, micro-batches of 4 sequences of up to ~480 tokens) the ops were ~250 ms of
+// ~4.6 s of kernels. Why the forward: tf.add(scores, mask) and tf.softmax are two passes over
+// every number, the hidden half of a causal mask's included; the fused pass reads the visible keys
+// only and keeps four exps in flight: 4 x 4 x 480 x 480 causal 12.3 -> 3.5 ms (a first version,
+// one exp at a time, over every key, took 14 ms against the ops' 6, and was dropped).
+//
+//   forward: max and sum four lanes at a time, exp from simd_exp.ts (a few float32 ulps): within
+//   ~5e-7 of the ops, not bit for bit; hidden keys exactly 0 (tested against float64 and the ops)
+//   backward: ds = p (dp - Σ p dp), Σ over f32x4 lanes summed in order ((l0 + l1) + l2) + l3, then
+//   the tail one by one: within ~1e-7 of the ops' gradient (tested, and against finite differences).
+import * as tf from '@tensorflow/tfjs';
+import { Body, F32, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { splatF32, VectorExp } from './simd_exp.ts';
+import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+
+const ALIGN4 = 2;
+
+/** The loop over rows: `perRow()` sees `vecEnd` (bytes of whole vectors) and `end` (bytes of a row). */
+function rowLoop(f: Body, rows: number, cols: number, pointers: number[], perRow: (vecEnd: number, end: number) => void): void {
+  const [row, vecEnd, end] = [f.local(I32), f.local(I32), f.local(I32)];
+  f.get(cols).i32(2).op(0x74).set(end); // cols * 4
+  f.get(end).i32(-16).op(0x71).set(vecEnd); // & ~15
+  f.i32(0).set(row);
+  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
+    perRow(vecEnd, end);
+    for (const p of pointers) f.addTo(p, end);
+    f.addConst(row, 1);
+  });
+}
+
+/** `local = ((l0 + l1) + l2) + l3` of the f32x4 `vector`. */
+function laneSum(f: Body, vector: number, local: number): void {
+  f.get(vector).simd(0x1f, 0);
+  for (let lane = 1; lane < 4; lane++) f.get(vector).simd(0x1f, lane).op(0x92);
+  f.set(local);
+}
+
+/** Loops `at` over [from, to) in steps of `step` bytes. */
+function span(f: Body, at: number, from: () => void, to: number, step: number, body: () => void): void {
+  from(); f.set(at);
+  f.whileLoop(() => { f.get(at).get(to).op(0x49); }, () => { body(); f.addConst(at, step); });
+}
+
+/** `softmaxGrad(p, dp, ds, rows, cols)`: ds = p (dp - Σ p dp) by rows; byte pointers. */
+function backwardBody(): Body {
+  const f = new Body(5);
+  const [pp, pdp, pds, rows, cols] = [0, 1, 2, 3, 4];
+  const at = f.local(I32);
+  const [acc, dotV] = [f.local(V128), f.local(V128)];
+  const dot = f.local(F32);
+  const load = (p: number) => f.get(p).get(at).op(0x6a).simd(0x00, ALIGN4, 0);
+  const loadS = (p: number) => f.get(p).get(at).op(0x6a).op(0x2a, ALIGN4, 0);
+  rowLoop(f, rows, cols, [pp, pdp, pds], (vecEnd, end) => {
+    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc);
+    span(f, at, () => f.i32(0), vecEnd, 16, () => { f.get(acc); load(pp); load(pdp); f.simd(0xe6).simd(0xe4).set(acc); });
+    laneSum(f, acc, dot);
+    span(f, at, () => f.get(vecEnd), end, 4, () => { f.get(dot); loadS(pp); loadS(pdp); f.op(0x94, 0x92).set(dot); });
+    f.get(dot).simd(0x13).set(dotV);
+    span(f, at, () => f.i32(0), vecEnd, 16, () => {
+      f.get(pds).get(at).op(0x6a); load(pp); load(pdp); f.get(dotV).simd(0xe5).simd(0xe6).simd(0x0b, ALIGN4, 0);
+    });
+    span(f, at, () => f.get(vecEnd), end, 4, () => {
+      f.get(pds).get(at).op(0x6a); loadS(pp); loadS(pdp); f.get(dot).op(0x93, 0x94).op(0x38, ALIGN4, 0);
+    });
+  });
+  return f;
+}
+
+/**
+ * `softmax(scores, mask, out, rows, T, S, HG, maskBatched, offset)`: out = softmax(scores + mask)
+ * by rows of S, byte pointers. Row r is query t = r % T of block r / T, of sequence r / (HG T);
+ * its mask row is mask[maskBatched ? sequence : 0][t]. With offset >= 0 (a causal mask) row t's
+ * keys past t + offset are hidden: they get 0 without being read, and the row's work stops there.
+ * Exps four vectors in flight (simd_exp.ts) and 0 where x - max <= -87 (exp's clamp; a key the
+ * mask hides gets 0, as from tf.softmax, and no weight is a subnormal, whose arithmetic costs
+ * x86 ~100 cycles: weights of exp(-87) made the pass 5x slower); the max and the sum four lanes at
+ * a time; the weights times 1 / sum.
+ */
+function forwardBody(): Body {
+  const f = new Body(9);
+  const [ps, pm, pout, rows, T, S, HG, maskBatched, offset] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const i32 = () => f.local(I32);
+  const [row, t, sRow, mRow, oRow, visible, at, rowBytes, end] = [i32(), i32(), i32(), i32(), i32(), i32(), i32(), i32(), i32()];
+  const v = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
+  const keep = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
+  const [vmax, total, low] = [f.local(V128), f.local(V128), f.local(V128)];
+  const [max, x] = [f.local(F32), f.local(F32)];
+  const exp = new VectorExp(f, -87, 0);
+  const temps = v.map(() => exp.temporaries());
+  const address = (base: number) => f.get(base).get(at).op(0x6a);
+  splatF32(f, -87, low);
+  f.get(S).i32(2).op(0x74).set(rowBytes);
+  f.i32(0).set(row);
+  f.whileLoop(f.lessThan(row, rows), () => {
+    f.get(row).get(T).op(0x70).set(t); // i32.rem_u
+    f.get(ps).get(row).get(rowBytes).op(0x6c).op(0x6a).set(sRow);
+    f.get(pout).get(row).get(rowBytes).op(0x6c).op(0x6a).set(oRow);
+    // mask + ((maskBatched * (row / (HG T))) * T + t) * S * 4
+    f.get(pm).get(maskBatched).get(row).get(T).get(HG).op(0x6c).op(0x6e).op(0x6c).get(T).op(0x6c).get(t).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(mRow);
+    // visible keys: all, or t + offset + 1 under a causal mask (at most S)
+    f.get(S).set(visible);
+    f.ifElse(() => { f.get(offset).i32(0).op(0x4e); }, () => { // i32.ge_s
+      f.get(t).get(offset).op(0x6a).i32(1).op(0x6a).set(visible);
+      f.ifElse(() => { f.get(visible).get(S).op(0x4b); }, () => { f.get(S).set(visible); }, () => {}); // i32.gt_u
+    }, () => {});
+    f.get(visible).i32(2).op(0x74).set(end);
+    // scores + mask into out, and their max
+    f.op(0x43, 0x00, 0x00, 0x80, 0xff).simd(0x13).set(vmax); // -Infinity
+    f.i32(0).set(at);
+    f.whileLoop(f.fits(at, 16, end), () => {
+      address(sRow).simd(0x00, ALIGN4, 0);
+      address(mRow).simd(0x00, ALIGN4, 0);
+      f.simd(0xe4).set(v[0]!);
+      address(oRow).get(v[0]!).simd(0x0b, ALIGN4, 0);
+      f.get(vmax).get(v[0]!).simd(0xeb).set(vmax); // pmax: vmax < x ? x : vmax
+      f.addConst(at, 16);
+    });
+    f.maxAcrossLanes(vmax);
+    f.get(vmax).simd(0x1f, 0).set(max);
+    f.whileLoop(f.lessThan(at, end), () => {
+      address(sRow).op(0x2a, ALIGN4, 0);
+      address(mRow).op(0x2a, ALIGN4, 0);
+      f.op(0x92).set(x);
+      address(oRow).get(x).op(0x38, ALIGN4, 0);
+      f.get(x).get(max).get(x).get(max).op(0x5e).op(0x1b).set(max); // x > max ? x : max
+      f.addConst(at, 4);
+    });
+    // weights exp(x - max) in place, n vectors a turn (one number: lane 0 of a splat), summed into total
+    f.get(max).simd(0x13).set(vmax);
+    f.simd(0x0c, ...Array<number>(16).fill(0)).set(total);
+    const weigh = (n: number, scalar: boolean) => {
+      for (let k = 0; k < n; k++) {
+        if (scalar) address(oRow).op(0x2a, ALIGN4, 0).simd(0x13);
+        else address(oRow).simd(0x00, ALIGN4, ...uleb(16 * k));
+        f.get(vmax).simd(0xe5).set(v[k]!);
+      }
+      for (let k = 0; k < n; k++) f.get(v[k]!).get(low).simd(0x44).set(keep[k]!); // f32x4.gt: above the clamp
+      for (let k = 0; k < n; k++) exp.apply(v[k]!, temps[k]!);
+      for (let k = 0; k < n; k++) f.get(v[k]!).get(keep[k]!).simd(0x4e).set(v[k]!); // v128.and: 0 below it
+      for (let k = 0; k < n; k++) {
+        if (scalar) {
+          address(oRow).get(v[k]!).simd(0x1f, 0).op(0x38, ALIGN4, 0);
+          f.get(total).get(v[k]!).simd(0x0c, ...Array<number>(16).fill(0)).simd(0x0d, 0, 1, 2, 3, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19).simd(0xe4).set(total); // lane 0 only
+        } else {
+          address(oRow).get(v[k]!).simd(0x0b, ALIGN4, ...uleb(16 * k));
+          f.get(total).get(v[k]!).simd(0xe4).set(total);
+        }
+      }
+      f.addConst(at, scalar ? 4 : 16 * n);
+    };
+    f.i32(0).set(at);
+    f.whileLoop(f.fits(at, 64, end), () => weigh(4, false));
+    f.whileLoop(f.fits(at, 16, end), () => weigh(1, false));
+    f.whileLoop(f.lessThan(at, end), () => weigh(1, true));
+    // times 1 / (((t0 + t1) + t2) + t3)
+    f.op(0x43, 0x00, 0x00, 0x80, 0x3f);
+    laneSum(f, total, x);
+    f.get(x).op(0x95).simd(0x13).set(vmax);
+    f.i32(0).set(at);
+    f.whileLoop(f.fits(at, 16, end), () => {
+      address(oRow);
+      address(oRow).simd(0x00, ALIGN4, 0).get(vmax).simd(0xe6);
+      f.simd(0x0b, ALIGN4, 0);
+      f.addConst(at, 16);
+    });
+    f.get(vmax).simd(0x1f, 0).set(x);
+    f.whileLoop(f.lessThan(at, end), () => {
+      address(oRow);
+      address(oRow).op(0x2a, ALIGN4, 0).get(x).op(0x94);
+      f.op(0x38, ALIGN4, 0);
+      f.addConst(at, 4);
+    });
+    // the hidden keys: 0
+    f.whileLoop(f.lessThan(at, rowBytes), () => {
+      address(oRow).i32(0).op(0x36, ALIGN4, 0); // i32.store 0
+      f.addConst(at, 4);
+    });
+    f.addConst(row, 1);
+  });
+  return f;
+}
+
+/** The module's bytes: `softmaxGrad`. */
+export function simdSoftmaxModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'softmaxGrad', params: 5, body: backwardBody() }]);
+}
+
+/** The forward's module bytes: `softmax` (its own module, so each stays under 4 KB). */
+export function simdSoftmaxForwardModule(): Uint8Array<ArrayBuffer> {
+  return moduleBytes([{ name: 'softmax', params: 9, body: forwardBody() }]);
+}
+
+interface Kernels { softmaxGrad: (...args: number[]) => void }
+
+function kernelsFor(backend: WasmBackendLike): Kernels | null {
+  return heapModule(backend, 'softmax', simdSoftmaxModule) as unknown as Kernels | null;
+}
+
+function forwardFor(backend: WasmBackendLike): ((...args: number[]) => void) | null {
+  return (heapModule(backend, 'softmaxForward', simdSoftmaxForwardModule)?.softmax as ((...args: number[]) => void) | undefined) ?? null;
+}
+
+const BACKWARD = 'AgenticRlSoftmaxGrad';
+
+registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
+  const { p, dy } = inputs as Record<'p' | 'dy', tf.TensorInfo>;
+  if (p.shape.join() !== dy.shape.join() || p.dtype !== 'float32' || dy.dtype !== 'float32') throw new Error(`softmax gradient: p [${p.shape}] and dy [${dy.shape}]`);
+  const cols = p.shape[p.shape.length - 1]!;
+  const ds = wasm.makeOutput(p.shape, 'float32');
+  kernelsFor(wasm)!.softmaxGrad(byteOffset(wasm, p), byteOffset(wasm, dy), byteOffset(wasm, ds), p.shape.reduce((a, b) => a * b, 1) / cols, cols);
+  return ds;
+});
+
+const FORWARD = 'AgenticRlMaskedSoftmax';
+
+/** The forward's layout of scores (B, ..., T, S) and a mask (1 or B, 1, 1, T, S): null where it does not fit. */
+function forwardShape(scores: readonly number[], mask: readonly number[]): { B: number; HG: number; T: number; S: number; maskBatched: number } | null {
+  if (scores.length < 3) return null;
+  const [B, T, S] = [scores[0]!, scores.at(-2)!, scores.at(-1)!];
+  const HG = scores.slice(1, -2).reduce((a, b) => a * b, 1);
+  const Bm = mask[0]!;
+  if (mask.at(-1) !== S || mask.at(-2) !== T || (Bm !== 1 && Bm !== B) || mask.reduce((a, b) => a * b, 1) !== Bm * T * S) return null;
+  return { B, HG, T, S, maskBatched: Bm === B && B > 1 ? 1 : 0 };
+}
+
+registerWasmKernel(FORWARD, ({ inputs, attrs }, wasm) => {
+  const { scores, mask } = inputs as Record<'scores' | 'mask', tf.TensorInfo>;
+  const shape = forwardShape(scores.shape, mask.shape);
+  if (!shape || scores.dtype !== 'float32' || mask.dtype !== 'float32') throw new Error(`maskedSoftmax: scores [${scores.shape}] and mask [${mask.shape}] (float32, (B, ..., T, S) and (1 or B, 1, 1, T, S))`);
+  const { B, HG, T, S, maskBatched } = shape;
+  const out = wasm.makeOutput(scores.shape, 'float32');
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  forwardFor(wasm)!(at(scores), at(mask), at(out), B * HG * T, T, S, HG, maskBatched, (attrs as { offset: number }).offset);
+  return out;
+});
+
+let enabled = true;
+
+/** Turns the fused gradient off (true: back on), so a benchmark or test can compare it with the tfjs ops. */
+export function useSimdSoftmax(on: boolean): void {
+  enabled = on;
+}
+
+/** Whether maskedSoftmax's gradient would run the fused kernel on the current backend. */
+export function simdSoftmaxActive(): boolean {
+  return enabled && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
+}
+
+/**
+ * softmax(scores + mask) over the last axis, differentiable in scores (the mask is a constant),
+ * scores (B, ..., T, S) and mask (1 or B, 1, 1, T, S). Where simdSoftmaxActive: the forward one
+ * SIMD pass (skipping, with `causalOffset`, the keys past t + causalOffset that the mask hides:
+ * they get 0), and under a gradient tape the fused backward; else the tfjs ops.
+ */
+export function maskedSoftmax(scores: tf.Tensor, mask: tf.Tensor, causalOffset: number | null = null): tf.Tensor {
+  if (!simdSoftmaxActive()) return tf.softmax(tf.add(scores, mask));
+  const fused = forwardEnabled && forwardShape(scores.shape, mask.shape) !== null && forwardFor(asWasm(tf.backend())) !== null;
+  const attrs = { offset: causalOffset ?? -1 } as unknown as tf.NamedAttrMap;
+  const forward = (x: tf.Tensor) => (fused ? tf.engine().runKernel(FORWARD, { scores: x, mask }, attrs) as tf.Tensor : tf.softmax(tf.add(x, mask)));
+  if (!tf.engine().isTapeOn()) return forward(scores);
+  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
+    const p = forward(input); // the customGrad's forward records no gradient of its own
+    save([p]);
+    return { value: p, gradFunc: (dy: tf.Tensor, [kept]: tf.Tensor[]) => tf.engine().runKernel(BACKWARD, { p: kept!, dy }) as tf.Tensor };
+  });
+  return op(scores);
+}
+
+let forwardEnabled = true;
+
+/** Turns the fused forward off (true: back on), so tests and benchmarks can compare it with tf.softmax. */
+export function useSimdSoftmaxForward(on: boolean): void {
+  forwardEnabled = on;
+}

@@ -1,0 +1,115 @@
+// The contract between the page (main thread) and the trainer worker (workers/trainer.worker.ts).
+// Types only: the main thread imports them with `import type` and talks through
+// `Comlink.wrap<TrainerApi>()`; progress callbacks travel as `Comlink.proxy(callback)`.
+// Everything that crosses the boundary is structured-clonable (no tensors, no class instances).
+import type { BackendInfo, BackendName } from '../kernels/backend.ts';
+import type { ModelConfig } from '../model_files/hf_config.ts';
+import type { GroupStats } from '../rl/advantage.ts';
+import type { StepMetrics, Trajectory } from '../rl/types.ts';
+import type { SandboxSettings } from '../run/config.ts';
+
+/** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
+export type ModelChoice =
+  | { kind: 'demo' }
+  | { kind: 'hub'; repo: string; revision?: string; baseUrl?: string }
+  | { kind: 'files'; files: File[] };
+
+/** What the page shows about the loaded model. */
+export interface ModelInfo {
+  name: string;
+  source: 'demo' | 'hub' | 'files' | 'path';
+  architecture: ModelConfig['family'];
+  parameters: number;
+  trainableParameters: number;
+  /** The model card (README.md) when the model has one. */
+  card: string | null;
+  /** Tokenizer or template caveats worth showing (e.g. a ChatML fallback). */
+  warnings: string[];
+}
+
+/** Loading progress: a stage, a message, and bytes when the stage downloads. */
+export interface LoadProgress {
+  stage: 'backend' | 'model' | 'tokenizer' | 'sandbox';
+  message: string;
+  loadedBytes?: number;
+  totalBytes?: number | null;
+}
+
+/** The four phases of one step, in order (the phase stepper stops after each). */
+export type Phase = 'rollout' | 'reward' | 'advantage' | 'update';
+
+export type { GroupStats };
+
+/** What a phase produced. `trajectories` is the step's records as they stand after the phase. */
+export interface PhaseReport {
+  step: number;
+  phase: Phase;
+  trajectories: Trajectory[];
+  /** After `advantage`. */
+  groups: GroupStats[] | null;
+  /** After `update`. */
+  metrics: StepMetrics | null;
+  /** The text of every token of each trajectory, by trajectory id (the viewer shades the action mask per token). */
+  tokenTexts?: Record<string, string[]>;
+}
+
+/** Held-out evaluation result. */
+export interface EvalReport {
+  step: number;
+  passAt1: number;
+  perTask: Record<string, number>;
+  /** Mean reward of the evaluated episodes (partial rewards count), when measured. */
+  rewardMean?: number;
+}
+
+/**
+ * Everything needed to resume a run (DESIGN.md §6). Weights are the trainable tensors only
+ * (adapters, or all weights in full mode), with AdamW moments, as raw float32 buffers.
+ */
+export interface TrainerCheckpoint {
+  version: 1;
+  /** The run link fragment of the config (src/run/link.ts), so a checkpoint restores its run. */
+  configFragment: string;
+  model: ModelInfo;
+  step: number;
+  /** The trainer's RNG state and its place in the shuffled task order. */
+  rngState: number[];
+  taskOrder: number[];
+  taskCursor: number;
+  /** Each visited task's reward spread, which the 'learnable' task sampling draws by (absent in older checkpoints). */
+  taskSignal?: Record<string, number>;
+  tensors: { name: string; shape: number[]; data: Float32Array }[];
+  optimizer: { step: number; moments: { name: string; shape: number[]; m: Float32Array; v: Float32Array }[] };
+  metrics: StepMetrics[];
+  evals: EvalReport[];
+}
+
+/** The trainer worker's API. Calls are serialized by the caller: one at a time. */
+export interface TrainerApi {
+  /**
+   * Picks the backend (forced or auto) and starts the sandbox pool, with the run's sandbox settings
+   * when given (`sandbox`), so a configure() right after with the same settings need not start the
+   * pool again (on a 2-core machine each start costs seconds of Pyodide).
+   */
+  init(options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo>;
+  /** Loads a model and its tokenizer; replaces any loaded one and resets the run. */
+  loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo>;
+  /**
+   * Sets the run's configuration from a run-link fragment (validated there); resets the run by
+   * reloading the loaded model, unless `reload: false` (a loadModel call follows anyway).
+   */
+  configure(configFragment: string, options?: { reload?: boolean }): Promise<void>;
+  /** Runs the next phase of the current step (rollout first). */
+  runPhase(): Promise<PhaseReport>;
+  /** Runs the rest of the current step (or a whole step); reports each phase as it ends. */
+  runStep(onPhase: (report: PhaseReport) => void): Promise<StepMetrics>;
+  /** Pass@1 on the eval split of the configured task set. */
+  evaluate(): Promise<EvalReport>;
+  /** Back to step 0: fresh adapters (or original weights), fresh optimizer, same config. */
+  reset(): Promise<void>;
+  checkpoint(): Promise<TrainerCheckpoint>;
+  restore(checkpoint: TrainerCheckpoint): Promise<void>;
+  /** The LoRA adapter in PEFT format: `adapter_config.json` and `adapter_model.safetensors`. */
+  exportAdapter(): Promise<Record<string, Uint8Array>>;
+  importAdapter(files: Record<string, Uint8Array>): Promise<void>;
+}

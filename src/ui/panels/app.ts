@@ -1,0 +1,113 @@
+// The page: reads the run link, lays out the panels around one RunController, and starts the
+// trainer. It takes the trainer as anything implementing TrainerApi, so the product passes the
+// comlink-wrapped worker and tests pass a fake. The main thread does no tensor work.
+import type { TrainerApi } from '../../service/trainer_api.ts';
+import type { CheckpointStore } from '../../service/checkpoint_store.ts';
+import type { RunConfig } from '../../run/config.ts';
+import { presetConfig } from '../../run/presets.ts';
+import { decodeLink, encodeLink, type Fallback } from '../../run/link.ts';
+import { chartsPanel } from './charts_panel.ts';
+import { configPanel } from './config_panel.ts';
+import { h, replace } from './dom.ts';
+import { errorMessage } from '../state/errors.ts';
+import { modelPanel, type Settings } from './model_panel.ts';
+import { phasePanel } from './phase_panel.ts';
+import { RunController, type ControllerDeps } from '../state/run_controller.ts';
+import { noticesPanel, storagePanel, type Download, type LinkChoices } from './storage_panel.ts';
+import { headerPanel, progressPanel, toolbarPanel } from './toolbar_panel.ts';
+import { trajectoryPanel } from './trajectory_panel.ts';
+
+/** What the page needs from its surroundings (the browser in the product, stubs in tests). */
+export interface AppDeps {
+  /** Comlink.proxy in the product: callbacks must be proxied to cross into the worker. */
+  proxy: ControllerDeps['proxy'];
+  checkpoints: CheckpointStore | null;
+  settings: Settings;
+  /** The address the page was opened with (its `#…` is the run link). */
+  url: string;
+  /** Shows the run link in the address bar without reloading. */
+  setHash?: (fragment: string) => void;
+  /** Copies text to the clipboard; may reject (no permission, insecure context). */
+  copyText?: (text: string) => Promise<void>;
+  download: Download;
+  checkModel?: ControllerDeps['checkModel'];
+  checkpointEvery?: number;
+}
+
+/** What the link asked for. */
+interface LinkRequest {
+  config: RunConfig;
+  fallbacks: Fallback[];
+  autostart: boolean;
+  hide: string[];
+}
+
+async function readLink(url: string): Promise<LinkRequest> {
+  const hash = url.indexOf('#');
+  const fragment = hash >= 0 ? url.slice(hash + 1) : '';
+  if (fragment.trim() === '') return { config: presetConfig('default'), fallbacks: [], autostart: false, hide: [] };
+  return decodeLink(fragment);
+}
+
+/** Builds the page into `root` and starts the run; resolves to the controller (for tests and lesson scripts). */
+export async function startApp(root: HTMLElement, trainer: TrainerApi, deps: AppDeps): Promise<RunController> {
+  const link = await readLink(deps.url);
+  const controller = new RunController({
+    trainer, proxy: deps.proxy, checkpoints: deps.checkpoints, checkModel: deps.checkModel, checkpointEvery: deps.checkpointEvery,
+  });
+  controller.config = link.config;
+  const choices: LinkChoices = { autostart: false, hide: [] };
+  const linkBox = h('div', { class: 'notice info', 'data-testid': 'link-box' });
+  linkBox.hidden = true;
+
+  const copyLink = async () => {
+    const fragment = await encodeLink(controller.config, choices);
+    const base = deps.url.split('#')[0]!;
+    const address = `${base}${fragment}`;
+    deps.setHash?.(fragment);
+    let copied = false;
+    try {
+      if (deps.copyText) {
+        await deps.copyText(address);
+        copied = true;
+      }
+    } catch {
+      copied = false; // the box below still lets a person copy it by hand
+    }
+    const field = h('input', { class: 'link-box mono', readonly: true, 'data-testid': 'link-text', value: address });
+    replace(linkBox, h('div', { class: 'body' },
+      h('b', null, copied ? 'Link copied. ' : 'Copy this link: '),
+      'It restores this configuration (seed included); the same seed and backend give the same first-step samples.', field),
+    h('button', { class: 'small', onclick: () => { linkBox.hidden = true; } }, 'Close'));
+    linkBox.hidden = false;
+    field.select();
+  };
+
+  const lesson = link.hide.length > 0;
+  replace(root,
+    headerPanel(controller, () => void copyLink().catch((error) => controller.showError(error, 'making the link')), lesson),
+    toolbarPanel(controller),
+    progressPanel(controller),
+    noticesPanel(controller),
+    h('div', { class: 'notices' }, linkBox),
+    h('main', { class: 'layout' },
+      h('div', { class: 'col setup-col' }, modelPanel(controller, deps.settings), configPanel(controller)),
+      h('div', { class: 'col main-col' }, phasePanel(controller), trajectoryPanel(controller), storagePanel(controller, deps.download, choices)),
+      h('div', { class: 'col charts-col' }, chartsPanel(controller))));
+
+  // Lesson mode: hide what the link names (by data-control), keep everything else working.
+  for (const name of link.hide) {
+    for (const element of root.querySelectorAll<HTMLElement>(`[data-control="${CSS.escape(name)}"]`)) element.hidden = true;
+  }
+  if (link.fallbacks.length > 0) {
+    controller.showError(new Error(
+      `part of this link could not be restored; these fields use their defaults:\n${link.fallbacks.map((f) => `• ${f.field}: ${f.reason}`).join('\n')}` +
+        '\nFix: check the configuration below; Copy link makes a fresh link from what is loaded.'), 'opening the run link', 'This link is damaged or from another version');
+  }
+
+  const started = await controller.start(link.config);
+  if (started && link.autostart) {
+    void controller.train().catch((error) => controller.showError(new Error(errorMessage(error)), 'training'));
+  }
+  return controller;
+}

@@ -1,0 +1,78 @@
+// The live charts' definitions and data, from the metrics history alone (no DOM, no uPlot), so the
+// numbers each chart plots are tested in Node. uPlot takes column arrays: [steps, series1, …],
+// with null for a gap (a skipped update has no loss; eval points exist only on eval steps).
+import type { EvalReport } from '../../service/trainer_api.ts';
+import type { StepMetrics } from '../../rl/types.ts';
+
+/** One line (or point set) of a chart. */
+export interface SeriesSpec {
+  label: string;
+  color: string;
+  value: (metrics: StepMetrics, evalByStep: ReadonlyMap<number, number>) => number | null;
+  /** Points only (no line): sparse series such as eval pass@1. */
+  points?: boolean;
+  dash?: number[];
+}
+
+/** One chart. */
+export interface ChartSpec {
+  id: string;
+  title: string;
+  /** What it tells you, one line, shown under the title. */
+  caption: string;
+  series: SeriesSpec[];
+  /** Fixed y range (rewards and rates live in [0, 1]). */
+  range?: [number, number];
+  units?: string;
+}
+
+const perTurn = (m: StepMetrics) => (m.turns_mean > 0 ? m.generated_tokens_mean / m.turns_mean : null);
+
+/** The charts, in display order. */
+export const CHARTS: readonly ChartSpec[] = [
+  {
+    id: 'reward', title: 'Reward', caption: 'mean and best reward per step, pass rate, held-out pass@1', range: [0, 1],
+    series: [
+      { label: 'mean', color: '#1f6feb', value: (m) => m.reward_mean },
+      { label: 'max', color: '#8fb8f5', value: (m) => m.reward_max, dash: [4, 3] },
+      { label: 'pass rate', color: '#2da44e', value: (m) => m.pass_rate },
+      { label: 'eval pass@1', color: '#d4521a', value: (m, evals) => evals.get(m.step) ?? m.eval_pass_at_1, points: true },
+    ],
+  },
+  { id: 'loss', title: 'Loss', caption: 'the clipped policy-gradient loss + β·KL', series: [{ label: 'loss', color: '#8250df', value: (m) => m.loss }] },
+  { id: 'kl', title: 'KL to reference', caption: 'k3 estimate: how far the policy moved from the base model', series: [{ label: 'KL', color: '#bf3989', value: (m) => m.kl }] },
+  { id: 'clip', title: 'Clip fraction', caption: 'share of action tokens whose ratio hit the clip range', range: [0, 1], series: [{ label: 'clipped', color: '#9a6700', value: (m) => m.clip_fraction }] },
+  {
+    id: 'tokens', title: 'Tokens', caption: 'generated tokens per turn and per episode',
+    series: [
+      { label: 'per turn', color: '#0969da', value: perTurn },
+      { label: 'per episode', color: '#54aeff', value: (m) => m.generated_tokens_mean, dash: [4, 3] },
+    ],
+  },
+  { id: 'turns', title: 'Turns per episode', caption: 'how many times the agent acted before it answered or ran out', series: [{ label: 'turns', color: '#1a7f37', value: (m) => m.turns_mean }] },
+  // Runs saved before this metric existed have no value: a gap, not a zero.
+  { id: 'tools', title: 'Runs code', caption: 'share of episodes that ran code at least once (the rest answered without running any)', range: [0, 1], series: [{ label: 'ran code', color: '#0a7f8f', value: (m) => m.ran_code_fraction ?? null }] },
+  {
+    id: 'time', title: 'Seconds per phase', caption: 'where a step spends its time', units: 's',
+    series: [
+      { label: 'generate', color: '#1f6feb', value: (m) => m.seconds_generate },
+      { label: 'sandbox', color: '#d4521a', value: (m) => m.seconds_sandbox },
+      { label: 'train', color: '#8250df', value: (m) => m.seconds_train },
+    ],
+  },
+];
+
+/** The uPlot columns of `chart`: steps, then one array per series (null where there is no value). */
+export function chartColumns(chart: ChartSpec, metrics: readonly StepMetrics[], evals: readonly EvalReport[] = []): (number | null)[][] {
+  const evalByStep = new Map(evals.map((e) => [e.step, e.passAt1]));
+  const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
+  return [
+    metrics.map((m) => m.step),
+    ...chart.series.map((series) => metrics.map((m) => finite(series.value(m, evalByStep)))),
+  ];
+}
+
+/** Whether a chart has at least one value to draw. */
+export function hasPoints(columns: readonly (number | null)[][]): boolean {
+  return columns.slice(1).some((column) => column.some((value) => value !== null));
+}

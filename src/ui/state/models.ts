@@ -1,0 +1,82 @@
+// Model choices the page offers (STYLE.md §6: one registry for the picker and the checks): the
+// embedded demo model, hub presets, any hub id, or a folder from disk. The run config names the
+// model as text (`model`: "demo", a hub id, or a folder name); this turns that text into the
+// worker's ModelChoice and sizes the run for the memory estimate. Pure: no DOM.
+import type { RunShape } from '../../model_files/memory_estimate.ts';
+import type { ModelChoice } from '../../service/trainer_api.ts';
+import type { RunConfig } from '../../run/config.ts';
+import { tasksFor } from '../../tasks/registry.ts';
+
+/** A hub model the page lists. */
+export interface ModelPreset {
+  repo: string;
+  label: string;
+  note: string;
+}
+
+/** The hub presets (DESIGN.md §4). */
+export const HUB_PRESETS: readonly ModelPreset[] = [
+  { repo: 'HuggingFaceTB/SmolLM2-135M-Instruct', label: 'SmolLM2 135M Instruct', note: '~270 MB download' },
+  { repo: 'HuggingFaceTB/SmolLM2-360M-Instruct', label: 'SmolLM2 360M Instruct', note: '~720 MB download' },
+  { repo: 'Qwen/Qwen2.5-0.5B-Instruct', label: 'Qwen2.5 0.5B Instruct', note: "the reference design's model, ~1 GB" },
+  { repo: 'Qwen/Qwen2.5-Coder-0.5B-Instruct', label: 'Qwen2.5 Coder 0.5B Instruct', note: '~1 GB' },
+];
+
+/** The public hub; other base URLs (a mirror, the tests' mock hub) are a page setting. */
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+
+const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+
+/** Whether `model` (a config value) names a hub repo ("owner/name"). */
+export function isHubId(model: string): boolean {
+  return HUB_ID.test(model);
+}
+
+/** What the page needs beside the config to resolve its model. */
+export interface ModelContext {
+  hubBaseUrl: string;
+  /** Files the user picked or dropped, with the folder name they go by. */
+  picked: { name: string; files: File[] } | null;
+}
+
+/**
+ * The worker's ModelChoice for a config's `model`; throws with a fix when the model is a local
+ * folder that has not been picked in this tab (a shared link cannot carry someone's files).
+ */
+export function modelChoice(model: string, context: ModelContext): ModelChoice {
+  if (model === 'demo') return { kind: 'demo' };
+  if (isHubId(model)) {
+    const baseUrl = context.hubBaseUrl.replace(/\/+$/, '');
+    return baseUrl && baseUrl !== DEFAULT_HUB_URL ? { kind: 'hub', repo: model, baseUrl } : { kind: 'hub', repo: model };
+  }
+  if (context.picked && context.picked.name === model) return { kind: 'files', files: context.picked.files };
+  throw new Error(`this run uses the local model folder ${JSON.stringify(model)}, which is not loaded in this tab. Fix: pick or drop that folder under Model, or choose the demo model.`);
+}
+
+/** A short name for the model picker and status line. */
+export function modelLabel(model: string): string {
+  if (model === 'demo') return 'Demo model (built in)';
+  return HUB_PRESETS.find((preset) => preset.repo === model)?.label ?? model;
+}
+
+/** The run's size for the memory estimate: every live episode of a step decodes together. */
+export function runShape(config: RunConfig): Omit<RunShape, 'fileBytesPerParameter'> {
+  let prompts = config.promptsPerStep ?? 1;
+  if (config.promptsPerStep === null) {
+    try {
+      prompts = tasksFor(config.tasks, config.customTasks).length;
+    } catch {
+      prompts = 1; // an empty custom set: the config form reports that separately
+    }
+  }
+  // Prompt and system text ~200 tokens; each turn adds its generation, an observation (~3 chars per
+  // token of the output tail, at most ~200 tokens) and a little chat markup.
+  const observationTokens = Math.min(200, Math.ceil(config.maxOutputChars / 3));
+  return {
+    sequences: config.groupSize * prompts,
+    contextTokens: 200 + config.maxTurns * (config.maxNewTokens + observationTokens + 20),
+    microBatch: config.microBatchSize,
+    loraRank: config.loraRank,
+    full: config.finetune === 'full',
+  };
+}

@@ -1,0 +1,353 @@
+// The page's run logic without the DOM (the core; run_controller.ts adds storage): it drives a TrainerApi (the worker through comlink, or a
+// test double), keeps what the panels show (progress, metrics, recent steps, the phase stepper's
+// position), serializes calls (the worker takes one at a time), checkpoints, and turns failures into
+// errors a person can act on. Panels subscribe and re-render; tests drive it in Node.
+import type { BackendInfo } from '../../kernels/backend.ts';
+import type { EvalReport, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport } from '../../service/trainer_api.ts';
+import type { StepMetrics, Trajectory } from '../../rl/types.ts';
+import { shouldCheckpoint, type CheckpointSummary } from '../../service/checkpoint_store.ts';
+import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
+import { encodeLink } from '../../run/link.ts';
+import { explainError, type UiError } from './errors.ts';
+import { modelChoice, modelLabel, type ModelContext } from './models.ts';
+
+import { following, type Change, type ControllerDeps, type Controls, type PhaseReportExtras, type RunState, type StepRecord } from './run_types.ts';
+
+/**
+ * The run as the page sees it: state, errors, loading and training. Checkpoints, resume, exports
+ * and evaluation are added by RunController (run_controller.ts).
+ */
+export abstract class RunCore {
+  state: RunState = 'starting';
+  status = 'Starting…';
+  backend: BackendInfo | null = null;
+  model: ModelInfo | null = null;
+  /** A memory warning for the loaded model (it may run out of memory while training). */
+  modelWarning: string | null = null;
+  readonly progress = new Map<LoadProgress['stage'], LoadProgress>();
+  config: RunConfig = defaultConfig();
+  fragment = '';
+  metrics: StepMetrics[] = [];
+  evals: EvalReport[] = [];
+  /** Finished steps, newest last (the last `keepSteps` only). */
+  steps: StepRecord[] = [];
+  /** Every finished step's trajectories, without token arrays, for the JSONL export (the last 1000 steps). */
+  trajectoryLog: { step: number; trajectories: Trajectory[] }[] = [];
+  /** The step the phase stepper is in the middle of, or null. */
+  current: StepRecord | null = null;
+  nextPhase: Phase = 'rollout';
+  /** The phase running now, or null. */
+  activePhase: Phase | null = null;
+  lastReport: PhaseReport | null = null;
+  /** Errors to show, oldest first (a bad link and a failed start can both matter); at most 3. */
+  errors: UiError[] = [];
+  /** The newest checkpoint found at start, offered for resuming. */
+  resumable: CheckpointSummary | null = null;
+  lastCheckpoint: CheckpointSummary | null = null;
+  runId: string;
+  context: ModelContext = { hubBaseUrl: 'https://huggingface.co', picked: null };
+
+  protected choice: ModelChoice | null = null;
+  protected pauseRequested = false;
+  /** The phase stepper runs one phase per call; runStep runs the following phases by itself. */
+  protected singlePhase = false;
+  protected readonly listeners = new Set<(change: Change) => void>();
+  protected readonly now: () => number;
+
+  constructor(protected readonly deps: ControllerDeps) {
+    this.now = deps.now ?? Date.now;
+    this.runId = this.newRunId();
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe(listener: (change: Change) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  protected emit(change: Change): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  protected newRunId(): string {
+    return `run-${this.now().toString(36)}-${Math.floor(Math.random() * 1e6).toString(36)}`;
+  }
+
+  /** Steps finished in this run. */
+  get finishedSteps(): number {
+    return this.metrics.at(-1)?.step ?? 0;
+  }
+
+  /** The latest step's mean reward, or null before the first step. */
+  get rewardMean(): number | null {
+    return this.metrics.at(-1)?.reward_mean ?? null;
+  }
+
+  /** Which controls may be used now. */
+  controls(): Controls {
+    const idle = this.state === 'idle';
+    const ready = idle && this.model !== null && this.fragment !== '';
+    return {
+      train: ready && this.finishedSteps < this.config.steps,
+      pause: this.state === 'training',
+      step: ready,
+      phase: ready,
+      reset: ready && (this.finishedSteps > 0 || this.current !== null),
+      configure: idle,
+    };
+  }
+
+  protected setState(state: RunState, status?: string): void {
+    this.state = state;
+    if (status !== undefined) this.status = status;
+    this.emit('state');
+  }
+
+  /** The newest error, or null. */
+  get error(): UiError | null {
+    return this.errors.at(-1) ?? null;
+  }
+
+  /** Clears the error area. */
+  dismissError(): void {
+    this.errors = [];
+    this.emit('error');
+  }
+
+  protected addError(error: UiError): void {
+    this.errors = [...this.errors.filter((e) => e.message !== error.message), error].slice(-3);
+    this.emit('error');
+  }
+
+  /** Shows an error that happened outside the controller (e.g. a bad custom task file); `title` overrides the kind's. */
+  showError(error: unknown, during: string, title?: string): void {
+    const explained = explainError(error, during);
+    if (title) explained.title = title;
+    this.addError(explained);
+  }
+
+  /**
+   * Runs `body` as the one call in flight: refuses when another is running, shows its error, and
+   * returns whether it succeeded.
+   */
+  protected async exclusive(during: string, state: RunState, body: () => Promise<void>): Promise<boolean> {
+    if (this.state !== 'idle' && !(this.state === 'starting' && state === 'starting')) return false;
+    this.setState(state);
+    try {
+      await body();
+      return true;
+    } catch (error) {
+      const explained = explainError(error, during);
+      this.status = `Stopped while ${during}: ${explained.title.toLowerCase()}.`;
+      this.addError(explained);
+      return false;
+    } finally {
+      this.activePhase = null;
+      this.pauseRequested = false;
+      this.singlePhase = false;
+      this.setState('idle');
+    }
+  }
+
+  protected onProgress = (progress: LoadProgress): void => {
+    this.progress.set(progress.stage, progress);
+    // Progress messages cross from the worker asynchronously and may land after the call ended.
+    if (this.state !== 'idle') this.status = progress.message;
+    this.emit('progress');
+  };
+
+  /** Starts the worker (backend, sandbox), loads the config's model and configures the run. */
+  async start(config: RunConfig): Promise<boolean> {
+    this.config = config;
+    this.emit('config');
+    const ok = await this.exclusive('starting the trainer', 'starting', async () => {
+      this.setState('starting', 'Starting the backend and the Python sandbox…');
+      this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
+      this.emit('backend');
+      const choice = await this.checkModelInner(config);
+      // configure before loading: the worker builds the model's adapters from the config
+      await this.configureInner(config, false);
+      await this.loadModelInner(config, choice);
+      this.status = 'Ready. Press Train, or Step through one phase at a time.';
+    });
+    if (this.deps.checkpoints) {
+      try {
+        this.resumable = await this.deps.checkpoints.latest();
+        if (this.resumable) this.emit('checkpoint');
+      } catch (error) {
+        this.showError(error, 'looking for saved checkpoints');
+      }
+    }
+    return ok;
+  }
+
+  /** Resolves and checks the config's model before anything changes (a refusal leaves the run as it was). */
+  protected async checkModelInner(config: RunConfig): Promise<ModelChoice> {
+    const choice = modelChoice(config.model, this.context);
+    this.status = `Checking ${modelLabel(config.model)}…`;
+    this.emit('state');
+    this.modelWarning = this.deps.checkModel ? await this.deps.checkModel(choice, config, this.backend) : null;
+    return choice;
+  }
+
+  protected async loadModelInner(config: RunConfig, choice: ModelChoice): Promise<void> {
+    this.model = null;
+    this.emit('model');
+    this.status = `Loading ${modelLabel(config.model)}…`;
+    this.emit('state');
+    this.model = await this.deps.trainer.loadModel(choice, this.deps.proxy(this.onProgress));
+    this.choice = choice;
+    this.emit('model');
+  }
+
+  protected async configureInner(config: RunConfig, reload = true): Promise<void> {
+    const fragment = await encodeLink(config);
+    await this.deps.trainer.configure(fragment, { reload });
+    this.config = config;
+    this.fragment = fragment;
+    this.clearRun();
+    this.emit('config');
+  }
+
+  protected clearRun(): void {
+    this.metrics = [];
+    this.evals = [];
+    this.steps = [];
+    this.trajectoryLog = [];
+    this.current = null;
+    this.lastReport = null;
+    this.nextPhase = 'rollout';
+    this.runId = this.newRunId();
+    this.emit('reset');
+  }
+
+  /**
+   * Applies an edited config: re-inits for another backend, reloads for another model, then
+   * configures (which resets the run).
+   */
+  async applyConfig(config: RunConfig): Promise<boolean> {
+    return this.exclusive('applying the configuration', 'busy', async () => {
+      if (config.backend !== this.config.backend || !this.backend) {
+        this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
+        this.emit('backend');
+      }
+      const newModel = config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
+      const choice = newModel ? await this.checkModelInner(config) : null;
+      // A new model is loaded right after, so the worker need not reload the old one first.
+      await this.configureInner(config, !choice);
+      if (choice) await this.loadModelInner(config, choice);
+      this.status = 'Configuration applied; the run starts from step 0.';
+    });
+  }
+
+  protected onPhase = (report: PhaseReport): void => {
+    const extras = report as PhaseReport & PhaseReportExtras;
+    const record: StepRecord = this.current ?? { step: report.step, phase: report.phase, trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    record.step = report.step;
+    record.phase = report.phase;
+    record.trajectories = report.trajectories;
+    if (report.groups) record.groups = report.groups;
+    if (extras.tokenTexts) record.tokenTexts = { ...record.tokenTexts, ...extras.tokenTexts };
+    this.current = record;
+    this.lastReport = report;
+    this.nextPhase = following(report.phase);
+    // Reports cross on a port of their own (comlink's proxy), so one may land after the call ended
+    // (a failed step): its data is still shown, but the status keeps what the end said.
+    if (this.state !== 'idle') {
+      this.activePhase = report.phase === 'update' || this.singlePhase ? null : this.nextPhase;
+      this.status = `Step ${report.step}: ${report.phase} done${this.activePhase ? `, ${this.activePhase} running…` : '.'}`;
+    }
+    this.emit('phase');
+  };
+
+  protected async finishStep(metrics: StepMetrics): Promise<void> {
+    const record: StepRecord = this.current ?? { step: metrics.step, phase: 'update', trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    record.metrics = metrics;
+    record.phase = 'update';
+    this.steps.push(record);
+    const keep = this.deps.keepSteps ?? 20;
+    if (this.steps.length > keep) this.steps.splice(0, this.steps.length - keep);
+    this.metrics.push(metrics);
+    this.trajectoryLog.push({
+      step: metrics.step,
+      trajectories: record.trajectories.map((t) => ({ ...t, ids: [], actionMask: [], oldLogprobs: null, refLogprobs: null })),
+    });
+    if (this.trajectoryLog.length > 1000) this.trajectoryLog.shift();
+    this.current = null;
+    this.nextPhase = 'rollout';
+    this.status = `Step ${metrics.step} done: mean reward ${metrics.reward_mean.toFixed(2)}, pass rate ${(metrics.pass_rate * 100).toFixed(0)}%.`;
+    // The trainer evaluates every `evalEvery` steps itself and reports it in the step's metrics.
+    if (metrics.eval_pass_at_1 !== null) this.evals.push({ step: metrics.step, passAt1: metrics.eval_pass_at_1, perTask: {} });
+    this.emit('step');
+    if (shouldCheckpoint(metrics.step, this.deps.checkpointEvery ?? 5)) await this.saveCheckpoint('auto');
+  }
+
+  /** One whole step (or the rest of the current one). */
+  protected async wholeStep(): Promise<void> {
+    this.activePhase = this.nextPhase;
+    this.status = `Step ${this.finishedSteps + 1}: ${this.activePhase} running…`;
+    this.emit('phase');
+    const metrics = await this.deps.trainer.runStep(this.deps.proxy(this.onPhase));
+    await this.finishStep(metrics);
+  }
+
+  /** Trains until `config.steps` or a pause. */
+  async train(): Promise<boolean> {
+    if (!this.controls().train) return false;
+    let paused = false;
+    const ok = await this.exclusive('training', 'training', async () => {
+      while (!this.pauseRequested && this.finishedSteps < this.config.steps) await this.wholeStep();
+      paused = this.pauseRequested;
+      if (paused) {
+        this.status = `Paused after step ${this.finishedSteps}.`;
+        await this.saveCheckpoint('pause');
+      } else {
+        this.status = `Finished ${this.finishedSteps} steps. Raise Steps to go on, or Reset.`;
+      }
+    });
+    return ok;
+  }
+
+  /** Asks the training loop to stop after the step in flight. */
+  pause(): void {
+    if (this.state !== 'training') return;
+    this.pauseRequested = true;
+    this.setState('pausing', `Pausing after step ${this.finishedSteps + 1} finishes…`);
+  }
+
+  /** Runs one whole step (or finishes the one the phase stepper is in). */
+  async step(): Promise<boolean> {
+    if (!this.controls().step) return false;
+    return this.exclusive('running a step', 'busy', () => this.wholeStep());
+  }
+
+  /** Runs the next phase only (the phase stepper). */
+  async phase(): Promise<boolean> {
+    if (!this.controls().phase) return false;
+    return this.exclusive(`running the ${this.nextPhase} phase`, 'busy', async () => {
+      this.singlePhase = true;
+      this.activePhase = this.nextPhase;
+      this.status = `Step ${this.finishedSteps + 1}: ${this.activePhase} running…`;
+      this.emit('phase');
+      const report = await this.deps.trainer.runPhase();
+      this.onPhase(report);
+      if (report.phase === 'update') {
+        if (!report.metrics) throw new Error('the update phase reported no metrics (a trainer worker bug)');
+        await this.finishStep(report.metrics);
+      }
+    });
+  }
+
+  /** Back to step 0 with the same config and model. */
+  async reset(): Promise<boolean> {
+    if (!this.controls().reset) return false;
+    return this.exclusive('resetting', 'busy', async () => {
+      await this.deps.trainer.reset();
+      this.clearRun();
+      this.status = 'Reset: fresh adapters, step 0.';
+    });
+  }
+
+  /** Saves a checkpoint now (RunController). */
+  abstract saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void>;
+}

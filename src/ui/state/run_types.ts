@@ -1,0 +1,62 @@
+// Types of the page's run logic (run_core.ts, run_controller.ts), shared by the panels.
+import type { BackendInfo } from '../../kernels/backend.ts';
+import type { GroupStats, ModelChoice, Phase, TrainerApi } from '../../service/trainer_api.ts';
+import type { StepMetrics, Trajectory } from '../../rl/types.ts';
+import type { CheckpointStore } from '../../service/checkpoint_store.ts';
+import type { RunConfig } from '../../run/config.ts';
+
+/** The phases in order. */
+export const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
+
+/** What the controller is doing. */
+export type RunState = 'starting' | 'idle' | 'training' | 'pausing' | 'busy';
+
+/** A step's records as the viewer and phase panel show them. */
+export interface StepRecord {
+  step: number;
+  /** The last phase that finished for this step. */
+  phase: Phase;
+  trajectories: Trajectory[];
+  groups: GroupStats[] | null;
+  /** Per-token texts by trajectory id, when the worker sends them (see PhaseReportExtras). */
+  tokenTexts: Record<string, string[]> | null;
+  metrics: StepMetrics | null;
+}
+
+/** Optional fields a worker may add to PhaseReport; the viewer uses them when present. */
+export interface PhaseReportExtras {
+  /** Decoded text of every token, by trajectory id: exact action-mask shading. */
+  tokenTexts?: Record<string, string[]>;
+}
+
+/** What changed, so panels re-render only what they must. */
+export type Change = 'state' | 'progress' | 'backend' | 'model' | 'phase' | 'step' | 'reset' | 'error' | 'config' | 'checkpoint';
+
+/** Everything the controller needs from the page. */
+export interface ControllerDeps {
+  trainer: TrainerApi;
+  /** Wraps a callback so it can cross to the worker (Comlink.proxy); identity in tests. */
+  proxy: <T extends object>(callback: T) => T;
+  checkpoints: CheckpointStore | null;
+  /** Refuses a model that will not fit (throws), or returns a warning; called before every load. */
+  checkModel?: (choice: ModelChoice, config: RunConfig, backend: BackendInfo | null) => Promise<string | null>;
+  now?: () => number;
+  /** Save a checkpoint every N finished steps (0 = only on pause). Default 5. */
+  checkpointEvery?: number;
+  /** Recent steps kept whole for the viewer. Default 20. */
+  keepSteps?: number;
+}
+
+/** Which controls may be used now. */
+export interface Controls {
+  train: boolean;
+  pause: boolean;
+  step: boolean;
+  phase: boolean;
+  reset: boolean;
+  configure: boolean;
+}
+
+/** The phase after `phase` (update wraps to rollout). */
+export const following = (phase: Phase): Phase => PHASES[(PHASES.indexOf(phase) + 1) % PHASES.length]!;
+

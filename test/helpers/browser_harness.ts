@@ -1,0 +1,56 @@
+// Test-only pages for the browser tests, built into temporary folders (never into dist/): the UI
+// harness (the real page on the fake trainer) and the harness pages of test/e2e/pages/.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '../../scripts/serve.mjs';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Builds the UI test harness (test/ui/harness: the real page on the fake trainer) into a
+ * temporary folder and serves it with isolation headers. The harness never goes into dist/.
+ */
+export async function serveHarness(): Promise<{ url: string; close: () => Promise<void> }> {
+  const { build } = await import('vite');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const root = join(repo, 'test', 'ui', 'harness');
+  const outDir = mkdtempSync(join(tmpdir(), 'ui-harness-'));
+  await build({ root, configFile: false, logLevel: 'warn', base: './', build: { outDir, emptyOutDir: true, target: 'es2022' } });
+  const server = await serveStatic({ dir: outDir, isolate: true });
+  return { url: server.url, close: async () => { await server.close(); rmSync(outDir, { recursive: true, force: true }); } };
+}
+
+/**
+ * Builds the harness pages of test/e2e/pages/ (sandbox.html: the real sandbox pool; webgpu.html:
+ * the model on a chosen backend), bundled by Vite with the project's config, Pyodide and the tfjs
+ * WASM binaries copied beside them and the tiny fixture models under models/, into a temporary
+ * folder, once per process. The harness never goes into dist/.
+ */
+let pagesHarnessDir: Promise<string> | null = null;
+function buildPagesHarness(): Promise<string> {
+  pagesHarnessDir ??= (async () => {
+    const { build } = await import('vite');
+    const { cpSync, mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const pages = join(repo, 'test', 'e2e', 'pages');
+    const outDir = mkdtempSync(join(tmpdir(), 'pages-harness-'));
+    process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+    await build({
+      root: pages,
+      configFile: join(repo, 'vite.config.ts'),
+      logLevel: 'warn',
+      base: './',
+      build: { outDir, emptyOutDir: true, rollupOptions: { input: { sandbox: join(pages, 'sandbox.html'), webgpu: join(pages, 'webgpu.html') } } },
+    });
+    for (const name of ['tiny-llama', 'tiny-qwen2', 'tiny-qwen3']) cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), { recursive: true });
+    return outDir;
+  })();
+  return pagesHarnessDir;
+}
+
+/** Serves the harness pages with or without COOP/COEP (`${url}sandbox.html`, `${url}webgpu.html`). */
+export function serveSandboxHarness(isolate: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+  return buildPagesHarness().then((dir) => serveStatic({ dir, isolate }));
+}
+
