@@ -1,4 +1,4 @@
-// Node entry: `npm run --silent cli -- <command> [options]` (DESIGN.md §8). Every command prints
+// Node entry: `npm run --silent cli -- <command> [options]` (docs/architecture.md §8). Every command prints
 // JSON on stdout; an error prints {"error": "..."} and exits non-zero.
 import { parseArgs, type CliArgs } from './cli/args.ts';
 

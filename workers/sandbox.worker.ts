@@ -1,7 +1,7 @@
-// Thin shell (DESIGN.md §2): builds a SandboxRunner from src/env/ and exposes it with comlink, in a
+// Thin shell (docs/architecture.md §2): builds a SandboxRunner from src/env/ and exposes it with comlink, in a
 // browser Web Worker or (same file) a Node worker_threads worker through comlink's Node adapter.
 // The shell owns what touches the worker's global scope: where Pyodide's files are, and stripping
-// network and storage capabilities before any model-written code runs (DESIGN.md §7).
+// network and storage capabilities before any model-written code runs (docs/architecture.md §7).
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { loadPyodide } from 'pyodide';

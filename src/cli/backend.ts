@@ -1,4 +1,4 @@
-// The tfjs backend for CLI commands: `--backend wasm` (default, as DESIGN.md §3 says for Node) or
+// The tfjs backend for CLI commands: `--backend wasm` (default, as docs/architecture.md §3 says for Node) or
 // `--backend cpu`. On wasm the matmul kernel's large products use every core (up to 4): the same
 // results bit for bit, sooner.
 import { selectBackend, type BackendInfo, type BackendName } from '../kernels/backend.ts';

@@ -1,4 +1,4 @@
-// `npm run --silent cli -- exec [--timeout-ms MS] FILE...` (DESIGN.md §8): runs each file as a new
+// `npm run --silent cli -- exec [--timeout-ms MS] FILE...` (docs/architecture.md §8): runs each file as a new
 // episode in one sandbox, one after another, and prints one JSON line per file:
 // {"observation": …, "done": …}. Checks outside the test suite rely on this exact format.
 import { readFile } from 'node:fs/promises';

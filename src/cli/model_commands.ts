@@ -1,4 +1,4 @@
-// CLI commands over the model (DESIGN.md §8): `logits` (float32 forward, one row per position)
+// CLI commands over the model (docs/architecture.md §8): `logits` (float32 forward, one row per position)
 // and `generate` (sample a continuation of a prompt). Both print one JSON object on stdout.
 import { CausalLM } from '../model/model.ts';
 import { directorySource } from '../model_files/node_source.ts';

@@ -1,4 +1,4 @@
-// The Environment of the reference design (DESIGN.md §1): step(actionType, args) -> {observation,
+// The Environment of the reference design (docs/architecture.md §1): step(actionType, args) -> {observation,
 // done} over a shared sandbox pool, reset() between episodes. Many Environments (one per live
 // episode) share one pool; each program runs in a fresh namespace, so an episode carries no
 // interpreter state from the one before.

@@ -1,4 +1,4 @@
-// The lockdown (DESIGN.md §7), run once per worker after harness_py.ts is defined and before any
+// The lockdown (docs/architecture.md §7), run once per worker after harness_py.ts is defined and before any
 // model-written code. Python-level isolation is never airtight on its own, so the goal is narrower
 // and checkable: after `_lockdown()` no object that leads to JavaScript (JsProxy instances, the
 // `_pyodide_core` functions that make them, Pyodide's own modules) is reachable from anything a

@@ -1,4 +1,4 @@
-// A pool of N sandboxes (DESIGN.md §1) so episodes execute in parallel. Calls queue first come,
+// A pool of N sandboxes (docs/architecture.md §1) so episodes execute in parallel. Calls queue first come,
 // first served. A worker that is terminated, crashes, or is due for recycling is replaced from a
 // pre-warmed spare, so nobody waits for a cold Pyodide start (seconds) in the common case; a new
 // spare then warms in the background. Only pool-level failures reject (closed pool, workers that

@@ -1,5 +1,5 @@
 // The main-thread side of one sandbox worker: starts it, runs one program at a time, and enforces
-// the deadline from outside (DESIGN.md §1: "timeout enforced on the caller's side"). At the
+// the deadline from outside (docs/architecture.md §1: "timeout enforced on the caller's side"). At the
 // deadline it raises KeyboardInterrupt through the shared interrupt cell; if the program is still
 // running after the grace period (time.sleep in C, one long C call, `except BaseException`), or
 // there is no SharedArrayBuffer to interrupt with, the worker is terminated.

@@ -1,4 +1,4 @@
-// The action registry (DESIGN.md §1, STYLE.md §6): each action the agent can take is a named tool
+// The action registry (docs/architecture.md §1, §9.6): each action the agent can take is a named tool
 // that turns its arguments into an observation. execute_code and finish are built in; further
 // tools (a mock search, a file reader) register under their own names.
 import { TIMEOUT_OBSERVATION } from './exec_result.ts';

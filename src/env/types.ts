@@ -1,4 +1,4 @@
-// Contracts of the Environment (DESIGN.md §1, §7): what one execution returns, the worker-side
+// Contracts of the Environment (docs/architecture.md §1, §7): what one execution returns, the worker-side
 // runner interface that workers/sandbox.worker.ts exposes with comlink, and the injected worker
 // factory that keeps this folder free of browser and Node specifics.
 import type { Endpoint } from 'comlink';

@@ -1,7 +1,7 @@
 // How much memory a model needs to train in the tab, computed from its config.json alone, so the
 // page can refuse a model that will not fit BEFORE downloading a gigabyte of weights.
 //
-// What we count (float32 everywhere, as the loader converts BF16/F16 to float32, DESIGN.md §4):
+// What we count (float32 everywhere, as the loader converts BF16/F16 to float32, docs/architecture.md §4):
 //   weights      every parameter once (the KL reference is the same weights with adapters off)
 //   download     the raw file bytes held while converting (BF16/F16: 2 bytes per parameter)
 //   adapters     LoRA A and B on q, k, v, o + AdamW's two moments + gradients (4 copies);

@@ -1,5 +1,5 @@
 // The one record that carries a trajectory through rollout -> reward -> advantage -> update
-// (DESIGN.md §1, STYLE.md §5), and the per-step metrics record. Stages are functions from records
+// (docs/architecture.md §1, §9.5), and the per-step metrics record. Stages are functions from records
 // to records; nothing here touches tensors, so every stage can be tested on plain data.
 //
 // Token-aligned arrays (`ids`, `actionMask`, `oldLogprobs`, `refLogprobs`) all have length T,

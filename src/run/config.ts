@@ -1,4 +1,4 @@
-// The one RunConfig schema (DESIGN.md §5, STYLE.md §4): a single table gives the type, the
+// The one RunConfig schema (docs/architecture.md §5, §9.4): a single table gives the type, the
 // defaults, the validation (messages that say how to fix), the short URL keys and the UI's help.
 // Defaults reproduce the reference design's run where it has a value: G = 4, 3 turns, 30 steps,
 // lr 5e-5 (AdamW, torch's weight decay 0.01), ε 0.2, β 0.04, temperature 1.0, 128 new tokens per

@@ -1,4 +1,4 @@
-// What a run can take away (DESIGN.md §6): trajectories as JSONL, metrics as CSV or JSON, and the
+// What a run can take away (docs/architecture.md §6): trajectories as JSONL, metrics as CSV or JSON, and the
 // PEFT adapter files (bytes from the trainer worker's exportAdapter()) packed into one .zip.
 // Pure functions over records and bytes, so they run and are tested in Node.
 import { flattenMetrics } from '../rl/metrics.ts';

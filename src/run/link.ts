@@ -1,4 +1,4 @@
-// Run links (DESIGN.md §5): `#v=1&seed=0&g=8&ct=…` — the schema version, the seed (always), and
+// Run links (docs/architecture.md §5): `#v=1&seed=0&g=8&ct=…` — the schema version, the seed (always), and
 // every non-default field under its short key from the schema. Custom tasks are JSON, compressed
 // with deflate-raw and base64url-encoded. Decoding goes field by field: a bad or unknown field
 // falls back to its default and is listed with the reason, so an old or damaged link still opens.

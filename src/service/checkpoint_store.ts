@@ -1,4 +1,4 @@
-// Checkpoints that survive a reload or a crash (DESIGN.md §6): the trainer worker's
+// Checkpoints that survive a reload or a crash (docs/architecture.md §6): the trainer worker's
 // TrainerCheckpoint plus what the page needs to offer "resume" (which model, when, which step).
 // The logic (keys, retention, latest, quota handling) sits on a tiny key-value interface with two
 // implementations: IndexedDB in the page, a Map in Node tests. Summaries live apart from the

@@ -63,7 +63,7 @@ export interface EvalReport {
 }
 
 /**
- * Everything needed to resume a run (DESIGN.md §6). Weights are the trainable tensors only
+ * Everything needed to resume a run (docs/architecture.md §6). Weights are the trainable tensors only
  * (adapters, or all weights in full mode), with AdamW moments, as raw float32 buffers.
  */
 export interface TrainerCheckpoint {

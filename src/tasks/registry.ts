@@ -1,4 +1,4 @@
-// Task sets by name (STYLE.md §6): the same map gives the config its allowed values, the UI its
+// Task sets by name (docs/architecture.md §9.6): the same map gives the config its allowed values, the UI its
 // choices, and the CLI's `--tasks`. Custom tasks join whatever set is chosen; `custom` alone trains
 // on them only. Each set names the set its held-out evaluation uses.
 import { BUILTIN_TASKS } from './builtin/index.ts';

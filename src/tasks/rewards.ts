@@ -1,4 +1,4 @@
-// Verifiable rewards, composable with weights (STYLE.md §6: a registry). Each part scores a
+// Verifiable rewards, composable with weights (docs/architecture.md §9.6: a registry). Each part scores a
 // finished episode in [0, 1] and is logged on the trajectory; the reward is the weighted mean of
 // the parts that APPLY to the task (a part applies when the task has what it checks: an expected
 // output, or hidden tests) and have a weight above 0. So the seed tasks get exactly the reference

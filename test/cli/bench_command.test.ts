@@ -1,4 +1,4 @@
-// `bench [--only …]` through a subprocess: the figures `npm run bench` prints, as DESIGN.md §8's CLI
+// `bench [--only …]` through a subprocess: the figures `npm run bench` prints, as docs/architecture.md §8's CLI
 // contract has them, and a clear error for a section that does not exist.
 import { describe, expect, it } from 'vitest';
 import { cli, cliLines } from './helpers.ts';

@@ -1,4 +1,4 @@
-// The CLI contract (DESIGN.md §8) through a real subprocess: JSON on stdout, errors as {"error"}.
+// The CLI contract (docs/architecture.md §8) through a real subprocess: JSON on stdout, errors as {"error"}.
 import { describe, expect, it } from 'vitest';
 import { fixture, golden, maxAbsDiff } from '../model/helpers.ts';
 import { cli } from './helpers.ts';

@@ -1,5 +1,5 @@
 // The WebGPU path in a real browser: Chromium's software WebGPU adapter (SwiftShader) runs the
-// same model as WASM and must give the same logits, log-probs and greedy tokens (DESIGN.md §3).
+// same model as WASM and must give the same logits, log-probs and greedy tokens (docs/architecture.md §3).
 // The WASM run also checks our SIMD attention kernel in the browser against PyTorch's values, and
 // that Chromium gets the kernel's relaxed-SIMD build for the linear layers (against tf.matMul).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

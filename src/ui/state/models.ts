@@ -1,4 +1,4 @@
-// Model choices the page offers (STYLE.md §6: one registry for the picker and the checks): the
+// Model choices the page offers (docs/architecture.md §9.6: one registry for the picker and the checks): the
 // embedded demo model, hub presets, any hub id, or a folder from disk. The run config names the
 // model as text (`model`: "demo", a hub id, or a folder name); this turns that text into the
 // worker's ModelChoice and sizes the run for the memory estimate. Pure: no DOM.
@@ -14,7 +14,7 @@ export interface ModelPreset {
   note: string;
 }
 
-/** The hub presets (DESIGN.md §4). */
+/** The hub presets (docs/architecture.md §4). */
 export const HUB_PRESETS: readonly ModelPreset[] = [
   { repo: 'HuggingFaceTB/SmolLM2-135M-Instruct', label: 'SmolLM2 135M Instruct', note: '~270 MB download' },
   { repo: 'HuggingFaceTB/SmolLM2-360M-Instruct', label: 'SmolLM2 360M Instruct', note: '~720 MB download' },
