@@ -3,8 +3,9 @@
 // products stream the weights once for one row, bound by the cache's bandwidth, while a batch-8
 // step's do 8 times the arithmetic on the same stream, bound by the core's 128-bit fused
 // multiply-adds. How far apart those two ceilings are is the CPU's, and it sets how much faster
-// batch 8 can be than batch 1 (measured, the products alone: ~4× on the Intel VM of the README's
-// (k), ~2.2× on the Zen 5 EPYC VM of (l), whose caches stream the weights about twice as fast).
+// batch 8 can be than batch 1 (measured, the products alone: ~4× on the Intel VM of run (k) in
+// docs/performance.md, ~2.2× on the Zen 5 EPYC VM of run (l), whose caches stream the weights
+// about twice as fast).
 //   fma_peak_gflops                           one thread: a loop of independent relaxed-SIMD
 //                                             multiply-adds, no memory traffic (WebAssembly's
 //                                             ceiling on this core)
@@ -24,14 +25,14 @@ function fmaPeak(): number {
   const n = f.local(I32);
   const acc = Array.from({ length: 10 }, () => f.local(V128)); // more chains than the FMA latency x pipes
   const x = f.local(V128);
-  f.i32(16).simd(0x00, 4, 0).set(x); // an operand the engine cannot fold away
+  f.i32(16).v128Load(0, 4).set(x); // an operand the engine cannot fold away
   f.i32(0).set(n);
   f.whileLoop(f.lessThan(n, 0), () => {
-    for (const a of acc) f.get(x).get(x).get(a).simd(0x105).set(a); // relaxed_madd
+    for (const a of acc) f.get(x).get(x).get(a).f32x4RelaxedMadd().set(a);
     f.addConst(n, 1);
   });
-  for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).simd(0xe4).set(acc[0]!); // every chain is used
-  f.i32(0).get(acc[0]!).simd(0x0b, 4, 0);
+  for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).f32x4Add().set(acc[0]!); // every chain is used
+  f.i32(0).get(acc[0]!).v128Store(0, 4);
   const module = new WebAssembly.Module(moduleBytes([{ name: 'fma', params: 1, body: f }]));
   const fma = new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial: 1 }) } }).exports.fma as (n: number) => void;
   const iterations = 4_000_000;

@@ -1,8 +1,11 @@
-// A minimal WebAssembly binary writer: just what simd_matmul.ts needs (one module importing a
+// A minimal WebAssembly binary writer: just what the kernels need (one module importing a
 // memory, i32/f32/v128 locals, structured loops, SIMD loads and arithmetic). Writing bytes
 // directly keeps the kernel in TypeScript, with no compiler toolchain and no generated file;
 // WebAssembly.validate and the kernel's tests against tf.matMul check what it emits.
-// Opcode numbers are from the WebAssembly core spec (2.0) and its fixed-width SIMD proposal.
+// The instructions themselves, one named emitter each, are in assembler_ops.ts.
+import { Instructions, uleb } from './assembler_ops.ts';
+
+export { sleb, uleb, V128_ZERO } from './assembler_ops.ts';
 
 /** Value types. */
 export const I32 = 0x7f;
@@ -10,42 +13,15 @@ export const F32 = 0x7d;
 export const V128 = 0x7b;
 export const F64 = 0x7c;
 
-/** Unsigned LEB128. */
-export function uleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value >>> 0;
-  do {
-    let byte = v & 0x7f;
-    v >>>= 7;
-    if (v !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (v !== 0);
-  return out;
-}
-
-/** Signed LEB128 (32-bit). */
-export function sleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value | 0;
-  for (;;) {
-    const byte = v & 0x7f;
-    v >>= 7;
-    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
-
 const utf8 = (s: string): number[] => [...uleb(s.length), ...new TextEncoder().encode(s)];
 const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
 const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 
 /** Instruction emitter for one function body. Locals are indices (params first). */
-export class Body {
-  readonly code: number[] = [];
+export class Body extends Instructions {
   private readonly locals: number[] = [];
 
-  constructor(private readonly paramCount: number) {}
+  constructor(private readonly paramCount: number) { super(); }
 
   /** Declares a new local of `type` and returns its index. */
   local(type: number): number {
@@ -53,54 +29,44 @@ export class Body {
     return this.paramCount + this.locals.length - 1;
   }
 
-  get(index: number): this { return this.op(0x20, ...uleb(index)); }
-  set(index: number): this { return this.op(0x21, ...uleb(index)); }
-  i32(value: number): this { return this.op(0x41, ...sleb(value)); }
-  /** Appends raw opcodes. */
-  op(...bytes: number[]): this { this.code.push(...bytes); return this; }
-  /** A SIMD instruction (prefix 0xfd, LEB opcode, then immediates). */
-  simd(opcode: number, ...immediates: number[]): this { return this.op(0xfd, ...uleb(opcode), ...immediates); }
-
   /** `local = local + delta` with delta an i32 local. */
-  addTo(local: number, delta: number): this { return this.get(local).get(delta).op(0x6a).set(local); }
+  addTo(local: number, delta: number): this { return this.get(local).get(delta).i32Add().set(local); }
   /** `local = local + constant`. */
-  addConst(local: number, constant: number): this { return this.get(local).i32(constant).op(0x6a).set(local); }
+  addConst(local: number, constant: number): this { return this.get(local).i32(constant).i32Add().set(local); }
 
-  /** A loop condition: local `a` < local `b`, unsigned (i32.lt_u). */
+  /** A loop condition: local `a` < local `b`, unsigned. */
   lessThan(a: number, b: number): () => void {
-    return () => { this.get(a).get(b).op(0x49); };
+    return () => { this.get(a).get(b).i32LtU(); };
   }
 
-  /** A loop condition: local `a` + `step` <= local `b`, unsigned (i32.le_u): `step` more still fit. */
+  /** A loop condition: local `a` + `step` <= local `b`, unsigned: `step` more still fit. */
   fits(a: number, step: number, b: number): () => void {
-    return () => { this.get(a).i32(step).op(0x6a).get(b).op(0x4d); };
+    return () => { this.get(a).i32(step).i32Add().get(b).i32LeU(); };
   }
 
   /** while (cond()) { body() }: `cond` leaves an i32 on the stack. */
   whileLoop(cond: () => void, body: () => void): this {
-    this.op(0x02, 0x40, 0x03, 0x40); // block, loop
+    this.block().loop();
     cond();
-    this.op(0x45, 0x0d, 0x01); // i32.eqz; br_if 1 (leave the block)
+    this.i32Eqz().brIf(1); // leave the block
     body();
-    this.op(0x0c, 0x00, 0x0b, 0x0b); // br 0 (loop again); end loop; end block
-    return this;
+    return this.br(0).end().end(); // loop again
   }
 
   /** if (cond()) { then() } else { otherwise() }: `cond` leaves an i32 on the stack. */
   ifElse(cond: () => void, then: () => void, otherwise: () => void): this {
     cond();
-    this.op(0x04, 0x40); // if (no result)
+    this.if();
     then();
-    this.op(0x05); // else
+    this.else();
     otherwise();
-    this.op(0x0b); // end
-    return this;
+    return this.end();
   }
 
   /** Every lane of the f32x4 local `v` = the largest of its four lanes (NaN-free lanes): f32x4.pmax of halves, then of neighbours. */
   maxAcrossLanes(v: number): this {
-    this.get(v).get(v).get(v).simd(0x0d, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7).simd(0xeb).set(v);
-    return this.get(v).get(v).get(v).simd(0x0d, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11).simd(0xeb).set(v);
+    this.get(v).get(v).get(v).i8x16Shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]).f32x4Pmax().set(v);
+    return this.get(v).get(v).get(v).i8x16Shuffle([4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11]).f32x4Pmax().set(v);
   }
 
   /** The encoded function body: local declarations, code, end. */

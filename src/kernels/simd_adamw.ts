@@ -13,10 +13,8 @@
 // The nine scalars arrive as float32 bit patterns in i32 arguments (the writer's functions take
 // i32s only) and are splatted once. A second kernel, sumSquares, gives clipping its global norm.
 import * as tf from '@tensorflow/tfjs';
-import { Body, F32, F64, f32Bits, I32, moduleBytes, V128 } from './assembler.ts';
+import { Body, F32, F64, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
-
-const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2)
 
 /** The scalars of one step, in the kernel's argument order. */
 export interface AdamWScalars { beta1: number; oneMinusBeta1: number; beta2: number; oneMinusBeta2: number; stepSize: number; inverseCorrection2: number; epsilon: number; decay: number; gradScale: number }
@@ -36,39 +34,41 @@ function adamwBody(): Body {
   const [gv, mv, vv] = [f.local(V128), f.local(V128), f.local(V128)];
   const [gs, ms, vs] = [f.local(F32), f.local(F32), f.local(F32)];
   scalarArgs.forEach((arg, i) => {
-    f.get(arg).op(0xbe).set(scalar[i]!); // f32.reinterpret_i32
-    f.get(scalar[i]!).simd(0x13).set(splat[i]!); // f32x4.splat
+    f.get(arg).f32ReinterpretI32().set(scalar[i]!);
+    f.get(scalar[i]!).f32x4Splat().set(splat[i]!);
   });
-  f.get(count).i32(2).op(0x74).set(all); // count * 4
-  f.get(all).i32(-16).op(0x71).set(end); // & ~15
+  f.get(count).i32(2).i32Shl().set(all); // count * 4
+  f.get(all).i32(-16).i32And().set(end); // & ~15
   // One body for both widths: `vector` picks v128 ops and splatted scalars, or f32 ops and scalars.
   const step = (vector: boolean) => {
     const [gl, ml, vl] = vector ? [gv, mv, vv] : [gs, ms, vs];
     const k = vector ? splat : scalar;
     const [beta1, omb1, beta2, omb2, stepSize, invC2, eps, decay, gradScale] = k as [number, number, number, number, number, number, number, number, number];
-    const load = (base: number) => { f.get(base).get(at).op(0x6a); if (vector) f.simd(0x00, ALIGN4, 0); else f.op(0x2a, ALIGN4, 0); };
-    const store = () => { if (vector) f.simd(0x0b, ALIGN4, 0); else f.op(0x38, ALIGN4, 0); };
-    const [add, sub, mul, div, sqrt] = vector ? [[0xfd, 0xe4, 0x01], [0xfd, 0xe5, 0x01], [0xfd, 0xe6, 0x01], [0xfd, 0xe7, 0x01], [0xfd, 0xe3, 0x01]] : [[0x92], [0x93], [0x94], [0x95], [0x91]];
-    load(g); f.get(gradScale).op(...mul!).set(gl);
+    const load = (base: number) => { f.get(base).get(at).i32Add(); if (vector) f.v128Load(); else f.f32Load(); };
+    const store = () => { if (vector) f.v128Store(); else f.f32Store(); };
+    const [add, sub, mul, div, sqrt] = vector
+      ? [() => f.f32x4Add(), () => f.f32x4Sub(), () => f.f32x4Mul(), () => f.f32x4Div(), () => f.f32x4Sqrt()]
+      : [() => f.f32Add(), () => f.f32Sub(), () => f.f32Mul(), () => f.f32Div(), () => f.f32Sqrt()];
+    load(g); f.get(gradScale); mul().set(gl);
     // m' = m * beta1 + g * (1 - beta1), kept in ml and stored
-    f.get(mOut).get(at).op(0x6a);
-    load(m); f.get(beta1).op(...mul!).get(gl).get(omb1).op(...mul!).op(...add!).set(ml).get(ml);
+    f.get(mOut).get(at).i32Add();
+    load(m); f.get(beta1); mul().get(gl).get(omb1); mul(); add().set(ml).get(ml);
     store();
     // v' = v * beta2 + (g * g) * (1 - beta2)
-    f.get(vOut).get(at).op(0x6a);
-    load(v); f.get(beta2).op(...mul!).get(gl).get(gl).op(...mul!).get(omb2).op(...mul!).op(...add!).set(vl).get(vl);
+    f.get(vOut).get(at).i32Add();
+    load(v); f.get(beta2); mul().get(gl).get(gl); mul().get(omb2); mul(); add().set(vl).get(vl);
     store();
     // p' = p * decay - (m' * stepSize) / (sqrt(v' * invC2) + eps)
-    f.get(pOut).get(at).op(0x6a);
-    load(p); f.get(decay).op(...mul!);
-    f.get(ml).get(stepSize).op(...mul!);
-    f.get(vl).get(invC2).op(...mul!).op(...sqrt!).get(eps).op(...add!);
-    f.op(...div!).op(...sub!);
+    f.get(pOut).get(at).i32Add();
+    load(p); f.get(decay); mul();
+    f.get(ml).get(stepSize); mul();
+    f.get(vl).get(invC2); mul(); sqrt().get(eps); add();
+    div(); sub();
     store();
   };
   f.i32(0).set(at);
-  f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => { step(true); f.addConst(at, 16); });
-  f.whileLoop(() => { f.get(at).get(all).op(0x49); }, () => { step(false); f.addConst(at, 4); });
+  f.whileLoop(() => { f.get(at).get(end).i32LtU(); }, () => { step(true); f.addConst(at, 16); });
+  f.whileLoop(() => { f.get(at).get(all).i32LtU(); }, () => { step(false); f.addConst(at, 4); });
   return f;
 }
 
@@ -93,22 +93,22 @@ function sumSquaresBody(): Body {
   const acc = [f.local(V128), f.local(V128)];
   const total = f.local(F64);
   const x = f.local(F64);
-  f.get(count).i32(2).op(0x74).set(all); // count * 4
-  f.get(all).i32(-16).op(0x71).set(end); // & ~15
-  for (const a of acc) f.simd(0x0c, ...Array<number>(16).fill(0)).set(a);
+  f.get(count).i32(2).i32Shl().set(all); // count * 4
+  f.get(all).i32(-16).i32And().set(end); // & ~15
+  for (const a of acc) f.v128Const(V128_ZERO).set(a);
   f.i32(0).set(at);
-  f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => {
-    f.get(p).get(at).op(0x6a).simd(0x00, ALIGN4, 0).set(v);
-    // lanes 0-1 and 2-3 as float64 pairs: f64x2.promote_low_f32x4, of v and of v's high half
-    f.get(v).simd(0x5f).set(half).get(acc[0]!).get(half).get(half).simd(0xf2).simd(0xf0).set(acc[0]!);
-    f.get(v).get(v).simd(0x0d, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15).simd(0x5f).set(half);
-    f.get(acc[1]!).get(half).get(half).simd(0xf2).simd(0xf0).set(acc[1]!);
+  f.whileLoop(() => { f.get(at).get(end).i32LtU(); }, () => {
+    f.get(p).get(at).i32Add().v128Load().set(v);
+    // lanes 0-1 and 2-3 as float64 pairs: of v, and of v's high half
+    f.get(v).f64x2PromoteLowF32x4().set(half).get(acc[0]!).get(half).get(half).f64x2Mul().f64x2Add().set(acc[0]!);
+    f.get(v).get(v).i8x16Shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]).f64x2PromoteLowF32x4().set(half);
+    f.get(acc[1]!).get(half).get(half).f64x2Mul().f64x2Add().set(acc[1]!);
     f.addConst(at, 16);
   });
-  f.get(acc[0]!).simd(0x21, 0).get(acc[0]!).simd(0x21, 1).op(0xa0).get(acc[1]!).simd(0x21, 0).op(0xa0).get(acc[1]!).simd(0x21, 1).op(0xa0).set(total);
-  f.whileLoop(() => { f.get(at).get(all).op(0x49); }, () => {
-    f.get(p).get(at).op(0x6a).op(0x2a, ALIGN4, 0).op(0xbb).set(x); // f64.promote_f32
-    f.get(total).get(x).get(x).op(0xa2, 0xa0).set(total);
+  f.get(acc[0]!).f64x2ExtractLane(0).get(acc[0]!).f64x2ExtractLane(1).f64Add().get(acc[1]!).f64x2ExtractLane(0).f64Add().get(acc[1]!).f64x2ExtractLane(1).f64Add().set(total);
+  f.whileLoop(() => { f.get(at).get(all).i32LtU(); }, () => {
+    f.get(p).get(at).i32Add().f32Load().f64PromoteF32().set(x);
+    f.get(total).get(x).get(x).f64Mul().f64Add().set(total);
     f.addConst(at, 4);
   });
   f.get(total);

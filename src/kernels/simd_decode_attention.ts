@@ -18,11 +18,9 @@
 // key head, one position each); S cached positions of `capacity` slots; hd the head width (a
 // multiple of 4).
 import * as tf from '@tensorflow/tfjs';
-import { Body, F32, f32Bits, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { Body, F32, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
-
-const ALIGN4 = 2;
 
 /**
  * Emits `attend(q, keys, values, bias, out, scratch, BH, Hkv, R, S, capacity, hd, scaleBits)`,
@@ -41,93 +39,93 @@ function attendBody(): Body {
   const [vq, scale, vmax, weight, total, low, keep] = [v128(), v128(), v128(), v128(), v128(), v128(), v128()];
   const [s, max, inv] = [f.local(F32), f.local(F32), f.local(F32)];
   const exp = new VectorExp(f, -87, 0);
-  const zero = (local: number) => f.simd(0x0c, ...Array<number>(16).fill(0)).set(local);
-  const load = (pointer: number, offset = 0) => f.get(pointer).simd(0x00, ALIGN4, ...uleb(offset));
+  const zero = (local: number) => f.v128Const(V128_ZERO).set(local);
+  const load = (pointer: number, offset = 0) => f.get(pointer).v128Load(offset);
 
   splatF32(f, -87, low);
-  f.get(HD).i32(2).op(0x74).set(rowBytes);
-  f.get(SCALE).op(0xbe).simd(0x13).set(scale); // f32.reinterpret_i32; splat
-  f.get(scratch).get(rowBytes).op(0x6a).set(scores);
-  f.get(scores).get(S).i32(2).op(0x74).op(0x6a).set(scoresEnd);
+  f.get(HD).i32(2).i32Shl().set(rowBytes);
+  f.get(SCALE).f32ReinterpretI32().f32x4Splat().set(scale);
+  f.get(scratch).get(rowBytes).i32Add().set(scores);
+  f.get(scores).get(S).i32(2).i32Shl().i32Add().set(scoresEnd);
   f.i32(0).set(bh);
   f.whileLoop(f.lessThan(bh, BH), () => {
-    f.get(pk).get(bh).get(CAP).op(0x6c).get(rowBytes).op(0x6c).op(0x6a).set(kBase);
-    f.get(pv).get(bh).get(CAP).op(0x6c).get(rowBytes).op(0x6c).op(0x6a).set(vBase);
-    f.get(pbias).get(bh).get(HKV).op(0x6e).get(S).op(0x6c).i32(2).op(0x74).op(0x6a).set(biasRow); // bias + (bh / Hkv) * S * 4 (i32.div_u)
+    f.get(pk).get(bh).get(CAP).i32Mul().get(rowBytes).i32Mul().i32Add().set(kBase);
+    f.get(pv).get(bh).get(CAP).i32Mul().get(rowBytes).i32Mul().i32Add().set(vBase);
+    f.get(pbias).get(bh).get(HKV).i32DivU().get(S).i32Mul().i32(2).i32Shl().i32Add().set(biasRow); // bias + (bh / Hkv) * S * 4
     f.i32(0).set(r);
     f.whileLoop(f.lessThan(r, R), () => {
-      f.get(pq).get(bh).get(R).op(0x6c).get(r).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(qRow);
+      f.get(pq).get(bh).get(R).i32Mul().get(r).i32Add().get(rowBytes).i32Mul().i32Add().set(qRow);
       // the scaled query (tf.mul's float32 product), at scratch
       f.i32(0).set(d);
       f.whileLoop(f.lessThan(d, rowBytes), () => {
-        f.get(scratch).get(d).op(0x6a);
-        f.get(qRow).get(d).op(0x6a).simd(0x00, ALIGN4, 0).get(scale).simd(0xe6);
-        f.simd(0x0b, ALIGN4, 0);
+        f.get(scratch).get(d).i32Add();
+        f.get(qRow).get(d).i32Add().v128Load().get(scale).f32x4Mul();
+        f.v128Store();
         f.addConst(d, 16);
       });
       // scores: keys j .. j + n - 1 against the query, n accumulators; the running max
-      f.op(0x43, 0x00, 0x00, 0x80, 0xff).set(max); // -Infinity
+      f.f32Const(-Infinity).set(max);
       const scoreRows = (n: number) => {
-        for (let i = 0; i < n; i++) f.get(kBase).get(j).i32(i).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(kp[i]!);
+        for (let i = 0; i < n; i++) f.get(kBase).get(j).i32(i).i32Add().get(rowBytes).i32Mul().i32Add().set(kp[i]!);
         for (let i = 0; i < n; i++) zero(acc[i]!);
         f.i32(0).set(d);
         f.whileLoop(f.lessThan(d, rowBytes), () => {
-          f.get(scratch).get(d).op(0x6a).simd(0x00, ALIGN4, 0).set(vq);
+          f.get(scratch).get(d).i32Add().v128Load().set(vq);
           for (let i = 0; i < n; i++) {
-            f.get(kp[i]!).get(d).op(0x6a).simd(0x00, ALIGN4, 0).get(vq).get(acc[i]!).simd(0x105).set(acc[i]!); // relaxed_madd(K, q, acc)
+            f.get(kp[i]!).get(d).i32Add().v128Load().get(vq).get(acc[i]!).f32x4RelaxedMadd().set(acc[i]!); // acc + K q
           }
           f.addConst(d, 16);
         });
         for (let i = 0; i < n; i++) {
-          f.get(acc[i]!).simd(0x1f, 0);
-          for (let lane = 1; lane < 4; lane++) f.get(acc[i]!).simd(0x1f, lane).op(0x92);
-          f.get(biasRow).get(j).i32(i).op(0x6a).i32(2).op(0x74).op(0x6a).op(0x2a, ALIGN4, 0).op(0x92).set(s); // + bias[j + i]
-          f.get(scores).get(j).i32(i).op(0x6a).i32(2).op(0x74).op(0x6a).get(s).op(0x38, ALIGN4, 0);
-          f.get(s).get(max).get(s).get(max).op(0x5e).op(0x1b).set(max); // s > max ? s : max (NaN passes over)
+          f.get(acc[i]!).f32x4ExtractLane(0);
+          for (let lane = 1; lane < 4; lane++) f.get(acc[i]!).f32x4ExtractLane(lane).f32Add();
+          f.get(biasRow).get(j).i32(i).i32Add().i32(2).i32Shl().i32Add().f32Load().f32Add().set(s); // + bias[j + i]
+          f.get(scores).get(j).i32(i).i32Add().i32(2).i32Shl().i32Add().get(s).f32Store();
+          f.get(s).get(max).get(s).get(max).f32Gt().select().set(max); // s > max ? s : max (NaN passes over)
         }
       };
       f.i32(0).set(j);
       f.whileLoop(f.fits(j, 4, S), () => { scoreRows(4); f.addConst(j, 4); });
       f.whileLoop(f.lessThan(j, S), () => { scoreRows(1); f.addConst(j, 1); });
       // padding to a whole vector: weights exp(-87), nothing at float32's resolution of the sum
-      for (let i = 0; i < 3; i++) f.get(scoresEnd).op(0x43, 0x00, 0x00, 0x80, 0xff).op(0x38, ALIGN4, 4 * i);
+      for (let i = 0; i < 3; i++) f.get(scoresEnd).f32Const(-Infinity).f32Store(4 * i);
       // weights exp(s - max) in place and their total, then divided by it
-      f.get(max).simd(0x13).set(vmax);
+      f.get(max).f32x4Splat().set(vmax);
       zero(total);
       f.get(scores).set(at);
       f.whileLoop(f.lessThan(at, scoresEnd), () => {
-        load(at).get(vmax).simd(0xe5).set(weight);
-        f.get(weight).get(low).simd(0x44).set(keep); // f32x4.gt: above exp's clamp
+        load(at).get(vmax).f32x4Sub().set(weight);
+        f.get(weight).get(low).f32x4Gt().set(keep); // above exp's clamp
         exp.apply(weight);
-        f.get(weight).get(keep).simd(0x4e).set(weight); // v128.and: 0 at or below it
-        f.get(at).get(weight).simd(0x0b, ALIGN4, 0);
-        f.get(total).get(weight).simd(0xe4).set(total);
+        f.get(weight).get(keep).v128And().set(weight); // 0 at or below it
+        f.get(at).get(weight).v128Store();
+        f.get(total).get(weight).f32x4Add().set(total);
         f.addConst(at, 16);
       });
-      f.op(0x43, 0x00, 0x00, 0x80, 0x3f); // 1 / (((t0 + t1) + t2) + t3)
-      f.get(total).simd(0x1f, 0);
-      for (let lane = 1; lane < 4; lane++) f.get(total).simd(0x1f, lane).op(0x92);
-      f.op(0x95).set(inv);
-      f.get(inv).simd(0x13).set(weight);
+      f.f32Const(1); // 1 / (((t0 + t1) + t2) + t3)
+      f.get(total).f32x4ExtractLane(0);
+      for (let lane = 1; lane < 4; lane++) f.get(total).f32x4ExtractLane(lane).f32Add();
+      f.f32Div().set(inv);
+      f.get(inv).f32x4Splat().set(weight);
       f.get(scores).set(at);
       f.whileLoop(f.lessThan(at, scoresEnd), () => {
         f.get(at);
-        load(at).get(weight).simd(0xe6);
-        f.simd(0x0b, ALIGN4, 0);
+        load(at).get(weight).f32x4Mul();
+        f.v128Store();
         f.addConst(at, 16);
       });
       // context: out[d .. d + 4n) = sum over keys of weight * V[key, d .. d + 4n), n vectors a block
       const contextBlock = (n: number) => {
         for (let i = 0; i < n; i++) zero(acc[i]!);
-        f.get(vBase).get(d).op(0x6a).set(at);
+        f.get(vBase).get(d).i32Add().set(at);
         f.get(scores).set(end);
         f.i32(0).set(j);
         f.whileLoop(f.lessThan(j, S), () => {
-          f.get(end).op(0x2a, ALIGN4, 0).simd(0x13).set(weight); // splat(weight j)
-          for (let i = 0; i < n; i++) f.get(weight).get(at).simd(0x00, ALIGN4, ...uleb(16 * i)).get(acc[i]!).simd(0x105).set(acc[i]!);
+          f.get(end).f32Load().f32x4Splat().set(weight); // weight j in all lanes
+          for (let i = 0; i < n; i++) f.get(weight).get(at).v128Load(16 * i).get(acc[i]!).f32x4RelaxedMadd().set(acc[i]!);
           f.addTo(at, rowBytes).addConst(end, 4).addConst(j, 1);
         });
-        for (let i = 0; i < n; i++) f.get(pout).get(bh).get(R).op(0x6c).get(r).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).get(d).op(0x6a).get(acc[i]!).simd(0x0b, ALIGN4, ...uleb(16 * i));
+        for (let i = 0; i < n; i++) f.get(pout).get(bh).get(R).i32Mul().get(r).i32Add().get(rowBytes).i32Mul().i32Add().get(d).i32Add().get(acc[i]!).v128Store(16 * i);
         f.addConst(d, 16 * n);
       };
       f.i32(0).set(d);

@@ -1,10 +1,8 @@
 // The dot-product kernel `matmulT`, C = A W^T with W stored (N, K), as WebAssembly SIMD (relaxed
 // SIMD's fused multiply-add): for the linear layers' products with few rows (decoding), where
 // streaming the weights dominates; its weights are transposed copies kept by decode_products.ts.
-import { Body, F32, I32, moduleBytes, V128 } from './assembler.ts';
+import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { exported } from './simd_matmul.ts';
-
-const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2)
 
 /**
  * Emits `matmulT(a, w, c, M, K, N, ldc)`: C (M, N) = A (M, K) @ W^T with W stored (N, K), row-major,
@@ -39,35 +37,35 @@ function dotBody(): Body {
 
   // C[m .. m + tm, n .. n + tn] for the W rows wPtr[0 .. tn).
   const tile = (tm: number, tn: number) => {
-    for (let i = 0; i < tm; i++) f.get(pa).get(m).i32(i).op(0x6a).get(rowK).op(0x6c, 0x6a).set(aPtr[i]!);
-    for (let i = 0; i < tm; i++) for (let j = 0; j < tn; j++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[i]![j]!);
+    for (let i = 0; i < tm; i++) f.get(pa).get(m).i32(i).i32Add().get(rowK).i32Mul().i32Add().set(aPtr[i]!);
+    for (let i = 0; i < tm; i++) for (let j = 0; j < tn; j++) f.v128Const(V128_ZERO).set(acc[i]![j]!);
     f.i32(0).set(off).i32(0).set(k);
     f.whileLoop(f.fits(k, 4, K), () => {
-      for (let i = 0; i < tm; i++) f.get(aPtr[i]!).get(off).op(0x6a).simd(0x00, ALIGN4, 0).set(va[i]!); // A[m + i, k .. k + 3]
+      for (let i = 0; i < tm; i++) f.get(aPtr[i]!).get(off).i32Add().v128Load().set(va[i]!); // A[m + i, k .. k + 3]
       for (let j = 0; j < tn; j++) {
-        f.get(wPtr[j]!).get(off).op(0x6a).simd(0x00, ALIGN4, 0).set(vw); // W[n + j, k .. k + 3]
-        for (let i = 0; i < tm; i++) f.get(va[i]!).get(vw).get(acc[i]![j]!).simd(0x105).set(acc[i]![j]!); // relaxed_madd
+        f.get(wPtr[j]!).get(off).i32Add().v128Load().set(vw); // W[n + j, k .. k + 3]
+        for (let i = 0; i < tm; i++) f.get(va[i]!).get(vw).get(acc[i]![j]!).f32x4RelaxedMadd().set(acc[i]![j]!);
       }
       f.addConst(off, 16).addConst(k, 4);
     });
     for (let i = 0; i < tm; i++) {
       for (let j = 0; j < tn; j++) {
-        f.get(acc[i]![j]!).simd(0x1f, 0);
-        for (let lane = 1; lane < 4; lane++) f.get(acc[i]![j]!).simd(0x1f, lane).op(0x92);
+        f.get(acc[i]![j]!).f32x4ExtractLane(0);
+        for (let lane = 1; lane < 4; lane++) f.get(acc[i]![j]!).f32x4ExtractLane(lane).f32Add();
         f.set(sum);
-        f.get(k).set(tailK).get(aPtr[i]!).get(off).op(0x6a).set(tailA).get(wPtr[j]!).get(off).op(0x6a).set(tailW);
+        f.get(k).set(tailK).get(aPtr[i]!).get(off).i32Add().set(tailA).get(wPtr[j]!).get(off).i32Add().set(tailW);
         f.whileLoop(f.lessThan(tailK, K), () => {
-          f.get(sum).get(tailA).op(0x2a, ALIGN4, 0).get(tailW).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * W
+          f.get(sum).get(tailA).f32Load().get(tailW).f32Load().f32Mul().f32Add().set(sum); // sum += A * W
           f.addConst(tailA, 4).addConst(tailW, 4).addConst(tailK, 1);
         });
         // C[m + i, n + j] = sum, rows of C ldc numbers apart
-        f.get(pc).get(m).i32(i).op(0x6a).get(LDC).op(0x6c).get(n).op(0x6a).i32(j).op(0x6a).i32(2).op(0x74, 0x6a).get(sum).op(0x38, ALIGN4, 0);
+        f.get(pc).get(m).i32(i).i32Add().get(LDC).i32Mul().get(n).i32Add().i32(j).i32Add().i32(2).i32Shl().i32Add().get(sum).f32Store();
       }
     }
   };
   // Every row of A against the W rows n .. n + tn, in blocks of tm rows, then one at a time.
   const columns = (tm: number, tn: number) => {
-    for (let j = 0; j < tn; j++) f.get(pw).get(n).i32(j).op(0x6a).get(rowK).op(0x6c, 0x6a).set(wPtr[j]!);
+    for (let j = 0; j < tn; j++) f.get(pw).get(n).i32(j).i32Add().get(rowK).i32Mul().i32Add().set(wPtr[j]!);
     f.i32(0).set(m);
     if (tm > 1) f.whileLoop(f.fits(m, tm, M), () => { tile(tm, tn); f.addConst(m, tm); });
     f.whileLoop(f.lessThan(m, M), () => { tile(1, tn); f.addConst(m, 1); });
@@ -78,8 +76,8 @@ function dotBody(): Body {
     f.whileLoop(f.lessThan(n, N), () => { columns(1, 1); f.addConst(n, 1); }); // the last N % tn rows of W
   };
 
-  f.get(K).i32(2).op(0x74).set(rowK);
-  f.ifElse(() => { f.get(M).i32(4).op(0x4f); }, () => scheme(4, 2), () => scheme(1, 4)); // i32.ge_u
+  f.get(K).i32(2).i32Shl().set(rowK);
+  f.ifElse(() => { f.get(M).i32(4).i32GeU(); }, () => scheme(4, 2), () => scheme(1, 4));
   return f;
 }
 

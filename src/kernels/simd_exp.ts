@@ -16,9 +16,7 @@ import { type Body, V128 } from './assembler.ts';
 
 /** `local = f32x4.splat(value)`. */
 export function splatF32(f: Body, value: number, local: number): void {
-  const bits = new DataView(new ArrayBuffer(4));
-  bits.setFloat32(0, value, true);
-  f.op(0x43, ...new Uint8Array(bits.buffer)).simd(0x13).set(local); // f32.const; f32x4.splat
+  f.f32Const(value).f32x4Splat().set(local);
 }
 
 /** The constants of exp as locals of one body (splatted once, before the loop), and the emitter. */
@@ -47,7 +45,7 @@ export class VectorExp {
     splatF32(f, 0.693359375, this.c1); // ln 2 = c1 + c2, c1 with few bits so k * c1 is exact
     splatF32(f, -2.12194440e-4, this.c2);
     splatF32(f, 12582912, this.magic); // 1.5 * 2^23: kr = y + magic holds nearest(y) in its low bits
-    f.i32(127 << 23).simd(0x11).set(this.one); // i32x4.splat: the bits of 1.0
+    f.i32(127 << 23).i32x4Splat().set(this.one); // the bits of 1.0
     let factorial = 1;
     this.coefficients.forEach((local, i) => { if (i > 1) factorial *= i; splatF32(f, 1 / factorial, local); });
   }
@@ -64,14 +62,14 @@ export class VectorExp {
   apply(x: number, temps?: { k: number; kr: number; r: number }): void {
     const { f, c1, c2 } = this;
     const { k, kr, r } = temps ?? { k: this.k, kr: this.kr, r: this.r };
-    f.get(x).get(this.lo).simd(0xeb).get(this.hi).simd(0xea).set(r); // t = pmin(pmax(x, lo), hi): NaN stays NaN
-    f.get(r).get(this.log2e).simd(0xe6).get(this.magic).simd(0xe4).set(kr); // kr = t log2 e + 1.5 * 2^23
-    f.get(kr).get(this.magic).simd(0xe5).set(k); // k = nearest(t log2 e), exactly
-    f.get(r).get(k).get(c1).simd(0xe6).simd(0xe5).get(k).get(c2).simd(0xe6).simd(0xe5).set(r); // r = (t - k c1) - k c2
+    f.get(x).get(this.lo).f32x4Pmax().get(this.hi).f32x4Pmin().set(r); // t = pmin(pmax(x, lo), hi): NaN stays NaN
+    f.get(r).get(this.log2e).f32x4Mul().get(this.magic).f32x4Add().set(kr); // kr = t log2 e + 1.5 * 2^23
+    f.get(kr).get(this.magic).f32x4Sub().set(k); // k = nearest(t log2 e), exactly
+    f.get(r).get(k).get(c1).f32x4Mul().f32x4Sub().get(k).get(c2).f32x4Mul().f32x4Sub().set(r); // r = (t - k c1) - k c2
     // p = c0 + r (c1 + r (... + r c7)), Horner, into x
     f.get(this.coefficients[7]!).set(x);
-    for (let i = 6; i >= 0; i--) f.get(x).get(r).simd(0xe6).get(this.coefficients[i]!).simd(0xe4).set(x);
+    for (let i = 6; i >= 0; i--) f.get(x).get(r).f32x4Mul().get(this.coefficients[i]!).f32x4Add().set(x);
     // times 2^k: kr's bits are (150 << 23) + 2^22 + k, so kr << 23 is k << 23 (mod 2^32); plus 1.0's bits
-    f.get(x).get(kr).i32(23).simd(0xab).get(this.one).simd(0xae).simd(0xe6).set(x); // i32x4.shl; i32x4.add; f32x4.mul
+    f.get(x).get(kr).i32(23).i32x4Shl().get(this.one).i32x4Add().f32x4Mul().set(x);
   }
 }

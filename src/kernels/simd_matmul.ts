@@ -18,12 +18,10 @@
 // simd_dot.ts holds `matmulT`, C = A W^T with W stored (N, K): for the linear layers' products with
 // few rows (decoding), where streaming the weights dominates. The same body's transposed-A, causal
 // and accumulating builds are in simd_matmul_variants.ts, the NT kernel in simd_matmul_nt.ts.
-import { Body, F32, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 
 const ROWS = 4; // rows of A per block
 const VECTORS = 2; // f32x4 vectors of B per block (8 columns)
-
-const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for our float32 data
 
 /**
  * Column panels. Every block of 4 rows streams K x (its columns) of B, so with the blocks taken row
@@ -104,14 +102,14 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   const sum = f.local(F32);
   const sums = Array.from({ length: ROWS }, () => f.local(F32));
 
-  const lessThan = (a: () => void, b: number) => () => { a(); f.get(b).op(0x49); }; // i32.lt_u
-  const atMost = (a: () => void, b: number) => () => { a(); f.get(b).op(0x4d); }; // i32.le_u
-  const plus = (local: number, constant: number) => () => { f.get(local).i32(constant).op(0x6a); };
+  const lessThan = (a: () => void, b: number) => () => { a(); f.get(b).i32LtU(); };
+  const atMost = (a: () => void, b: number) => () => { a(); f.get(b).i32LeU(); };
+  const plus = (local: number, constant: number) => () => { f.get(local).i32(constant).i32Add(); };
   const value = (local: number) => () => { f.get(local); };
   // acc += x * y for the two f32x4 operands `operands` pushes: relaxed_madd(x, y, acc) in the fused
   // build, f32x4.mul then f32x4.add in the plain one.
   const multiplyAdd = (accumulator: number, operands: () => void) => {
-    if (fma) { operands(); f.get(accumulator).simd(0x105); } else { f.get(accumulator); operands(); f.simd(0xe6).simd(0xe4); }
+    if (fma) { operands(); f.get(accumulator).f32x4RelaxedMadd(); } else { f.get(accumulator); operands(); f.f32x4Mul().f32x4Add(); }
     f.set(accumulator);
   };
 
@@ -121,46 +119,46 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   // (kBlocks: from column kStart of A)
   const rowStarts = (rows: number) => {
     for (let r = 0; r < rows; r++) {
-      f.get(transA ? baseA : pa).get(i).i32(r).op(0x6a).get(rowA).op(0x6c, 0x6a);
-      if (kBlocks) f.get(kStart).i32(2).op(0x74, 0x6a);
-      if (transA) f.get(kStart).get(stepA).op(0x6c, 0x6a);
+      f.get(transA ? baseA : pa).get(i).i32(r).i32Add().get(rowA).i32Mul().i32Add();
+      if (kBlocks) f.get(kStart).i32(2).i32Shl().i32Add();
+      if (transA) f.get(kStart).get(stepA).i32Mul().i32Add();
       f.set(rowPtr[r]!);
     }
   };
   // q = pb + j * 4 (kBlocks: + kStart * rowB, row kStart of B), k = kStart
   const columnStart = () => {
-    f.get(pb).get(j).i32(2).op(0x74, 0x6a);
-    if (kFrom) f.get(kStart).get(rowB).op(0x6c, 0x6a);
+    f.get(pb).get(j).i32(2).i32Shl().i32Add();
+    if (kFrom) f.get(kStart).get(rowB).i32Mul().i32Add();
     f.set(q);
     if (kFrom) f.get(kStart).set(k);
     else f.i32(0).set(k);
   };
   // (kBlocks) `first` for the first depth block, `carried` for the next ones
   const fromStart = (first: () => void, carried: () => void) => {
-    if (kBlocks) f.ifElse(() => { f.get(kStart).op(0x45); }, first, carried); // i32.eqz
+    if (kBlocks) f.ifElse(() => { f.get(kStart).i32Eqz(); }, first, carried);
     else first();
   };
   // out = pc + (i + r) * rowB + j * 4
   const outAt = (r: number) => {
-    f.get(pc).get(i).i32(r).op(0x6a).get(rowB).op(0x6c, 0x6a).get(j).i32(2).op(0x74, 0x6a).set(out);
+    f.get(pc).get(i).i32(r).i32Add().get(rowB).i32Mul().i32Add().get(j).i32(2).i32Shl().i32Add().set(out);
   };
 
   // A block of `rows` x (4 * vectors) outputs, accumulated over all K in registers.
   const block = (rows: number, vectors: number) => {
     fromStart(() => {
-      for (let r = 0; r < rows; r++) for (let v = 0; v < vectors; v++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![v]!);
+      for (let r = 0; r < rows; r++) for (let v = 0; v < vectors; v++) f.v128Const(V128_ZERO).set(acc[r]![v]!);
     }, () => { // the sums so far, as the previous depth block stored them
       for (let r = 0; r < rows; r++) {
         outAt(r);
-        for (let v = 0; v < vectors; v++) f.get(out).simd(0x00, ALIGN4, ...uleb(16 * v)).set(acc[r]![v]!);
+        for (let v = 0; v < vectors; v++) f.get(out).v128Load(16 * v).set(acc[r]![v]!);
       }
     });
     rowStarts(rows);
     columnStart();
     f.whileLoop(lessThan(value(k), kEnd), () => {
-      for (let v = 0; v < vectors; v++) f.get(q).simd(0x00, ALIGN4, ...uleb(16 * v)).set(bv[v]!); // v128.load offset 16v
+      for (let v = 0; v < vectors; v++) f.get(q).v128Load(16 * v).set(bv[v]!);
       for (let r = 0; r < rows; r++) {
-        f.get(rowPtr[r]!).simd(0x09, ALIGN4, 0).set(av); // v128.load32_splat: A[i+r, k] in all lanes
+        f.get(rowPtr[r]!).v128Load32Splat().set(av); // A[i+r, k] in all lanes
         for (let v = 0; v < vectors; v++) {
           multiplyAdd(acc[r]![v]!, () => f.get(av).get(bv[v]!));
         }
@@ -172,10 +170,10 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
       outAt(r);
       for (let v = 0; v < vectors; v++) {
         f.get(out);
-        if (accumulate) f.get(out).simd(0x00, ALIGN4, ...uleb(16 * v)); // C + the block's sums (matmulAdd)
+        if (accumulate) f.get(out).v128Load(16 * v); // C + the block's sums (matmulAdd)
         f.get(acc[r]![v]!);
-        if (accumulate) f.simd(0xe4);
-        f.simd(0x0b, ALIGN4, ...uleb(16 * v)); // v128.store
+        if (accumulate) f.f32x4Add();
+        f.v128Store(16 * v);
       }
     }
   };
@@ -184,64 +182,64 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   const column = (rows: number) => {
     rowStarts(rows);
     for (let r = 0; r < rows; r++) {
-      fromStart(() => { f.op(0x43, 0, 0, 0, 0).set(sum); }, () => { outAt(r); f.get(out).op(0x2a, ALIGN4, 0).set(sum); }); // 0, or the sum so far
+      fromStart(() => { f.f32Const(0).set(sum); }, () => { outAt(r); f.get(out).f32Load().set(sum); }); // 0, or the sum so far
       columnStart();
       f.whileLoop(lessThan(value(k), kEnd), () => {
-        f.get(sum).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // sum += A * B
+        f.get(sum).get(rowPtr[r]!).f32Load().get(q).f32Load().f32Mul().f32Add().set(sum); // sum += A * B
         nextA(rowPtr[r]!);
         f.addTo(q, rowB).addConst(k, 1);
       });
       outAt(r);
       f.get(out);
-      if (accumulate) f.get(out).op(0x2a, ALIGN4, 0);
+      if (accumulate) f.get(out).f32Load();
       f.get(sum);
-      if (accumulate) f.op(0x92);
-      f.op(0x38, ALIGN4, 0); // f32.store
+      if (accumulate) f.f32Add();
+      f.f32Store();
     }
   };
 
   // N = 1: out[i + r] = dot(A[i + r, :], B[:, 0]) for `rows` rows, B's column being contiguous.
   const dots = (rows: number) => {
     rowStarts(rows);
-    for (let r = 0; r < rows; r++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![0]!);
+    for (let r = 0; r < rows; r++) f.v128Const(V128_ZERO).set(acc[r]![0]!);
     f.get(pb).set(q);
     f.i32(0).set(k);
     f.whileLoop(atMost(plus(k, 4), K), () => {
-      f.get(q).simd(0x00, ALIGN4, 0).set(bv[0]!); // B[k .. k+3]
+      f.get(q).v128Load().set(bv[0]!); // B[k .. k+3]
       for (let r = 0; r < rows; r++) {
-        multiplyAdd(acc[r]![0]!, () => f.get(rowPtr[r]!).simd(0x00, ALIGN4, 0).get(bv[0]!)); // A[i+r, k..k+3] * B[k..k+3]
+        multiplyAdd(acc[r]![0]!, () => f.get(rowPtr[r]!).v128Load().get(bv[0]!)); // A[i+r, k..k+3] * B[k..k+3]
         f.addConst(rowPtr[r]!, 16);
       }
       f.addConst(q, 16).addConst(k, 4);
     });
     for (let r = 0; r < rows; r++) {
       // lanes summed in order: ((l0 + l1) + l2) + l3
-      f.get(acc[r]![0]!).simd(0x1f, 0);
-      for (let lane = 1; lane < 4; lane++) f.get(acc[r]![0]!).simd(0x1f, lane).op(0x92);
+      f.get(acc[r]![0]!).f32x4ExtractLane(0);
+      for (let lane = 1; lane < 4; lane++) f.get(acc[r]![0]!).f32x4ExtractLane(lane).f32Add();
       f.set(sums[r]!);
     }
     f.whileLoop(lessThan(value(k), K), () => { // the last K % 4 terms
       for (let r = 0; r < rows; r++) {
-        f.get(sums[r]!).get(rowPtr[r]!).op(0x2a, ALIGN4, 0).get(q).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sums[r]!);
+        f.get(sums[r]!).get(rowPtr[r]!).f32Load().get(q).f32Load().f32Mul().f32Add().set(sums[r]!);
         f.addConst(rowPtr[r]!, 4);
       }
       f.addConst(q, 4).addConst(k, 1);
     });
-    for (let r = 0; r < rows; r++) f.get(pc).get(i).i32(r).op(0x6a).i32(2).op(0x74, 0x6a).get(sums[r]!).op(0x38, ALIGN4, 0); // C[i + r] = sum
+    for (let r = 0; r < rows; r++) f.get(pc).get(i).i32(r).i32Add().i32(2).i32Shl().i32Add().get(sums[r]!).f32Store(); // C[i + r] = sum
   };
 
   // transA: A[i .. i + 3, k] for every k, 16 bytes apart in the stored A (a cache line apiece),
   // packed into scratch as 16 contiguous bytes per k; rowStarts and nextA then read the packed copy.
   // One 16-byte load and store per k, against 2 * N / 8 multiply-adds per k over the block's columns.
   const packRows = () => {
-    f.get(pa).get(i).i32(2).op(0x74, 0x6a).set(q).get(scratch).set(out).i32(0).set(k); // q = pa + i * 4
+    f.get(pa).get(i).i32(2).i32Shl().i32Add().set(q).get(scratch).set(out).i32(0).set(k); // q = pa + i * 4
     f.whileLoop(lessThan(value(k), K), () => {
-      f.get(out).get(q).simd(0x00, ALIGN4, 0).simd(0x0b, ALIGN4, 0); // v128.store(out, v128.load(q))
+      f.get(out).get(q).v128Load().v128Store();
       f.addConst(out, 16).addTo(q, stepA).addConst(k, 1);
     });
-    f.get(scratch).get(i).i32(2).op(0x74, 0x6b).set(baseA).i32(16).set(stepA); // baseA = scratch - i * 4
+    f.get(scratch).get(i).i32(2).i32Shl().i32Sub().set(baseA).i32(16).set(stepA); // baseA = scratch - i * 4
   };
-  const unpacked = () => { f.get(pa).set(baseA).get(lda).i32(2).op(0x74).set(stepA); };
+  const unpacked = () => { f.get(pa).set(baseA).get(lda).i32(2).i32Shl().set(stepA); };
 
   // All columns for `rows` rows starting at row i.
   const rows = (count: number) => {
@@ -250,18 +248,18 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
       if (count === ROWS) packRows();
       // kStart = i > kOffset ? i - kOffset : 0 (signed: a kOffset past M leaves 0)
       f.i32(0).set(kStart);
-      f.ifElse(() => { f.get(i).get(KOFFSET).op(0x4a); }, () => { f.get(i).get(KOFFSET).op(0x6b).set(kStart); }, () => {}); // i32.gt_s
+      f.ifElse(() => { f.get(i).get(KOFFSET).i32GtS(); }, () => { f.get(i).get(KOFFSET).i32Sub().set(kStart); }, () => {});
     }
     if (causal) causalLimits(count);
     f.get(panel).set(j);
     // (causal: and j < colEnd; i32.and of the two tests)
-    const below = (cond: () => void) => (causal ? () => { cond(); f.get(j).get(colEnd).op(0x49, 0x71); } : cond);
+    const below = (cond: () => void) => (causal ? () => { cond(); f.get(j).get(colEnd).i32LtU().i32And(); } : cond);
     f.whileLoop(below(atMost(plus(j, 4 * VECTORS), panelEnd)), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
     f.whileLoop(below(atMost(plus(j, 4), panelEnd)), () => { block(count, 1); f.addConst(j, 4); });
     f.whileLoop(below(lessThan(value(j), panelEnd)), () => { column(count); f.addConst(j, 1); });
     if (causal) {
       f.whileLoop(lessThan(value(j), panelEnd), () => { // mode 1: the columns past the block's visible keys, 0
-        for (let r = 0; r < count; r++) { outAt(r); f.get(out).op(0x43, 0, 0, 0, 0).op(0x38, ALIGN4, 0); }
+        for (let r = 0; r < count; r++) { outAt(r); f.get(out).f32Const(0).f32Store(); }
         f.addConst(j, 1);
       });
     }
@@ -270,16 +268,16 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   // causal: the last visible key of rows i .. i + count - 1, limit = max (t mod period) + offset + 1,
   // clamped to N (mode 1, colEnd) or K (mode 2, kEnd); the other bound stays whole.
   function causalLimits(count: number): void {
-    f.get(i).get(PERIOD).op(0x70).set(tFirst); // i32.rem_u
-    f.get(tFirst).i32(count - 1).op(0x6a).set(tLast);
+    f.get(i).get(PERIOD).i32RemU().set(tFirst);
+    f.get(tFirst).i32(count - 1).i32Add().set(tLast);
     // a block that wraps past a period boundary sees up to period - 1
-    f.ifElse(() => { f.get(tLast).get(PERIOD).op(0x4f); }, () => { f.get(PERIOD).i32(1).op(0x6b).set(tLast); }, () => {}); // i32.ge_u
-    f.get(tLast).get(OFFSET).op(0x6a).i32(1).op(0x6a).set(tLast); // the limit
+    f.ifElse(() => { f.get(tLast).get(PERIOD).i32GeU(); }, () => { f.get(PERIOD).i32(1).i32Sub().set(tLast); }, () => {});
+    f.get(tLast).get(OFFSET).i32Add().i32(1).i32Add().set(tLast); // the limit
     f.get(panelEnd).set(colEnd).get(K).set(kEnd);
-    f.ifElse(() => { f.get(MODE).i32(1).op(0x46); }, () => {
-      f.ifElse(() => { f.get(tLast).get(panelEnd).op(0x49); }, () => { f.get(tLast).set(colEnd); }, () => {});
+    f.ifElse(() => { f.get(MODE).i32(1).i32Eq(); }, () => {
+      f.ifElse(() => { f.get(tLast).get(panelEnd).i32LtU(); }, () => { f.get(tLast).set(colEnd); }, () => {});
     }, () => {
-      f.ifElse(() => { f.get(tLast).get(K).op(0x49); }, () => { f.get(tLast).set(kEnd); }, () => {});
+      f.ifElse(() => { f.get(tLast).get(K).i32LtU(); }, () => { f.get(tLast).set(kEnd); }, () => {});
     });
   }
 
@@ -287,31 +285,31 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
     f.i32(1).set(batch).i32(0).set(strideA).i32(0).set(strideB);
     f.i32(4).set(rowA);
   } else {
-    f.get(K).i32(2).op(0x74).set(rowA);
+    f.get(K).i32(2).i32Shl().set(rowA);
   }
-  f.get(N).i32(2).op(0x74).set(rowB);
-  f.get(M).get(rowB).op(0x6c).set(matC);
+  f.get(N).i32(2).i32Shl().set(rowB);
+  f.get(M).get(rowB).i32Mul().set(matC);
   // width = N when K * N <= PANEL_MIN_B (B fits as it is), else PANEL_FLOATS / K rounded down to
   // a multiple of the block's 8 columns, at least 8; the causal kernel (attention's small B) takes
   // all columns at once
   f.get(N).set(width);
   if (!causal) {
-    f.ifElse(() => { f.get(K).get(N).op(0x6c).i32(PANEL_MIN_B).op(0x4b); }, () => { // i32.gt_u
-      f.i32(PANEL_FLOATS).get(K).op(0x6e).i32(-8).op(0x71).set(width); // i32.div_u, i32.and
-      f.ifElse(() => { f.get(width).i32(8).op(0x49); }, () => { f.i32(8).set(width); }, () => {});
+    f.ifElse(() => { f.get(K).get(N).i32Mul().i32(PANEL_MIN_B).i32GtU(); }, () => {
+      f.i32(PANEL_FLOATS).get(K).i32DivU().i32(-8).i32And().set(width);
+      f.ifElse(() => { f.get(width).i32(8).i32LtU(); }, () => { f.i32(8).set(width); }, () => {});
     }, () => {});
   }
   if (kBlocks) { // depth = K up to DEPTH_MIN, else DEPTH
     f.get(K).set(depth);
-    f.ifElse(() => { f.get(K).i32(DEPTH_MIN).op(0x4b); }, () => { f.i32(DEPTH).set(depth); }, () => {});
+    f.ifElse(() => { f.get(K).i32(DEPTH_MIN).i32GtU(); }, () => { f.i32(DEPTH).set(depth); }, () => {});
   }
   f.i32(0).set(bi);
   f.whileLoop(lessThan(value(bi), batch), () => {
     const allRows = () => {
       f.i32(0).set(panel);
       f.whileLoop(lessThan(value(panel), N), () => {
-        f.get(panel).get(width).op(0x6a).set(panelEnd);
-        f.ifElse(() => { f.get(panelEnd).get(N).op(0x4b); }, () => { f.get(N).set(panelEnd); }, () => {});
+        f.get(panel).get(width).i32Add().set(panelEnd);
+        f.ifElse(() => { f.get(panelEnd).get(N).i32GtU(); }, () => { f.get(N).set(panelEnd); }, () => {});
         const allBlocks = () => {
           f.i32(0).set(i);
           f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
@@ -320,8 +318,8 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
         if (kBlocks) {
           f.i32(0).set(kStart);
           f.whileLoop(lessThan(value(kStart), K), () => {
-            f.get(kStart).get(depth).op(0x6a).set(kStop);
-            f.ifElse(() => { f.get(kStop).get(K).op(0x4b); }, () => { f.get(K).set(kStop); }, () => {});
+            f.get(kStart).get(depth).i32Add().set(kStop);
+            f.ifElse(() => { f.get(kStop).get(K).i32GtU(); }, () => { f.get(K).set(kStop); }, () => {});
             allBlocks();
             f.get(kStop).set(kStart);
           });
@@ -331,7 +329,7 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
     };
     if (transA || causal || accumulate) allRows(); // no matrix-vector path: A's rows are not contiguous, the limits apply by blocks, or C is added to
     else {
-      f.ifElse(() => { f.get(N).i32(1).op(0x46); }, () => { // i32.eq
+      f.ifElse(() => { f.get(N).i32(1).i32Eq(); }, () => {
         f.i32(0).set(i);
         f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
         f.whileLoop(lessThan(value(i), M), () => { dots(1); f.addConst(i, 1); });

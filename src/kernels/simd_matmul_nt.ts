@@ -10,10 +10,8 @@
 // columns: one 4-column block (packed (K, 4)), then columns one at a time in scalar multiply and
 // add, as `matmul` computes its tail columns. Relaxed-SIMD build only, and K up to NT_MAX_K
 // (packed blocks in L1 beside 4 rows of A).
-import { Body, F32, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { exported } from './simd_matmul.ts';
-
-const ALIGN4 = 2;
 
 /** Largest K the kernel takes: its (K, 8) block and 4 rows of A, 48 KB at K = 1024, in L1 (48 KB on recent x64). */
 export const NT_MAX_K = 1024;
@@ -39,11 +37,11 @@ function ntBody(): Body {
   // scratch (K, width) = W[j .. j + width, :]^T
   const pack = (width: number) => {
     for (let c = 0; c < width; c++) {
-      f.get(pw).get(j).i32(c).op(0x6a).get(rowK).op(0x6c, 0x6a).set(from); // row j + c of W
-      f.get(scratch).i32(4 * c).op(0x6a).set(q);
+      f.get(pw).get(j).i32(c).i32Add().get(rowK).i32Mul().i32Add().set(from); // row j + c of W
+      f.get(scratch).i32(4 * c).i32Add().set(q);
       f.i32(0).set(k);
       f.whileLoop(f.lessThan(k, K), () => {
-        f.get(q).get(from).op(0x2a, ALIGN4, 0).op(0x38, ALIGN4, 0); // f32.store(q, f32.load(from))
+        f.get(q).get(from).f32Load().f32Store();
         f.addConst(from, 4).addConst(q, 4 * width).addConst(k, 1);
       });
     }
@@ -51,23 +49,23 @@ function ntBody(): Body {
   // rows i .. i + rows of C's columns j .. j + 4 * vectors, against the packed block
   const tile = (rows: number, vectors: number) => {
     for (let r = 0; r < rows; r++) {
-      for (let v = 0; v < vectors; v++) f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc[r]![v]!);
-      f.get(pa).get(i).i32(r).op(0x6a).get(rowK).op(0x6c, 0x6a).set(rowPtr[r]!);
+      for (let v = 0; v < vectors; v++) f.v128Const(V128_ZERO).set(acc[r]![v]!);
+      f.get(pa).get(i).i32(r).i32Add().get(rowK).i32Mul().i32Add().set(rowPtr[r]!);
     }
     f.get(scratch).set(q);
     f.i32(0).set(k);
     f.whileLoop(f.lessThan(k, K), () => {
-      for (let v = 0; v < vectors; v++) f.get(q).simd(0x00, ALIGN4, ...uleb(16 * v)).set(bv[v]!);
+      for (let v = 0; v < vectors; v++) f.get(q).v128Load(16 * v).set(bv[v]!);
       for (let r = 0; r < rows; r++) {
-        f.get(rowPtr[r]!).simd(0x09, ALIGN4, 0).set(av); // A[i + r, k] in all lanes
-        for (let v = 0; v < vectors; v++) f.get(av).get(bv[v]!).get(acc[r]![v]!).simd(0x105).set(acc[r]![v]!); // relaxed_madd
+        f.get(rowPtr[r]!).v128Load32Splat().set(av); // A[i + r, k] in all lanes
+        for (let v = 0; v < vectors; v++) f.get(av).get(bv[v]!).get(acc[r]![v]!).f32x4RelaxedMadd().set(acc[r]![v]!);
         f.addConst(rowPtr[r]!, 4);
       }
       f.addConst(q, 16 * vectors).addConst(k, 1);
     });
     for (let r = 0; r < rows; r++) {
-      f.get(pc).get(i).i32(r).op(0x6a).get(rowC).op(0x6c, 0x6a).get(j).i32(2).op(0x74, 0x6a).set(out);
-      for (let v = 0; v < vectors; v++) f.get(out).get(acc[r]![v]!).simd(0x0b, ALIGN4, ...uleb(16 * v));
+      f.get(pc).get(i).i32(r).i32Add().get(rowC).i32Mul().i32Add().get(j).i32(2).i32Shl().i32Add().set(out);
+      for (let v = 0; v < vectors; v++) f.get(out).get(acc[r]![v]!).v128Store(16 * v);
     }
   };
   const allRows = (vectors: number) => {
@@ -76,23 +74,23 @@ function ntBody(): Body {
     f.whileLoop(f.lessThan(i, M), () => { tile(1, vectors); f.addConst(i, 1); });
   };
 
-  f.get(K).i32(2).op(0x74).set(rowK);
-  f.get(N).i32(2).op(0x74).set(rowC);
+  f.get(K).i32(2).i32Shl().set(rowK);
+  f.get(N).i32(2).i32Shl().set(rowC);
   f.i32(0).set(j);
   f.whileLoop(f.fits(j, 8, N), () => { pack(8); allRows(2); f.addConst(j, 8); });
   f.ifElse(f.fits(j, 4, N), () => { pack(4); allRows(1); f.addConst(j, 4); }, () => {});
   f.whileLoop(f.lessThan(j, N), () => { // one column at a time: sum += a * w, as matmul's tail columns
     f.i32(0).set(i);
     f.whileLoop(f.lessThan(i, M), () => {
-      f.op(0x43, 0, 0, 0, 0).set(sum);
-      f.get(pa).get(i).get(rowK).op(0x6c, 0x6a).set(rowPtr[0]!);
-      f.get(pw).get(j).get(rowK).op(0x6c, 0x6a).set(from);
+      f.f32Const(0).set(sum);
+      f.get(pa).get(i).get(rowK).i32Mul().i32Add().set(rowPtr[0]!);
+      f.get(pw).get(j).get(rowK).i32Mul().i32Add().set(from);
       f.i32(0).set(k);
       f.whileLoop(f.lessThan(k, K), () => {
-        f.get(sum).get(rowPtr[0]!).op(0x2a, ALIGN4, 0).get(from).op(0x2a, ALIGN4, 0).op(0x94, 0x92).set(sum); // f32.mul, f32.add
+        f.get(sum).get(rowPtr[0]!).f32Load().get(from).f32Load().f32Mul().f32Add().set(sum);
         f.addConst(rowPtr[0]!, 4).addConst(from, 4).addConst(k, 1);
       });
-      f.get(pc).get(i).get(rowC).op(0x6c, 0x6a).get(j).i32(2).op(0x74, 0x6a).get(sum).op(0x38, ALIGN4, 0);
+      f.get(pc).get(i).get(rowC).i32Mul().i32Add().get(j).i32(2).i32Shl().i32Add().get(sum).f32Store();
       f.addConst(i, 1);
     });
     f.addConst(j, 1);

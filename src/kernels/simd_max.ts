@@ -4,9 +4,7 @@
 // bench's training step for two of 512 x 2000). A NaN anywhere in a row gives NaN (tfjs-wasm's loop
 // skipped a NaN unless it came first); otherwise the same number as tfjs-wasm's, the largest, except
 // that of a row whose largest numbers are +0 and -0 either may come back.
-import { Body, F32, I32, moduleBytes, uleb, V128 } from './assembler.ts';
-
-const ALIGN4 = 2;
+import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 
 /**
  * Emits `rowMax(src, dst, rows, cols)`: dst[r] = max of src[r, 0 .. cols); byte pointers. Four
@@ -26,38 +24,38 @@ function rowMaxBody(): Body {
   const x = f.local(V128);
   const nan = f.local(V128);
   const top = f.local(F32);
-  const upTo = (multiple: number, local: number) => { f.get(src).get(cols).i32(-multiple).op(0x71).i32(2).op(0x74, 0x6a).set(local); }; // src + (cols & -multiple) * 4
+  const upTo = (multiple: number, local: number) => { f.get(src).get(cols).i32(-multiple).i32And().i32(2).i32Shl().i32Add().set(local); }; // src + (cols & -multiple) * 4
   // best[v] = pmax(best[v], x); nan |= (x != x)
   const take = (v: number) => {
-    f.get(best[v]!).get(x).simd(0xeb).set(best[v]!); // f32x4.pmax: best < x ? x : best
-    f.get(nan).get(x).get(x).simd(0x42).simd(0x50).set(nan); // f32x4.ne, v128.or
+    f.get(best[v]!).get(x).f32x4Pmax().set(best[v]!); // best < x ? x : best
+    f.get(nan).get(x).get(x).f32x4Ne().v128Or().set(nan); // nan |= (x != x)
   };
   f.i32(0).set(row);
   f.whileLoop(f.lessThan(row, rows), () => {
-    f.get(src).get(cols).i32(2).op(0x74, 0x6a).set(end);
+    f.get(src).get(cols).i32(2).i32Shl().i32Add().set(end);
     upTo(16, wideEnd);
     upTo(4, vecEnd);
-    for (const b of best) f.op(0x43, 0x00, 0x00, 0x80, 0xff).simd(0x13).set(b); // f32x4.splat(-Infinity)
-    f.simd(0x0c, ...Array<number>(16).fill(0)).set(nan);
+    for (const b of best) f.f32Const(-Infinity).f32x4Splat().set(b);
+    f.v128Const(V128_ZERO).set(nan);
     f.get(src).set(at);
     f.whileLoop(f.lessThan(at, wideEnd), () => {
-      for (let v = 0; v < 4; v++) { f.get(at).simd(0x00, ALIGN4, ...uleb(16 * v)).set(x); take(v); }
+      for (let v = 0; v < 4; v++) { f.get(at).v128Load(16 * v).set(x); take(v); }
       f.addConst(at, 64);
     });
     f.whileLoop(f.lessThan(at, vecEnd), () => {
-      f.get(at).simd(0x00, ALIGN4, 0).set(x); take(0);
+      f.get(at).v128Load().set(x); take(0);
       f.addConst(at, 16);
     });
-    for (let v = 1; v < 4; v++) f.get(best[0]!).get(best[v]!).simd(0xeb).set(best[0]!);
-    f.get(best[0]!).simd(0x1f, 0);
-    for (let lane = 1; lane < 4; lane++) f.get(best[0]!).simd(0x1f, lane).op(0x97); // f32.max
+    for (let v = 1; v < 4; v++) f.get(best[0]!).get(best[v]!).f32x4Pmax().set(best[0]!);
+    f.get(best[0]!).f32x4ExtractLane(0);
+    for (let lane = 1; lane < 4; lane++) f.get(best[0]!).f32x4ExtractLane(lane).f32Max();
     f.set(top);
     f.whileLoop(f.lessThan(at, end), () => { // the tail, in f32.max (which propagates NaN)
-      f.get(top).get(at).op(0x2a, ALIGN4, 0).op(0x97).set(top);
+      f.get(top).get(at).f32Load().f32Max().set(top);
       f.addConst(at, 4);
     });
-    f.ifElse(() => { f.get(nan).simd(0x53); }, () => { f.op(0x43, 0x00, 0x00, 0xc0, 0x7f).set(top); }, () => {}); // v128.any_true: NaN
-    f.get(dst).get(top).op(0x38, ALIGN4, 0); // f32.store
+    f.ifElse(() => { f.get(nan).v128AnyTrue(); }, () => { f.f32Const(NaN).set(top); }, () => {}); // a NaN lane anywhere: NaN
+    f.get(dst).get(top).f32Store();
     f.get(end).set(src).addConst(dst, 4).addConst(row, 1);
   });
   return f;

@@ -11,15 +11,13 @@
 // Row sums are taken four lanes at a time, so values differ from the ops' in the last bits
 // (tested against them and against float64, values and gradients).
 import * as tf from '@tensorflow/tfjs';
-import { Body, F32, f32Bits, I32, moduleBytes, V128 } from './assembler.ts';
+import { Body, F32, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
-
-const ALIGN4 = 2;
 
 /** Sum of the four lanes of the v128 local `v`, in order, left on the stack as an f32. */
 function laneSum(f: Body, v: number): void {
-  f.get(v).simd(0x1f, 0);
-  for (let lane = 1; lane < 4; lane++) f.get(v).simd(0x1f, lane).op(0x92);
+  f.get(v).f32x4ExtractLane(0);
+  for (let lane = 1; lane < 4; lane++) f.get(v).f32x4ExtractLane(lane).f32Add();
 }
 
 /**
@@ -34,34 +32,34 @@ function forwardBody(residual = false): Body {
   const [row, at, rowBytes, base] = [f.local(I32), f.local(I32), f.local(I32), f.local(I32)];
   const [acc, v, rv] = [f.local(V128), f.local(V128), f.local(V128)];
   const [eps, rs] = [f.local(F32), f.local(F32)];
-  f.get(epsBits).op(0xbe).set(eps); // f32.reinterpret_i32
-  f.get(D).i32(2).op(0x74).set(rowBytes);
+  f.get(epsBits).f32ReinterpretI32().set(eps);
+  f.get(D).i32(2).i32Shl().set(rowBytes);
   f.i32(0).set(row);
-  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
-    f.get(row).get(rowBytes).op(0x6c).set(base);
-    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc);
+  f.whileLoop(() => { f.get(row).get(rows).i32LtU(); }, () => {
+    f.get(row).get(rowBytes).i32Mul().set(base);
+    f.v128Const(V128_ZERO).set(acc);
     f.i32(0).set(at);
-    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
-      f.get(px).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).set(v);
+    f.whileLoop(() => { f.get(at).get(rowBytes).i32LtU(); }, () => {
+      f.get(px).get(base).i32Add().get(at).i32Add().v128Load().set(v);
       if (residual) {
-        f.get(v).get(pdelta).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe4).set(v); // x + delta
-        f.get(psum).get(base).op(0x6a).get(at).op(0x6a).get(v).simd(0x0b, ALIGN4, 0);
+        f.get(v).get(pdelta).get(base).i32Add().get(at).i32Add().v128Load().f32x4Add().set(v); // x + delta
+        f.get(psum).get(base).i32Add().get(at).i32Add().get(v).v128Store();
       }
-      f.get(acc).get(v).get(v).simd(0xe6).simd(0xe4).set(acc);
+      f.get(acc).get(v).get(v).f32x4Mul().f32x4Add().set(acc);
       f.addConst(at, 16);
     });
     // r = 1 / sqrt(sum / D + eps)
-    f.op(0x43, 0, 0, 0x80, 0x3f); // f32.const 1
+    f.f32Const(1);
     laneSum(f, acc);
-    f.get(D).op(0xb3).op(0x95).get(eps).op(0x92).op(0x91).op(0x95).set(rs); // f32.convert_i32_u; div; add; sqrt; div
-    f.get(pr).get(row).i32(2).op(0x74, 0x6a).get(rs).op(0x38, ALIGN4, 0); // r[row] = rs
-    f.get(rs).simd(0x13).set(rv);
+    f.get(D).f32ConvertI32U().f32Div().get(eps).f32Add().f32Sqrt().f32Div().set(rs);
+    f.get(pr).get(row).i32(2).i32Shl().i32Add().get(rs).f32Store(); // r[row] = rs
+    f.get(rs).f32x4Splat().set(rv);
     f.i32(0).set(at);
-    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
-      f.get(py).get(base).op(0x6a).get(at).op(0x6a); // y address
-      f.get(source).get(base).op(0x6a).get(at).op(0x6a).simd(0x00, ALIGN4, 0).get(rv).simd(0xe6); // x r
-      f.get(pw).get(at).op(0x6a).simd(0x00, ALIGN4, 0).simd(0xe6); // (x r) w
-      f.simd(0x0b, ALIGN4, 0);
+    f.whileLoop(() => { f.get(at).get(rowBytes).i32LtU(); }, () => {
+      f.get(py).get(base).i32Add().get(at).i32Add(); // y address
+      f.get(source).get(base).i32Add().get(at).i32Add().v128Load().get(rv).f32x4Mul(); // x r
+      f.get(pw).get(at).i32Add().v128Load().f32x4Mul(); // (x r) w
+      f.v128Store();
       f.addConst(at, 16);
     });
     f.addConst(row, 1);
@@ -78,45 +76,45 @@ function backwardBody(): Body {
   const rs = f.local(F32);
   const load = (pointer: number, withBase: boolean) => {
     f.get(pointer);
-    if (withBase) f.get(base).op(0x6a);
-    return f.get(at).op(0x6a).simd(0x00, ALIGN4, 0);
+    if (withBase) f.get(base).i32Add();
+    return f.get(at).i32Add().v128Load();
   };
-  f.get(D).i32(2).op(0x74).set(rowBytes);
+  f.get(D).i32(2).i32Shl().set(rowBytes);
   f.i32(0).set(at); // dw = 0
-  f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
-    f.get(pdw).get(at).op(0x6a).simd(0x0c, ...Array<number>(16).fill(0)).simd(0x0b, ALIGN4, 0);
+  f.whileLoop(() => { f.get(at).get(rowBytes).i32LtU(); }, () => {
+    f.get(pdw).get(at).i32Add().v128Const(V128_ZERO).v128Store();
     f.addConst(at, 16);
   });
   f.i32(0).set(row);
-  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
-    f.get(row).get(rowBytes).op(0x6c).set(base);
-    f.get(pr).get(row).i32(2).op(0x74, 0x6a).op(0x2a, ALIGN4, 0).set(rs);
-    f.get(rs).simd(0x13).set(rv);
+  f.whileLoop(() => { f.get(row).get(rows).i32LtU(); }, () => {
+    f.get(row).get(rowBytes).i32Mul().set(base);
+    f.get(pr).get(row).i32(2).i32Shl().i32Add().f32Load().set(rs);
+    f.get(rs).f32x4Splat().set(rv);
     // sum(g x), g = dy w
-    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc);
+    f.v128Const(V128_ZERO).set(acc);
     f.i32(0).set(at);
-    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
-      load(pdy, true); load(pw, false); f.simd(0xe6); // g
-      load(px, true); f.simd(0xe6).get(acc).simd(0xe4).set(acc);
+    f.whileLoop(() => { f.get(at).get(rowBytes).i32LtU(); }, () => {
+      load(pdy, true); load(pw, false); f.f32x4Mul(); // g
+      load(px, true); f.f32x4Mul().get(acc).f32x4Add().set(acc);
       f.addConst(at, 16);
     });
     // c = r^3 sum(g x) / D
-    f.get(rs).get(rs).op(0x94).get(rs).op(0x94);
+    f.get(rs).get(rs).f32Mul().get(rs).f32Mul();
     laneSum(f, acc);
-    f.op(0x94).get(D).op(0xb3).op(0x95).simd(0x13).set(cv);
+    f.f32Mul().get(D).f32ConvertI32U().f32Div().f32x4Splat().set(cv);
     f.i32(0).set(at);
-    f.whileLoop(() => { f.get(at).get(rowBytes).op(0x49); }, () => {
+    f.whileLoop(() => { f.get(at).get(rowBytes).i32LtU(); }, () => {
       load(px, true).set(x);
       load(pdy, true).set(dy);
-      f.get(dy); load(pw, false); f.simd(0xe6).set(g);
+      f.get(dy); load(pw, false); f.f32x4Mul().set(g);
       // dx = g r - x c
-      f.get(pdx).get(base).op(0x6a).get(at).op(0x6a);
-      f.get(g).get(rv).simd(0xe6).get(x).get(cv).simd(0xe6).simd(0xe5);
-      f.simd(0x0b, ALIGN4, 0);
+      f.get(pdx).get(base).i32Add().get(at).i32Add();
+      f.get(g).get(rv).f32x4Mul().get(x).get(cv).f32x4Mul().f32x4Sub();
+      f.v128Store();
       // dw += dy (x r)
-      f.get(pdw).get(at).op(0x6a);
-      load(pdw, false); f.get(dy).get(x).get(rv).simd(0xe6).simd(0xe6).simd(0xe4);
-      f.simd(0x0b, ALIGN4, 0);
+      f.get(pdw).get(at).i32Add();
+      load(pdw, false); f.get(dy).get(x).get(rv).f32x4Mul().f32x4Mul().f32x4Add();
+      f.v128Store();
       f.addConst(at, 16);
     });
     f.addConst(row, 1);

@@ -13,10 +13,9 @@
 // less for the weights that carry the probability (measured against Math.exp in float64: 2e-6 at
 // worst over a row spanning t = -86 .. 0, the row's total within 1e-8). The weights are summed in
 // float64.
-import { Body, F32, f32Bits, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { Body, F32, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { VectorExp } from './simd_exp.ts';
 
-const ALIGN4 = 2;
 const HEADER = 16; // bytes before the row: the total (f64) at 0, the row's max (f32) at 8
 const WAYS = 4; // vectors a turn of the weights' loop: 4 exps in flight, their chains overlapped
 
@@ -35,44 +34,44 @@ function weighBody(): Body {
   const [max, scale, acc0, acc1] = [vector(), vector(), vector(), vector()];
   const scalar = f.local(F32);
   f.i32(HEADER).set(at);
-  f.get(count).i32(2).op(0x74).i32(HEADER).op(0x6a).set(end); // HEADER + count * 4
+  f.get(count).i32(2).i32Shl().i32(HEADER).i32Add().set(end); // HEADER + count * 4
   // the max: four running maxima, then their lanes
   const maxima = Array.from({ length: WAYS }, vector);
-  for (const m of maxima) f.i32(0xff800000 | 0).simd(0x11).set(m); // -Infinity
-  f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => {
-    maxima.forEach((m, way) => { f.get(m).get(at).simd(0x00, ALIGN4, ...uleb(16 * way)).simd(0xeb).set(m); }); // m = pmax(m, z): m < z ? z : m
+  for (const m of maxima) f.i32(0xff800000 | 0).i32x4Splat().set(m); // -Infinity
+  f.whileLoop(() => { f.get(at).get(end).i32LtU(); }, () => {
+    maxima.forEach((m, way) => { f.get(m).get(at).v128Load(16 * way).f32x4Pmax().set(m); }); // m = pmax(m, z): m < z ? z : m
     f.addConst(at, 16 * WAYS);
   });
-  for (let way = 1; way < WAYS; way++) f.get(maxima[0]!).get(maxima[way]!).simd(0xeb).set(maxima[0]!);
+  for (let way = 1; way < WAYS; way++) f.get(maxima[0]!).get(maxima[way]!).f32x4Pmax().set(maxima[0]!);
   const m = maxima[0]!;
   f.maxAcrossLanes(m);
-  f.get(m).simd(0x1f, 0).set(scalar);
-  f.i32(8).get(scalar).op(0x38, ALIGN4, 0); // f32.store the max
-  f.get(scalar).simd(0x13).set(max); // splat
-  f.get(scaleBits).op(0xbe).simd(0x13).set(scale); // f32.reinterpret_i32; splat
+  f.get(m).f32x4ExtractLane(0).set(scalar);
+  f.i32(8).get(scalar).f32Store(); // the max, at 8
+  f.get(scalar).f32x4Splat().set(max);
+  f.get(scaleBits).f32ReinterpretI32().f32x4Splat().set(scale);
   // the weights, when the max is finite (else the caller falls back to Math.exp)
-  f.ifElse(() => { f.get(scalar).op(0x8b).op(0x43, 0x00, 0x00, 0x80, 0x7f).op(0x5d); }, () => { // |max| < Infinity (f32.abs, f32.const, f32.lt)
+  f.ifElse(() => { f.get(scalar).f32Abs().f32Const(Infinity).f32Lt(); }, () => { // |max| < Infinity
     const exp = new VectorExp(f, -87, 0);
     const ways = Array.from({ length: WAYS }, () => ({ w: vector(), temps: exp.temporaries() }));
-    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc0).simd(0x0c, ...Array<number>(16).fill(0)).set(acc1);
+    f.v128Const(V128_ZERO).set(acc0).v128Const(V128_ZERO).set(acc1);
     f.i32(HEADER).set(at);
-    f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => {
+    f.whileLoop(() => { f.get(at).get(end).i32LtU(); }, () => {
       ways.forEach(({ w, temps }, way) => { // w = exp(max((z - max) * scale, -87))
-        f.get(at).simd(0x00, ALIGN4, ...uleb(16 * way)).get(max).simd(0xe5).get(scale).simd(0xe6).set(w);
+        f.get(at).v128Load(16 * way).get(max).f32x4Sub().get(scale).f32x4Mul().set(w);
         exp.apply(w, temps);
       });
       ways.forEach(({ w }, way) => {
-        f.get(at).get(w).simd(0x0b, ALIGN4, ...uleb(16 * way)); // store the weights in place
+        f.get(at).get(w).v128Store(16 * way); // store the weights in place
         // totals in float64: lanes 0-1 and 2-3
-        f.get(acc0).get(w).simd(0x5f).simd(0xf0).set(acc0); // f64x2.promote_low_f32x4; f64x2.add
-        f.get(acc1).get(w).get(w).simd(0x0d, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7).simd(0x5f).simd(0xf0).set(acc1);
+        f.get(acc0).get(w).f64x2PromoteLowF32x4().f64x2Add().set(acc0);
+        f.get(acc1).get(w).get(w).i8x16Shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]).f64x2PromoteLowF32x4().f64x2Add().set(acc1);
       });
       f.addConst(at, 16 * WAYS);
     });
     // total = ((acc0[0] + acc0[1]) + acc1[0]) + acc1[1], stored at 0
     f.i32(0);
-    f.get(acc0).simd(0x21, 0).get(acc0).simd(0x21, 1).op(0xa0).get(acc1).simd(0x21, 0).op(0xa0).get(acc1).simd(0x21, 1).op(0xa0);
-    f.op(0x39, 3, 0); // f64.store
+    f.get(acc0).f64x2ExtractLane(0).get(acc0).f64x2ExtractLane(1).f64Add().get(acc1).f64x2ExtractLane(0).f64Add().get(acc1).f64x2ExtractLane(1).f64Add();
+    f.f64Store();
   }, () => {});
   return f;
 }

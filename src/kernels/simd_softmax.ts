@@ -13,19 +13,17 @@
 //   backward: ds = p (dp - Σ p dp), Σ over f32x4 lanes summed in order ((l0 + l1) + l2) + l3, then
 //   the tail one by one: within ~1e-7 of the ops' gradient (tested, and against finite differences).
 import * as tf from '@tensorflow/tfjs';
-import { Body, F32, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
-
-const ALIGN4 = 2;
 
 /** The loop over rows: `perRow()` sees `vecEnd` (bytes of whole vectors) and `end` (bytes of a row). */
 function rowLoop(f: Body, rows: number, cols: number, pointers: number[], perRow: (vecEnd: number, end: number) => void): void {
   const [row, vecEnd, end] = [f.local(I32), f.local(I32), f.local(I32)];
-  f.get(cols).i32(2).op(0x74).set(end); // cols * 4
-  f.get(end).i32(-16).op(0x71).set(vecEnd); // & ~15
+  f.get(cols).i32(2).i32Shl().set(end); // cols * 4
+  f.get(end).i32(-16).i32And().set(vecEnd); // & ~15
   f.i32(0).set(row);
-  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
+  f.whileLoop(() => { f.get(row).get(rows).i32LtU(); }, () => {
     perRow(vecEnd, end);
     for (const p of pointers) f.addTo(p, end);
     f.addConst(row, 1);
@@ -34,15 +32,15 @@ function rowLoop(f: Body, rows: number, cols: number, pointers: number[], perRow
 
 /** `local = ((l0 + l1) + l2) + l3` of the f32x4 `vector`. */
 function laneSum(f: Body, vector: number, local: number): void {
-  f.get(vector).simd(0x1f, 0);
-  for (let lane = 1; lane < 4; lane++) f.get(vector).simd(0x1f, lane).op(0x92);
+  f.get(vector).f32x4ExtractLane(0);
+  for (let lane = 1; lane < 4; lane++) f.get(vector).f32x4ExtractLane(lane).f32Add();
   f.set(local);
 }
 
 /** Loops `at` over [from, to) in steps of `step` bytes. */
 function span(f: Body, at: number, from: () => void, to: number, step: number, body: () => void): void {
   from(); f.set(at);
-  f.whileLoop(() => { f.get(at).get(to).op(0x49); }, () => { body(); f.addConst(at, step); });
+  f.whileLoop(() => { f.get(at).get(to).i32LtU(); }, () => { body(); f.addConst(at, step); });
 }
 
 /** `softmaxGrad(p, dp, ds, rows, cols)`: ds = p (dp - Σ p dp) by rows; byte pointers. */
@@ -52,19 +50,19 @@ function backwardBody(): Body {
   const at = f.local(I32);
   const [acc, dotV] = [f.local(V128), f.local(V128)];
   const dot = f.local(F32);
-  const load = (p: number) => f.get(p).get(at).op(0x6a).simd(0x00, ALIGN4, 0);
-  const loadS = (p: number) => f.get(p).get(at).op(0x6a).op(0x2a, ALIGN4, 0);
+  const load = (p: number) => f.get(p).get(at).i32Add().v128Load();
+  const loadS = (p: number) => f.get(p).get(at).i32Add().f32Load();
   rowLoop(f, rows, cols, [pp, pdp, pds], (vecEnd, end) => {
-    f.simd(0x0c, ...Array<number>(16).fill(0)).set(acc);
-    span(f, at, () => f.i32(0), vecEnd, 16, () => { f.get(acc); load(pp); load(pdp); f.simd(0xe6).simd(0xe4).set(acc); });
+    f.v128Const(V128_ZERO).set(acc);
+    span(f, at, () => f.i32(0), vecEnd, 16, () => { f.get(acc); load(pp); load(pdp); f.f32x4Mul().f32x4Add().set(acc); });
     laneSum(f, acc, dot);
-    span(f, at, () => f.get(vecEnd), end, 4, () => { f.get(dot); loadS(pp); loadS(pdp); f.op(0x94, 0x92).set(dot); });
-    f.get(dot).simd(0x13).set(dotV);
+    span(f, at, () => f.get(vecEnd), end, 4, () => { f.get(dot); loadS(pp); loadS(pdp); f.f32Mul().f32Add().set(dot); });
+    f.get(dot).f32x4Splat().set(dotV);
     span(f, at, () => f.i32(0), vecEnd, 16, () => {
-      f.get(pds).get(at).op(0x6a); load(pp); load(pdp); f.get(dotV).simd(0xe5).simd(0xe6).simd(0x0b, ALIGN4, 0);
+      f.get(pds).get(at).i32Add(); load(pp); load(pdp); f.get(dotV).f32x4Sub().f32x4Mul().v128Store();
     });
     span(f, at, () => f.get(vecEnd), end, 4, () => {
-      f.get(pds).get(at).op(0x6a); loadS(pp); loadS(pdp); f.get(dot).op(0x93, 0x94).op(0x38, ALIGN4, 0);
+      f.get(pds).get(at).i32Add(); loadS(pp); loadS(pdp); f.get(dot).f32Sub().f32Mul().f32Store();
     });
   });
   return f;
@@ -91,63 +89,63 @@ function forwardBody(): Body {
   const [max, x] = [f.local(F32), f.local(F32)];
   const exp = new VectorExp(f, -87, 0);
   const temps = v.map(() => exp.temporaries());
-  const address = (base: number) => f.get(base).get(at).op(0x6a);
+  const address = (base: number) => f.get(base).get(at).i32Add();
   splatF32(f, -87, low);
-  f.get(S).i32(2).op(0x74).set(rowBytes);
+  f.get(S).i32(2).i32Shl().set(rowBytes);
   f.i32(0).set(row);
   f.whileLoop(f.lessThan(row, rows), () => {
-    f.get(row).get(T).op(0x70).set(t); // i32.rem_u
-    f.get(ps).get(row).get(rowBytes).op(0x6c).op(0x6a).set(sRow);
-    f.get(pout).get(row).get(rowBytes).op(0x6c).op(0x6a).set(oRow);
+    f.get(row).get(T).i32RemU().set(t);
+    f.get(ps).get(row).get(rowBytes).i32Mul().i32Add().set(sRow);
+    f.get(pout).get(row).get(rowBytes).i32Mul().i32Add().set(oRow);
     // mask + ((maskBatched * (row / (HG T))) * T + t) * S * 4
-    f.get(pm).get(maskBatched).get(row).get(T).get(HG).op(0x6c).op(0x6e).op(0x6c).get(T).op(0x6c).get(t).op(0x6a).get(rowBytes).op(0x6c).op(0x6a).set(mRow);
+    f.get(pm).get(maskBatched).get(row).get(T).get(HG).i32Mul().i32DivU().i32Mul().get(T).i32Mul().get(t).i32Add().get(rowBytes).i32Mul().i32Add().set(mRow);
     // visible keys: all, or t + offset + 1 under a causal mask (at most S)
     f.get(S).set(visible);
-    f.ifElse(() => { f.get(offset).i32(0).op(0x4e); }, () => { // i32.ge_s
-      f.get(t).get(offset).op(0x6a).i32(1).op(0x6a).set(visible);
-      f.ifElse(() => { f.get(visible).get(S).op(0x4b); }, () => { f.get(S).set(visible); }, () => {}); // i32.gt_u
+    f.ifElse(() => { f.get(offset).i32(0).i32GeS(); }, () => {
+      f.get(t).get(offset).i32Add().i32(1).i32Add().set(visible);
+      f.ifElse(() => { f.get(visible).get(S).i32GtU(); }, () => { f.get(S).set(visible); }, () => {});
     }, () => {});
-    f.get(visible).i32(2).op(0x74).set(end);
+    f.get(visible).i32(2).i32Shl().set(end);
     // scores + mask into out, and their max
-    f.op(0x43, 0x00, 0x00, 0x80, 0xff).simd(0x13).set(vmax); // -Infinity
+    f.f32Const(-Infinity).f32x4Splat().set(vmax);
     f.i32(0).set(at);
     f.whileLoop(f.fits(at, 16, end), () => {
-      address(sRow).simd(0x00, ALIGN4, 0);
-      address(mRow).simd(0x00, ALIGN4, 0);
-      f.simd(0xe4).set(v[0]!);
-      address(oRow).get(v[0]!).simd(0x0b, ALIGN4, 0);
-      f.get(vmax).get(v[0]!).simd(0xeb).set(vmax); // pmax: vmax < x ? x : vmax
+      address(sRow).v128Load();
+      address(mRow).v128Load();
+      f.f32x4Add().set(v[0]!);
+      address(oRow).get(v[0]!).v128Store();
+      f.get(vmax).get(v[0]!).f32x4Pmax().set(vmax); // vmax < x ? x : vmax
       f.addConst(at, 16);
     });
     f.maxAcrossLanes(vmax);
-    f.get(vmax).simd(0x1f, 0).set(max);
+    f.get(vmax).f32x4ExtractLane(0).set(max);
     f.whileLoop(f.lessThan(at, end), () => {
-      address(sRow).op(0x2a, ALIGN4, 0);
-      address(mRow).op(0x2a, ALIGN4, 0);
-      f.op(0x92).set(x);
-      address(oRow).get(x).op(0x38, ALIGN4, 0);
-      f.get(x).get(max).get(x).get(max).op(0x5e).op(0x1b).set(max); // x > max ? x : max
+      address(sRow).f32Load();
+      address(mRow).f32Load();
+      f.f32Add().set(x);
+      address(oRow).get(x).f32Store();
+      f.get(x).get(max).get(x).get(max).f32Gt().select().set(max); // x > max ? x : max
       f.addConst(at, 4);
     });
     // weights exp(x - max) in place, n vectors a turn (one number: lane 0 of a splat), summed into total
-    f.get(max).simd(0x13).set(vmax);
-    f.simd(0x0c, ...Array<number>(16).fill(0)).set(total);
+    f.get(max).f32x4Splat().set(vmax);
+    f.v128Const(V128_ZERO).set(total);
     const weigh = (n: number, scalar: boolean) => {
       for (let k = 0; k < n; k++) {
-        if (scalar) address(oRow).op(0x2a, ALIGN4, 0).simd(0x13);
-        else address(oRow).simd(0x00, ALIGN4, ...uleb(16 * k));
-        f.get(vmax).simd(0xe5).set(v[k]!);
+        if (scalar) address(oRow).f32Load().f32x4Splat();
+        else address(oRow).v128Load(16 * k);
+        f.get(vmax).f32x4Sub().set(v[k]!);
       }
-      for (let k = 0; k < n; k++) f.get(v[k]!).get(low).simd(0x44).set(keep[k]!); // f32x4.gt: above the clamp
+      for (let k = 0; k < n; k++) f.get(v[k]!).get(low).f32x4Gt().set(keep[k]!); // above the clamp
       for (let k = 0; k < n; k++) exp.apply(v[k]!, temps[k]!);
-      for (let k = 0; k < n; k++) f.get(v[k]!).get(keep[k]!).simd(0x4e).set(v[k]!); // v128.and: 0 below it
+      for (let k = 0; k < n; k++) f.get(v[k]!).get(keep[k]!).v128And().set(v[k]!); // 0 below it
       for (let k = 0; k < n; k++) {
         if (scalar) {
-          address(oRow).get(v[k]!).simd(0x1f, 0).op(0x38, ALIGN4, 0);
-          f.get(total).get(v[k]!).simd(0x0c, ...Array<number>(16).fill(0)).simd(0x0d, 0, 1, 2, 3, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19).simd(0xe4).set(total); // lane 0 only
+          address(oRow).get(v[k]!).f32x4ExtractLane(0).f32Store();
+          f.get(total).get(v[k]!).v128Const(V128_ZERO).i8x16Shuffle([0, 1, 2, 3, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19]).f32x4Add().set(total); // lane 0 only
         } else {
-          address(oRow).get(v[k]!).simd(0x0b, ALIGN4, ...uleb(16 * k));
-          f.get(total).get(v[k]!).simd(0xe4).set(total);
+          address(oRow).get(v[k]!).v128Store(16 * k);
+          f.get(total).get(v[k]!).f32x4Add().set(total);
         }
       }
       f.addConst(at, scalar ? 4 : 16 * n);
@@ -157,26 +155,26 @@ function forwardBody(): Body {
     f.whileLoop(f.fits(at, 16, end), () => weigh(1, false));
     f.whileLoop(f.lessThan(at, end), () => weigh(1, true));
     // times 1 / (((t0 + t1) + t2) + t3)
-    f.op(0x43, 0x00, 0x00, 0x80, 0x3f);
+    f.f32Const(1);
     laneSum(f, total, x);
-    f.get(x).op(0x95).simd(0x13).set(vmax);
+    f.get(x).f32Div().f32x4Splat().set(vmax);
     f.i32(0).set(at);
     f.whileLoop(f.fits(at, 16, end), () => {
       address(oRow);
-      address(oRow).simd(0x00, ALIGN4, 0).get(vmax).simd(0xe6);
-      f.simd(0x0b, ALIGN4, 0);
+      address(oRow).v128Load().get(vmax).f32x4Mul();
+      f.v128Store();
       f.addConst(at, 16);
     });
-    f.get(vmax).simd(0x1f, 0).set(x);
+    f.get(vmax).f32x4ExtractLane(0).set(x);
     f.whileLoop(f.lessThan(at, end), () => {
       address(oRow);
-      address(oRow).op(0x2a, ALIGN4, 0).get(x).op(0x94);
-      f.op(0x38, ALIGN4, 0);
+      address(oRow).f32Load().get(x).f32Mul();
+      f.f32Store();
       f.addConst(at, 4);
     });
     // the hidden keys: 0
     f.whileLoop(f.lessThan(at, rowBytes), () => {
-      address(oRow).i32(0).op(0x36, ALIGN4, 0); // i32.store 0
+      address(oRow).i32(0).i32Store();
       f.addConst(at, 4);
     });
     f.addConst(row, 1);

@@ -15,11 +15,9 @@
 // reference model's scoring) use the forward kernel too (swigluValue), ahead of the three tfjs ops
 // at every size measured.
 import * as tf from '@tensorflow/tfjs';
-import { Body, I32, moduleBytes, uleb, V128 } from './assembler.ts';
+import { Body, I32, moduleBytes, V128 } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
-
-const ALIGN4 = 2;
 
 /**
  * Vectors a loop iteration takes: each one's exp is a chain of ~20 dependent operations, which the
@@ -39,14 +37,14 @@ function overVectors(f: Body, count: number, start: (at: number, way: number, of
   const end = f.local(I32);
   const wideEnd = f.local(I32);
   f.i32(0).set(at);
-  f.get(count).i32(2).op(0x74).set(end); // count * 4
-  f.get(count).i32(-4 * WAYS).op(0x71).i32(2).op(0x74).set(wideEnd); // (count rounded down to WAYS vectors) * 4
-  f.whileLoop(() => { f.get(at).get(wideEnd).op(0x49); }, () => {
+  f.get(count).i32(2).i32Shl().set(end); // count * 4
+  f.get(count).i32(-4 * WAYS).i32And().i32(2).i32Shl().set(wideEnd); // (count rounded down to WAYS vectors) * 4
+  f.whileLoop(() => { f.get(at).get(wideEnd).i32LtU(); }, () => {
     for (let way = 0; way < WAYS; way++) start(at, way, 16 * way);
     for (let way = 0; way < WAYS; way++) finish(at, way, 16 * way);
     f.addConst(at, 16 * WAYS);
   });
-  f.whileLoop(() => { f.get(at).get(end).op(0x49); }, () => { start(at, 0, 0); finish(at, 0, 0); f.addConst(at, 16); });
+  f.whileLoop(() => { f.get(at).get(end).i32LtU(); }, () => { start(at, 0, 0); finish(at, 0, 0); f.addConst(at, 16); });
 }
 
 /** WAYS sets of locals made by `make`, one per way. */
@@ -62,15 +60,15 @@ function forwardBody(): Body {
   const ways = perWay(() => ({ g: f.local(V128), s: f.local(V128), temps: exp.temporaries() }));
   overVectors(f, count, (at, way, offset) => {
     const { g, s, temps } = ways[way]!;
-    f.get(pg).get(at).op(0x6a).simd(0x00, ALIGN4, ...uleb(offset)).set(g);
-    f.get(g).simd(0xe1).set(s); // -g
+    f.get(pg).get(at).i32Add().v128Load(offset).set(g);
+    f.get(g).f32x4Neg().set(s); // -g
     exp.apply(s, temps);
   }, (at, way, offset) => {
     const { g, s } = ways[way]!;
-    f.get(one).get(one).get(s).simd(0xe4).simd(0xe7).set(s); // s = 1 / (1 + exp(-g))
-    f.get(pout).get(at).op(0x6a);
-    f.get(g).get(s).simd(0xe6).get(pu).get(at).op(0x6a).simd(0x00, ALIGN4, ...uleb(offset)).simd(0xe6); // (g s) u
-    f.simd(0x0b, ALIGN4, ...uleb(offset));
+    f.get(one).get(one).get(s).f32x4Add().f32x4Div().set(s); // s = 1 / (1 + exp(-g))
+    f.get(pout).get(at).i32Add();
+    f.get(g).get(s).f32x4Mul().get(pu).get(at).i32Add().v128Load(offset).f32x4Mul(); // (g s) u
+    f.v128Store(offset);
   });
   return f;
 }
@@ -83,24 +81,24 @@ function backwardBody(): Body {
   splatF32(f, 1, one);
   const exp = new VectorExp(f, -87, 88);
   const ways = perWay(() => ({ g: f.local(V128), s: f.local(V128), dy: f.local(V128), temps: exp.temporaries() }));
-  const load = (pointer: number, at: number, offset: number) => f.get(pointer).get(at).op(0x6a).simd(0x00, ALIGN4, ...uleb(offset));
+  const load = (pointer: number, at: number, offset: number) => f.get(pointer).get(at).i32Add().v128Load(offset);
   overVectors(f, count, (at, way, offset) => {
     const { g, s, temps } = ways[way]!;
     load(pg, at, offset).set(g);
-    f.get(g).simd(0xe1).set(s);
+    f.get(g).f32x4Neg().set(s);
     exp.apply(s, temps);
   }, (at, way, offset) => {
     const { g, s, dy } = ways[way]!;
-    f.get(one).get(one).get(s).simd(0xe4).simd(0xe7).set(s); // s = 1 / (1 + exp(-g))
+    f.get(one).get(one).get(s).f32x4Add().f32x4Div().set(s); // s = 1 / (1 + exp(-g))
     load(pdy, at, offset).set(dy);
-    f.get(pdu).get(at).op(0x6a).get(dy).get(g).get(s).simd(0xe6).simd(0xe6).simd(0x0b, ALIGN4, ...uleb(offset)); // du = dy (g s)
+    f.get(pdu).get(at).i32Add().get(dy).get(g).get(s).f32x4Mul().f32x4Mul().v128Store(offset); // du = dy (g s)
     // dg = ((dy u) s) (1 + g (1 - s))
-    f.get(pdg).get(at).op(0x6a);
+    f.get(pdg).get(at).i32Add();
     f.get(dy);
     load(pu, at, offset);
-    f.simd(0xe6).get(s).simd(0xe6);
-    f.get(one).get(g).get(one).get(s).simd(0xe5).simd(0xe6).simd(0xe4);
-    f.simd(0xe6).simd(0x0b, ALIGN4, ...uleb(offset));
+    f.f32x4Mul().get(s).f32x4Mul();
+    f.get(one).get(g).get(one).get(s).f32x4Sub().f32x4Mul().f32x4Add();
+    f.f32x4Mul().v128Store(offset);
   });
   return f;
 }

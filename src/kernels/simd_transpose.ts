@@ -10,8 +10,6 @@
 // copied one number at a time.
 import { Body, I32, moduleBytes, V128 } from './assembler.ts';
 
-const ALIGN4 = 2; // memarg alignment hint: 4 bytes (log2), always valid for float32 data
-
 /** i8x16.shuffle immediates picking 32-bit lanes (0-3 from the first operand, 4-7 from the second). */
 const lanes = (...picks: number[]): number[] => picks.flatMap((lane) => [4 * lane, 4 * lane + 1, 4 * lane + 2, 4 * lane + 3]);
 
@@ -32,15 +30,15 @@ function transposeBody(): Body {
   // the address base + times * stride (times a constant)
   const offset = (base: number, stride: number, times: number) => {
     f.get(base);
-    if (times > 0) f.get(stride).i32(times).op(0x6c, 0x6a); // i32.mul, i32.add
+    if (times > 0) f.get(stride).i32(times).i32Mul().i32Add();
   };
-  const copyOne = (from: () => void, to: () => void) => { to(); from(); f.op(0x2a, ALIGN4, 0).op(0x38, ALIGN4, 0); }; // f32.store(to, f32.load(from))
+  const copyOne = (from: () => void, to: () => void) => { to(); from(); f.f32Load().f32Store(); };
   // s = src + i * rowC, d = dst + i * 4: the start of row block i
-  const rowStart = () => { f.get(src).get(i).get(rowC).op(0x6c, 0x6a).set(s).get(dst).get(i).i32(2).op(0x74, 0x6a).set(d); };
+  const rowStart = () => { f.get(src).get(i).get(rowC).i32Mul().i32Add().set(s).get(dst).get(i).i32(2).i32Shl().i32Add().set(d); };
 
-  f.get(C).i32(2).op(0x74).set(rowC);
-  f.get(R).i32(2).op(0x74).set(rowR);
-  f.get(R).get(rowC).op(0x6c).set(matrix);
+  f.get(C).i32(2).i32Shl().set(rowC);
+  f.get(R).i32(2).i32Shl().set(rowR);
+  f.get(R).get(rowC).i32Mul().set(matrix);
   f.i32(0).set(b);
   f.whileLoop(f.lessThan(b, batch), () => {
     f.i32(0).set(i);
@@ -48,25 +46,25 @@ function transposeBody(): Body {
       rowStart();
       f.i32(0).set(j);
       f.whileLoop(f.fits(j, 4, C), () => {
-        for (let r = 0; r < 4; r++) { offset(s, rowC, r); f.simd(0x00, ALIGN4, 0).set(rows[r]!); } // v128.load: row i + r, columns j .. j + 3
+        for (let r = 0; r < 4; r++) { offset(s, rowC, r); f.v128Load().set(rows[r]!); } // row i + r, columns j .. j + 3
         // pairs: [a00 a10 a01 a11], [a02 a12 a03 a13], [a20 a30 a21 a31], [a22 a32 a23 a33]
-        f.get(rows[0]!).get(rows[1]!).simd(0x0d, ...lanes(0, 4, 1, 5)).set(pairs[0]!);
-        f.get(rows[0]!).get(rows[1]!).simd(0x0d, ...lanes(2, 6, 3, 7)).set(pairs[1]!);
-        f.get(rows[2]!).get(rows[3]!).simd(0x0d, ...lanes(0, 4, 1, 5)).set(pairs[2]!);
-        f.get(rows[2]!).get(rows[3]!).simd(0x0d, ...lanes(2, 6, 3, 7)).set(pairs[3]!);
+        f.get(rows[0]!).get(rows[1]!).i8x16Shuffle(lanes(0, 4, 1, 5)).set(pairs[0]!);
+        f.get(rows[0]!).get(rows[1]!).i8x16Shuffle(lanes(2, 6, 3, 7)).set(pairs[1]!);
+        f.get(rows[2]!).get(rows[3]!).i8x16Shuffle(lanes(0, 4, 1, 5)).set(pairs[2]!);
+        f.get(rows[2]!).get(rows[3]!).i8x16Shuffle(lanes(2, 6, 3, 7)).set(pairs[3]!);
         // column c of the block, [a0c a1c a2c a3c], is row j + c of the output
         const columns: [number, number, number[]][] = [[0, 2, [0, 1, 4, 5]], [0, 2, [2, 3, 6, 7]], [1, 3, [0, 1, 4, 5]], [1, 3, [2, 3, 6, 7]]];
         columns.forEach(([x, y, picks], c) => {
           offset(d, rowR, c);
-          f.get(pairs[x]!).get(pairs[y]!).simd(0x0d, ...lanes(...picks));
-          f.simd(0x0b, ALIGN4, 0); // v128.store
+          f.get(pairs[x]!).get(pairs[y]!).i8x16Shuffle(lanes(...picks));
+          f.v128Store();
         });
         f.addConst(s, 16);
-        f.get(d).get(rowR).i32(2).op(0x74, 0x6a).set(d); // d += 4 * rowR
+        f.get(d).get(rowR).i32(2).i32Shl().i32Add().set(d); // d += 4 * rowR
         f.addConst(j, 4);
       });
       f.whileLoop(f.lessThan(j, C), () => { // the last C % 4 columns of these 4 rows
-        for (let r = 0; r < 4; r++) copyOne(() => offset(s, rowC, r), () => { f.get(d).i32(4 * r).op(0x6a); });
+        for (let r = 0; r < 4; r++) copyOne(() => offset(s, rowC, r), () => { f.get(d).i32(4 * r).i32Add(); });
         f.addConst(s, 4).addTo(d, rowR).addConst(j, 1);
       });
       f.addConst(i, 4);
@@ -103,20 +101,20 @@ function blocksBody(): Body {
   const e = f.local(I32);
   const s = f.local(I32);
   const d = f.local(I32);
-  f.get(inner).i32(2).op(0x74).set(run);
-  f.get(R).get(run).op(0x6c).set(jump);
-  f.get(C).get(jump).op(0x6c).set(matrix);
+  f.get(inner).i32(2).i32Shl().set(run);
+  f.get(R).get(run).i32Mul().set(jump);
+  f.get(C).get(jump).i32Mul().set(matrix);
   f.i32(0).set(b);
   f.whileLoop(f.lessThan(b, batch), () => {
     f.get(src).set(s); // the input is read in order
     f.i32(0).set(i);
     f.whileLoop(f.lessThan(i, R), () => {
-      f.get(dst).get(i).get(run).op(0x6c, 0x6a).set(d); // output block (0, i)
+      f.get(dst).get(i).get(run).i32Mul().i32Add().set(d); // output block (0, i)
       f.i32(0).set(j);
       f.whileLoop(f.lessThan(j, C), () => {
         f.i32(0).set(e);
         f.whileLoop(f.lessThan(e, run), () => {
-          f.get(d).get(e).op(0x6a).get(s).get(e).op(0x6a).simd(0x00, ALIGN4, 0).simd(0x0b, ALIGN4, 0); // v128.store(d + e, v128.load(s + e))
+          f.get(d).get(e).i32Add().get(s).get(e).i32Add().v128Load().v128Store();
           f.addConst(e, 16);
         });
         f.addTo(s, run).addTo(d, jump).addConst(j, 1);

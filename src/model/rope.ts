@@ -132,7 +132,6 @@ function trainableRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, backwardSin
 }
 
 const ROPE = 'AgenticRlRope';
-const ALIGN4 = 2;
 
 /**
  * `rope(x, c, s, out, half, rows, stride)`: for `rows` rows of x spaced `stride` bytes apart (and of
@@ -146,29 +145,29 @@ function ropeBody(): Body {
   const [row, at, halfBytes] = [f.local(I32), f.local(I32), f.local(I32)];
   const [x1, x2] = [f.local(V128), f.local(V128)];
   const load = (base: number, second: boolean) => {
-    f.get(base).get(at).op(0x6a);
-    if (second) f.get(halfBytes).op(0x6a);
-    f.simd(0x00, ALIGN4, 0);
+    f.get(base).get(at).i32Add();
+    if (second) f.get(halfBytes).i32Add();
+    f.v128Load();
   };
   const address = (base: number, second: boolean) => {
-    f.get(base).get(at).op(0x6a);
-    if (second) f.get(halfBytes).op(0x6a);
+    f.get(base).get(at).i32Add();
+    if (second) f.get(halfBytes).i32Add();
   };
-  f.get(half).i32(2).op(0x74).set(halfBytes);
+  f.get(half).i32(2).i32Shl().set(halfBytes);
   f.i32(0).set(row);
-  f.whileLoop(() => { f.get(row).get(rows).op(0x49); }, () => {
+  f.whileLoop(() => { f.get(row).get(rows).i32LtU(); }, () => {
     f.i32(0).set(at);
-    f.whileLoop(() => { f.get(at).get(halfBytes).op(0x49); }, () => {
+    f.whileLoop(() => { f.get(at).get(halfBytes).i32LtU(); }, () => {
       load(px, false); f.set(x1);
       load(px, true); f.set(x2);
       address(pout, false);
-      f.get(x1); load(pc, false); f.simd(0xe6);
-      f.get(x2); load(ps, false); f.simd(0xe6);
-      f.simd(0xe5).simd(0x0b, ALIGN4, 0); // x1 c1 - x2 s1
+      f.get(x1); load(pc, false); f.f32x4Mul();
+      f.get(x2); load(ps, false); f.f32x4Mul();
+      f.f32x4Sub().v128Store(); // x1 c1 - x2 s1
       address(pout, true);
-      f.get(x2); load(pc, true); f.simd(0xe6);
-      f.get(x1); load(ps, true); f.simd(0xe6);
-      f.simd(0xe4).simd(0x0b, ALIGN4, 0); // x2 c2 + x1 s2
+      f.get(x2); load(pc, true); f.f32x4Mul();
+      f.get(x1); load(ps, true); f.f32x4Mul();
+      f.f32x4Add().v128Store(); // x2 c2 + x1 s2
       f.addConst(at, 16);
     });
     f.addTo(px, stride).addTo(pout, stride).addConst(row, 1);
