@@ -2,7 +2,7 @@
 // the template check against the builtin tasks' hidden tests, and the leak check that keeps the
 // eval split (and every hidden test) out of the corpus.
 import { Rng } from '../../src/model/rng.ts';
-import type { CodeExecutor } from '../../src/rl/types.ts';
+import type { CodeExecutor } from '../../src/env/types.ts';
 import { BUILTIN_TASKS } from '../../src/tasks/builtin/index.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 import { newNonce, parseTestsReport, testsProgram } from '../../src/tasks/tests_harness.ts';

@@ -5,8 +5,9 @@ import { Rng } from '../../src/model/rng.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
 import { ranCode } from '../../src/rl/metrics.ts';
 import { rollout } from '../../src/rl/rollout.ts';
-import type { CodeExecutor, Trajectory } from '../../src/rl/types.ts';
-import { scoreTrajectory, type RewardSettings } from '../../src/tasks/rewards.ts';
+import type { Trajectory } from '../../src/rl/types.ts';
+import type { CodeExecutor } from '../../src/env/types.ts';
+import { scoreTrajectory, type RewardSettings } from '../../src/rl/rewards.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import type { Tokenizer } from '../../src/tokenizer/tokenizer.ts';
 

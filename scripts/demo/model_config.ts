@@ -1,6 +1,6 @@
 // The demo model's architecture: a small Llama (tied embeddings, SiLU MLP, RoPE), written as a
 // Hugging Face config.json so the same loader that reads hub models reads it.
-import { parseConfig, type ModelConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig, type ModelConfig } from '../../src/model_files/hf_config.ts';
 
 /** Size knobs of the demo model. */
 export interface DemoShape {
@@ -44,7 +44,7 @@ export function configJson(shape: DemoShape): Record<string, unknown> {
 
 /** The parsed config the model code uses. */
 export function demoConfig(shape: DemoShape): ModelConfig {
-  return parseConfig(configJson(shape), 'demo config.json');
+  return parseModelConfig(configJson(shape), 'demo config.json');
 }
 
 /** Parameter count (tied embeddings counted once). */

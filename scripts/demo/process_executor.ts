@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { CodeExecutor, ExecResult } from '../../src/rl/types.ts';
+import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 
 const CHILD = fileURLToPath(new URL('./sandbox_child.ts', import.meta.url));
 
@@ -18,7 +18,7 @@ export function processExecutor(defaultTimeoutMs = 5000): ProcessExecutor {
   let child: ChildProcess | null = null;
   let ready: Promise<void> | null = null;
   let nextId = 0;
-  const waiting = new Map<number, (result: ExecResult) => void>();
+  const waiting = new Map<number, (result: ExecOutcome) => void>();
   let queue: Promise<unknown> = Promise.resolve();
 
   function start(): Promise<void> {
@@ -27,7 +27,7 @@ export function processExecutor(defaultTimeoutMs = 5000): ProcessExecutor {
     return new Promise<void>((resolve, reject) => {
       proc.once('exit', (code) => { if (child === proc) { child = null; ready = null; } reject(new Error(`sandbox child exited with ${code}`)); });
       createInterface({ input: proc.stdout! }).on('line', (line) => {
-        const message = JSON.parse(line) as { ready?: true; id?: number; result?: ExecResult };
+        const message = JSON.parse(line) as { ready?: true; id?: number; result?: ExecOutcome };
         if (message.ready) { resolve(); return; }
         const done = waiting.get(message.id!);
         waiting.delete(message.id!);
@@ -36,12 +36,12 @@ export function processExecutor(defaultTimeoutMs = 5000): ProcessExecutor {
     });
   }
 
-  async function run(code: string, timeoutMs: number): Promise<ExecResult> {
+  async function run(code: string, timeoutMs: number): Promise<ExecOutcome> {
     ready ??= start();
     await ready;
     const proc = child!;
     const id = nextId++;
-    return new Promise<ExecResult>((resolve) => {
+    return new Promise<ExecOutcome>((resolve) => {
       const timer = setTimeout(() => {
         waiting.delete(id);
         child = null;

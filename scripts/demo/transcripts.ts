@@ -6,8 +6,9 @@
 // plausible wrong value: the tool-skipping habit of real models, which GRPO can train away.
 import type { Rng } from '../../src/model/rng.ts';
 import { formatObservation, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
-import type { CodeExecutor, Message } from '../../src/rl/types.ts';
-import { lastLine } from '../../src/tasks/rewards.ts';
+import type { Message } from '../../src/rl/types.ts';
+import type { CodeExecutor } from '../../src/env/types.ts';
+import { lastLine } from '../../src/rl/rewards.ts';
 import { pick, type Instance, type Mistake } from './template.ts';
 
 /** One corpus episode. */

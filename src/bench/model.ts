@@ -39,7 +39,7 @@ import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProd
 import { defaultLoraConfig } from '../model/lora.ts';
 import { useMergedAdapters } from '../model/merged_lora.ts';
 import { selectBackend } from '../kernels/backend.ts';
-import { parseConfig } from '../model_files/hf_config.ts';
+import { parseModelConfig } from '../model_files/hf_config.ts';
 import { decoderForward, outputLogits } from '../model/decoder.ts';
 import { maskBias } from '../model/kv_cache.ts';
 import { tokenLogprobs } from '../model/logprobs.ts';
@@ -48,7 +48,7 @@ import { randomWeights } from '../model/random_weights.ts';
 import { generate, type GenerateOptions } from '../model/sample.ts';
 import { roofline } from './roofline.ts';
 
-const config = parseConfig({
+const config = parseModelConfig({
   model_type: 'llama', vocab_size: 2000, hidden_size: 256, intermediate_size: 768, num_hidden_layers: 4,
   num_attention_heads: 4, num_key_value_heads: 4, max_position_embeddings: 1024,
 });

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { importPeftAdapter } from '../model/peft.ts';
-import { defaultConfig, parseConfig } from '../run/config.ts';
+import { defaultConfig, parseRunConfig } from '../run/config.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { tasksFor } from '../tasks/registry.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
@@ -28,7 +28,7 @@ export async function evalCommand(args: CliArgs): Promise<void> {
       'adapter_model.safetensors': new Uint8Array(await readFile(join(adapterDir, 'adapter_model.safetensors'))),
     };
     const peft = JSON.parse(new TextDecoder().decode(adapter['adapter_config.json'])) as { r: number; lora_alpha: number; target_modules: string[] };
-    config = parseConfig({ ...config, loraRank: peft.r, loraAlpha: peft.lora_alpha, loraTargets: peft.target_modules });
+    config = parseRunConfig({ ...config, loraRank: peft.r, loraAlpha: peft.lora_alpha, loraTargets: peft.target_modules });
   }
   const { source, origin } = nodeModelSource(config.model);
   const executor = await openNodeSandbox({ size: 2, timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });

@@ -6,7 +6,7 @@ import { exportPeftAdapter } from '../model/peft.ts';
 import { hfWeights } from '../model/hf_weights.ts';
 import { writeSafetensors } from '../model_files/safetensors_write.ts';
 import type { ModelSource } from '../model_files/source.ts';
-import { parseConfig, type RunConfig } from '../run/config.ts';
+import { parseRunConfig, type RunConfig } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { summarizeRun } from '../rl/metrics.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from '../service/session.ts';
@@ -26,7 +26,7 @@ export async function configFromArgs(args: CliArgs): Promise<RunConfig> {
     } catch (error) {
       throw new Error(`cannot read config ${file}: ${(error as Error).message}`);
     }
-    return parseConfig(json);
+    return parseRunConfig(json);
   }
   const { config, fallbacks } = await decodeLink(link!);
   if (fallbacks.length > 0) throw new Error(`the link has problems:\n${fallbacks.map((f) => `- ${f.field}: ${f.reason}`).join('\n')}`);

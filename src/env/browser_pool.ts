@@ -28,7 +28,7 @@ export function createBrowserSandboxPool(options: Omit<SandboxPoolOptions, 'work
  * (snapshot_store.ts), in a built page with the Cache API; none elsewhere (the dev server's files
  * carry no content hash to key it by; vite.config.ts sets the flag). Measured in headless Chromium
  * on a 2-core VM: the page's two first workers are ready in 6-9 s cold, side by side, and in 3-4 s
- * restored (README, "The sandbox").
+ * restored (docs/sandbox.md).
  */
 export async function keptSnapshotOptions(): Promise<Pick<SandboxPoolOptions, 'snapshot' | 'onSnapshot'>> {
   const storage = (globalThis as { caches?: CacheStorage }).caches;

@@ -2,7 +2,8 @@
 // done} over a shared sandbox pool, reset() between episodes. Many Environments (one per live
 // episode) share one pool; each program runs in a fresh namespace, so an episode carries no
 // interpreter state from the one before.
-import { defaultTools, type CodeExecutor, type StepResult, type ToolRegistry } from './tools.ts';
+import { defaultTools, type StepResult, type ToolRegistry } from './tools.ts';
+import type { CodeExecutor, ExecResult } from './types.ts';
 
 /** Options of an Environment. */
 export interface EnvironmentOptions {
@@ -18,7 +19,7 @@ export class Environment {
   private finished = false;
   private stepCount = 0;
 
-  constructor(private readonly executor: CodeExecutor, private readonly options: EnvironmentOptions = {}) {
+  constructor(private readonly executor: CodeExecutor<ExecResult>, private readonly options: EnvironmentOptions = {}) {
     this.tools = options.tools ?? defaultTools();
   }
 

@@ -2,7 +2,7 @@
 // that turns its arguments into an observation. execute_code and finish are built in; further
 // tools (a mock search, a file reader) register under their own names.
 import { TIMEOUT_OBSERVATION } from './exec_result.ts';
-import type { ExecResult } from './types.ts';
+import type { CodeExecutor, ExecResult } from './types.ts';
 
 /** What one step returns: the reference design's pair, plus the raw execution when there was one. */
 export interface StepResult {
@@ -12,14 +12,9 @@ export interface StepResult {
   exec?: ExecResult;
 }
 
-/** Anything that runs programs like SandboxPool (tests pass fakes). */
-export interface CodeExecutor {
-  execute(code: string, options?: { timeoutMs?: number }): Promise<ExecResult>;
-}
-
 /** What a tool may use. */
 export interface ToolContext {
-  executor: CodeExecutor;
+  executor: CodeExecutor<ExecResult>;
   /** Per-Environment deadline override for programs; the pool's default when absent. */
   timeoutMs?: number;
 }

@@ -9,19 +9,32 @@ export interface ExecError {
   message: string;
 }
 
-/** One program's run as the learner and the reward code see it. */
-export interface ExecResult {
+/** What the learner and the rewards read of one program's run (src/rl/types.ts Execution). */
+export interface ExecOutcome {
   /** The tail of stdout+stderr in the order printed (`maxOutputChars`), or `TIMEOUT`. */
   observation: string;
-  /** Tail of what went to stdout (`maxCaptureChars`). */
-  stdout: string;
-  /** Tail of what went to stderr, tracebacks included (`maxCaptureChars`). */
-  stderr: string;
   /** True when the program ran to its end without an uncaught exception (SystemExit counts as not ok). */
   ok: boolean;
   error: ExecError | null;
   /** The deadline passed; the observation is `TIMEOUT`. */
   timedOut: boolean;
+}
+
+/**
+ * Anything that runs Python: the sandbox pool, a fake in tests. `execute` runs `code` in a fresh
+ * namespace and never rejects for errors in the code itself. The rollout and the rewards need only
+ * an ExecOutcome; tools get the pool's whole ExecResult.
+ */
+export interface CodeExecutor<Result extends ExecOutcome = ExecOutcome> {
+  execute(code: string, options?: { timeoutMs?: number }): Promise<Result>;
+}
+
+/** One program's run as the sandbox reports it: the outcome, and the details behind it. */
+export interface ExecResult extends ExecOutcome {
+  /** Tail of what went to stdout (`maxCaptureChars`). */
+  stdout: string;
+  /** Tail of what went to stderr, tracebacks included (`maxCaptureChars`). */
+  stderr: string;
   /** The worker was terminated (a runaway the interrupt could not stop, or a crash) and replaced. */
   terminated: boolean;
   /** Wall time from dispatch to a sandbox until the result, queue wait excluded. */

@@ -18,13 +18,6 @@ import { asWasm, byteOffset, heapModule, registerWasmKernel, wasmMemory, type Wa
 const KERNEL = 'AgenticRlSimdMatMulBeside';
 const KERNEL_NT = 'AgenticRlSimdMatMulNT';
 
-let enabled = true;
-
-/** Turns pairing off (true: back on), so a benchmark or test can compare it with splitting each product. */
-export function usePairedProducts(on: boolean): void {
-  enabled = on;
-}
-
 let paired = 0;
 
 /** Products run as pairs in this process (tests: that the pair path is the one taken). */
@@ -91,7 +84,7 @@ export function productsBeside(a1: tf.Tensor2D, w1: tf.Tensor2D, a2: tf.Tensor2D
   const n2 = b2.shape[1];
   if (w1.shape[1] !== k1 || b2.shape[0] !== k2) throw new Error(`productsBeside: shapes ${a1.shape} @ ${w1.shape}^T and ${a2.shape}^T @ ${b2.shape} do not multiply`);
   const [work1, work2] = [m1 * k1 * n1, m2 * k2 * n2];
-  const onKernels = enabled && !tf.engine().isTapeOn() && tf.getBackend() === 'wasm' && m1 >= LINEAR_MIN_ROWS && kernelTakes(k1, n1);
+  const onKernels = !tf.engine().isTapeOn() && tf.getBackend() === 'wasm' && m1 >= LINEAR_MIN_ROWS && kernelTakes(k1, n1);
   const context = onKernels ? fusedKernels(asWasm(tf.backend())) : null;
   const nt = context !== null && k1 <= NT_MAX_K;
   const pair = context?.threads && context.kernels.ta && m2 >= LINEAR_MIN_ROWS && kernelTakes(k2, n2)

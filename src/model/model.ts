@@ -2,16 +2,14 @@
 // over one set of weights: sampling with a KV cache (sample.ts) and differentiable token
 // log-probs (logprobs.ts). LoRA adapters can be switched off to get the base model back.
 import * as tf from '@tensorflow/tfjs';
-import { readCheckpoint } from '../model_files/weight_files.ts';
-import { parseConfig, type ModelConfig } from '../model_files/hf_config.ts';
+import { readWeightFiles } from '../model_files/weight_files.ts';
+import { parseModelConfig, type ModelConfig } from '../model_files/hf_config.ts';
 import { decoderForward, outputLogits, type DecoderParts, type ForwardMode } from './decoder.ts';
 import { maskBias } from './kv_cache.ts';
 import { validateLoraConfig, type LoraConfig } from './lora.ts';
 import { adapterVariables, attachAdapters, baseVariables, disposeParams, loadParams, type DecoderParams, type WeightSource } from './params.ts';
 import { Rope } from './rope.ts';
 import { readJson, type ModelSource } from '../model_files/source.ts';
-import { tokenLogprobs, type LogprobOptions } from './logprobs.ts';
-import { generate, type GenerateOptions, type GenerateResult } from './sample.ts';
 
 /** Which weights train: none (inference), all of them (tiny models), or LoRA adapters only. */
 export type TrainingMode = { kind: 'none' } | { kind: 'full' } | { kind: 'lora'; lora: LoraConfig };
@@ -37,9 +35,9 @@ export class CausalLM implements DecoderParts {
 
   /** Loads config.json and the safetensors weights from a source. */
   static async load(source: ModelSource, options: LoadOptions = {}): Promise<CausalLM> {
-    const config = parseConfig(await readJson(source, 'config.json'), `${source.name}/config.json`);
-    const checkpoint = await readCheckpoint(source, options.onProgress);
-    return CausalLM.fromWeights(config, checkpoint, options.training);
+    const config = parseModelConfig(await readJson(source, 'config.json'), `${source.name}/config.json`);
+    const weights = await readWeightFiles(source, options.onProgress);
+    return CausalLM.fromWeights(config, weights, options.training);
   }
 
   /** Builds a model from HF-layout tensors already in memory (tests, generated models). */
@@ -88,16 +86,6 @@ export class CausalLM implements DecoderParts {
     if (this.training.kind === 'full') return baseVariables(this.params);
     if (this.training.kind === 'lora') return adapterVariables(this.params);
     return new Map();
-  }
-
-  /** Samples continuations of many prompts at once (see sample.ts). */
-  generate(prompts: number[][], options: GenerateOptions): Promise<GenerateResult> {
-    return generate(this, prompts, options);
-  }
-
-  /** Differentiable log-probs (B, T-1) of given token ids (see logprobs.ts); use inside tf.variableGrads. */
-  tokenLogprobs(ids: number[][], options: LogprobOptions): tf.Tensor2D {
-    return tokenLogprobs(this, ids, options);
   }
 
   /** Float32 logits (T, V) of one sequence, every position (the CLI's `logits` command). */

@@ -4,7 +4,7 @@
 // matrix serves both the input lookup and the (tied) output projection h @ E.
 import * as tf from '@tensorflow/tfjs';
 import { releaseTransposedWeights } from '../kernels/decode_products.ts';
-import type { Checkpoint } from '../model_files/weight_files.ts';
+import type { WeightFiles } from '../model_files/weight_files.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';
 import { Rng } from './rng.ts';
@@ -38,8 +38,8 @@ export interface DecoderParams {
   lmHead: tf.Variable | null;
 }
 
-/** Source of named float32 tensors in HF layout (a checkpoint, or random weights for tests). */
-export type WeightSource = Pick<Checkpoint, 'has' | 'shape' | 'float32'>;
+/** Source of named float32 tensors in HF layout (a model's weight files, or random weights for tests). */
+export type WeightSource = Pick<WeightFiles, 'has' | 'shape' | 'float32'>;
 
 /** Builds variables from HF-layout tensors, checking every shape against the config. */
 export function loadParams(config: ModelConfig, source: WeightSource, trainable: boolean): DecoderParams {

@@ -45,7 +45,7 @@ const families: Record<string, { architecture: string; family: ModelConfig['fami
 };
 
 /** Parses and validates a config.json object; `where` names the file in error messages. */
-export function parseConfig(json: unknown, where = 'config.json'): ModelConfig {
+export function parseModelConfig(json: unknown, where = 'config.json'): ModelConfig {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${where}: expected a JSON object`);
   const raw = json as Record<string, unknown>;
   const refuse = (why: string): never => {

@@ -11,7 +11,7 @@
 //                plus the attention scores (heads × T × T) and one chunk of logits
 // It is an estimate, deliberately on the generous side: refusing up front beats a tab that dies
 // halfway through a download with "out of memory".
-import { parseConfig, type ModelConfig } from './hf_config.ts';
+import { parseModelConfig, type ModelConfig } from './hf_config.ts';
 import { readJson, type ModelSource } from './source.ts';
 
 /** Sizes of the run that drive the memory beyond the weights. */
@@ -193,10 +193,10 @@ export function fileBytesPerParameter(configJson: unknown): number {
 
 /**
  * Reads only config.json from `source` (a few KB, even from the hub) and estimates the memory.
- * Rejects with parseConfig's message when the architecture is unsupported.
+ * Rejects with parseModelConfig's message when the architecture is unsupported.
  */
 export async function estimateFromSource(source: ModelSource, run: Omit<RunShape, 'fileBytesPerParameter'>): Promise<{ config: ModelConfig; estimate: MemoryEstimate }> {
   const json = await readJson(source, 'config.json');
-  const config = parseConfig(json, `${source.name}/config.json`);
+  const config = parseModelConfig(json, `${source.name}/config.json`);
   return { config, estimate: estimateMemory(config, { ...run, fileBytesPerParameter: fileBytesPerParameter(json) }) };
 }

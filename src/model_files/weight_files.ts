@@ -1,10 +1,11 @@
-// Reads a checkpoint's tensors from a ModelSource: `model.safetensors`, or the shards listed in
-// `model.safetensors.index.json` (the hub's layout for large models).
+// Reads a model's weight files from a ModelSource: `model.safetensors`, or the shards listed in
+// `model.safetensors.index.json` (the hub's layout for large models). (A run's checkpoints, the
+// adapters and optimizer state saved while training, are src/service/checkpoint_store.ts.)
 import { readJson, type ModelSource } from './source.ts';
 import { parseSafetensors, type SafetensorsFile } from './safetensors.ts';
 
-/** Named float32 tensors of a checkpoint, converted one at a time on request. */
-export interface Checkpoint {
+/** Named float32 tensors of a model's weight files, converted one at a time on request. */
+export interface WeightFiles {
   names(): string[];
   has(name: string): boolean;
   shape(name: string): number[];
@@ -15,11 +16,11 @@ export interface Checkpoint {
 const singleFile = 'model.safetensors';
 const indexFile = 'model.safetensors.index.json';
 
-/** Opens a checkpoint; `onProgress` sees bytes read across all files. */
-export async function readCheckpoint(
+/** Opens a model's weight files; `onProgress` sees bytes read across all files. */
+export async function readWeightFiles(
   source: ModelSource,
   onProgress?: (loadedBytes: number, totalBytes: number | null) => void,
-): Promise<Checkpoint> {
+): Promise<WeightFiles> {
   const files = new Map<string, SafetensorsFile>();
   const owner = new Map<string, SafetensorsFile>();
   let shardNames: string[];

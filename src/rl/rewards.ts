@@ -8,9 +8,10 @@
 // Rules: a timed-out episode scores 0 overall (the reference ends the episode at TIMEOUT). A part
 // that throws, or returns something outside [0, 1], scores 0 and is recorded as a reward error;
 // it never crashes the run.
-import type { CodeExecutor, Trajectory, RewardError } from '../rl/types.ts';
-import type { Task } from './task.ts';
-import { newNonce, parseTestsReport, testsProgram } from './tests_harness.ts';
+import type { Trajectory, RewardError } from './types.ts';
+import type { CodeExecutor } from '../env/types.ts';
+import type { Task } from '../tasks/task.ts';
+import { newNonce, parseTestsReport, testsProgram } from '../tasks/tests_harness.ts';
 
 /** What a reward part may read: the finished episode, the task, and a sandbox. */
 export interface RewardContext {

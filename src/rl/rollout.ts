@@ -15,7 +15,8 @@ import type { Task } from '../tasks/task.ts';
 import { encodeChatDelta } from '../tokenizer/chat_delta.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { parseAction, SYSTEM_PROMPT, userTurnAfter, type ParserName } from './actions.ts';
-import { newTrajectory, type CodeExecutor, type Message, type Trajectory, type TurnStop } from './types.ts';
+import { newTrajectory, type Message, type Trajectory, type TurnStop } from './types.ts';
+import type { CodeExecutor } from '../env/types.ts';
 
 /** What the rollout needs from the policy: batched sampling with one Rng stream per sequence. */
 export interface Sampler {

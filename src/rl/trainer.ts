@@ -3,7 +3,7 @@
 import { AdamW, defaultAdamWConfig } from '../model/adamw.ts';
 import type { CausalLM } from '../model/model.ts';
 import { Rng, type RngState } from '../model/rng.ts';
-import { scoreTrajectory, type RewardSettings } from '../tasks/rewards.ts';
+import { scoreTrajectory, type RewardSettings } from './rewards.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
@@ -11,8 +11,9 @@ import { stepMetrics } from './metrics.ts';
 import { TaskSampler, type SamplerState, type SavedSamplerState, type TaskSampling } from './task_sampler.ts';
 import { modelSampler } from './policy.ts';
 import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
-import type { EvalReport, Phase, PhaseReport } from '../service/trainer_api.ts';
-import type { CodeExecutor, StepMetrics, Trajectory } from './types.ts';
+import type { EvalReport, Phase, PhaseReport } from './reports.ts';
+import type { StepMetrics, Trajectory } from './types.ts';
+import type { CodeExecutor } from '../env/types.ts';
 import { referenceLogprobs, update, type Reference, type UpdateOptions, type UpdateReport } from './update.ts';
 
 /** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */

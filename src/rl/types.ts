@@ -6,6 +6,8 @@
 // the packed sequence length: position t holds token ids[t]; logprob[t] = log p(ids[t] | ids[<t]).
 // Position 0 is never an action (nothing predicts it).
 
+import type { ExecOutcome } from '../env/types.ts';
+
 /** Loss aggregation modes (src/rl/loss.ts), in the order the UI lists them; here so config needs no tfjs. */
 export const AGGREGATIONS = ['seed', 'token', 'dr_grpo'] as const;
 /** How per-token losses become one number. */
@@ -19,22 +21,6 @@ export type Message = {
   role: 'system' | 'user' | 'assistant';
   content: string;
 };
-
-/** What one code execution returned; the sandbox (src/env/) produces exactly this shape. */
-export interface ExecResult {
-  /** True when the code ran to the end without an exception. */
-  ok: boolean;
-  /** The text shown to the model: the tail of stdout+stderr, or `TIMEOUT`. */
-  observation: string;
-  timedOut: boolean;
-  error: { type: string; message: string } | null;
-}
-
-/** Anything that runs Python: the sandbox pool in the app, a fake in tests. */
-export interface CodeExecutor {
-  /** Runs `code` in a fresh namespace; never rejects for errors in the code itself. */
-  execute(code: string, options?: { timeoutMs?: number }): Promise<ExecResult>;
-}
 
 /** A parsed model turn (see src/rl/actions.ts for the grammar). */
 export type Action =
@@ -54,7 +40,7 @@ export type TurnStop = 'eos' | 'stop' | 'length';
 /** One code execution inside an episode. */
 export interface Execution {
   code: string;
-  result: ExecResult;
+  result: ExecOutcome;
   durationMs: number;
 }
 

@@ -8,7 +8,7 @@ import { TASK_SAMPLINGS } from '../rl/task_sampler.ts';
 import { AGGREGATIONS } from '../rl/types.ts';
 import { customTasksProblems, type CustomTaskInput } from '../tasks/custom.ts';
 import { TASK_SETS, tasksFor } from '../tasks/registry.ts';
-import { REWARDS, rewardCoverageProblems, type RewardWeights } from '../tasks/rewards.ts';
+import { REWARDS, rewardCoverageProblems, type RewardWeights } from '../rl/rewards.ts';
 
 /** Projections LoRA can adapt; the same names as src/model/lora.ts (kept in sync by a test; that file imports tfjs). */
 export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
@@ -213,7 +213,7 @@ export function validateConfig(input: unknown): { config: RunConfig; errors: Con
 }
 
 /** A valid RunConfig from a (partial) object, or an Error listing every problem and its fix. */
-export function parseConfig(input: unknown): RunConfig {
+export function parseRunConfig(input: unknown): RunConfig {
   const { config, errors } = validateConfig(input);
   if (errors.length > 0) throw new Error(`invalid run config:\n${errors.map((e) => `- ${e.message}`).join('\n')}`);
   return config;

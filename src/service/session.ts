@@ -10,7 +10,7 @@ import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { trainerSettings, trainingMode } from './settings.ts';
 import { Trainer } from '../rl/trainer.ts';
 import type { LoadProgress, ModelInfo } from './trainer_api.ts';
-import type { CodeExecutor } from '../rl/types.ts';
+import type { CodeExecutor } from '../env/types.ts';
 import type { Reference } from '../rl/update.ts';
 
 /** A loaded policy: the model, its tokenizer, its KL reference and what the page shows about it. */

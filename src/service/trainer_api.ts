@@ -5,6 +5,7 @@
 import type { BackendInfo, BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
+import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import type { SandboxSettings } from '../run/config.ts';
 
@@ -35,32 +36,7 @@ export interface LoadProgress {
   totalBytes?: number | null;
 }
 
-/** The four phases of one step, in order (the phase stepper stops after each). */
-export type Phase = 'rollout' | 'reward' | 'advantage' | 'update';
-
-export type { GroupStats };
-
-/** What a phase produced. `trajectories` is the step's records as they stand after the phase. */
-export interface PhaseReport {
-  step: number;
-  phase: Phase;
-  trajectories: Trajectory[];
-  /** After `advantage`. */
-  groups: GroupStats[] | null;
-  /** After `update`. */
-  metrics: StepMetrics | null;
-  /** The text of every token of each trajectory, by trajectory id (the viewer shades the action mask per token). */
-  tokenTexts?: Record<string, string[]>;
-}
-
-/** Held-out evaluation result. */
-export interface EvalReport {
-  step: number;
-  passAt1: number;
-  perTask: Record<string, number>;
-  /** Mean reward of the evaluated episodes (partial rewards count), when measured. */
-  rewardMean?: number;
-}
+export type { EvalReport, GroupStats, Phase, PhaseReport };
 
 /**
  * Everything needed to resume a run (docs/architecture.md §6). Weights are the trainable tensors only

@@ -11,7 +11,8 @@ import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import type { Trainer } from '../rl/trainer.ts';
 import type { EvalReport, LoadProgress, ModelChoice, ModelInfo, PhaseReport, TrainerApi, TrainerCheckpoint } from './trainer_api.ts';
-import type { CodeExecutor, StepMetrics } from '../rl/types.ts';
+import type { StepMetrics } from '../rl/types.ts';
+import type { CodeExecutor } from '../env/types.ts';
 
 /** A sandbox the service owns (the pool), closable when the service is done with it. */
 export type ClosableExecutor = CodeExecutor & { close(): Promise<void> };

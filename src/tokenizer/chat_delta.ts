@@ -14,7 +14,8 @@
 // delta starts directly with the next header.) Qwen3 breaks prefix stability once the model thinks
 // (the latest assistant turn keeps its `<think>` block, later renders drop it); Llama 3 `trim`s
 // message content, which breaks it when the model ends a turn with whitespace. Both are reported.
-import type { ChatMessage, ChatTemplateOptions, Tokenizer } from './tokenizer.ts';
+import type { ChatMessage, ChatTemplateOptions } from './chat_template.ts';
+import type { Tokenizer } from './tokenizer_types.ts';
 
 /** The result of extending a conversation after the model's own turn. */
 export type ChatDelta =

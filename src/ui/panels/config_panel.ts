@@ -1,7 +1,7 @@
 // The configuration form, generated from the RunConfig schema (config_fields.ts): edits go into a
 // draft, each value is checked by the schema as it is typed and explained inline, and "Apply"
 // configures the worker (which starts the run over). No field is listed here by hand.
-import { REWARDS } from '../../tasks/rewards.ts';
+import { REWARDS } from '../../rl/rewards.ts';
 import { checkField, type FieldName, type RunConfig } from '../../run/config.ts';
 import { presetConfig } from '../../run/presets.ts';
 import type { CustomTaskInput } from '../../tasks/custom.ts';

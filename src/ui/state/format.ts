@@ -33,13 +33,6 @@ export function formatSigned(value: number): string {
   return `${value > 0 ? '+' : '−'}${Math.abs(value).toFixed(2)}`;
 }
 
-/** Seconds as "0.4 s", "12 s", "3 min 5 s". */
-export function formatSeconds(seconds: number): string {
-  if (seconds < 10) return `${seconds.toFixed(1)} s`;
-  if (seconds < 60) return `${seconds.toFixed(0)} s`;
-  return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
-}
-
 /** A time of day for "saved at". */
 export function formatClock(ms: number): string {
   const date = new Date(ms);
