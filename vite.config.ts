@@ -20,6 +20,24 @@ const runtimeAssets: Record<string, { dir: string; files: RegExp }> = {
   },
 };
 
+/** The browser tests: Chromium on the built page (test/global-setup.ts builds it) and on test harness pages. */
+const browserTests = ['test/e2e/**/*.test.ts'];
+
+/**
+ * Tests left out of `npm run test:unit` (npm test runs them): the learning runs, and the files that
+ * take about 20 s or more on 2 cores (per-file times from `vitest run --reporter=json`).
+ */
+const slowTests = [
+  'test/rl/learns.test.ts', // a learning run: SFT, then 20 GRPO steps through the real sandbox
+  'test/demo/learns.test.ts', // a learning run: the demo model, 8 GRPO steps (~30 s)
+  'test/demo/pipeline.test.ts', // the whole demo-model recipe: corpus, SFT, export, reload, resume (~15 s alone)
+  'test/cli/train_command.test.ts', // `cli train` and `cli eval` in subprocesses (~40 s)
+  'test/cli/bench_command.test.ts', // `cli bench --only sandbox` in a subprocess (~40 s)
+  'test/env/snapshot.test.ts', // about ten Pyodide pools brought up cold and from snapshots (~100 s)
+  'test/env/pool.test.ts', // real sandbox pools: a deadline for each kind of runaway, crashes, recycling (~25 s)
+  'test/service/trainer_service.test.ts', // training steps, twice over: checkpoint -> restore -> continue (~20 s)
+  'test/model/shared_prefix.test.ts', // 3 whole models' log-probs and gradients, on wasm (1 and 2 threads) and cpu (~55 s)
+];
 
 function runtimeAssetsPlugin(): Plugin {
   return {
@@ -62,7 +80,6 @@ export default defineConfig(({ command }) => ({
   build: { target: 'es2022', outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 4000 },
   optimizeDeps: { exclude: ['pyodide'] },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     maxWorkers: 2,
@@ -70,6 +87,13 @@ export default defineConfig(({ command }) => ({
     // (src/kernels/simd_matmul.ts's fused multiply-add build); test/kernels/matmul_dispatch.test.ts
     // also checks the plain build.
     execArgv: relaxedSimdFlags(),
-    globalSetup: ['test/global-setup.ts'],
+    // `vitest run` (npm test) runs all three projects; `vitest run --project unit` (npm run
+    // test:unit) is the fast loop: no browser, no page build, no learning runs.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...browserTests, ...slowTests] } },
+      { extends: true, test: { name: 'slow', include: slowTests } },
+      // builds the production page first (test/global-setup.ts), so only this project has it
+      { extends: true, test: { name: 'browser', include: browserTests, globalSetup: ['test/global-setup.ts'] } },
+    ],
   },
 }));

@@ -1,6 +1,7 @@
 // The CLI contract (docs/architecture.md §8) through a real subprocess: JSON on stdout, errors as {"error"}.
 import { describe, expect, it } from 'vitest';
-import { fixture, golden, maxAbsDiff } from '../model/helpers.ts';
+import { fixture, golden } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 import { cli } from './helpers.ts';
 
 describe('model CLI commands', () => {

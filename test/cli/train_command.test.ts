@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeModelFolder, PROMPT } from '../rl/tiny_policy.ts';
+import { makeModelFolder, PROMPT } from '../helpers/tiny_policy.ts';
 import { cli, cliLines } from './helpers.ts';
 
 describe('train and eval CLI commands', () => {

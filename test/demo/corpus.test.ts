@@ -2,10 +2,10 @@
 // hidden tests of the tasks they mirror, and no held-out material (eval prompts, hidden tests).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStrict, SYSTEM_PROMPT, OBSERVATION_PREFIX } from '../../src/rl/actions.ts';
-import type { CodeExecutor } from '../../src/rl/types.ts';
+import type { CodeExecutor } from '../../src/env/types.ts';
 import { BUILTIN_TASKS } from '../../src/tasks/builtin/index.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
-import { lastLine } from '../../src/tasks/rewards.ts';
+import { lastLine } from '../../src/rl/rewards.ts';
 import { checkTemplates, generateCorpus, leakProblems } from '../../scripts/demo/corpus.ts';
 import { sandboxExecutor } from '../../scripts/demo/sandbox_executor.ts';
 import { TEMPLATES } from '../../scripts/demo/templates.ts';

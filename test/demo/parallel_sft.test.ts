@@ -5,15 +5,15 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW } from '../../src/model/adamw.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { applySftGradients, learnedTokens, sftGradients, sftStep, type SftExample } from '../../src/rl/sft.ts';
 import { dealRows, ParallelSft } from '../../scripts/demo/parallel_sft.ts';
-import { useBackend } from '../model/helpers.ts';
+import { useBackend } from '../helpers/models.ts';
 
-const config = parseConfig({
+const config = parseModelConfig({
   model_type: 'llama', vocab_size: 50, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2,
   num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 64, tie_word_embeddings: true,
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMockHub } from '../model_files/mock_hub.ts';
+import { startMockHub } from '../helpers/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, servePage } from '../../scripts/browser.ts';
 

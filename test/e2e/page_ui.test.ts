@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipFiles } from '../../src/run/exports.ts';
-import { startMockHub } from '../model_files/mock_hub.ts';
+import { startMockHub } from '../helpers/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../scripts/browser.ts';
 import { serveHarness } from '../helpers/browser_harness.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { SandboxMetrics, SandboxReady } from '../../src/env/types.ts';
 import { ADVERSARIAL_CASES, NORMAL_PROGRAM } from '../env/adversarial_cases.ts';
-import { expectObservation } from '../env/expect_observation.ts';
+import { expectObservation } from '../helpers/expect_observation.ts';
 import { launchBrowser } from '../../scripts/browser.ts';
 import { serveSandboxHarness } from '../helpers/browser_harness.ts';
 

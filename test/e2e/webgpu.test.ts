@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, SOFTWARE_WEBGPU_FLAGS } from '../../scripts/browser.ts';
 import { serveSandboxHarness } from '../helpers/browser_harness.ts';
-import { golden, maxAbsDiff } from '../model/helpers.ts';
+import { golden } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 type Result = { backend: string; simd: boolean; fma: { active: boolean; maxDiff: number }; adapter: { isFallback: boolean; architecture: string } | null; logits: number[][]; logprobs: number[]; greedy: number[] };
 

@@ -6,7 +6,7 @@ import { Environment } from '../../src/env/environment.ts';
 import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import type { SandboxPool } from '../../src/env/pool.ts';
 import { ADVERSARIAL_CASES, NORMAL_PROGRAM } from './adversarial_cases.ts';
-import { expectObservation } from './expect_observation.ts';
+import { expectObservation } from '../helpers/expect_observation.ts';
 
 /** Runaways get a short deadline so the suite stays quick; everything else the default. */
 const RUNAWAY_TIMEOUT_MS = 2000;

@@ -2,8 +2,8 @@
 // contract, the registry, and argument checking (no Pyodide needed).
 import { describe, expect, it } from 'vitest';
 import { Environment } from '../../src/env/environment.ts';
-import { defaultTools, ToolRegistry, type CodeExecutor } from '../../src/env/tools.ts';
-import type { ExecResult } from '../../src/env/types.ts';
+import { defaultTools, ToolRegistry } from '../../src/env/tools.ts';
+import type { CodeExecutor, ExecResult } from '../../src/env/types.ts';
 
 function execResult(overrides: Partial<ExecResult>): ExecResult {
   return {

@@ -7,14 +7,12 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { causalMatMulActive, splitProductCount, stridedMatMul, useCausalSkipping, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { simdMatmulCausalModule } from '../../src/kernels/simd_matmul_variants.ts';
-
-const values = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
-const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
+import { bits, filled } from '../helpers/numbers.ts';
 
 describe('causal attention products', () => {
   beforeAll(async () => {
@@ -40,8 +38,8 @@ describe('causal attention products', () => {
     const visible = (r: number, j: number) => j <= (r % T) + offset;
     tf.tidy(() => {
       // mode 1, scores: Q (M, hd) @ K^T (hd, S), the keys are C's columns
-      const q = tf.tensor3d(values(batch * M * hd, 1), [batch, M, hd]);
-      const kT = tf.tensor3d(values(batch * hd * S, 2), [batch, hd, S]);
+      const q = tf.tensor3d(filled(batch * M * hd, 1), [batch, M, hd]);
+      const kT = tf.tensor3d(filled(batch * hd * S, 2), [batch, hd, S]);
       const attrs = { batch, m: M, k: hd, n: S, strideA: M * hd, strideB: hd * S };
       const full = stridedMatMul(q, kT, attrs).dataSync();
       const causal = stridedMatMul(q, kT, { ...attrs, causal: 1, period: T, offset }).dataSync();
@@ -51,9 +49,9 @@ describe('causal attention products', () => {
         else expect(causal[i] === 0 || causal[i] === full[i]).toBe(true); // 0, or the real score of a block straddling the limit
       }
       // mode 2, context: P (M, S), 0 past each row's keys, @ V (S, hd), the keys are the k axis
-      const p = values(batch * M * S, 3).map((v, i) => (visible(Math.floor(i / S) % M, i % S) ? v : 0));
+      const p = filled(batch * M * S, 3).map((v, i) => (visible(Math.floor(i / S) % M, i % S) ? v : 0));
       const weights = tf.tensor3d(p, [batch, M, S]);
-      const v = tf.tensor3d(values(batch * S * hd, 4), [batch, S, hd]);
+      const v = tf.tensor3d(filled(batch * S * hd, 4), [batch, S, hd]);
       const contextAttrs = { batch, m: M, k: S, n: hd, strideA: M * S, strideB: S * hd };
       expect(bits(stridedMatMul(weights, v, { ...contextAttrs, causal: 2, period: T, offset }))).toEqual(bits(stridedMatMul(weights, v, contextAttrs)));
     });
@@ -62,8 +60,8 @@ describe('causal attention products', () => {
   it('mode 1 leaves the columns past a row block\'s last visible key at 0', () => {
     tf.tidy(() => {
       const [T, S, hd] = [16, 16, 8];
-      const q = tf.tensor3d(values(T * hd, 5), [1, T, hd]);
-      const kT = tf.tensor3d(values(hd * S, 6), [1, hd, S]);
+      const q = tf.tensor3d(filled(T * hd, 5), [1, T, hd]);
+      const kT = tf.tensor3d(filled(hd * S, 6), [1, hd, S]);
       const out = stridedMatMul(q, kT, { batch: 1, m: T, k: hd, n: S, strideA: 0, strideB: 0, causal: 1, period: T, offset: 0 }).dataSync();
       // rows 0-3 see keys up to 3: their 8-column block 0-7 is computed, columns 8-15 are 0
       for (let r = 0; r < 4; r++) for (let j = 8; j < S; j++) expect(out[r * S + j]).toBe(0);
@@ -73,8 +71,8 @@ describe('causal attention products', () => {
 
   it('split over a helper thread: the same bits, by whole matrices', async () => {
     const [batch, T, S, hd] = [6, 96, 96, 64];
-    const q = tf.tensor3d(values(batch * T * hd, 7), [batch, T, hd]);
-    const kT = tf.tensor3d(values(batch * hd * S, 8), [batch, hd, S]);
+    const q = tf.tensor3d(filled(batch * T * hd, 7), [batch, T, hd]);
+    const kT = tf.tensor3d(filled(batch * hd * S, 8), [batch, hd, S]);
     const attrs = { batch, m: T, k: hd, n: S, strideA: T * hd, strideB: hd * S, causal: 1, period: T, offset: 0 };
     await useMatmulThreads(0);
     const one = tf.tidy(() => bits(stridedMatMul(q, kT, attrs)));
@@ -87,7 +85,7 @@ describe('causal attention products', () => {
 
   it.each([[4, 4, 0], [4, 4, 1], [4, 2, 1]])('a model (%i heads, %i key heads, %i helpers): log-probs and gradients the same bits with skipping on and off', async (heads, kvHeads, helpers) => {
     await useMatmulThreads(helpers);
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
       num_attention_heads: heads, num_key_value_heads: kvHeads, max_position_embeddings: 512,
     });

@@ -5,9 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CausalLM } from '../../src/model/model.ts';
 import { generate } from '../../src/model/sample.ts';
 import { decodeAttention, decodeAttentionActive, simdDecodeAttentionModule, useDecodeAttention } from '../../src/kernels/simd_decode_attention.ts';
-import { loadFixture, useBackend } from '../model/helpers.ts';
+import { loadFixture, useBackend } from '../helpers/models.ts';
+import { filled } from '../helpers/numbers.ts';
 
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed * 1.3) * (1 + (i % 5) * 0.2));
+/** Test data whose amplitude varies along the row (1 to 1.8, period 5). */
+const rippled = (length: number, seed: number) => filled(length, seed * 1.3, { scale: (i) => 1 + (i % 5) * 0.2 });
 
 describe('decode attention kernel (wasm)', () => {
   beforeAll(() => useBackend('wasm'));
@@ -28,9 +30,9 @@ describe('decode attention kernel (wasm)', () => {
   it.each([[12, 7, 2], [48, 13, 1], [64, 4, 3], [64, 1, 1]])('hd %i, %i positions, %i query rows a key head: softmax(q K^T / sqrt(hd) + bias) V within 2e-6 of float64', (hd, S, R) => {
     const [B, Hkv, capacity] = [3, 2, 16];
     const scale = 1 / Math.sqrt(hd);
-    const q = filled(B * Hkv * R * hd, 1);
-    const k = filled(B * Hkv * capacity * hd, 2);
-    const v = filled(B * Hkv * capacity * hd, 3);
+    const q = rippled(B * Hkv * R * hd, 1);
+    const k = rippled(B * Hkv * capacity * hd, 2);
+    const v = rippled(B * Hkv * capacity * hd, 3);
     for (let slice = 0; slice < B * Hkv; slice++) { // slots past S hold NaN: read one, and the output shows it
       k.fill(Number.NaN, (slice * capacity + S) * hd, (slice + 1) * capacity * hd);
       v.fill(Number.NaN, (slice * capacity + S) * hd, (slice + 1) * capacity * hd);

@@ -6,8 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DotStore } from '../../src/kernels/decode_products.ts';
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
+import { filled } from '../helpers/numbers.ts';
 
 /** W^T for a (k, n) weight, as the store's fill callback writes it: (n, k). */
 const transposeInto = (w: tf.Tensor2D) => (into: Float32Array) => into.set(tf.tidy(() => tf.transpose(w).dataSync()));

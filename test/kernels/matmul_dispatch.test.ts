@@ -10,6 +10,7 @@ import { releaseTransposedWeights, transposedWeightStats } from '../../src/kerne
 import { instantiateMatmul, simdMatmulModule } from '../../src/kernels/simd_matmul.ts';
 import { instantiateMatmulT, simdMatmulTModule } from '../../src/kernels/simd_dot.ts';
 import { matMulLinear } from '../../src/model/ops.ts';
+import { filled } from '../helpers/numbers.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
 function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k: number, n: number, broadcastB: boolean): Float64Array {
@@ -24,8 +25,6 @@ function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k
   }
   return c;
 }
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
 
 describe('SIMD matmul kernel', () => {
   it('is a valid module small enough for a synchronous compile anywhere (4 KB), in both builds', () => {

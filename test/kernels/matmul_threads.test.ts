@@ -11,28 +11,25 @@ import { holdMatmulHelpers, matMul2d, matMulTransposeA, matmulThreadCount, simdM
 import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
 import { pairedProductCount, productsBeside } from '../../src/kernels/backward_pairs.ts';
 import { generate } from '../../src/model/sample.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-
-const filled = (shape: number[], seed: number) => {
-  const size = shape.reduce((p, q) => p * q, 1);
-  return tf.tensor(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 0.37 + seed) * 2), shape);
-};
+import { bits } from '../helpers/numbers.ts';
+import { filledTensor } from '../helpers/tensors.ts';
 
 /** `f`'s result as bits, on one thread and on `helpers` + 1, with how many products were split. */
 async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[]; many: number[]; split: number }> {
-  const bits = () => tf.tidy(() => [...new Uint32Array(f().dataSync().slice().buffer)]);
+  const result = () => tf.tidy(() => bits(f()));
   await useMatmulThreads(0);
-  const one = bits();
+  const one = result();
   expect(await useMatmulThreads(helpers)).toBe(helpers + 1);
-  const many = bits();
+  const many = result();
   return { one, many, split: splitProductCount() };
 }
 
 /** A tiny Llama for the whole-model checks. */
-const config = parseConfig({
+const config = parseModelConfig({
   model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
   num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
 });
@@ -49,8 +46,8 @@ describe('the matmul kernel on several threads', () => {
   // rows: a multiple of 8, tails of 1-3 rows in the helper's share and in the caller's
   it.each([[512, 256, 256], [517, 300, 261], [130, 129, 131], [66, 1024, 40]])('splits the rows of %i x %i @ %i x ... the same bits', async (m, k, n) => {
     expect(m * k * n).toBeGreaterThanOrEqual(MIN_THREADED_MACS);
-    const a = filled([m, k], 1) as tf.Tensor2D;
-    const b = filled([k, n], 2) as tf.Tensor2D;
+    const a = filledTensor([m, k], 1) as tf.Tensor2D;
+    const b = filledTensor([k, n], 2) as tf.Tensor2D;
     const { one, many, split } = await bothWays(() => matMul2d(a, b));
     expect(split).toBe(1);
     expect(many).toEqual(one);
@@ -58,9 +55,9 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('splits a batch, with one B for all and with one B per matrix; three threads too', async () => {
-    const a = filled([7, 96, 64], 3);
-    const b = filled([7, 64, 96], 4);
-    const shared = filled([1, 64, 96], 5);
+    const a = filledTensor([7, 96, 64], 3);
+    const b = filledTensor([7, 64, 96], 4);
+    const shared = filledTensor([1, 64, 96], 5);
     for (const helpers of [1, 2]) {
       const perMatrix = await bothWays(() => stridedMatMul(a, b, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 64 * 96 }), helpers);
       expect(perMatrix.split).toBe(1);
@@ -73,14 +70,14 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('leaves small products and strided (not packed) batches on one thread', async () => {
-    const small = filled([64, 64], 6) as tf.Tensor2D;
+    const small = filledTensor([64, 64], 6) as tf.Tensor2D;
     expect(64 * 64 * 64).toBeLessThan(MIN_THREADED_MACS);
     const smallRun = await bothWays(() => matMul2d(small, small));
     expect(smallRun.split).toBe(0);
     expect(smallRun.many).toEqual(smallRun.one);
     // every other matrix of a (8, 96, 64) tensor: strideA = 2 matrices
-    const a = filled([8, 96, 64], 7);
-    const b = filled([1, 64, 512], 8);
+    const a = filledTensor([8, 96, 64], 7);
+    const b = filledTensor([1, 64, 512], 8);
     const strided = await bothWays(() => stridedMatMul(a, b, { batch: 4, m: 96, k: 64, n: 512, strideA: 2 * 96 * 64, strideB: 0 }));
     expect(strided.split).toBe(0);
     expect(strided.many).toEqual(strided.one);
@@ -88,8 +85,8 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('grows the pool memory for a large B (8 MB) and stays right', async () => {
-    const a = filled([256, 1024], 9) as tf.Tensor2D;
-    const b = filled([1024, 2048], 10) as tf.Tensor2D;
+    const a = filledTensor([256, 1024], 9) as tf.Tensor2D;
+    const b = filledTensor([1024, 2048], 10) as tf.Tensor2D;
     // matMul2d sends a B this large to XNNPACK; the kernel itself takes any size
     const { one, many, split } = await bothWays(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m: 256, k: 1024, n: 2048, strideA: 0, strideB: 0 }), [256, 2048]));
     expect(split).toBe(1);
@@ -122,8 +119,8 @@ describe('the matmul kernel on several threads', () => {
   // unevenly and leave tails, the output head's width
   it.each([[1, 256, 256], [3, 256, 250], [8, 256, 768], [8, 768, 257], [18, 128, 2000], [63, 160, 199]])('splits the columns of decoding\'s %i x %i @ (%i x K)^T: the same bits', async (m, k, n) => {
     expect(m * k * n).toBeGreaterThanOrEqual(MIN_THREADED_DOT_MACS);
-    const a = filled([m, k], 11) as tf.Tensor2D;
-    const w = tf.variable(filled([k, n], 12)) as tf.Variable<tf.Rank.R2>;
+    const a = filledTensor([m, k], 11) as tf.Tensor2D;
+    const w = tf.variable(filledTensor([k, n], 12)) as tf.Variable<tf.Rank.R2>;
     for (const helpers of [1, 2]) {
       const { one, many, split } = await bothWays(() => matMul2d(a, w), helpers);
       expect(split).toBe(1);
@@ -136,8 +133,8 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('leaves dot products under MIN_THREADED_DOT_MACS on one thread', async () => {
-    const a = filled([1, 64], 13) as tf.Tensor2D;
-    const w = tf.variable(filled([64, 128], 14)) as tf.Variable<tf.Rank.R2>; // 8k multiply-adds; k * n at the copy threshold
+    const a = filledTensor([1, 64], 13) as tf.Tensor2D;
+    const w = tf.variable(filledTensor([64, 128], 14)) as tf.Variable<tf.Rank.R2>; // 8k multiply-adds; k * n at the copy threshold
     expect(64 * 128).toBeLessThan(MIN_THREADED_DOT_MACS);
     const { one, many, split } = await bothWays(() => matMul2d(a, w));
     expect(split).toBe(0);
@@ -159,13 +156,13 @@ describe('the matmul kernel on several threads', () => {
   });
 
   it('does not wait for late helpers: held, the caller runs every queued block itself, the same bits', async () => {
-    const a = filled([260, 300], 15) as tf.Tensor2D;
-    const b = filled([300, 200], 16) as tf.Tensor2D;
-    const at = filled([300, 260], 17) as tf.Tensor2D; // A^T stored (k, m)
-    const batchA = filled([7, 96, 64], 18);
-    const batchB = filled([7, 64, 96], 19);
-    const x = filled([8, 256], 20) as tf.Tensor2D;
-    const w = tf.variable(filled([256, 768], 21)) as tf.Variable<tf.Rank.R2>;
+    const a = filledTensor([260, 300], 15) as tf.Tensor2D;
+    const b = filledTensor([300, 200], 16) as tf.Tensor2D;
+    const at = filledTensor([300, 260], 17) as tf.Tensor2D; // A^T stored (k, m)
+    const batchA = filledTensor([7, 96, 64], 18);
+    const batchB = filledTensor([7, 64, 96], 19);
+    const x = filledTensor([8, 256], 20) as tf.Tensor2D;
+    const w = tf.variable(filledTensor([256, 768], 21)) as tf.Variable<tf.Rank.R2>;
     const products: [string, () => tf.Tensor][] = [
       ['rows', () => matMul2d(a, b)],
       ['transposed A', () => matMulTransposeA(at, b)],
@@ -173,15 +170,15 @@ describe('the matmul kernel on several threads', () => {
       ['dot', () => matMul2d(x, w)],
     ];
     for (const [name, product] of products) {
-      const bits = () => tf.tidy(() => [...new Uint32Array(product().dataSync().slice().buffer)]);
+      const result = () => tf.tidy(() => bits(product()));
       await useMatmulThreads(0);
-      const one = bits();
+      const one = result();
       expect(await useMatmulThreads(2)).toBe(3);
-      bits(); // the copies and kernels made, so only the product runs below
+      result(); // the copies and kernels made, so only the product runs below
       holdMatmulHelpers(true);
       const [split, taken] = [splitProductCount(), takenOverCount()];
       const start = performance.now();
-      const held = bits();
+      const held = result();
       const elapsed = performance.now() - start;
       holdMatmulHelpers(false);
       expect(splitProductCount(), name).toBe(split + 1);
@@ -189,18 +186,17 @@ describe('the matmul kernel on several threads', () => {
       expect(takenOverCount() - taken, name).toBe(name === 'dot' ? 2 : name === 'batch' ? 4 : 8);
       expect(held, name).toEqual(one);
       expect(elapsed, name).toBeLessThan(5_000); // nowhere near the 60 s a helper gets before the pool gives up
-      expect(bits(), name).toEqual(one); // released: the helpers take blocks again
+      expect(result(), name).toEqual(one); // released: the helpers take blocks again
     }
     tf.dispose([a, b, at, batchA, batchB, x, w]);
   });
 
   it('runs a backward pass\'s two products one per thread, with the bits of each alone; held helpers, the caller runs both', async () => {
-    const dy = filled([260, 200], 22) as tf.Tensor2D;
-    const x = filled([260, 301], 24) as tf.Tensor2D; // dw = x^T dy (301 x 200, or 301 x 1100)
-    const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
+    const dy = filledTensor([260, 200], 22) as tf.Tensor2D;
+    const x = filledTensor([260, 301], 24) as tf.Tensor2D; // dw = x^T dy (301 x 200, or 301 x 1100)
     // w (301, 200) as stored, dx = dy w^T (260 x 301) by the NT kernel; and w (301, 1100) past
     // NT_MAX_K, multiplied as a transposed copy
-    for (const [w, dyOf] of [[filled([301, 200], 23), dy], [filled([301, 1100], 26), filled([260, 1100], 27)]] as [tf.Tensor2D, tf.Tensor2D][]) {
+    for (const [w, dyOf] of [[filledTensor([301, 200], 23), dy], [filledTensor([301, 1100], 26), filledTensor([260, 1100], 27)]] as [tf.Tensor2D, tf.Tensor2D][]) {
       await useMatmulThreads(0);
       const alone = tf.tidy(() => [bits(matMul2d(dyOf, tf.transpose(w))), bits(matMulTransposeA(x, dyOf))]);
       expect(tf.tidy(() => productsBeside(dyOf, w, x, dyOf).map(bits))).toEqual(alone); // one thread: the two in turn
@@ -216,8 +212,8 @@ describe('the matmul kernel on several threads', () => {
       tf.dispose(dyOf === dy ? [w] : [w, dyOf]);
     }
     // of unequal work (over 2x), each product is split instead, with the same bits
-    const w = filled([301, 200], 23) as tf.Tensor2D;
-    const small = filled([260, 30], 25) as tf.Tensor2D;
+    const w = filledTensor([301, 200], 23) as tf.Tensor2D;
+    const small = filledTensor([260, 30], 25) as tf.Tensor2D;
     const pairs = pairedProductCount();
     const split = tf.tidy(() => productsBeside(dy, w, small, dy).map(bits));
     expect(pairedProductCount()).toBe(pairs);

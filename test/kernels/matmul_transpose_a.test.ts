@@ -9,9 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fusedMultiplyAddActive, matMul2d, matMulTransposeA, splitProductCount, stridedMatMul, useMatmulThreads, useTransposeAKernel } from '../../src/kernels/matmul_dispatch.ts';
 import { MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
 import { ALL_K, instantiateMatmulTA, simdMatmulTAModule } from '../../src/kernels/simd_matmul_variants.ts';
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
-const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
+import { bits, filled } from '../helpers/numbers.ts';
 
 describe('SIMD transposed-A kernel', () => {
   it('is a valid module under 4 KB (relaxed SIMD, on in the tests as in Chromium)', () => {
@@ -59,8 +57,7 @@ describe('SIMD transposed-A kernel, causal start (kOffset)', () => {
     heap.set(filled(k * n, 4), pb);
     kernel(pa * 4, pb * 4, pc * 4, m, k, n, m, scratch * 4, offset);
     kernel(pa * 4, pb * 4, pd * 4, m, k, n, m, scratch * 4, ALL_K);
-    const bits = (from: number) => [...new Uint32Array(heap.slice(from, from + m * n).buffer)];
-    expect(bits(pc)).toEqual(bits(pd));
+    expect(bits(heap.slice(pc, pc + m * n))).toEqual(bits(heap.slice(pd, pd + m * n)));
   });
 });
 

@@ -29,10 +29,10 @@ function kernel(lo: number, hi: number): { memory: WebAssembly.Memory; run(count
   const x = body.local(V128);
   const exp = new VectorExp(body, lo, hi);
   body.i32(0).set(at);
-  body.whileLoop(() => { body.get(at).get(0).i32(2).op(0x74).op(0x49); }, () => { // at < count * 4
-    body.get(at).simd(0x00, 2, 0).set(x);
+  body.whileLoop(() => { body.get(at).get(0).i32(2).i32Shl().i32LtU(); }, () => { // at < count * 4
+    body.get(at).v128Load().set(x);
     exp.apply(x);
-    body.get(at).get(x).simd(0x0b, 2, 0);
+    body.get(at).get(x).v128Store();
     body.addConst(at, 16);
   });
   const memory = new WebAssembly.Memory({ initial: 4 });

@@ -4,8 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { instantiateMatmul } from '../../src/kernels/simd_matmul.ts';
 import { instantiateMatmulNT, NT_MAX_K, simdMatmulNTModule } from '../../src/kernels/simd_matmul_nt.ts';
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
+import { filled } from '../helpers/numbers.ts';
 
 describe('NT matmul kernel', () => {
   it('is a valid module under 4 KB', () => {

@@ -7,8 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
 import { simdMaxCount, useWasmOverrides } from '../../src/kernels/tfjs_wasm_overrides.ts';
 import { simdMaxModule } from '../../src/kernels/simd_max.ts';
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 3 - 1);
+import { filled } from '../helpers/numbers.ts';
 
 describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
   beforeAll(async () => {
@@ -23,7 +22,7 @@ describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
 
   /** tf.max(x, axis, keepDims) with the overrides and without, and whether the kernel ran. */
   function both(shape: number[], axis: number | number[], keepDims: boolean, values?: Float32Array) {
-    const x = tf.tensor(values ?? filled(shape.reduce((p, q) => p * q, 1), shape.length), shape);
+    const x = tf.tensor(values ?? filled(shape.reduce((p, q) => p * q, 1), shape.length, { scale: 3, offset: -1 }), shape);
     const run = (on: boolean) => {
       useWasmOverrides(on);
       const y = tf.max(x, axis, keepDims);

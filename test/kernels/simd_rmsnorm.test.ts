@@ -5,19 +5,13 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { rmsNorm } from '../../src/model/decoder.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { simdAddRmsNormValue, simdRmsNormActive, simdRmsNormModule, simdRmsNormValue, useSimdRmsNorm } from '../../src/kernels/simd_rmsnorm.ts';
-
-const filled = (length: number, seed: number, spread: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * spread);
-
-function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, relative: number, absolute: number): void {
-  expect(got.length).toBe(want.length);
-  for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThanOrEqual(relative * Math.abs(want[i]!) + absolute);
-}
+import { expectClose, filled } from '../helpers/numbers.ts';
 
 describe('fused RMSNorm on wasm', () => {
   beforeAll(async () => {
@@ -34,9 +28,9 @@ describe('fused RMSNorm on wasm', () => {
   });
 
   it.each([[1, 256], [8, 12], [37, 192]])('residual add and norm in one pass (%i rows of %i): the bits of tf.add then the norm, nothing left behind', (rows, D) => {
-    const x = tf.tensor2d(filled(rows * D, 4, 2), [rows, D]);
-    const delta = tf.tensor2d(filled(rows * D, 5, 0.7), [rows, D]);
-    const w = tf.tensor1d(filled(D, 6, 1.2));
+    const x = tf.tensor2d(filled(rows * D, 4, { scale: 2 }), [rows, D]);
+    const delta = tf.tensor2d(filled(rows * D, 5, { scale: 0.7 }), [rows, D]);
+    const w = tf.tensor1d(filled(D, 6, { scale: 1.2 }));
     const sum = tf.add(x, delta) as tf.Tensor2D;
     const normed = simdRmsNormValue(sum, w, 1e-5);
     const before = tf.memory().numTensors;
@@ -50,7 +44,7 @@ describe('fused RMSNorm on wasm', () => {
   });
 
   it.each([[1, 4, 1e-6], [7, 32, 1e-5], [512, 256, 1e-6], [3, 12, 0.5]])('%i rows of %i, eps %f: values and gradients match the ops and float64', (rows, D, eps) => {
-    const [xs, ws, gs] = [filled(rows * D, 1, 3), filled(D, 2, 1.5), filled(rows * D, 3, 1)];
+    const [xs, ws, gs] = [filled(rows * D, 1, { scale: 3 }), filled(D, 2, { scale: 1.5 }), filled(rows * D, 3, { scale: 1 })];
     const x = tf.tensor2d(xs, [rows, D]);
     const w = tf.tensor1d(ws);
     const weights = tf.tensor2d(gs, [rows, D]); // dL/dy: every output weighed differently
@@ -91,7 +85,7 @@ describe('fused RMSNorm on wasm', () => {
   });
 
   it('carries the norms of a training step, forward and backward, and leaves no tensors behind', async () => {
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 1,
       num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
     });
@@ -114,7 +108,7 @@ describe('fused RMSNorm on wasm', () => {
   });
 
   it('carries the norms of a no-gradient forward (decoding, prefill), each residual add with its norm, with no other norm op', async () => {
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2,
       num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
     });

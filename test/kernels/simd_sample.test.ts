@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sampleToken, useSimdSampling } from '../../src/model/sample.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { SimdWeights, simdSampleModule } from '../../src/kernels/simd_sample.ts';
-
-const row = (length: number, spread: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 1.7 + seed) * spread);
+import { filled } from '../helpers/numbers.ts';
 
 describe('SIMD sampling weights', () => {
   afterEach(() => useSimdSampling(true));
@@ -21,7 +20,7 @@ describe('SIMD sampling weights', () => {
   it.each([[1, 5], [3, 5], [4, 5], [5, 40], [2000, 40], [2003, 150], [151936, 20]])('%i logits spread +-%i: each weight within |t| * 2e-7 of exp(t), the total within 1e-7', (length, spread) => {
     const kernel = SimdWeights.create()!;
     for (const [seed, scale] of [[1, 1], [2, 1 / 0.7], [3, 1 / 0.3]] as const) {
-      const logits = row(length + 7, spread, seed);
+      const logits = filled(length + 7, seed, { step: 1.7, scale: spread });
       const offset = 7; // a row inside a batch
       let max = -Infinity;
       for (let v = 0; v < length; v++) max = Math.max(max, logits[offset + v]!);
@@ -66,7 +65,7 @@ describe('SIMD sampling weights', () => {
     for (const temperature of [1, 0.7, 0]) {
       let differ = 0;
       for (let i = 0; i < 300; i++) {
-        const logits = row(vocab, 3 + (i % 7), i);
+        const logits = filled(vocab, i, { step: 1.7, scale: 3 + (i % 7) });
         useSimdSampling(true);
         const fast = sampleToken(logits, 0, vocab, temperature, new Rng(i));
         useSimdSampling(false);

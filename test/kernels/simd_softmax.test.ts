@@ -6,8 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { maskedSoftmax, simdSoftmaxActive, simdSoftmaxForwardModule, simdSoftmaxModule, useSimdSoftmax, useSimdSoftmaxForward } from '../../src/kernels/simd_softmax.ts';
-
-const filled = (shape: number[], seed: number, scale = 2) => tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * 0.71 + seed) * scale), shape);
+import { filledTensor } from '../helpers/tensors.ts';
 
 /** A (maskBatch, 1, 1, T, S) mask of -1e9 (kv_cache.ts maskBias): causal, and the first key hidden in sequence 1. */
 function causalMask(maskBatch: number, T: number, S: number): tf.Tensor {
@@ -34,9 +33,9 @@ describe('the masked softmax\'s fused forward and gradient', () => {
   // S: whole vectors, tails of 1-3, shorter than a vector; masks per sequence and shared
   // S: whole vectors, tails of 1-3, shorter than a vector, past 16 (four vectors a turn); masks per sequence and shared
   it.each([[2, 3, 5, 7, 2], [1, 2, 4, 8, 1], [3, 2, 6, 9, 3], [2, 1, 3, 3, 1], [2, 4, 33, 37, 2]])('B %i, H %i, T %i, S %i (mask batch %i): forward of float64 and within 1e-6 of the ops, gradient of the float64 formula', async (B, H, T, S, maskBatch) => {
-    const scores = filled([B, H, 1, T, S], T + S);
+    const scores = filledTensor([B, H, 1, T, S], T + S, { step: 0.71 });
     const mask = causalMask(maskBatch, T, S);
-    const weights = filled([B, H, 1, T, S], 5); // dp: a loss that weighs every output differently
+    const weights = filledTensor([B, H, 1, T, S], 5, { step: 0.71 }); // dp: a loss that weighs every output differently
     const gradient = () => tf.grad((x: tf.Tensor) => tf.sum(tf.mul(maskedSoftmax(x, mask), weights)))(scores);
     const { kernels } = await tf.profile(() => tf.tidy(gradient));
     const names = kernels.map((k) => k.name);
@@ -81,7 +80,7 @@ describe('the masked softmax\'s fused forward and gradient', () => {
   it('under a causal limit reads no hidden key: NaN scores past t + offset still give 0 there, the rest within 3e-7 of the whole row\'s', () => {
     const [B, H, T, S] = [2, 3, 6, 21]; // offset 15: rows see 16 .. 21 keys
     const mask = causalMask(2, T, S);
-    const values = filled([B, H, 1, T, S], 3).dataSync().slice();
+    const values = filledTensor([B, H, 1, T, S], 3, { step: 0.71 }).dataSync().slice();
     for (let row = 0; row < B * H * T; row++) values.fill(Number.NaN, row * S + (row % T) + S - T + 1, (row + 1) * S);
     const scores = tf.tensor(values, [B, H, 1, T, S]);
     const limited = maskedSoftmax(scores, mask, S - T).dataSync();
@@ -92,7 +91,7 @@ describe('the masked softmax\'s fused forward and gradient', () => {
       for (let j = 0; j < visible; j++) sum += limited[row * S + j]!;
       expect(Math.abs(sum - 1)).toBeLessThan(1e-6);
     }
-    const whole = filled([B, H, 1, T, S], 3);
+    const whole = filledTensor([B, H, 1, T, S], 3, { step: 0.71 });
     const [withLimit, without] = [maskedSoftmax(whole, mask, S - T).dataSync(), maskedSoftmax(whole, mask).dataSync()];
     without.forEach((want, i) => expect(Math.abs(withLimit[i]! - want)).toBeLessThanOrEqual(3e-7 * want)); // the sum's grouping differs with the row's length
     useSimdSoftmaxForward(false); // the ops read every key: NaN comes through
@@ -106,7 +105,7 @@ describe('the masked softmax\'s fused forward and gradient', () => {
   });
 
   it('leaves no tensors behind', () => {
-    const scores = filled([2, 2, 1, 4, 6], 1);
+    const scores = filledTensor([2, 2, 1, 4, 6], 1, { step: 0.71 });
     const mask = causalMask(2, 4, 6);
     const before = tf.memory().numTensors;
     for (let i = 0; i < 3; i++) tf.tidy(() => { tf.grad((x: tf.Tensor) => tf.sum(maskedSoftmax(x, mask)))(scores); });

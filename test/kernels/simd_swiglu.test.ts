@@ -4,23 +4,14 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { simdSwigluActive, simdSwigluModule, swiglu, swigluValue, useSimdSwiglu } from '../../src/kernels/simd_swiglu.ts';
+import { expectClose, filled } from '../helpers/numbers.ts';
 
-const filled = (length: number, seed: number, spread: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * spread);
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-
-/** |got - want| <= relative |want| + absolute (a number, or one per element). */
-function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, relative: number, absolute: number | ArrayLike<number>): void {
-  expect(got.length).toBe(want.length);
-  for (let i = 0; i < want.length; i++) {
-    const floor = typeof absolute === 'number' ? absolute : absolute[i]!;
-    expect(Math.abs(got[i]! - want[i]!)).toBeLessThanOrEqual(relative * Math.abs(want[i]!) + floor);
-  }
-}
 
 describe('fused SwiGLU on wasm', () => {
   beforeAll(async () => {
@@ -38,7 +29,7 @@ describe('fused SwiGLU on wasm', () => {
 
   // gates from tiny to saturated (sigmoid 0 or 1 in float32), and a gradient weighting every output differently
   it.each([[4, 1], [28, 2], [52, 4], [96, 3], [512 * 8, 8], [64, 100]])('%i numbers, gates within +-%i: values and gradients match the ops and a float64 loop', (size, spread) => {
-    const [g, u, w] = [filled(size, 1, spread), filled(size, 2, 2), filled(size, 3, 1.5)];
+    const [g, u, w] = [filled(size, 1, { scale: spread }), filled(size, 2, { scale: 2 }), filled(size, 3, { scale: 1.5 })];
     const gate = tf.tensor2d(g, [size / 4, 4]);
     const up = tf.tensor2d(u, [size / 4, 4]);
     const weights = tf.tensor2d(w, [size / 4, 4]);
@@ -66,7 +57,7 @@ describe('fused SwiGLU on wasm', () => {
   });
 
   it('carries the MLP gates of a training step, forward and backward', async () => {
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 1,
       num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
     });
@@ -86,7 +77,7 @@ describe('fused SwiGLU on wasm', () => {
 
   it('gives decoding and prefill the forward kernel: swigluValue equals swiglu, and a no-gradient forward runs no Sigmoid', async () => {
     for (const rows of [8, 128]) { // decoding's few rows; a prefill chunk (past what once went to the tfjs ops)
-      const [g, u] = [filled(rows * 768, 4, 12), filled(rows * 768, 5, 2)];
+      const [g, u] = [filled(rows * 768, 4, { scale: 12 }), filled(rows * 768, 5, { scale: 2 })];
       const gate = tf.tensor2d(g, [rows, 768]);
       const up = tf.tensor2d(u, [rows, 768]);
       const { kernels: ran } = await tf.profile(() => swigluValue(gate, up).dispose());
@@ -97,7 +88,7 @@ describe('fused SwiGLU on wasm', () => {
       useSimdSwiglu(true);
       tf.dispose([gate, up]);
     }
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', vocab_size: 64, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 1,
       num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64,
     });

@@ -7,8 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
 import { simdTransposeCount, useSimdTranspose } from '../../src/kernels/tfjs_wasm_overrides.ts';
 import { instantiateTranspose, simdTransposeModule } from '../../src/kernels/simd_transpose.ts';
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
+import { filled } from '../helpers/numbers.ts';
 
 describe('SIMD transpose kernel', () => {
   it('is a valid module small enough for a synchronous compile anywhere (4 KB)', () => {

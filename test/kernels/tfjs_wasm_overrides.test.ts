@@ -7,8 +7,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
 import { useWasmOverrides } from '../../src/kernels/tfjs_wasm_overrides.ts';
-
-const filled = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.37 + seed) * 2);
+import { filled } from '../helpers/numbers.ts';
 
 describe('tfjs-wasm kernel replacements', () => {
   beforeAll(async () => {

@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, clipByGlobalNorm, clipScale, globalNorm } from '../../src/model/adamw.ts';
 import { simdAdamWActive, sumOfSquares, useSimdAdamW } from '../../src/kernels/simd_adamw.ts';
-import { useBackend } from './helpers.ts';
+import { useBackend } from '../helpers/models.ts';
+import { filledTensor } from '../helpers/tensors.ts';
 
 describe('AdamW', () => {
   beforeAll(() => useBackend('wasm'));
@@ -49,17 +50,13 @@ describe('AdamW', () => {
   it('the fused wasm kernel equals the tfjs ops bit for bit, over steps, odd sizes and weight decay', () => {
     // sizes: whole f32x4 vectors, a tail of 1-3 numbers, shorter than one vector
     const shapes = [[16, 8], [7, 5], [3], [1]];
-    const filled = (shape: number[], seed: number, scale: number) => {
-      const size = shape.reduce((a, b) => a * b, 1);
-      return tf.tensor(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 1.7 + seed) * scale), shape);
-    };
     const run = (fused: boolean) => {
       useSimdAdamW(fused);
       expect(simdAdamWActive()).toBe(fused);
-      const variables = new Map(shapes.map((shape, i) => [`w${i}`, tf.tidy(() => tf.variable(filled(shape, i, 1)))]));
+      const variables = new Map(shapes.map((shape, i) => [`w${i}`, tf.tidy(() => tf.variable(filledTensor(shape, i, { step: 1.7, scale: 1 })))]));
       const optimizer = new AdamW(variables, { learningRate: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0.1 });
       for (let step = 0; step < 5; step++) {
-        const grads = Object.fromEntries(shapes.map((shape, i) => [`w${i}`, filled(shape, 10 * step + i, step === 2 ? 1e-6 : 2)]));
+        const grads = Object.fromEntries(shapes.map((shape, i) => [`w${i}`, filledTensor(shape, 10 * step + i, { step: 1.7, scale: step === 2 ? 1e-6 : 2 })]));
         // step 4: a clipping factor, given to the optimizer (gradScale)
         optimizer.apply(grads, step === 3 ? 1e-2 : undefined, step === 4 ? 0.3 : 1);
         tf.dispose(Object.values(grads));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { CausalLM } from '../../src/model/model.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadFixture, useBackend } from './helpers.ts';
+import { loadFixture, useBackend } from '../helpers/models.ts';
 
 // two sequences of different lengths with a repeated id (72) to exercise the scatter's summing
 const batch = [[257, 72, 105, 72, 33, 258], [257, 72, 10]];

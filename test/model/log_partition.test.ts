@@ -8,13 +8,10 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fusedMultiplyAddActive, kernelTakes } from '../../src/kernels/matmul_dispatch.ts';
 import { logPartition } from '../../src/model/ops.ts';
-import { useBackend } from './helpers.ts';
+import { useBackend } from '../helpers/models.ts';
+import { filledTensor } from '../helpers/tensors.ts';
 
 const TEMPERATURE = 0.7;
-
-function filled(shape: [number, number], seed: number, scale: number): Float32Array {
-  return Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => Math.sin(i * 0.731 + seed) * scale);
-}
 
 interface Result { value: Float32Array; dh: Float32Array; dw: Float32Array | null }
 
@@ -22,8 +19,8 @@ interface Result { value: Float32Array; dh: Float32Array; dw: Float32Array | nul
 function run(rows: number, depth: number, vocab: number, impl: 'ours' | 'reference', trainable: boolean, keep: boolean): Result {
   let result: Result | undefined;
   tf.tidy(() => {
-    const h = tf.tensor2d(filled([rows, depth], 1, 0.8), [rows, depth]);
-    const w = tf.variable(tf.tensor2d(filled([depth, vocab], 2, 0.5), [depth, vocab]), trainable);
+    const h = filledTensor([rows, depth], 1, { step: 0.731, scale: 0.8 });
+    const w = tf.variable(filledTensor([depth, vocab], 2, { step: 0.731, scale: 0.5 }), trainable);
     const weights = tf.tensor1d(Float32Array.from({ length: rows }, (_, i) => Math.cos(i * 1.3) + 0.2));
     const f = (hs: tf.Tensor2D, ws: tf.Tensor2D) =>
       impl === 'ours'

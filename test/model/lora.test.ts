@@ -8,7 +8,8 @@ import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import type { CausalLM } from '../../src/model/model.ts';
 import { baseVariables } from '../../src/model/params.ts';
 import { generate } from '../../src/model/sample.ts';
-import { loadFixture, maxAbsDiff, useBackend } from './helpers.ts';
+import { loadFixture, useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 const ids = [257, 72, 105, 33, 258, 10];
 

@@ -7,16 +7,17 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dotProductActive } from '../../src/kernels/matmul_dispatch.ts';
 import { useMergedAdapters } from '../../src/model/merged_lora.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { transposedWeightStats } from '../../src/kernels/decode_products.ts';
 import { defaultLoraConfig } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { generate } from '../../src/model/sample.ts';
-import { maxAbsDiff, useBackend } from './helpers.ts';
+import { useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 // big enough that the projections but k and v take the dot-product kernel (k * n >= 16384)
-const config = parseConfig({
+const config = parseModelConfig({
   model_type: 'llama', vocab_size: 320, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
   num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
 });

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fusedMultiplyAddActive, matMul2d, matMulPair, useMatmulThreads, usePairKernel } from '../../src/kernels/matmul_dispatch.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { useLoraOp } from '../../src/model/decoder.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';
@@ -15,9 +15,8 @@ import { CausalLM } from '../../src/model/model.ts';
 import { loraLinear, matMulLinear } from '../../src/model/ops.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { simdMatmulAddModule } from '../../src/kernels/simd_matmul_variants.ts';
-
-const filled = (shape: [number, number], seed: number, scale: number) => tf.tensor2d(Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => Math.sin(i * 0.61 + seed) * scale), shape);
-const bits = (t: tf.Tensor) => [...new Uint32Array(t.dataSync().slice().buffer)];
+import { bits } from '../helpers/numbers.ts';
+import { filledTensor } from '../helpers/tensors.ts';
 
 describe('LoRA\'s layer as one op', () => {
   beforeAll(async () => {
@@ -37,11 +36,11 @@ describe('LoRA\'s layer as one op', () => {
   it.each([[96, 64, 48, 8, 0], [300, 128, 257, 8, 1], [131, 32, 13, 4, 1], [40, 32, 16, 4, 0]])('%i x %i -> %i, rank %i, %i helper(s): value and gradients the ops\' bits', async (N, I, O, r, helpers) => {
     await useMatmulThreads(helpers);
     tf.tidy(() => {
-      const x = filled([N, I], 1, 1);
-      const w = tf.variable(filled([I, O], 2, 0.2), false) as unknown as tf.Tensor2D;
-      const a = filled([I, r], 3, 0.2);
-      const b = filled([r, O], 4, 0.2);
-      const weights = filled([N, O], 5, 1); // a loss that weighs every output differently
+      const x = filledTensor([N, I], 1, { step: 0.61, scale: 1 });
+      const w = tf.variable(filledTensor([I, O], 2, { step: 0.61, scale: 0.2 }), false) as unknown as tf.Tensor2D;
+      const a = filledTensor([I, r], 3, { step: 0.61, scale: 0.2 });
+      const b = filledTensor([r, O], 4, { step: 0.61, scale: 0.2 });
+      const weights = filledTensor([N, O], 5, { step: 0.61, scale: 1 }); // a loss that weighs every output differently
       const ops = (xx: tf.Tensor2D, aa: tf.Tensor2D, bb: tf.Tensor2D) => tf.add(matMulLinear(xx, w, false), matMulLinear(tf.mul(matMulLinear(xx, aa, true), 2) as tf.Tensor2D, bb, true));
       const loss = (f: (xx: tf.Tensor2D, aa: tf.Tensor2D, bb: tf.Tensor2D) => tf.Tensor) => (xx: tf.Tensor, aa: tf.Tensor, bb: tf.Tensor) => tf.sum(tf.mul(f(xx as tf.Tensor2D, aa as tf.Tensor2D, bb as tf.Tensor2D), weights));
       const ours = (xx: tf.Tensor2D, aa: tf.Tensor2D, bb: tf.Tensor2D) => loraLinear(xx, w, aa, bb, 2);
@@ -55,7 +54,7 @@ describe('LoRA\'s layer as one op', () => {
   it('matMulPair: the bits of adding the two products, one kernel where it fits', async () => {
     await useMatmulThreads(1);
     tf.tidy(() => {
-      const [a1, b1, a2, b2] = [filled([200, 96], 1, 1), filled([96, 70], 2, 1), filled([200, 8], 3, 1), filled([8, 70], 4, 1)];
+      const [a1, b1, a2, b2] = [filledTensor([200, 96], 1, { step: 0.61, scale: 1 }), filledTensor([96, 70], 2, { step: 0.61, scale: 1 }), filledTensor([200, 8], 3, { step: 0.61, scale: 1 }), filledTensor([8, 70], 4, { step: 0.61, scale: 1 })];
       const want = bits(tf.add(matMul2d(a1, b1), matMul2d(a2, b2)));
       expect(bits(matMulPair(a1, b1, a2, b2))).toEqual(want);
       usePairKernel(false);
@@ -65,7 +64,7 @@ describe('LoRA\'s layer as one op', () => {
   });
 
   it('a LoRA model\'s gradients with the op are the ops\' within float32 reassociation', () => {
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
       num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512,
     });

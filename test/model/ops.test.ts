@@ -7,12 +7,9 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permute } from '../../src/model/ops.ts';
 import { applyRope, rotateHalfMatrix, simdRopeModule, useSimdRope } from '../../src/model/rope.ts';
-import { useBackend } from './helpers.ts';
-
-const filled = (shape: number[], seed: number) => {
-  const size = shape.reduce((p, q) => p * q, 1);
-  return tf.tensor(Float32Array.from({ length: size }, (_, i) => Math.sin(i * 0.37 + seed) * 3), shape);
-};
+import { useBackend } from '../helpers/models.ts';
+import { bits } from '../helpers/numbers.ts';
+import { filledTensor } from '../helpers/tensors.ts';
 
 /** The textbook rotate_half: [-x2, x1] by split, negate and concatenate. */
 function rotateHalfByConcat(x: tf.Tensor): tf.Tensor {
@@ -38,7 +35,7 @@ for (const backend of ['wasm', 'cpu'] as const) {
       ];
       for (const [shape, perm] of cases) {
         tf.tidy(() => {
-          const x = filled(shape, shape.length);
+          const x = filledTensor(shape, shape.length, { scale: 3 });
           const expected = tf.transpose(x, perm);
           const got = permute(x, perm);
           expect(got.shape).toEqual(expected.shape);
@@ -50,10 +47,10 @@ for (const backend of ['wasm', 'cpu'] as const) {
     it('permute is a reshape (no new data) exactly when the order of the data is unchanged', () => {
       const buffers = () => tf.memory().numDataBuffers;
       const before = buffers();
-      const x = filled([4, 1, 3, 8], 1);
+      const x = filledTensor([4, 1, 3, 8], 1, { scale: 3 });
       const viewed = permute(x, [0, 2, 1, 3]);
       expect(buffers()).toBe(before + 1); // the reshape shares x's data
-      const y = filled([4, 2, 3, 8], 2);
+      const y = filledTensor([4, 2, 3, 8], 2, { scale: 3 });
       const moved = permute(y, [0, 2, 1, 3]);
       expect(buffers()).toBe(before + 3); // y and its transposed copy
       tf.dispose([x, viewed, y, moved]);
@@ -64,13 +61,13 @@ for (const backend of ['wasm', 'cpu'] as const) {
       for (const hd of [4, 16, 48, 64]) {
         tf.tidy(() => {
           const rotation = rotateHalfMatrix(hd);
-          const x = filled([2, 3, 5, hd], hd);
-          const cos = filled([2, 1, 5, hd], 7);
-          const sin = filled([2, 1, 5, hd], 9);
+          const x = filledTensor([2, 3, 5, hd], hd, { scale: 3 });
+          const cos = filledTensor([2, 1, 5, hd], 7, { scale: 3 });
+          const sin = filledTensor([2, 1, 5, hd], 9, { scale: 3 });
           const textbook = (input: tf.Tensor) => tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin));
           const ours = (input: tf.Tensor) => applyRope(input, cos, sin, rotation);
           expect(Array.from(ours(x).dataSync())).toEqual(Array.from(textbook(x).dataSync()));
-          const weights = filled(x.shape, 11); // a loss that weighs every output differently
+          const weights = filledTensor(x.shape, 11, { scale: 3 }); // a loss that weighs every output differently
           const gradOf = (f: (input: tf.Tensor) => tf.Tensor) => tf.grad((input: tf.Tensor) => tf.sum(tf.mul(f(input), weights)))(x);
           // the same bits: each gradient number is one rounded product plus another, either way
           // (on wasm, the RoPE kernel with the table -[s2, s1]; these tables have s1 != s2)
@@ -82,15 +79,15 @@ for (const backend of ['wasm', 'cpu'] as const) {
     // hd 64: the SIMD kernel (and, turned off, its JavaScript loop); hd 12: halves of 6, the loop
     it.each([[64, true], [64, false], [12, true]])('on wasm, RoPE (hd %i, SIMD %s) runs as one kernel with the same bits, under a gradient too (forward and backward)', async (hd, simd) => {
       useSimdRope(simd);
-      const x = filled([3, 4, 2, hd], 1);
-      const cos = filled([3, 1, 2, hd], 2);
-      const sin = filled([3, 1, 2, hd], 3);
+      const x = filledTensor([3, 4, 2, hd], 1, { scale: 3 });
+      const cos = filledTensor([3, 1, 2, hd], 2, { scale: 3 });
+      const sin = filledTensor([3, 1, 2, hd], 3, { scale: 3 });
       const rotation = rotateHalfMatrix(hd);
       const names = async (f: () => tf.Tensor) => {
         const { kernels, result } = await tf.profile(() => tf.tidy(f));
-        const bits = Array.from(new Uint32Array((result as tf.Tensor).dataSync().slice().buffer));
+        const resultBits = bits(result as tf.Tensor);
         tf.dispose(result as tf.Tensor);
-        return { kernels: kernels.map((k) => k.name), bits };
+        return { kernels: kernels.map((k) => k.name), bits: resultBits };
       };
       const decoding = await names(() => applyRope(x, cos, sin, rotation));
       const textbook = await names(() => tf.add(tf.mul(x, cos), tf.mul(rotateHalfByConcat(x), sin)));

@@ -1,7 +1,8 @@
 // Logit parity against an independent float64 PyTorch implementation (scripts/golden/tiny_models.py).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inverseFrequencies } from '../../src/model/rope.ts';
-import { golden, loadFixture, maxAbsDiff, useBackend } from './helpers.ts';
+import { golden, loadFixture, useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 
 describe.each(['wasm', 'cpu'] as const)('logit parity with PyTorch on %s', (backend) => {

@@ -6,7 +6,8 @@ import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { exportPeftAdapter, importPeftAdapter } from '../../src/model/peft.ts';
 import { parseSafetensors } from '../../src/model_files/safetensors.ts';
-import { maxAbsDiff, useBackend } from './helpers.ts';
+import { useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 const fixture = 'test/fixtures/adapters/tiny-llama-r4';
 const files = {

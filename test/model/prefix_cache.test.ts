@@ -9,7 +9,8 @@ import { PrefixCache, type PrefixEntry } from '../../src/model/prefix_cache.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { generate } from '../../src/model/sample.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
-import { loadFixture, maxAbsDiff, useBackend } from './helpers.ts';
+import { loadFixture, useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 const entry = (ids: number[], width = 2): PrefixEntry => ({
   ids, keys: [tf.zeros([1, 1, ids.length, width])], values: [tf.zeros([1, 1, ids.length, width])],

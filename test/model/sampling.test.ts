@@ -6,7 +6,8 @@ import { KvCache, maskBias } from '../../src/model/kv_cache.ts';
 import type { CausalLM } from '../../src/model/model.ts';
 import { generate, sampleToken } from '../../src/model/sample.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadFixture, maxAbsDiff, useBackend } from './helpers.ts';
+import { loadFixture, useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 /** log-softmax of one logits row, in float64. */
 function logSoftmax(row: Float32Array): number[] {

@@ -7,19 +7,19 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { useBackend } from './helpers.ts';
+import { useBackend } from '../helpers/models.ts';
 
-const config = parseConfig({
+const config = parseModelConfig({
   model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
   num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512,
 });
 /** The same shapes as Qwen3: q/k head norms, heads of 48 (not 128 / 4). */
-const qwen3 = parseConfig({
+const qwen3 = parseModelConfig({
   model_type: 'qwen3', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
   num_attention_heads: 4, num_key_value_heads: 2, head_dim: 48, max_position_embeddings: 512,
 });

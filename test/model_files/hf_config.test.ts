@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 
 const llama = {
   model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: 49152, hidden_size: 576, intermediate_size: 1536,
@@ -19,39 +19,39 @@ const qwen3 = {
   max_window_layers: 28, max_position_embeddings: 40960, hidden_act: 'silu', bos_token_id: 151643, eos_token_id: 151645,
 };
 
-describe('parseConfig', () => {
+describe('parseModelConfig', () => {
   it('reads a SmolLM2-135M style Llama config', () => {
-    const config = parseConfig(llama);
+    const config = parseModelConfig(llama);
     expect(config).toMatchObject({ family: 'llama', headDim: 64, numKvHeads: 3, tieWordEmbeddings: true, qkvBias: false, eosTokenIds: [2] });
     expect(config.ropeScaling).toEqual({ type: 'default' });
   });
 
   it('reads a Qwen2.5-0.5B style config with q/k/v biases', () => {
-    const config = parseConfig(qwen2);
+    const config = parseModelConfig(qwen2);
     expect(config).toMatchObject({ family: 'qwen2', headDim: 64, qkvBias: true, outputBias: false, tieWordEmbeddings: true, eosTokenIds: [151645] });
   });
 
   it('reads a Qwen3-0.6B style config: q/k head norms, no biases, head width 128 of a 1024 hidden', () => {
-    const config = parseConfig(qwen3);
+    const config = parseModelConfig(qwen3);
     expect(config).toMatchObject({ family: 'qwen3', headDim: 128, numHeads: 16, qkNorm: true, qkvBias: false, outputBias: false, ropeTheta: 1000000 });
-    expect(parseConfig(qwen2).qkNorm).toBe(false);
+    expect(parseModelConfig(qwen2).qkNorm).toBe(false);
     // transformers' Qwen3Config defaults head_dim to 128, not hidden / heads
-    expect(parseConfig({ ...qwen3, head_dim: undefined, hidden_size: 512 }).headDim).toBe(128);
+    expect(parseModelConfig({ ...qwen3, head_dim: undefined, hidden_size: 512 }).headDim).toBe(128);
     // attention_bias puts a bias on all four projections in Qwen3 (q, k, v only in Qwen2)
-    expect(parseConfig({ ...qwen3, attention_bias: true })).toMatchObject({ qkvBias: true, outputBias: true });
+    expect(parseModelConfig({ ...qwen3, attention_bias: true })).toMatchObject({ qkvBias: true, outputBias: true });
   });
 
   it('reads RoPE from transformers 5\'s rope_parameters when rope_theta and rope_scaling are absent', () => {
     const v5 = { ...qwen3, rope_theta: undefined, rope_scaling: undefined, layer_types: Array(28).fill('full_attention') };
-    expect(parseConfig({ ...v5, rope_parameters: { rope_type: 'default', rope_theta: 1000000 } })).toMatchObject({ ropeTheta: 1000000, ropeScaling: { type: 'default' } });
+    expect(parseModelConfig({ ...v5, rope_parameters: { rope_type: 'default', rope_theta: 1000000 } })).toMatchObject({ ropeTheta: 1000000, ropeScaling: { type: 'default' } });
     const llama3 = { rope_type: 'llama3', rope_theta: 500000, factor: 32, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 8192 };
-    expect(parseConfig({ ...llama, rope_theta: undefined, rope_scaling: undefined, rope_parameters: llama3 })).toMatchObject({ ropeTheta: 500000, ropeScaling: { type: 'llama3', factor: 32 } });
-    expect(() => parseConfig({ ...v5, rope_parameters: { rope_type: 'yarn', rope_theta: 1e6, factor: 4 } })).toThrow(/rope_scaling type "yarn"/);
-    expect(() => parseConfig({ ...v5, rope_parameters: { rope_type: 'default', rope_theta: -1 } })).toThrow(/rope_parameters.rope_theta must be a positive number/);
+    expect(parseModelConfig({ ...llama, rope_theta: undefined, rope_scaling: undefined, rope_parameters: llama3 })).toMatchObject({ ropeTheta: 500000, ropeScaling: { type: 'llama3', factor: 32 } });
+    expect(() => parseModelConfig({ ...v5, rope_parameters: { rope_type: 'yarn', rope_theta: 1e6, factor: 4 } })).toThrow(/rope_scaling type "yarn"/);
+    expect(() => parseModelConfig({ ...v5, rope_parameters: { rope_type: 'default', rope_theta: -1 } })).toThrow(/rope_parameters.rope_theta must be a positive number/);
   });
 
   it('accepts llama3 rope scaling and an explicit head_dim', () => {
-    const config = parseConfig({
+    const config = parseModelConfig({
       ...llama, head_dim: 32, tie_word_embeddings: undefined, eos_token_id: [128001, 128009],
       rope_scaling: { rope_type: 'llama3', factor: 32, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 8192 },
     });
@@ -74,6 +74,6 @@ describe('parseConfig', () => {
     [{ ...llama, num_key_value_heads: 4 }, /not a multiple of num_key_value_heads 4/],
     [{ ...llama, hidden_size: undefined }, /hidden_size must be a positive integer/],
   ])('refuses unsupported or broken configs with a message (%#)', (json, message) => {
-    expect(() => parseConfig(json, 'x/config.json')).toThrow(message);
+    expect(() => parseModelConfig(json, 'x/config.json')).toThrow(message);
   });
 });

@@ -11,7 +11,7 @@ import { localFilesSource } from '../../src/model_files/local_files_source.ts';
 import { readJson, type ModelSource } from '../../src/model_files/source.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { BYTES_DIR } from '../tokenizer/helpers.ts';
-import { startMockHub, type MockHub } from './mock_hub.ts';
+import { startMockHub, type MockHub } from '../helpers/mock_hub.ts';
 
 const REPO = 'tiny-org/tiny-llama';
 const root = mkdtempSync(join(tmpdir(), 'mock-hub-'));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import {
   countLoraParameters, countParameters, estimateFromSource, estimateMemory, formatBytes, memoryBudget, memoryVerdict,
 } from '../../src/model_files/memory_estimate.ts';
@@ -27,25 +27,25 @@ const qwen05 = { model_type: 'qwen2', vocab_size: 151936, hidden_size: 896, inte
 
 describe('countParameters', () => {
   it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('matches the safetensors header of %s (untied llama, tied qwen2 with qkv bias, qwen3 with q/k norms)', (name) => {
-    const config = parseConfig(JSON.parse(readFileSync(join(fixtures, name, 'config.json'), 'utf8')));
+    const config = parseModelConfig(JSON.parse(readFileSync(join(fixtures, name, 'config.json'), 'utf8')));
     expect(countParameters(config)).toBe(safetensorsParameters(join(fixtures, name, 'model.safetensors')));
   });
 
   it('matches the published sizes of the hub presets', () => {
-    expect(countParameters(parseConfig(smollm135))).toBe(134_515_008);
-    expect(countParameters(parseConfig(smollm360))).toBe(361_821_120);
-    expect(countParameters(parseConfig(qwen05))).toBe(494_032_768);
+    expect(countParameters(parseModelConfig(smollm135))).toBe(134_515_008);
+    expect(countParameters(parseModelConfig(smollm360))).toBe(361_821_120);
+    expect(countParameters(parseModelConfig(qwen05))).toBe(494_032_768);
   });
 
   it('counts Qwen3-0.6B by hand (heads of 128 wider than hidden / heads, q/k norms)', () => {
     const qwen3 = { model_type: 'qwen3', vocab_size: 151936, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, tie_word_embeddings: true };
     // a layer: q 1024·2048 + k, v 1024·1024 each + o 2048·1024 + MLP 3·1024·3072 + norms 2·1024 + 2·128
     const layer = 1024 * 2048 + 2 * 1024 * 1024 + 2048 * 1024 + 3 * 1024 * 3072 + 2 * 1024 + 2 * 128;
-    expect(countParameters(parseConfig(qwen3))).toBe(151936 * 1024 + 28 * layer + 1024); // 596,049,920: the model card's 0.6B, 0.44B without embeddings
+    expect(countParameters(parseModelConfig(qwen3))).toBe(151936 * 1024 + 28 * layer + 1024); // 596,049,920: the model card's 0.6B, 0.44B without embeddings
   });
 
   it('counts LoRA on q, k, v, o by hand for the tiny llama (D 32, 4 heads of 8, 2 kv heads, 2 layers, rank 4)', () => {
-    const config = parseConfig(JSON.parse(readFileSync(join(fixtures, 'tiny-llama', 'config.json'), 'utf8')));
+    const config = parseModelConfig(JSON.parse(readFileSync(join(fixtures, 'tiny-llama', 'config.json'), 'utf8')));
     // q: 4·(32+32), k and v: 4·(32+16) each, o: 4·(32+32) → 256 + 384 + 256 = 896 per layer
     expect(countLoraParameters(config, 4)).toBe(2 * 896);
   });
@@ -55,7 +55,7 @@ describe('estimateMemory and memoryVerdict', () => {
   const run = { sequences: 4, contextTokens: 1024, microBatch: 1, loraRank: 8, fileBytesPerParameter: 2 };
 
   it('puts the float32 weights at 4 bytes per parameter and grows with the run', () => {
-    const config = parseConfig(qwen05);
+    const config = parseModelConfig(qwen05);
     const small = estimateMemory(config, run);
     expect(small.weightBytes).toBe(494_032_768 * 4);
     expect(small.largestTensorBytes).toBe(151936 * 896 * 4);
@@ -68,18 +68,18 @@ describe('estimateMemory and memoryVerdict', () => {
 
   it('lets the presets load on WASM but refuses a 7B model with the reason and a fix', () => {
     const wasm = memoryBudget({ backend: 'wasm' });
-    expect(memoryVerdict(estimateMemory(parseConfig(smollm135), run), wasm, 'SmolLM2-135M').fit).toBe('fits');
+    expect(memoryVerdict(estimateMemory(parseModelConfig(smollm135), run), wasm, 'SmolLM2-135M').fit).toBe('fits');
     for (const preset of [smollm360, qwen05]) {
-      expect(memoryVerdict(estimateMemory(parseConfig(preset), run), wasm, 'preset').fit).not.toBe('too_large');
+      expect(memoryVerdict(estimateMemory(parseModelConfig(preset), run), wasm, 'preset').fit).not.toBe('too_large');
     }
     const qwen7b = { model_type: 'qwen2', vocab_size: 152064, hidden_size: 3584, intermediate_size: 18944, num_hidden_layers: 28, num_attention_heads: 28, num_key_value_heads: 4 };
-    const verdict = memoryVerdict(estimateMemory(parseConfig(qwen7b), run), wasm, 'Qwen2.5-7B');
+    const verdict = memoryVerdict(estimateMemory(parseModelConfig(qwen7b), run), wasm, 'Qwen2.5-7B');
     expect(verdict.fit).toBe('too_large');
     expect(verdict.message).toMatch(/Qwen2\.5-7B cannot even load here: \d+(\.\d)? GB.*4 GiB heap limit of WebAssembly.*Fix:/);
   });
 
   it('calls a run that loads but may not train tight, and one that cannot load too large', () => {
-    const estimate = estimateMemory(parseConfig(smollm135), run);
+    const estimate = estimateMemory(parseModelConfig(smollm135), run);
     const budget = (bytes: number) => ({ bytes, reason: 'test' });
     expect(memoryVerdict(estimate, budget(estimate.totalBytes), 'm').fit).toBe('fits');
     const tight = memoryVerdict(estimate, budget(estimate.totalBytes - 1), 'm');
@@ -90,7 +90,7 @@ describe('estimateMemory and memoryVerdict', () => {
   });
 
   it('refuses on a small device, and on WebGPU when one tensor exceeds the largest buffer', () => {
-    const estimate = estimateMemory(parseConfig(qwen05), run);
+    const estimate = estimateMemory(parseModelConfig(qwen05), run);
     const phone = memoryBudget({ backend: 'wasm', deviceMemoryGiB: 2 });
     expect(phone.bytes).toBeCloseTo(0.6 * 2 * 1024 ** 3);
     expect(memoryVerdict(estimate, phone, 'Qwen').fit).toBe('too_large');

@@ -4,12 +4,13 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../../src/model_files/weight_files.ts';
+import { readWeightFiles } from '../../src/model_files/weight_files.ts';
 import { hfWeights } from '../../src/model/hf_weights.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { halfToFloat, parseSafetensors, toFloat32 } from '../../src/model_files/safetensors.ts';
-import { fixture, loadFixture, maxAbsDiff, useBackend } from '../model/helpers.ts';
+import { fixture, loadFixture, useBackend } from '../helpers/models.ts';
+import { maxAbsDiff } from '../helpers/numbers.ts';
 
 /** A safetensors file from float32 tensors (the format: u64 header length, JSON header, data). */
 function safetensorsBytes(tensors: Record<string, { shape: number[]; data: Float32Array }>): Uint8Array {
@@ -84,7 +85,7 @@ describe('corrupt files', () => {
 describe('checkpoints', () => {
   it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('%s: hfWeights writes back exactly the tensors it was loaded from', async (name) => {
     await useBackend('cpu');
-    const source = await readCheckpoint(directorySource(fixture(name)));
+    const source = await readWeightFiles(directorySource(fixture(name)));
     const model = await loadFixture(name);
     const written = hfWeights(model.params);
     expect(written.map((t) => t.name).sort()).toEqual(source.names().sort()); // q/k norms included for Qwen3
@@ -97,7 +98,7 @@ describe('checkpoints', () => {
 
   it('loads a sharded checkpoint (model.safetensors.index.json) to the same logits', async () => {
     await useBackend('cpu');
-    const single = await readCheckpoint(directorySource(fixture('tiny-qwen2')));
+    const single = await readWeightFiles(directorySource(fixture('tiny-qwen2')));
     const names = single.names();
     const half = Math.floor(names.length / 2);
     const dir = join(scratch, 'sharded');

@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, defaultAdamWConfig } from '../../src/model/adamw.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
@@ -43,7 +43,7 @@ describe('GRPO learns', () => {
 
   it('raises the mean reward of a tiny model from below 0.3 to at least 0.3 higher', async () => {
     const tokenizer = await loadTokenizer(directorySource('test/fixtures/tokenizers/bytes'));
-    const config = parseConfig({
+    const config = parseModelConfig({
       model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: 259, hidden_size: 64, intermediate_size: 128,
       num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512,
       rms_norm_eps: 1e-5, rope_theta: 10000, tie_word_embeddings: true, eos_token_id: 258,

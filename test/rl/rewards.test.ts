@@ -2,11 +2,12 @@
 // sandbox for failures), final answer, format, weighting, timeouts, and errors that never crash.
 import { describe, expect, it } from 'vitest';
 import { parseAction } from '../../src/rl/actions.ts';
-import type { CodeExecutor, Turn } from '../../src/rl/types.ts';
+import type { Turn } from '../../src/rl/types.ts';
+import type { CodeExecutor } from '../../src/env/types.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 import { customTask } from '../../src/tasks/custom.ts';
-import { rewardCoverageProblems, scoreTrajectory, type RewardSettings } from '../../src/tasks/rewards.ts';
-import { pythonExecutor, runPython } from './python.ts';
+import { rewardCoverageProblems, scoreTrajectory, type RewardSettings } from '../../src/rl/rewards.ts';
+import { pythonExecutor, runPython } from '../tasks/python.ts';
 
 const fib = TASKS_BY_ID.get('seed/fibonacci')!;
 const sumTo = TASKS_BY_ID.get('builtin/sum_to')!;

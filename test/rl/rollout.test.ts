@@ -6,7 +6,8 @@ import { Rng } from '../../src/model/rng.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { FORMAT_ERROR_OBSERVATION, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import { rollout, type RolloutOptions, type Sampler } from '../../src/rl/rollout.ts';
-import { layoutProblems, type CodeExecutor, type ExecResult } from '../../src/rl/types.ts';
+import { layoutProblems } from '../../src/rl/types.ts';
+import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
 
@@ -51,7 +52,7 @@ function scriptedSampler(tokenizer: Tokenizer, scripts: string[][], log: number[
 /** A sandbox that "prints" whatever `print(...)` holds, after a delay per program. */
 function fakeExecutor(delayMs: (code: string) => number = () => 0): CodeExecutor {
   return {
-    async execute(code): Promise<ExecResult> {
+    async execute(code): Promise<ExecOutcome> {
       await new Promise((resolve) => setTimeout(resolve, delayMs(code)));
       if (code.includes('while True')) return { ok: false, observation: 'TIMEOUT', timedOut: true, error: null };
       const match = /print\((.*)\)/.exec(code);

@@ -3,14 +3,14 @@
 // with an AdamW whose epsilon dwarfs sqrt(v), so its first step is lr * g / epsilon: linear in g.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW } from '../../src/model/adamw.ts';
-import { parseConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { sftStep, type SftExample } from '../../src/rl/sft.ts';
 import { meanLearnedTokens } from '../../scripts/demo/sft_loop.ts';
-import { useBackend } from '../model/helpers.ts';
+import { useBackend } from '../helpers/models.ts';
 
-const config = parseConfig({
+const config = parseModelConfig({
   model_type: 'llama', vocab_size: 40, hidden_size: 16, intermediate_size: 32, num_hidden_layers: 1,
   num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64, tie_word_embeddings: true,
 });

@@ -13,7 +13,7 @@ import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import type { Aggregation } from '../../src/rl/loss.ts';
 import { batchGradients, firstAction, lengthSortedBatches, microBatches, referenceLogprobs, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
-import { useBackend } from '../model/helpers.ts';
+import { useBackend } from '../helpers/models.ts';
 
 interface Case {
   name: string;

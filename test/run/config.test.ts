@@ -1,6 +1,6 @@
 // The RunConfig schema: defaults, type and range checks with fixes, unknown keys, cross-field rules.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_SCHEMA, FIELD_NAMES, LORA_TARGETS, checkField, defaultConfig, effectiveClipEpsHigh, parseConfig, validateConfig } from '../../src/run/config.ts';
+import { CONFIG_SCHEMA, FIELD_NAMES, LORA_TARGETS, checkField, defaultConfig, effectiveClipEpsHigh, parseRunConfig, validateConfig } from '../../src/run/config.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 
 describe('defaults', () => {
@@ -12,7 +12,7 @@ describe('defaults', () => {
       rewards: { output_match: 1, tests: 1, final_answer: 0, format: 0 },
     });
     expect(effectiveClipEpsHigh(defaultConfig())).toBe(0.2);
-    expect(parseConfig({})).toEqual(defaultConfig());
+    expect(parseRunConfig({})).toEqual(defaultConfig());
   });
 
   it('are fresh copies, and every default passes its own check', () => {
@@ -55,25 +55,25 @@ describe('validation', () => {
   });
 
   it('reward weights merge with defaults; unknown parts and all-zero weights are errors', () => {
-    expect(parseConfig({ rewards: { tests: 0 } }).rewards).toEqual({ output_match: 1, tests: 0, final_answer: 0, format: 0 });
+    expect(parseRunConfig({ rewards: { tests: 0 } }).rewards).toEqual({ output_match: 1, tests: 0, final_answer: 0, format: 0 });
     expect(errorsOf({ rewards: { speed: 1 } })[0]).toMatch(/not speed/);
     expect(errorsOf({ rewards: { output_match: 0, tests: 0 } })[0]).toMatch(/at least one above 0/);
   });
 
   it('custom tasks: validated, normalized, and checked against the set and the weights', () => {
     const custom = [{ prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3', expectedOutput: null }];
-    expect(parseConfig({ tasks: 'custom', customTasks: custom }).customTasks).toEqual([{ prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3' }]);
+    expect(parseRunConfig({ tasks: 'custom', customTasks: custom }).customTasks).toEqual([{ prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3' }]);
     expect(errorsOf({ customTasks: [{ prompt: '' , expectedOutput: '1' }] })[0]).toMatch(/custom task 1: the prompt is empty. Fix/);
     expect(errorsOf({ tasks: 'custom' })[0]).toMatch(/no custom tasks. Fix: add a custom task/);
     expect(errorsOf({ customTasks: custom, rewards: { tests: 0 } })[0]).toMatch(/custom\/1 has no reward.*Fix: give tests a weight above 0/);
   });
 
-  it('falls back field by field and collects every error; parseConfig throws them all', () => {
+  it('falls back field by field and collects every error; parseRunConfig throws them all', () => {
     const { config, errors } = validateConfig({ groupSize: 8, maxTurns: 0, steps: 'ten' });
     expect(config.groupSize).toBe(8);
     expect(config.maxTurns).toBe(3);
     expect(config.steps).toBe(30);
     expect(errors.map((e) => e.field)).toEqual(['maxTurns', 'steps']);
-    expect(() => parseConfig({ maxTurns: 0, steps: 'ten' })).toThrow(/invalid run config:\n- maxTurns .*\n- steps /);
+    expect(() => parseRunConfig({ maxTurns: 0, steps: 'ten' })).toThrow(/invalid run config:\n- maxTurns .*\n- steps /);
   });
 });

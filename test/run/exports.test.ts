@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, metricsCsv, metricsJson, trajectoriesJsonl, unzipStored, zipFiles } from '../../src/run/exports.ts';
-import { buildMetrics, buildTrajectory } from '../ui/records.ts';
+import { buildMetrics, buildTrajectory } from '../helpers/records.ts';
 
 const sample = buildTrajectory({
   step: 3, taskId: 'seed/fibonacci', prompt: 'Compute F(10).', groupIndex: 0, sampleIndex: 1, reward: 1, advantage: 0.87,

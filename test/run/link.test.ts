@@ -1,6 +1,6 @@
 // Run links: round trips (including compressed custom tasks) and bad links that fall back field by field.
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, parseConfig } from '../../src/run/config.ts';
+import { defaultConfig, parseRunConfig } from '../../src/run/config.ts';
 import { compressText, decodeLink, decompressText, encodeLink } from '../../src/run/link.ts';
 
 const customTasks = [
@@ -15,7 +15,7 @@ describe('run links', () => {
   });
 
   it('round-trips every kind of field, custom tasks compressed, and link options', async () => {
-    const config = parseConfig({
+    const config = parseRunConfig({
       model: 'HuggingFaceTB/SmolLM2-135M-Instruct', tasks: 'seed+builtin', customTasks, groupSize: 8, lr: 1e-4,
       clipEpsHigh: 0.28, aggregation: 'dr_grpo', finetune: 'full', loraTargets: ['q_proj', 'v_proj'], rewards: { final_answer: 0.5, format: 0.1 },
       partialCredit: true, parser: 'reference', seed: 1234, backend: 'wasm', skipZeroStdGroups: true, temperature: 0.7,

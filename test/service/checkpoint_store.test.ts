@@ -6,7 +6,7 @@ import type { TrainerCheckpoint } from '../../src/service/trainer_api.ts';
 import {
   CheckpointStore, memoryRecordStore, savedModel, shouldCheckpoint, StorageQuotaError, type CheckpointSummary, type RecordStore,
 } from '../../src/service/checkpoint_store.ts';
-import { buildMetrics } from '../ui/records.ts';
+import { buildMetrics } from '../helpers/records.ts';
 
 function checkpoint(step: number, fragment = 'v=1&g=4'): TrainerCheckpoint {
   return {

@@ -9,7 +9,7 @@ import { parseSafetensors } from '../../src/model_files/safetensors.ts';
 import { defaultConfig } from '../../src/run/config.ts';
 import { encodeLink } from '../../src/run/link.ts';
 import { TrainerService, type ServiceDeps } from '../../src/service/trainer_service.ts';
-import { makeModelFolder, PROMPT } from '../rl/tiny_policy.ts';
+import { makeModelFolder, PROMPT } from '../helpers/tiny_policy.ts';
 
 describe('TrainerService (the worker API) in Node', () => {
   let dir: string;

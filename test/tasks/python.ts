@@ -2,7 +2,7 @@
 // tests harness are checked by a real interpreter before the Pyodide sandbox exists. Set PYTHON to
 // choose the interpreter (default python3).
 import { spawnSync } from 'node:child_process';
-import type { CodeExecutor, ExecResult } from '../../src/rl/types.ts';
+import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 
 /** The interpreter's real path: spawning a pyenv shim costs ~100 ms a run, the binary ~20 ms. */
 const python = (() => {
@@ -18,7 +18,7 @@ export function pythonVersion(): string | null {
 }
 
 /** Runs `code` like the sandbox does: observation = tail of stdout+stderr, TIMEOUT on timeout. */
-export function runPython(code: string, timeoutMs = 10_000, maxOutputChars = 500): ExecResult {
+export function runPython(code: string, timeoutMs = 10_000, maxOutputChars = 500): ExecOutcome {
   const result = spawnSync(python, ['-c', code], { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, PYTHONHASHSEED: '0' } });
   if (result.error && (result.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
     return { ok: false, observation: 'TIMEOUT', timedOut: true, error: { type: 'Timeout', message: `ran over ${timeoutMs} ms` } };

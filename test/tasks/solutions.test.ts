@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TASKS } from '../../src/tasks/builtin/index.ts';
 import { SEED_TASKS } from '../../src/tasks/seed.ts';
-import { lastLine } from '../../src/tasks/rewards.ts';
+import { lastLine } from '../../src/rl/rewards.ts';
 import { parseTestsReport, testsProgram } from '../../src/tasks/tests_harness.ts';
 import { pythonVersion, runPython } from './python.ts';
 

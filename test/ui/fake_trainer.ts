@@ -11,7 +11,7 @@ import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../../src/run/config.ts';
 import { decodeLink } from '../../src/run/link.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
-import { buildMetrics, buildTrajectory } from './records.ts';
+import { buildMetrics, buildTrajectory } from '../helpers/records.ts';
 
 /** How the fake behaves. */
 export interface FakeTrainerOptions {

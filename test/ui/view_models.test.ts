@@ -8,7 +8,7 @@ import { explainError } from '../../src/ui/state/errors.ts';
 import { backendLabel, formatSigned, formatValue } from '../../src/ui/state/format.ts';
 import { HUB_PRESETS, isHubId, modelChoice, runShape } from '../../src/ui/state/models.ts';
 import { filterSamples, groupTrajectories, maskSummary, outcomeBadges, turnViews } from '../../src/ui/state/trajectory_model.ts';
-import { buildMetrics, buildTrajectory } from './records.ts';
+import { buildMetrics, buildTrajectory } from '../helpers/records.ts';
 
 describe('config form', () => {
   it('has exactly one field per schema entry, in named sections, model outside the generic form', () => {

@@ -1,4 +1,4 @@
-// Shared test helpers: fixture paths, golden files, backends.
+// Tiny fixture models for tests: their folders, golden values and loading, and backend switching.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { selectBackend, type BackendName } from '../../src/kernels/backend.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 
+/** The folder of the tiny fixture models (test/fixtures/models/). */
 export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'models');
 
 /** Path of a tiny fixture model folder. */
@@ -35,12 +36,4 @@ export function loadFixture(name: string, training?: TrainingMode): Promise<Caus
 /** Switches tfjs to a backend (forced, so a failure is loud). */
 export async function useBackend(name: BackendName): Promise<void> {
   await selectBackend({ force: name });
-}
-
-/** Largest absolute difference between two equally long number lists. */
-export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new Error(`length ${a.length} != ${b.length}`);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
-  return worst;
 }

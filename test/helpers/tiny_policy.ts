@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdamW, defaultAdamWConfig } from '../../src/model/adamw.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { parseConfig as parseModelConfig } from '../../src/model_files/hf_config.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { hfWeights } from '../../src/model/hf_weights.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
@@ -17,6 +17,7 @@ import { sftStep } from '../../src/rl/sft.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 
 const tokenizerDir = 'test/fixtures/tokenizers/bytes';
+/** The one task's prompt; its expected output is 7. */
 export const PROMPT = 'Print the number seven.';
 const modelJson = {
   model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: 259, hidden_size: 48, intermediate_size: 96,

@@ -1,14 +1,15 @@
 // Test builders for the records the page shows (Trajectory, StepMetrics): plausible, deterministic,
 // and consistent with layoutProblems(). Tokens are text chunks of up to 4 characters, so a
 // trajectory's token texts are known without a tokenizer.
-import { layoutProblems, type ExecResult, type StepMetrics, type Trajectory, type Turn } from '../../src/rl/types.ts';
+import { layoutProblems, type StepMetrics, type Trajectory, type Turn } from '../../src/rl/types.ts';
+import type { ExecOutcome } from '../../src/env/types.ts';
 
 /** One turn to build: what the model wrote and, unless it is the last, what the sandbox said. */
 export interface TurnSpec {
   text: string;
   /** Code executed this turn (null: a FINAL ANSWER turn or a format error). */
   code: string | null;
-  result?: Partial<ExecResult>;
+  result?: Partial<ExecOutcome>;
 }
 
 /** Splits text into "tokens" of up to 4 characters. */
@@ -37,7 +38,7 @@ export function buildTrajectory(fields: {
     const start = tokenTexts.length;
     push(spec.text, 1);
     const generated = { start, end: tokenTexts.length };
-    const result: ExecResult | null = spec.code === null ? null : {
+    const result: ExecOutcome | null = spec.code === null ? null : {
       ok: true, observation: '', timedOut: false, error: null, ...spec.result,
     };
     let observation = null;
