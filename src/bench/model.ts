@@ -35,9 +35,9 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AdamW, clipScale, globalNorm } from '../model/adamw.ts';
-import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useDotProductKernel, useDotProductThreads, useFusedMultiplyAdd, useMatmulThreads, useSimdMatMul } from '../kernels/matmul_dispatch.ts';
+import { dotProductActive, fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from '../kernels/matmul_dispatch.ts';
+import { setSwitches, withSwitches } from '../kernels/switches.ts';
 import { defaultLoraConfig } from '../model/lora.ts';
-import { useMergedAdapters } from '../model/merged_lora.ts';
 import { selectBackend } from '../kernels/backend.ts';
 import { parseModelConfig } from '../model_files/hf_config.ts';
 import { decoderForward, outputLogits } from '../model/decoder.ts';
@@ -100,13 +100,11 @@ async function decoding(): Promise<Record<string, number>> {
   const times: Record<string, number[]> = {};
   for (let round = 0; round < 5; round++) {
     for (const mode of modes) {
-      useDotProductKernel(mode !== 'xnn');
-      useDotProductThreads(mode !== 'one'); // the helpers keep running: a restarted one is slow at first
+      setSwitches({ dotProductKernel: mode !== 'xnn', dotProductThreads: mode !== 'one' }); // the helpers keep running: a restarted one is slow at first
       (times[`${mode}1`] ??= []).push(await seconds(() => generate(model, [prompt(0)], { ...options, maxNewTokens: 64 })));
       (times[`${mode}8`] ??= []).push(await seconds(() => generate(model, Array.from({ length: 8 }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 })));
     }
-    useDotProductKernel(true);
-    useDotProductThreads(true);
+    setSwitches({ dotProductKernel: true, dotProductThreads: true });
   }
   const rate = (key: string, batch: number) => (batch * 64) / median(times[key]!);
   const main = modes[0]!;
@@ -134,14 +132,14 @@ async function loraDecoding(prompt: (b: number) => number[], options: Omit<Gener
   const times: Record<string, number[]> = {};
   for (let round = 0; round < 4; round++) {
     for (const merged of [true, false]) {
-      useMergedAdapters(merged);
+      setSwitches({ mergedAdapters: merged });
       for (const batch of [1, 8]) {
         const time = await seconds(() => generate(model, Array.from({ length: batch }, (_, b) => prompt(b)), { ...options, maxNewTokens: 64 }));
         if (round > 0) (times[`decode_lora${merged ? '' : '_ops'}_batch${batch}_tok_s`] ??= []).push((batch * 64) / time); // round 0 warms up
       }
     }
   }
-  useMergedAdapters(true);
+  setSwitches({ mergedAdapters: true });
   model.dispose();
   return Object.fromEntries(Object.entries(times).map(([key, rates]) => [key, median(rates)]));
 }
@@ -277,14 +275,10 @@ export async function benchModel(): Promise<Record<string, unknown>> {
   let noFmaMs: number | null = null;
   if (fused) {
     log('training step without the relaxed-SIMD build (linear layers on XNNPACK)');
-    useFusedMultiplyAdd(false);
-    noFmaMs = await training();
-    useFusedMultiplyAdd(true);
+    noFmaMs = await withSwitches({ fusedMultiplyAdd: false }, training);
   }
   log('training step, attention on tf.matMul');
-  useSimdMatMul(false);
-  const tfjsMatmulMs = await training();
-  useSimdMatMul(true);
+  const tfjsMatmulMs = await withSwitches({ simdMatMul: false }, training);
   const round = (x: number) => Math.round(x * 10) / 10;
   const roundOrNull = (x: number | null | undefined) => (x == null ? null : round(x));
   return {

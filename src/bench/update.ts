@@ -6,14 +6,14 @@
 // of 4 (advantages random: they do not change the work). Keys:
 //   grpo_update_ms             the update with each group's prompt run once per micro-batch
 //                              (logprobs.ts sharedPrefix), the default
-//   grpo_update_whole_ms       the same with every sequence run whole (useSharedPrefixes(false))
+//   grpo_update_whole_ms       the same with every sequence run whole (switches.sharedPrefixes off)
 //   grpo_update_shared_speedup whole / shared, from the same run
 //   grpo_update_tensor_growth  tensors left after the last update less after the first (0: none leak)
 // Median of 4 rounds, alternated, after a warm-up round.
 import * as tf from '@tensorflow/tfjs';
 import { nodeModelSource, openNodeSandbox } from '../cli/node_run.ts';
 import { selectBackend } from '../kernels/backend.ts';
-import { useSharedPrefixes } from '../model/logprobs.ts';
+import { setSwitches } from '../kernels/switches.ts';
 import type { CausalLM } from '../model/model.ts';
 import { Rng } from '../model/rng.ts';
 import { presetConfig } from '../run/presets.ts';
@@ -72,14 +72,14 @@ export async function benchUpdate(): Promise<Record<string, unknown>> {
   const tensors: number[] = [];
   for (let round = 0; round < 5; round++) {
     for (const shared of [true, false]) {
-      useSharedPrefixes(shared);
+      setSwitches({ sharedPrefixes: shared });
       const started = performance.now();
       for (const batch of batches) await updateOnce(model, batch);
       if (round > 0) times[shared ? 'shared' : 'whole']!.push(performance.now() - started);
       tensors.push(tf.memory().numTensors);
     }
   }
-  useSharedPrefixes(true);
+  setSwitches({ sharedPrefixes: true });
   policy.dispose();
   const [shared, whole] = [median(times.shared!), median(times.whole!)];
   return {

@@ -14,16 +14,10 @@ import { MIN_THREADED_MACS } from './matmul_threads.ts';
 import { ALL_K } from './simd_matmul_variants.ts';
 import { NT_MAX_K, simdMatmulNTModule, type MatmulNTKernel } from './simd_matmul_nt.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, wasmMemory, type WasmBackendLike } from './tfjs_wasm.ts';
+import { kernelCounts } from './switches.ts';
 
 const KERNEL = 'AgenticRlSimdMatMulBeside';
 const KERNEL_NT = 'AgenticRlSimdMatMulNT';
-
-let paired = 0;
-
-/** Products run as pairs in this process (tests: that the pair path is the one taken). */
-export function pairedProductCount(): number {
-  return paired;
-}
 
 /** Attributes of the pair: whether b1 is the weight as stored, (n1, k1), for the NT kernel (else b1 is (k1, n1)). */
 interface BesideAttrs { nt: boolean }
@@ -48,7 +42,7 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   if (!threads?.runBeside(own, ta, wasmMemory(wasm)!, call)) {
     own();
     ta(call.a, call.b, call.c, m2, k2, n2, m2, call.scratch, ALL_K);
-  } else paired++;
+  } else kernelCounts.pairedProducts++;
   wasm.disposeData(scratch.dataId);
   return [c1, c2];
 });

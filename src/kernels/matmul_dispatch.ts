@@ -14,6 +14,7 @@ import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './decode_products.ts';
 import { installWasmOverrides } from './tfjs_wasm_overrides.ts';
+import { kernelCounts, switches } from './switches.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './tfjs_wasm.ts';
 
 /** Both builds of the kernel on one memory, and the transposed-A, causal and accumulating ones; all but `plain` null without relaxed SIMD. */
@@ -21,69 +22,13 @@ export interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: 
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
-let enabled = true;
-let fusedEnabled = true;
-let dotEnabled = true;
-
-/** Turns the kernel off (true: back on), so a benchmark or test can compare it with tf.matMul. */
-export function useSimdMatMul(on: boolean): void {
-  enabled = on;
-}
-
-/**
- * Turns the relaxed-SIMD build off (true: back on, the default where the engine has it), so a
- * benchmark can compare; off, the linear layers go back to XNNPACK.
- */
-export function useFusedMultiplyAdd(on: boolean): void {
-  fusedEnabled = on;
-}
-
-/**
- * Turns the dot-product kernel for products with few rows off (true: back on), so a benchmark
- * can compare it with XNNPACK; off, those products go to tf.matMul as before.
- */
-export function useDotProductKernel(on: boolean): void {
-  dotEnabled = on;
-}
-
-let taEnabled = true;
-let causalEnabled = true;
-let pairEnabled = true;
-
-/** Turns matMulPair's one-kernel path off (true: back on): it then adds two products, so a benchmark or test can compare. */
-export function usePairKernel(on: boolean): void {
-  pairEnabled = on;
-}
-
-/**
- * Turns the causal kernel off (true: back on), so a benchmark or test can compare: off, attention's
- * products under a causal mask compute every number, as before.
- */
-export function useCausalSkipping(on: boolean): void {
-  causalEnabled = on;
-}
 
 /** Whether stridedMatMul's `causal` attributes take effect (the causal kernel serves the backend, and is on). */
 export function causalMatMulActive(): boolean {
-  return causalEnabled && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.causal !== null;
-}
-
-/** Turns the transposed-A kernel off (true: back on), so a benchmark can compare it with transposing first. */
-export function useTransposeAKernel(on: boolean): void {
-  taEnabled = on;
+  return switches.causalSkipping && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.causal !== null;
 }
 
 let threads: MatmulThreads | null = null;
-let dotThreadsEnabled = true;
-
-/**
- * Keeps decoding's dot products on the calling thread (false; true: back to splitting them over
- * the helpers), leaving the helpers running for the large products: so a benchmark can compare
- * without restarting helpers, whose first minutes of work run slower (fresh code in a new thread).
- */
-export function useDotProductThreads(on: boolean): void {
-  dotThreadsEnabled = on;
-}
 
 /**
  * Splits the SIMD kernel's large products over `helpers` helper threads and the calling thread
@@ -94,6 +39,8 @@ export function useDotProductThreads(on: boolean): void {
 export async function useMatmulThreads(helpers: number): Promise<number> {
   threads?.stop();
   threads = null;
+  kernelCounts.splitProducts = 0;
+  kernelCounts.takenOver = 0;
   const store = dotStore();
   threads = await MatmulThreads.start(helpers, store?.shared ? store.memory : null);
   return matmulThreadCount();
@@ -102,16 +49,6 @@ export async function useMatmulThreads(helpers: number): Promise<number> {
 /** Threads the SIMD kernel's large products run on (1 unless useMatmulThreads started helpers). */
 export function matmulThreadCount(): number {
   return threads?.threads ?? 1;
-}
-
-/** Products split over threads since useMatmulThreads last started helpers (tests). */
-export function splitProductCount(): number {
-  return threads?.split ?? 0;
-}
-
-/** Queued blocks of split products that the calling thread ran itself since the helpers started (tests). */
-export function takenOverCount(): number {
-  return threads?.takenOver ?? 0;
 }
 
 /** Tests: true makes the helpers hold off taking work, as late helpers would; false lets them go. */
@@ -163,10 +100,10 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
   const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
   const { plain, fused, causal } = kernelsFor(wasm)!;
-  const kernel = (fusedEnabled && fused) || plain;
+  const kernel = (switches.fusedMultiplyAdd && fused) || plain;
   const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
   // (not for one column: the plain kernel's matrix-vector path sums in another order)
-  if (mode !== 0 && n > 1 && causal && kernel === fused && causalEnabled) {
+  if (mode !== 0 && n > 1 && causal && kernel === fused && switches.causalSkipping) {
     const limits: [number, number, number] = [mode, period, keyOffset];
     if (!threads?.run(causal, true, memoryOf(wasm)!, call, limits)) causal(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB, ...limits);
     return out;
@@ -200,7 +137,7 @@ registerWasmKernel(KERNEL_PAIR, ({ inputs }, wasm) => {
 export function matMulPair(a1: tf.Tensor2D, b1: tf.Tensor2D, a2: tf.Tensor2D, b2: tf.Tensor2D): tf.Tensor2D {
   const [m, k1] = a1.shape;
   const [k2, n] = [a2.shape[1], b1.shape[1]];
-  const fits = pairEnabled && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.add !== null
+  const fits = switches.pairKernel && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.add !== null
     && m >= LINEAR_MIN_ROWS && k1 * n <= LINEAR_MAX_B && k2 * n <= LINEAR_MAX_B && !(b1 instanceof tf.Variable && m <= DOT_MAX_ROWS && tf.engine().state.gradientDepth === 0);
   if (!fits) return tf.tidy(() => tf.add(matMul2d(a1, b1), matMul2d(a2, b2)));
   return tf.engine().runKernel(KERNEL_PAIR, { a1, b1, a2, b2 }) as tf.Tensor2D;
@@ -234,7 +171,7 @@ registerWasmKernel(KERNEL_T, ({ inputs, attrs }, wasm) => {
   if (a.shape.length !== 2 || ka !== k) throw new Error(`matMulTransposed: shape ${a.shape} does not multiply a weight of ${k} x ${n}`);
   const out = wasm.makeOutput([m, n], 'float32');
   const heap = () => new Float32Array(memoryOf(wasm)!.buffer);
-  const pool = dotThreadsEnabled ? threads : null;
+  const pool = switches.dotProductThreads ? threads : null;
   const split = pool ? (kernel: MatmulTKernel, call: DotCall) => pool.splitDot(kernel, call) : undefined;
   dotStore()!.product(heap, byteOffset(wasm, a) / 4, m, k, w, n, heap, byteOffset(wasm, out) / 4, split);
   return out;
@@ -268,19 +205,19 @@ export function wasmHeap(): { floats: Float32Array; index(t: tf.Tensor): number 
 
 /** Whether the SIMD kernel serves the current backend (wasm with WebAssembly SIMD). */
 export function simdMatMulActive(): boolean {
-  if (!enabled || tf.getBackend() !== 'wasm') return false;
+  if (!switches.simdMatMul || tf.getBackend() !== 'wasm') return false;
   if (available === undefined) available = kernelsFor(asWasm(tf.backend())) !== null;
   return available;
 }
 
 /** Whether the dot-product kernel serves products with few rows (relaxed SIMD, and not turned off). */
 export function dotProductActive(): boolean {
-  return dotEnabled && fusedMultiplyAddActive() && dotStore() !== null;
+  return switches.dotProductKernel && fusedMultiplyAddActive() && dotStore() !== null;
 }
 
 /** Whether the kernel's relaxed-SIMD (fused multiply-add) build serves the current backend. */
 export function fusedMultiplyAddActive(): boolean {
-  return fusedEnabled && simdMatMulActive() && kernelsFor(asWasm(tf.backend()))!.fused !== null;
+  return switches.fusedMultiplyAdd && simdMatMulActive() && kernelsFor(asWasm(tf.backend()))!.fused !== null;
 }
 
 /**
@@ -374,7 +311,7 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
 export function matMulTransposeA(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   const [k, m] = a.shape;
   const n = b.shape[1];
-  const direct = taEnabled && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.ta !== null
+  const direct = switches.transposeAKernel && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.ta !== null
     && (m < LINEAR_MIN_ROWS || k * n <= LINEAR_MAX_B) && b.shape[0] === k;
   if (!direct) return tf.tidy(() => matMul2d(tf.transpose(a), b));
   return tf.engine().runKernel(KERNEL_TA, { a, b }) as tf.Tensor2D;

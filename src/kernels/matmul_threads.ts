@@ -21,6 +21,7 @@ import { simdMatmulModule, type MatmulKernel } from './simd_matmul.ts';
 import { ALL_K, simdMatmulCausalModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
 import { simdMatmulTModule, type MatmulTKernel } from './simd_dot.ts';
 import type { DotCall } from './decode_products.ts';
+import { kernelCounts } from './switches.ts';
 import { BUILD, canWait, CAUSAL, CONTROL_WORDS, DOT, FAILED, FINISHED, FUSED, GENERATION, HOLD, MAX_BLOCKS, NEXT, PLAIN, ROW, spawn, SPIN_MS, TA, TABLE, type Helper, type HelperInit } from './matmul_thread_code.ts';
 
 /** Products below this many multiply-adds stay on one thread: waking a helper costs ~10-50 µs. */
@@ -76,10 +77,6 @@ function shares(units: number, parts: number, unit: number, perHelper = BLOCKS_P
 export class MatmulThreads {
   private generation = 0;
   private broken = false;
-  /** Products split so far (tests: that large products are split, small ones not). */
-  split = 0;
-  /** Queued blocks the caller ran itself (tests: that a late helper's blocks are taken over). */
-  takenOver = 0;
 
   private constructor(
     private readonly memory: WebAssembly.Memory,
@@ -334,13 +331,13 @@ export class MatmulThreads {
       if (Atomics.compareExchange(words, NEXT, next, next + 1) !== next) continue;
       queue[i]!.here();
       ranHere[i] = 1;
-      this.takenOver++;
+      kernelCounts.takenOver++; // tests: that a late helper's blocks are taken over
       Atomics.add(words, FINISHED, 1);
     }
     this.awaitFinished(queue.length);
     if (Atomics.load(words, FAILED) !== 0) this.fail('a matmul helper thread failed');
     queue.forEach((block, i) => ranHere[i] || block.back?.());
-    this.split++;
+    kernelCounts.splitProducts++; // tests: that large products are split, small ones not
   }
 
   /** Waits until `count` blocks have finished: spinning SPIN_MS, then sleeping; fails the pool after HELPER_DEADLINE_MS. */

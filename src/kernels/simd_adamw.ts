@@ -15,6 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, F64, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import { switches } from './switches.ts';
 
 /** The scalars of one step, in the kernel's argument order. */
 export interface AdamWScalars { beta1: number; oneMinusBeta1: number; beta2: number; oneMinusBeta2: number; stepSize: number; inverseCorrection2: number; epsilon: number; decay: number; gradScale: number }
@@ -152,16 +153,9 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   return outputs;
 });
 
-let enabled = true;
-
-/** Turns the fused kernel off (true: back on), so a benchmark or test can compare it with the tfjs ops. */
-export function useSimdAdamW(on: boolean): void {
-  enabled = on;
-}
-
 /** Whether the fused kernel serves the current backend (wasm with WebAssembly SIMD, not turned off). */
 export function simdAdamWActive(): boolean {
-  return enabled && tf.getBackend() === 'wasm' && kernelFor(asWasm(tf.backend())) !== null;
+  return switches.simdAdamW && tf.getBackend() === 'wasm' && kernelFor(asWasm(tf.backend())) !== null;
 }
 
 /** [p', m', v'] for one step: the fused kernel (check simdAdamWActive()). */

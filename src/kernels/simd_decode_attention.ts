@@ -21,6 +21,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Body, F32, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import { switches } from './switches.ts';
 
 /**
  * Emits `attend(q, keys, values, bias, out, scratch, BH, Hkv, R, S, capacity, hd, scaleBits)`,
@@ -173,14 +174,7 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
 
 /** Whether decodeAttention serves a head width of `hd` on the current backend (wasm with relaxed SIMD, hd a multiple of 4). */
 export function decodeAttentionActive(hd: number): boolean {
-  return enabled && hd % 4 === 0 && tf.getBackend() === 'wasm' && attendFor(asWasm(tf.backend())) !== null;
-}
-
-let enabled = true;
-
-/** Turns the kernel off (true: back on), so tests and benchmarks can compare it with the tfjs route. */
-export function useDecodeAttention(on: boolean): void {
-  enabled = on;
+  return switches.decodeAttention && hd % 4 === 0 && tf.getBackend() === 'wasm' && attendFor(asWasm(tf.backend())) !== null;
 }
 
 /**

@@ -13,6 +13,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import { switches } from './switches.ts';
 
 /** Sum of the four lanes of the v128 local `v`, in order, left on the stack as an f32. */
 function laneSum(f: Body, v: number): void {
@@ -179,16 +180,9 @@ registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
   return [dx, dw];
 });
 
-let enabled = true;
-
-/** Turns the fused kernels off (true: back on), so a benchmark or test can compare them with the tfjs ops. */
-export function useSimdRmsNorm(on: boolean): void {
-  enabled = on;
-}
-
 /** Whether simdRmsNorm runs for rows of width D on the current backend. */
 export function simdRmsNormActive(D: number): boolean {
-  return enabled && D % 4 === 0 && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
+  return switches.simdRmsNorm && D % 4 === 0 && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
 }
 
 type NormOp = (x: tf.Tensor, w: tf.Tensor) => tf.Tensor;

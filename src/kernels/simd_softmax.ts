@@ -16,6 +16,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import { switches } from './switches.ts';
 
 /** The loop over rows: `perRow()` sees `vecEnd` (bytes of whole vectors) and `end` (bytes of a row). */
 function rowLoop(f: Body, rows: number, cols: number, pointers: number[], perRow: (vecEnd: number, end: number) => void): void {
@@ -236,16 +237,9 @@ registerWasmKernel(FORWARD, ({ inputs, attrs }, wasm) => {
   return out;
 });
 
-let enabled = true;
-
-/** Turns the fused gradient off (true: back on), so a benchmark or test can compare it with the tfjs ops. */
-export function useSimdSoftmax(on: boolean): void {
-  enabled = on;
-}
-
 /** Whether maskedSoftmax's gradient would run the fused kernel on the current backend. */
 export function simdSoftmaxActive(): boolean {
-  return enabled && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
+  return switches.simdSoftmax && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
 }
 
 /**
@@ -256,7 +250,7 @@ export function simdSoftmaxActive(): boolean {
  */
 export function maskedSoftmax(scores: tf.Tensor, mask: tf.Tensor, causalOffset: number | null = null): tf.Tensor {
   if (!simdSoftmaxActive()) return tf.softmax(tf.add(scores, mask));
-  const fused = forwardEnabled && forwardShape(scores.shape, mask.shape) !== null && forwardFor(asWasm(tf.backend())) !== null;
+  const fused = switches.simdSoftmaxForward && forwardShape(scores.shape, mask.shape) !== null && forwardFor(asWasm(tf.backend())) !== null;
   const attrs = { offset: causalOffset ?? -1 } as unknown as tf.NamedAttrMap;
   const forward = (x: tf.Tensor) => (fused ? tf.engine().runKernel(FORWARD, { scores: x, mask }, attrs) as tf.Tensor : tf.softmax(tf.add(x, mask)));
   if (!tf.engine().isTapeOn()) return forward(scores);
@@ -267,11 +261,4 @@ export function maskedSoftmax(scores: tf.Tensor, mask: tf.Tensor, causalOffset: 
     return { value: p, gradFunc: (dy: tf.Tensor, [kept]: tf.Tensor[]) => tf.engine().runKernel(BACKWARD, { p: kept!, dy }) as tf.Tensor };
   });
   return op(scores);
-}
-
-let forwardEnabled = true;
-
-/** Turns the fused forward off (true: back on), so tests and benchmarks can compare it with tf.softmax. */
-export function useSimdSoftmaxForward(on: boolean): void {
-  forwardEnabled = on;
 }

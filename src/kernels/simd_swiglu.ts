@@ -18,6 +18,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Body, I32, moduleBytes, V128 } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
 import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import { switches } from './switches.ts';
 
 /**
  * Vectors a loop iteration takes: each one's exp is a chain of ~20 dependent operations, which the
@@ -146,16 +147,9 @@ registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
   return [dGate, dUp];
 });
 
-let enabled = true;
-
-/** Turns the fused kernels off (true: back on), so a benchmark or test can compare them with the tfjs ops. */
-export function useSimdSwiglu(on: boolean): void {
-  enabled = on;
-}
-
 /** Whether swiglu() would run the fused kernels for operands of `size` numbers on the current backend. */
 export function simdSwigluActive(size: number): boolean {
-  return enabled && size % 4 === 0 && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
+  return switches.simdSwiglu && size % 4 === 0 && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
 }
 
 const fused = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {

@@ -22,27 +22,8 @@ import * as tf from '@tensorflow/tfjs';
 import { instantiateTranspose } from './simd_transpose.ts';
 import { simdMaxModule, type RowMaxKernel } from './simd_max.ts';
 import { asWasm, byteOffset, heapModule, wasmMemory, type WasmBackendLike } from './tfjs_wasm.ts';
+import { kernelCounts, switches } from './switches.ts';
 
-
-let enabled = true;
-let transposeEnabled = true;
-
-/** Turns the replacements off (true: back on), so a benchmark or test can compare with tfjs-wasm's kernels. */
-export function useWasmOverrides(on: boolean): void {
-  enabled = on;
-}
-
-/** Turns the SIMD transpose alone off (true: back on), to compare it with tfjs-wasm's Transpose. */
-export function useSimdTranspose(on: boolean): void {
-  transposeEnabled = on;
-}
-
-let simdTransposes = 0;
-
-/** How many transposes the SIMD kernel has done in this process (tests: that it is the one in use). */
-export function simdTransposeCount(): number {
-  return simdTransposes;
-}
 
 let installed = false;
 
@@ -51,7 +32,7 @@ export function installWasmOverrides(): void {
   if (installed) return;
   installed = true;
   replace('Transpose', ({ inputs, backend, attrs }) =>
-    transposeEnabled ? simdTranspose((inputs as { x: tf.TensorInfo }).x, (attrs as { perm: number[] }).perm, asWasm(backend)) : null);
+    switches.simdTranspose ? simdTranspose((inputs as { x: tf.TensorInfo }).x, (attrs as { perm: number[] }).perm, asWasm(backend)) : null);
   replace('Identity', ({ inputs, backend }) => shareData((inputs as { x: tf.TensorInfo }).x, asWasm(backend)));
   replace('Cast', ({ inputs, backend, attrs }) => {
     const x = (inputs as { x: tf.TensorInfo }).x;
@@ -77,7 +58,7 @@ function replace(name: string, ours: (args: Parameters<tf.KernelFunc>[0]) => tf.
   const original = tf.getKernel(name, 'wasm');
   if (!original) return;
   tf.unregisterKernel(name, 'wasm');
-  tf.registerKernel({ ...original, kernelFunc: (args) => (enabled ? ours(args) : null) ?? original.kernelFunc(args) });
+  tf.registerKernel({ ...original, kernelFunc: (args) => (switches.tfjsWasmOverrides ? ours(args) : null) ?? original.kernelFunc(args) });
 }
 
 const transposeKernels = new WeakMap<WebAssembly.Memory, ReturnType<typeof instantiateTranspose>>();
@@ -108,7 +89,7 @@ function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLik
   const [from, to] = [byteOffset(backend, x), byteOffset(backend, out)]; // after the allocation
   if (inner === 1) kernels.transpose(from, to, batch, rows, columns);
   else kernels.blocks(from, to, batch, rows, columns, inner);
-  simdTransposes++;
+  kernelCounts.simdTransposes++;
   return out;
 }
 
@@ -116,18 +97,11 @@ function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLik
 function rowMax(x: tf.TensorInfo, keepDims: boolean, backend: WasmBackendLike): tf.TensorInfo | null {
   const kernel = heapModule(backend, 'rowMax', simdMaxModule)?.rowMax as RowMaxKernel | undefined;
   if (!kernel) return null;
-  maxes++;
+  kernelCounts.simdMaxes++;
   const cols = x.shape[x.shape.length - 1]!;
   const out = backend.makeOutput([...x.shape.slice(0, -1), ...(keepDims ? [1] : [])], 'float32');
   kernel(byteOffset(backend, x), byteOffset(backend, out), product(x.shape) / cols, cols); // offsets after the allocation
   return out;
-}
-
-let maxes = 0;
-
-/** How many row maxima the SIMD kernel has taken in this process (tests: that it is the one in use). */
-export function simdMaxCount(): number {
-  return maxes;
 }
 
 function shareData(x: tf.TensorInfo, backend: WasmBackendLike): tf.TensorInfo | null {

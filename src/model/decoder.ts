@@ -19,6 +19,7 @@ import { maskedSoftmax } from '../kernels/simd_softmax.ts';
 import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
 import { simdAddRmsNormValue, simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from '../kernels/simd_rmsnorm.ts';
 import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
+import { switches } from '../kernels/switches.ts';
 
 /** What the forward pass needs besides the weights. */
 export interface DecoderParts {
@@ -115,20 +116,13 @@ export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor, eps: number, kernel: 
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
 }
 
-let loraOpEnabled = true;
-
-/** Turns the one-op LoRA layer off (true: back on), so a test or benchmark can compare it with the ops. */
-export function useLoraOp(on: boolean): void {
-  loraOpEnabled = on;
-}
-
 /** y = x W (+ b) (+ scale x A B when adapters are on), x (N, I) -> (N, O). */
 export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): tf.Tensor2D {
   const matMul = (input: tf.Tensor2D, weight: tf.Variable): tf.Tensor2D =>
     mode.differentiable ? matMulLinear(input, weight as tf.Tensor2D, weight.trainable) : matMul2d(input, weight as tf.Tensor2D);
   const adapter = linear.adapter;
   // training a LoRA adapter on a frozen layer without bias: one op, the same numbers (ops.ts)
-  if (adapter && mode.adapters && mode.differentiable && !linear.bias && !linear.weight.trainable && loraOpEnabled) {
+  if (adapter && mode.adapters && mode.differentiable && !linear.bias && !linear.weight.trainable && switches.loraOp) {
     return loraLinear(x, linear.weight as tf.Tensor2D, adapter.a as tf.Tensor2D, adapter.b as tf.Tensor2D, adapter.scale);
   }
   // a LoRA layer without a gradient (sampling, prefill): one product on its merged weight

@@ -15,6 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { decoderForward } from './decoder.ts';
 import { splitRows } from '../kernels/heap_copies.ts';
+import { switches } from '../kernels/switches.ts';
 import { maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { embedColumns, logPartition } from './ops.ts';
@@ -33,22 +34,6 @@ export interface LogprobOptions {
   sharedPrefix?: number;
 }
 
-let sharingEnabled = true;
-
-/**
- * Turns shared-prefix runs off (true: back on), so tests and benchmarks can compare them with whole
- * sequences: tokenLogprobs then ignores sharedPrefix (its columns come back computed, not 0), and
- * the update's micro-batches are by length alone (rl/update.ts microBatches).
- */
-export function useSharedPrefixes(on: boolean): void {
-  sharingEnabled = on;
-}
-
-/** Whether shared-prefix runs are on (the default). */
-export function sharedPrefixesEnabled(): boolean {
-  return sharingEnabled;
-}
-
 /**
  * logprobs[b][t] = log p(ids[b][t+1] | ids[b][0..t]) with logits / temperature, shape (B, T);
  * entries past the end of a shorter sequence are 0. Sequences are right-padded, so no position
@@ -61,7 +46,7 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
   const B = ids.length;
   const T = Math.max(...ids.map((seq) => seq.length)) - 1;
   if (T < 1) throw new Error('tokenLogprobs needs at least one sequence of two or more tokens');
-  const s = sharingEnabled ? checkedPrefix(ids, options.sharedPrefix ?? 0) : 0;
+  const s = switches.sharedPrefixes ? checkedPrefix(ids, options.sharedPrefix ?? 0) : 0;
   const Tc = T - s; // positions each sequence runs itself: s .. T-1
   // the forward's rows: the prefix's s, then each sequence's Tc (targets and valid: those Tc only)
   const inputs = new Int32Array(s + B * Tc);

@@ -4,13 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { dotProductActive, productOnCopy, TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
 import { mergedTransposedWeight } from '../kernels/decode_products.ts';
-
-let mergedEnabled = true;
-
-/** Turns the merged LoRA weights off (true: back on), so a test or benchmark can compare with the adapter's ops. */
-export function useMergedAdapters(on: boolean): void {
-  mergedEnabled = on;
-}
+import { switches } from '../kernels/switches.ts';
 
 /**
  * Largest product (m * (k + n) numbers of x and the result, the dot store's scratch: 16 MB) that
@@ -30,7 +24,7 @@ const MERGED_MAX_NUMBERS = 1 << 22;
 export function mergedLoraProduct(x: tf.Tensor2D, w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): tf.Tensor2D | null {
   const [m, k] = x.shape;
   const n = w.shape[1]!;
-  if (!mergedEnabled || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0) return null;
+  if (!switches.mergedAdapters || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0) return null;
   if (k * n < TRANSPOSED_MIN || m * (k + n) > MERGED_MAX_NUMBERS || w.shape[0] !== k || !dotProductActive()) return null;
   const merged = mergedTransposedWeight(w, a, b, scale);
   if (merged === null) return null;

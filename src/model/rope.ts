@@ -7,6 +7,7 @@ import { matMul2d } from '../kernels/matmul_dispatch.ts';
 import { matMulLinear } from './ops.ts';
 import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
 import { byteOffset, heapModule, registerWasmKernel, wasmMemory } from '../kernels/tfjs_wasm.ts';
+import { switches } from '../kernels/switches.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
 export function inverseFrequencies(headDim: number, theta: number, scaling: RopeScaling): Float64Array {
@@ -196,7 +197,7 @@ registerWasmKernel(ROPE, ({ inputs }, wasm) => {
   const out = wasm.makeOutput(x.shape, 'float32');
   const [xi, ci, si, oi] = [x, cos, sin, out].map((t) => byteOffset(wasm, t) / 4) as [number, number, number, number]; // after makeOutput
   const half = hd / 2;
-  const simd = half % 4 === 0 && useSimd ? (heapModule(wasm, 'rope', simdRopeModule)?.rope as ((...args: number[]) => void) | undefined) : undefined;
+  const simd = half % 4 === 0 && switches.simdRope ? (heapModule(wasm, 'rope', simdRopeModule)?.rope as ((...args: number[]) => void) | undefined) : undefined;
   if (simd) {
     for (let b = 0; b < B; b++) {
       for (let t = 0; t < T; t++) {
@@ -221,10 +222,3 @@ registerWasmKernel(ROPE, ({ inputs }, wasm) => {
   }
   return out;
 });
-
-let useSimd = true;
-
-/** Turns decoding's SIMD RoPE kernel off (true: back on): its JavaScript loop runs instead (tests). */
-export function useSimdRope(on: boolean): void {
-  useSimd = on;
-}

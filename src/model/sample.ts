@@ -13,6 +13,7 @@ import type { CausalLM } from './model.ts';
 import { dispose as disposeEntry, type PrefixCache } from './prefix_cache.ts';
 import { Rng } from './rng.ts';
 import { SimdWeights } from '../kernels/simd_sample.ts';
+import { switches } from '../kernels/switches.ts';
 
 /** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
 export type FinishReason = 'eos' | 'stop' | 'length';
@@ -223,12 +224,6 @@ async function stepLogits(
 
 let weightsScratch = new Float64Array(0);
 let simdWeights: SimdWeights | null | undefined;
-let simdEnabled = true;
-
-/** Turns the SIMD weights (simd_sample.ts) off (true: back on), so a benchmark or test can compare with Math.exp. */
-export function useSimdSampling(on: boolean): void {
-  simdEnabled = on;
-}
 
 /**
  * Draws one token from softmax(logits / temperature) by inverse CDF with one uniform, and returns
@@ -244,7 +239,7 @@ export function sampleToken(logits: Float32Array, offset: number, vocab: number,
   let argmax = -1; // the first position of the max, found when needed
   let weights: ArrayLike<number> | null = null;
   let total = 0;
-  if (simdWeights && simdEnabled) ({ max, weights, total } = simdWeights.weights(logits, offset, vocab, scale));
+  if (simdWeights && switches.simdSampling) ({ max, weights, total } = simdWeights.weights(logits, offset, vocab, scale));
   if (!weights) {
     max = -Infinity;
     argmax = 0;

@@ -6,7 +6,8 @@
 // every per-token array is shifted left by one before it meets the model's output.
 import * as tf from '@tensorflow/tfjs';
 import { clipScale, globalNorm, type AdamW } from '../model/adamw.ts';
-import { sharedPrefixesEnabled, tokenLogprobs } from '../model/logprobs.ts';
+import { tokenLogprobs } from '../model/logprobs.ts';
+import { switches } from '../kernels/switches.ts';
 import type { CausalLM } from '../model/model.ts';
 import { grpoLoss, lossNormalizer, type Aggregation } from './loss.ts';
 import type { UpdateStats } from './metrics.ts';
@@ -80,11 +81,11 @@ const PASS_ROWS = 100;
  * token. A group, longest first, is cut into runs of at most microBatchSize where the rows they
  * make (the prompt once, each sequence's rest padded to the longest) plus PASS_ROWS a micro-batch
  * are fewest: lengths within a group vary widely (one turn or three), and padding costs as much
- * as a prompt. Without `firstScored`, or with shared prefixes turned off (useSharedPrefixes):
+ * as a prompt. Without `firstScored`, or with shared prefixes turned off (switches.sharedPrefixes):
  * lengthSortedBatches, nothing shared.
  */
 export function microBatches(sequences: readonly (readonly number[])[], microBatchSize: number, firstScored?: readonly number[]): MicroBatch[] {
-  if (!firstScored || !sharedPrefixesEnabled()) return lengthSortedBatches(sequences.map((s) => s.length), microBatchSize).map((indexes) => ({ indexes, shared: 0 }));
+  if (!firstScored || !switches.sharedPrefixes) return lengthSortedBatches(sequences.map((s) => s.length), microBatchSize).map((indexes) => ({ indexes, shared: 0 }));
   const groups = new Map<string, number[]>(); // in order of first appearance
   sequences.forEach((ids, i) => {
     const key = ids.slice(0, firstScored[i]).join(',');

@@ -6,13 +6,14 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { causalMatMulActive, splitProductCount, stridedMatMul, useCausalSkipping, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
+import { causalMatMulActive, stridedMatMul, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { simdMatmulCausalModule } from '../../src/kernels/simd_matmul_variants.ts';
 import { bits, filled } from '../helpers/numbers.ts';
+import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 
 describe('causal attention products', () => {
   beforeAll(async () => {
@@ -20,7 +21,7 @@ describe('causal attention products', () => {
     expect(causalMatMulActive()).toBe(true);
   });
   afterAll(async () => {
-    useCausalSkipping(true);
+    setSwitches({ causalSkipping: true });
     await useMatmulThreads(0);
   });
 
@@ -78,7 +79,7 @@ describe('causal attention products', () => {
     const one = tf.tidy(() => bits(stridedMatMul(q, kT, attrs)));
     await useMatmulThreads(1);
     const many = tf.tidy(() => bits(stridedMatMul(q, kT, attrs)));
-    expect(splitProductCount()).toBe(1);
+    expect(kernelCounts.splitProducts).toBe(1);
     expect(many).toEqual(one);
     tf.dispose([q, kT]);
   });
@@ -94,14 +95,14 @@ describe('causal attention products', () => {
     // sequences of different lengths: padded rows and hidden padding keys too
     const ids = [Array.from({ length: 67 }, (_, t) => (t * 7) % 300), Array.from({ length: 30 }, (_, t) => (t * 11 + 3) % 300), Array.from({ length: 45 }, (_, t) => (t * 5 + 1) % 300)];
     const run = (on: boolean) => {
-      useCausalSkipping(on);
+      setSwitches({ causalSkipping: on });
       return tf.tidy(() => {
         const { value, grads } = tf.variableGrads(() => tf.sum(tokenLogprobs(model, ids, { temperature: 0.7 })) as tf.Scalar, list);
         return [bits(value), ...list.map((v) => bits(grads[v.name]!)), bits(tokenLogprobs(model, ids, { temperature: 0.7 }))];
       });
     };
     expect(run(true)).toEqual(run(false));
-    useCausalSkipping(true);
+    setSwitches({ causalSkipping: true });
     model.dispose();
   });
 });

@@ -4,16 +4,17 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CausalLM } from '../../src/model/model.ts';
 import { generate } from '../../src/model/sample.ts';
-import { decodeAttention, decodeAttentionActive, simdDecodeAttentionModule, useDecodeAttention } from '../../src/kernels/simd_decode_attention.ts';
+import { decodeAttention, decodeAttentionActive, simdDecodeAttentionModule } from '../../src/kernels/simd_decode_attention.ts';
 import { loadFixture, useBackend } from '../helpers/models.ts';
 import { filled } from '../helpers/numbers.ts';
+import { setSwitches } from '../../src/kernels/switches.ts';
 
 /** Test data whose amplitude varies along the row (1 to 1.8, period 5). */
 const rippled = (length: number, seed: number) => filled(length, seed * 1.3, { scale: (i) => 1 + (i % 5) * 0.2 });
 
 describe('decode attention kernel (wasm)', () => {
   beforeAll(() => useBackend('wasm'));
-  afterEach(() => useDecodeAttention(true));
+  afterEach(() => { setSwitches({ decodeAttention: true }); });
 
   it('is a valid module under 4 KB, active for head widths that are multiples of 4', () => {
     const bytes = simdDecodeAttentionModule();
@@ -21,7 +22,7 @@ describe('decode attention kernel (wasm)', () => {
     expect(bytes.length).toBeLessThan(4096);
     expect(decodeAttentionActive(64)).toBe(true);
     expect(decodeAttentionActive(30)).toBe(false);
-    useDecodeAttention(false);
+    setSwitches({ decodeAttention: false });
     expect(decodeAttentionActive(64)).toBe(false);
   });
 
@@ -81,14 +82,14 @@ describe('generate with the decode attention kernel (wasm)', () => {
     model = await loadFixture('tiny-qwen2'); // grouped-query attention
   });
   afterAll(() => {
-    useDecodeAttention(true);
+    setSwitches({ decodeAttention: true });
     model.dispose();
   });
 
   it('draws the same tokens as the tfjs route, log-probs within 1e-5, prompts of different lengths', async () => {
     const prompts = [[257, 72, 105], [10, 11], [257, 5, 6, 7, 8, 9]];
     const run = async (on: boolean, temperature: number) => {
-      useDecodeAttention(on);
+      setSwitches({ decodeAttention: on });
       return generate(model, prompts, { maxNewTokens: 12, temperature, seed: 3, eosIds: [] });
     };
     const kernelsOf = async (on: boolean) => (await tf.profile(async () => { await run(on, 0); })).kernels.map((k) => k.name);

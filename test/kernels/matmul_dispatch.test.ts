@@ -4,13 +4,14 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { embeddingRows, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul, useDotProductKernel, useFusedMultiplyAdd, useSimdMatMul } from '../../src/kernels/matmul_dispatch.ts';
+import { embeddingRows, fusedMultiplyAddActive, matMul2d, simdMatMulActive, stridedMatMul } from '../../src/kernels/matmul_dispatch.ts';
 import { batchMatMul } from '../../src/kernels/attention_products.ts';
 import { releaseTransposedWeights, transposedWeightStats } from '../../src/kernels/decode_products.ts';
 import { instantiateMatmul, simdMatmulModule } from '../../src/kernels/simd_matmul.ts';
 import { instantiateMatmulT, simdMatmulTModule } from '../../src/kernels/simd_dot.ts';
 import { matMulLinear } from '../../src/model/ops.ts';
 import { filled } from '../helpers/numbers.ts';
+import { withSwitches } from '../../src/kernels/switches.ts';
 
 /** C = A @ B for each batch, in float64, as the reference. */
 function reference(a: Float32Array, b: Float32Array, batch: number, m: number, k: number, n: number, broadcastB: boolean): Float64Array {
@@ -169,17 +170,12 @@ describe('batchMatMul on wasm', () => {
     const a = tf.tensor(filled(B * H * M * K, 3), transposeA ? [B, H, K, M] : [B, H, M, K]);
     const b = tf.tensor(filled(B * H * K * N, 4), transposeB ? [B, H, N, K] : [B, H, K, N]);
     const weight = tf.tensor(filled(B * H * M * N, 5), [B, H, M, N]); // makes dy non-uniform
-    const run = (simd: boolean) => {
-      useSimdMatMul(simd);
-      try {
-        const f = (x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.mul(batchMatMul(x, y, transposeA, transposeB), weight));
-        const value = tf.tidy(() => batchMatMul(a, b, transposeA, transposeB));
-        const grads = tf.grads(f)([a, b]);
-        return [value, ...grads].map((t) => t.arraySync());
-      } finally {
-        useSimdMatMul(true);
-      }
-    };
+    const run = (simd: boolean) => withSwitches({ simdMatMul: simd }, () => {
+      const f = (x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.mul(batchMatMul(x, y, transposeA, transposeB), weight));
+      const value = tf.tidy(() => batchMatMul(a, b, transposeA, transposeB));
+      const grads = tf.grads(f)([a, b]);
+      return [value, ...grads].map((t) => t.arraySync());
+    });
     const [fast, slow] = [run(true), run(false)];
     for (let i = 0; i < 3; i++) {
       const [x, y] = [(fast[i] as number[][][][]).flat(3), (slow[i] as number[][][][]).flat(3)];
@@ -240,9 +236,7 @@ describe('batchMatMul on wasm', () => {
         const b = tf.tensor2d(filled(k * n, n), [k, n]);
         const want = tf.matMul(a, b).dataSync();
         for (const fused of [true, false]) {
-          useFusedMultiplyAdd(fused);
-          const got = matMul2d(a, b).dataSync();
-          useFusedMultiplyAdd(true);
+          const got = withSwitches({ fusedMultiplyAdd: fused }, () => matMul2d(a, b).dataSync());
           for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
         }
       });
@@ -304,10 +298,10 @@ describe('batchMatMul on wasm', () => {
     check(8, small);
     expect(transposedWeightStats().copies).toBe(1);
     // turned off, the same product is XNNPACK's
-    useDotProductKernel(false);
-    check(8, w);
-    const off = await tf.profile(() => tf.tidy(() => matMul2d(tf.ones([8, k]) as tf.Tensor2D, w)));
-    useDotProductKernel(true);
+    const off = await withSwitches({ dotProductKernel: false }, () => {
+      check(8, w);
+      return tf.profile(() => tf.tidy(() => matMul2d(tf.ones([8, k]) as tf.Tensor2D, w)));
+    });
     tf.dispose(off.result as tf.Tensor);
     expect(off.kernels.map((kernel) => kernel.name)).not.toContain('AgenticRlSimdMatMulT');
     // up to 128 rows outside a gradient computation (prefill) too, but not in a training step's

@@ -7,9 +7,9 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdMatmulHelpers, matMul2d, matMulTransposeA, matmulThreadCount, simdMatMulActive, splitProductCount, stridedMatMul, takenOverCount, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
+import { holdMatmulHelpers, matMul2d, matMulTransposeA, matmulThreadCount, simdMatMulActive, stridedMatMul, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
 import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
-import { pairedProductCount, productsBeside } from '../../src/kernels/backward_pairs.ts';
+import { productsBeside } from '../../src/kernels/backward_pairs.ts';
 import { generate } from '../../src/model/sample.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
@@ -17,6 +17,7 @@ import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { bits } from '../helpers/numbers.ts';
 import { filledTensor } from '../helpers/tensors.ts';
+import { kernelCounts } from '../../src/kernels/switches.ts';
 
 /** `f`'s result as bits, on one thread and on `helpers` + 1, with how many products were split. */
 async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[]; many: number[]; split: number }> {
@@ -25,7 +26,7 @@ async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[
   const one = result();
   expect(await useMatmulThreads(helpers)).toBe(helpers + 1);
   const many = result();
-  return { one, many, split: splitProductCount() };
+  return { one, many, split: kernelCounts.splitProducts };
 }
 
 /** A tiny Llama for the whole-model checks. */
@@ -106,10 +107,10 @@ describe('the matmul kernel on several threads', () => {
     };
     tf.tidy(() => { gradient(); }); // warm up (transposed weight copies, kernels)
     const before = tf.memory().numTensors;
-    const pairs = pairedProductCount();
+    const pairs = kernelCounts.pairedProducts;
     const { one, many, split } = await bothWays(gradient);
     expect(split).toBeGreaterThan(10);
-    expect(pairedProductCount() - pairs).toBe(2 * 7 + 1); // each linear layer's backward pass, and the head's
+    expect(kernelCounts.pairedProducts - pairs).toBe(2 * 7 + 1); // each linear layer's backward pass, and the head's
     expect(many).toEqual(one);
     expect(tf.memory().numTensors).toBe(before);
     model.dispose();
@@ -150,7 +151,7 @@ describe('the matmul kernel on several threads', () => {
     const alone = await sample();
     expect(await useMatmulThreads(1)).toBe(2);
     const together = await sample();
-    expect(splitProductCount()).toBeGreaterThan(24);
+    expect(kernelCounts.splitProducts).toBeGreaterThan(24);
     expect(together).toEqual(alone);
     model.dispose();
   });
@@ -176,14 +177,14 @@ describe('the matmul kernel on several threads', () => {
       expect(await useMatmulThreads(2)).toBe(3);
       result(); // the copies and kernels made, so only the product runs below
       holdMatmulHelpers(true);
-      const [split, taken] = [splitProductCount(), takenOverCount()];
+      const [split, taken] = [kernelCounts.splitProducts, kernelCounts.takenOver];
       const start = performance.now();
       const held = result();
       const elapsed = performance.now() - start;
       holdMatmulHelpers(false);
-      expect(splitProductCount(), name).toBe(split + 1);
+      expect(kernelCounts.splitProducts, name).toBe(split + 1);
       // the helpers' share: 4 blocks per helper for large products (7 matrices: one each for the 4 left), 1 for dot products
-      expect(takenOverCount() - taken, name).toBe(name === 'dot' ? 2 : name === 'batch' ? 4 : 8);
+      expect(kernelCounts.takenOver - taken, name).toBe(name === 'dot' ? 2 : name === 'batch' ? 4 : 8);
       expect(held, name).toEqual(one);
       expect(elapsed, name).toBeLessThan(5_000); // nowhere near the 60 s a helper gets before the pool gives up
       expect(result(), name).toEqual(one); // released: the helpers take blocks again
@@ -203,10 +204,10 @@ describe('the matmul kernel on several threads', () => {
       expect(await useMatmulThreads(1)).toBe(2);
       for (const held of [false, true]) {
         holdMatmulHelpers(held);
-        const [pairs, taken] = [pairedProductCount(), takenOverCount()];
+        const [pairs, taken] = [kernelCounts.pairedProducts, kernelCounts.takenOver];
         expect(tf.tidy(() => productsBeside(dyOf, w, x, dyOf).map(bits))).toEqual(alone);
-        expect(pairedProductCount() - pairs).toBe(1);
-        if (held) expect(takenOverCount() - taken).toBe(1);
+        expect(kernelCounts.pairedProducts - pairs).toBe(1);
+        if (held) expect(kernelCounts.takenOver - taken).toBe(1);
       }
       holdMatmulHelpers(false);
       tf.dispose(dyOf === dy ? [w] : [w, dyOf]);
@@ -214,9 +215,9 @@ describe('the matmul kernel on several threads', () => {
     // of unequal work (over 2x), each product is split instead, with the same bits
     const w = filledTensor([301, 200], 23) as tf.Tensor2D;
     const small = filledTensor([260, 30], 25) as tf.Tensor2D;
-    const pairs = pairedProductCount();
+    const pairs = kernelCounts.pairedProducts;
     const split = tf.tidy(() => productsBeside(dy, w, small, dy).map(bits));
-    expect(pairedProductCount()).toBe(pairs);
+    expect(kernelCounts.pairedProducts).toBe(pairs);
     await useMatmulThreads(0);
     expect(tf.tidy(() => productsBeside(dy, w, small, dy).map(bits))).toEqual(split);
     tf.dispose([dy, x, w, small]);

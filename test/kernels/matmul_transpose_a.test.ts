@@ -6,10 +6,11 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive, matMul2d, matMulTransposeA, splitProductCount, stridedMatMul, useMatmulThreads, useTransposeAKernel } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, matMul2d, matMulTransposeA, stridedMatMul, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
 import { MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
 import { ALL_K, instantiateMatmulTA, simdMatmulTAModule } from '../../src/kernels/simd_matmul_variants.ts';
 import { bits, filled } from '../helpers/numbers.ts';
+import { kernelCounts, withSwitches } from '../../src/kernels/switches.ts';
 
 describe('SIMD transposed-A kernel', () => {
   it('is a valid module under 4 KB (relaxed SIMD, on in the tests as in Chromium)', () => {
@@ -85,9 +86,7 @@ describe('matMulTransposeA on wasm', () => {
       expect(bits(got)).toEqual(bits(first));
       const want = tf.matMul(a, b, true, false).dataSync();
       got.dataSync().forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!))));
-      useTransposeAKernel(false);
-      const { kernels: off } = await tf.profile(() => matMulTransposeA(a, b));
-      useTransposeAKernel(true);
+      const { kernels: off } = await withSwitches({ transposeAKernel: false }, () => tf.profile(() => matMulTransposeA(a, b)));
       expect(off.some((kernel) => kernel.name === 'AgenticRlSimdMatMulTA')).toBe(false);
       tf.dispose([a, b, got, first]);
     }
@@ -113,7 +112,7 @@ describe('matMulTransposeA on wasm', () => {
     const one = tf.tidy(() => bits(matMulTransposeA(a, b)));
     expect(await useMatmulThreads(helpers)).toBe(helpers + 1);
     const many = tf.tidy(() => bits(matMulTransposeA(a, b)));
-    expect(splitProductCount()).toBe(1);
+    expect(kernelCounts.splitProducts).toBe(1);
     expect(many).toEqual(one);
     tf.dispose([a, b]);
   });

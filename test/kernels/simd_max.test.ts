@@ -5,16 +5,16 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
-import { simdMaxCount, useWasmOverrides } from '../../src/kernels/tfjs_wasm_overrides.ts';
 import { simdMaxModule } from '../../src/kernels/simd_max.ts';
 import { filled } from '../helpers/numbers.ts';
+import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 
 describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
   beforeAll(async () => {
     await tf.setBackend('wasm');
     expect(simdMatMulActive()).toBe(true); // installs the overrides
   });
-  afterEach(() => useWasmOverrides(true));
+  afterEach(() => { setSwitches({ tfjsWasmOverrides: true }); });
 
   it('is a valid module', () => {
     expect(WebAssembly.validate(simdMaxModule())).toBe(true);
@@ -24,15 +24,15 @@ describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
   function both(shape: number[], axis: number | number[], keepDims: boolean, values?: Float32Array) {
     const x = tf.tensor(values ?? filled(shape.reduce((p, q) => p * q, 1), shape.length, { scale: 3, offset: -1 }), shape);
     const run = (on: boolean) => {
-      useWasmOverrides(on);
+      setSwitches({ tfjsWasmOverrides: on });
       const y = tf.max(x, axis, keepDims);
       const result = { shape: y.shape, values: [...y.dataSync()] };
       y.dispose();
       return result;
     };
-    const count = simdMaxCount();
+    const count = kernelCounts.simdMaxes;
     const simd = run(true);
-    const used = simdMaxCount() > count;
+    const used = kernelCounts.simdMaxes > count;
     const tfjs = run(false);
     x.dispose();
     return { simd, tfjs, used };
@@ -66,9 +66,9 @@ describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
     expect(both([3, 5], 0, false).used).toBe(false);
     expect(both([2, 3, 4], [1, 2], false).used).toBe(false);
     const x = tf.tensor2d([[1, 5], [7, 2]], [2, 2], 'int32');
-    const count = simdMaxCount();
+    const count = kernelCounts.simdMaxes;
     expect([...tf.max(x, 1).dataSync()]).toEqual([5, 7]);
-    expect(simdMaxCount()).toBe(count);
+    expect(kernelCounts.simdMaxes).toBe(count);
     x.dispose();
   });
 });

@@ -10,14 +10,15 @@ import { rmsNorm } from '../../src/model/decoder.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdAddRmsNormValue, simdRmsNormActive, simdRmsNormModule, simdRmsNormValue, useSimdRmsNorm } from '../../src/kernels/simd_rmsnorm.ts';
+import { simdAddRmsNormValue, simdRmsNormActive, simdRmsNormModule, simdRmsNormValue } from '../../src/kernels/simd_rmsnorm.ts';
 import { expectClose, filled } from '../helpers/numbers.ts';
+import { setSwitches } from '../../src/kernels/switches.ts';
 
 describe('fused RMSNorm on wasm', () => {
   beforeAll(async () => {
     await tf.setBackend('wasm');
   });
-  afterEach(() => useSimdRmsNorm(true));
+  afterEach(() => { setSwitches({ simdRmsNorm: true }); });
 
   it('is a valid module under 4 KB, active for widths that are multiples of 4', () => {
     const bytes = simdRmsNormModule();

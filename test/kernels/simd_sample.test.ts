@@ -1,13 +1,14 @@
 // The SIMD weights for sampling (simd_sample.ts) against exp in float64, and sampleToken with them
 // against sampleToken on Math.exp: the same draws from the same uniforms, log-probs within 1e-5.
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleToken, useSimdSampling } from '../../src/model/sample.ts';
+import { sampleToken } from '../../src/model/sample.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { SimdWeights, simdSampleModule } from '../../src/kernels/simd_sample.ts';
 import { filled } from '../helpers/numbers.ts';
+import { setSwitches } from '../../src/kernels/switches.ts';
 
 describe('SIMD sampling weights', () => {
-  afterEach(() => useSimdSampling(true));
+  afterEach(() => { setSwitches({ simdSampling: true }); });
 
   it('is a valid module under 4 KB', () => {
     const bytes = simdSampleModule();
@@ -66,9 +67,9 @@ describe('SIMD sampling weights', () => {
       let differ = 0;
       for (let i = 0; i < 300; i++) {
         const logits = filled(vocab, i, { step: 1.7, scale: 3 + (i % 7) });
-        useSimdSampling(true);
+        setSwitches({ simdSampling: true });
         const fast = sampleToken(logits, 0, vocab, temperature, new Rng(i));
-        useSimdSampling(false);
+        setSwitches({ simdSampling: false });
         const exact = sampleToken(logits, 0, vocab, temperature, new Rng(i));
         if (fast.id !== exact.id) { differ++; continue; }
         expect(Math.abs(fast.logprob - exact.logprob)).toBeLessThan(1e-5);

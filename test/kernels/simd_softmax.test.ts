@@ -5,8 +5,9 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { maskedSoftmax, simdSoftmaxActive, simdSoftmaxForwardModule, simdSoftmaxModule, useSimdSoftmax, useSimdSoftmaxForward } from '../../src/kernels/simd_softmax.ts';
+import { maskedSoftmax, simdSoftmaxActive, simdSoftmaxForwardModule, simdSoftmaxModule } from '../../src/kernels/simd_softmax.ts';
 import { filledTensor } from '../helpers/tensors.ts';
+import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 /** A (maskBatch, 1, 1, T, S) mask of -1e9 (kv_cache.ts maskBias): causal, and the first key hidden in sequence 1. */
 function causalMask(maskBatch: number, T: number, S: number): tf.Tensor {
@@ -44,10 +45,10 @@ describe('the masked softmax\'s fused forward and gradient', () => {
     expect(names).not.toContain('Softmax');
     const got = gradient();
     const forward = maskedSoftmax(scores, mask);
-    useSimdSoftmax(false);
+    setSwitches({ simdSoftmax: false });
     const ops = gradient();
     const opsForward = tf.softmax(tf.add(scores, mask));
-    useSimdSoftmax(true);
+    setSwitches({ simdSoftmax: true });
     const [p, pOps, x, m] = [forward.dataSync(), opsForward.dataSync(), scores.dataSync(), mask.dataSync()];
     for (let row = 0; row < p.length / S; row++) {
       const maskRow = ((maskBatch > 1 ? Math.floor(row / (H * T)) : 0) * T + (row % T)) * S;
@@ -94,9 +95,8 @@ describe('the masked softmax\'s fused forward and gradient', () => {
     const whole = filledTensor([B, H, 1, T, S], 3, { step: 0.71 });
     const [withLimit, without] = [maskedSoftmax(whole, mask, S - T).dataSync(), maskedSoftmax(whole, mask).dataSync()];
     without.forEach((want, i) => expect(Math.abs(withLimit[i]! - want)).toBeLessThanOrEqual(3e-7 * want)); // the sum's grouping differs with the row's length
-    useSimdSoftmaxForward(false); // the ops read every key: NaN comes through
-    expect(Array.from(maskedSoftmax(scores, mask, S - T).dataSync()).some(Number.isNaN)).toBe(true);
-    useSimdSoftmaxForward(true);
+    // the ops read every key: NaN comes through
+    expect(withSwitches({ simdSoftmaxForward: false }, () => Array.from(maskedSoftmax(scores, mask, S - T).dataSync()).some(Number.isNaN))).toBe(true);
     tf.dispose([scores, mask, whole]);
   });
 

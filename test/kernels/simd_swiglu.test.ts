@@ -8,8 +8,9 @@ import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdSwigluActive, simdSwigluModule, swiglu, swigluValue, useSimdSwiglu } from '../../src/kernels/simd_swiglu.ts';
+import { simdSwigluActive, simdSwigluModule, swiglu, swigluValue } from '../../src/kernels/simd_swiglu.ts';
 import { expectClose, filled } from '../helpers/numbers.ts';
+import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -17,7 +18,7 @@ describe('fused SwiGLU on wasm', () => {
   beforeAll(async () => {
     await tf.setBackend('wasm');
   });
-  afterEach(() => useSimdSwiglu(true));
+  afterEach(() => { setSwitches({ simdSwiglu: true }); });
 
   it('is a valid module under 4 KB, active on wasm for sizes that are multiples of 4', () => {
     const bytes = simdSwigluModule();
@@ -34,7 +35,7 @@ describe('fused SwiGLU on wasm', () => {
     const up = tf.tensor2d(u, [size / 4, 4]);
     const weights = tf.tensor2d(w, [size / 4, 4]);
     const run = (fusedOn: boolean) => {
-      useSimdSwiglu(fusedOn);
+      setSwitches({ simdSwiglu: fusedOn });
       return tf.tidy(() => {
         const value = swiglu(gate, up).dataSync().slice();
         const [dg, du] = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(swiglu(a, b), weights)))([gate, up]);
@@ -83,9 +84,7 @@ describe('fused SwiGLU on wasm', () => {
       const { kernels: ran } = await tf.profile(() => swigluValue(gate, up).dispose());
       expect(ran.map((k) => k.name)).toEqual(['AgenticRlSwiGLU']);
       expect(Array.from(swigluValue(gate, up).dataSync())).toEqual(Array.from(swiglu(gate, up).dataSync()));
-      useSimdSwiglu(false);
-      expectClose(swigluValue(gate, up).dataSync(), Array.from(g, (x, i) => x * sigmoid(x) * u[i]!), 2e-6, 1e-30); // the tfjs ops
-      useSimdSwiglu(true);
+      expectClose(withSwitches({ simdSwiglu: false }, () => swigluValue(gate, up).dataSync()), Array.from(g, (x, i) => x * sigmoid(x) * u[i]!), 2e-6, 1e-30); // the tfjs ops
       tf.dispose([gate, up]);
     }
     const config = parseModelConfig({

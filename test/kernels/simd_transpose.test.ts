@@ -5,9 +5,9 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
-import { simdTransposeCount, useSimdTranspose } from '../../src/kernels/tfjs_wasm_overrides.ts';
 import { instantiateTranspose, simdTransposeModule } from '../../src/kernels/simd_transpose.ts';
 import { filled } from '../helpers/numbers.ts';
+import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 
 describe('SIMD transpose kernel', () => {
   it('is a valid module small enough for a synchronous compile anywhere (4 KB)', () => {
@@ -45,25 +45,25 @@ describe('tf.transpose on wasm with the SIMD kernel in front', () => {
     await tf.setBackend('wasm');
     expect(simdMatMulActive()).toBe(true); // installs the kernel
   });
-  afterEach(() => useSimdTranspose(true));
+  afterEach(() => { setSwitches({ simdTranspose: true }); });
 
   /** tf.transpose with the SIMD kernel and without it (tfjs-wasm's), as arrays of bits, and how many tensors it leaves. */
   function both(shape: number[], perm: number[], dtype: 'float32' | 'int32' = 'float32'): { simd: number[]; tfjs: number[]; used: boolean } {
     const size = shape.reduce((p, q) => p * q, 1);
     const x = dtype === 'float32' ? tf.tensor(filled(size, 2), shape) : tf.tensor(Int32Array.from({ length: size }, (_, i) => i * 7 - 3), shape, 'int32');
     const run = (on: boolean) => {
-      useSimdTranspose(on);
+      setSwitches({ simdTranspose: on });
       const y = tf.transpose(x, perm);
       const bits = dtype === 'float32' ? [...new Uint32Array((y.dataSync() as Float32Array).slice().buffer)] : [...y.dataSync()];
       const outShape = y.shape;
       y.dispose();
       return { bits, outShape };
     };
-    const count = simdTransposeCount();
+    const count = kernelCounts.simdTransposes;
     const simd = run(true);
-    const used = simdTransposeCount() > count;
+    const used = kernelCounts.simdTransposes > count;
     const tfjs = run(false);
-    expect(simdTransposeCount()).toBe(count + Number(used)); // off means off
+    expect(kernelCounts.simdTransposes).toBe(count + Number(used)); // off means off
     x.dispose();
     expect(simd.outShape).toEqual(tfjs.outShape);
     return { simd: simd.bits, tfjs: tfjs.bits, used };

@@ -1,24 +1,24 @@
 // The tfjs-wasm kernel replacements of tfjs_wasm_overrides.ts against tfjs-wasm's own kernels (turned
-// back on with useWasmOverrides(false)) and the cpu backend: Identity and same-dtype Cast share
+// back on with setSwitches({ tfjsWasmOverrides: false })) and the cpu backend: Identity and same-dtype Cast share
 // data and nothing else changes; GatherV2 gives the same numbers on every axis and shape, and
 // the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
-import { useWasmOverrides } from '../../src/kernels/tfjs_wasm_overrides.ts';
 import { filled } from '../helpers/numbers.ts';
+import { setSwitches } from '../../src/kernels/switches.ts';
 
 describe('tfjs-wasm kernel replacements', () => {
   beforeAll(async () => {
     await tf.setBackend('wasm');
     expect(simdMatMulActive()).toBe(true); // installs them
   });
-  afterAll(() => useWasmOverrides(true));
+  afterAll(() => { setSwitches({ tfjsWasmOverrides: true }); });
 
   it('clone and cast to the same dtype make no copy; a real cast still converts; data outlives the original', () => {
     for (const on of [true, false]) {
-      useWasmOverrides(on);
+      setSwitches({ tfjsWasmOverrides: on });
       const buffers = tf.memory().numDataBuffers;
       const x = tf.tensor1d([1.5, -2.25, 3.75]);
       const clone = tf.clone(x);
@@ -46,7 +46,7 @@ describe('tfjs-wasm kernel replacements', () => {
     ];
     const results = async (backend: string, on: boolean) => {
       await tf.setBackend(backend);
-      useWasmOverrides(on);
+      setSwitches({ tfjsWasmOverrides: on });
       return cases.map(([shape, axis, indexShape, ids]) => tf.tidy(() => {
         const x = tf.tensor(filled(shape.reduce((a, b) => a * b, 1), shape.length), shape);
         const out = tf.gather(x, tf.tensor(ids, indexShape, 'int32'), axis);
@@ -58,7 +58,7 @@ describe('tfjs-wasm kernel replacements', () => {
     expect(ours).toEqual(await results('cpu', true));
     expect(ours[1]!.values.slice(0, 3)).toEqual([filled(30, 2)[4], filled(30, 2)[0], filled(30, 2)[4]]); // row 0 of the columns case
     await tf.setBackend('wasm');
-    useWasmOverrides(true);
+    setSwitches({ tfjsWasmOverrides: true });
   });
 
   it('gather refuses an index out of range, naming it', () => {
@@ -76,7 +76,7 @@ describe('tfjs-wasm kernel replacements', () => {
     const x = tf.tensor2d(filled(12, 3), [3, 4]);
     const f = (t: tf.Tensor) => tf.sum(tf.mul(tf.sigmoid(t), tf.square(tf.reverse(t, 0))));
     const gradients = (on: boolean) => {
-      useWasmOverrides(on);
+      setSwitches({ tfjsWasmOverrides: on });
       return tf.tidy(() => Array.from(tf.grad(f)(x).dataSync()));
     };
     expect(gradients(true)).toEqual(gradients(false));

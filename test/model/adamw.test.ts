@@ -1,9 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, clipByGlobalNorm, clipScale, globalNorm } from '../../src/model/adamw.ts';
-import { simdAdamWActive, sumOfSquares, useSimdAdamW } from '../../src/kernels/simd_adamw.ts';
+import { simdAdamWActive, sumOfSquares } from '../../src/kernels/simd_adamw.ts';
 import { useBackend } from '../helpers/models.ts';
 import { filledTensor } from '../helpers/tensors.ts';
+import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 describe('AdamW', () => {
   beforeAll(() => useBackend('wasm'));
@@ -51,7 +52,7 @@ describe('AdamW', () => {
     // sizes: whole f32x4 vectors, a tail of 1-3 numbers, shorter than one vector
     const shapes = [[16, 8], [7, 5], [3], [1]];
     const run = (fused: boolean) => {
-      useSimdAdamW(fused);
+      setSwitches({ simdAdamW: fused });
       expect(simdAdamWActive()).toBe(fused);
       const variables = new Map(shapes.map((shape, i) => [`w${i}`, tf.tidy(() => tf.variable(filledTensor(shape, i, { step: 1.7, scale: 1 })))]));
       const optimizer = new AdamW(variables, { learningRate: 3e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0.1 });
@@ -70,14 +71,14 @@ describe('AdamW', () => {
     const plain = run(false);
     const fused = run(true);
     expect(tf.memory().numTensors).toBe(before);
-    useSimdAdamW(true);
+    setSwitches({ simdAdamW: true });
     expect(fused).toEqual(plain);
     expect(fused[0]![0]).not.toBe(Math.fround(Math.sin(0))); // it moved
   });
 
   it('applies gradScale as clipping first would: the same numbers as AdamW on tf.mul(g, scale), fused and not', () => {
     const run = (fused: boolean, scaleFirst: boolean) => {
-      useSimdAdamW(fused);
+      setSwitches({ simdAdamW: fused });
       const w = tf.variable(tf.tensor1d([0.5, -1, 2, 0.25, 3]));
       const optimizer = new AdamW(new Map([['w', w]]), { learningRate: 1e-2, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, weightDecay: 0.01 });
       for (const scale of [0.37, 1, 0.05]) {
@@ -97,7 +98,7 @@ describe('AdamW', () => {
     const reference = run(false, true);
     expect(run(false, false)).toEqual(reference);
     expect(run(true, false)).toEqual(reference);
-    useSimdAdamW(true);
+    setSwitches({ simdAdamW: true });
   });
 
   it('globalNorm sums squares in float64 (the wasm kernel, every tail) as the ops do, and clipScale is clip_grad_norm_\'s factor', async () => {
@@ -110,9 +111,7 @@ describe('AdamW', () => {
     expect(Math.abs(sumOfSquares(tensors) - want)).toBeLessThan(1e-12 * want);
     const grads = Object.fromEntries(tensors.map((x, i) => [`g${i}`, x]));
     const fast = await globalNorm(grads);
-    useSimdAdamW(false);
-    const ops = await globalNorm(grads); // tf.sum(tf.square(g)), float32
-    useSimdAdamW(true);
+    const ops = await withSwitches({ simdAdamW: false }, () => globalNorm(grads)); // tf.sum(tf.square(g)), float32
     expect(Math.abs(fast - Math.sqrt(want))).toBeLessThan(1e-12 * Math.sqrt(want));
     expect(Math.abs(ops - fast)).toBeLessThan(1e-5 * fast);
     // a non-finite gradient makes the norm non-finite (the trainer then skips the step)

@@ -6,7 +6,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dotProductActive } from '../../src/kernels/matmul_dispatch.ts';
-import { useMergedAdapters } from '../../src/model/merged_lora.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { transposedWeightStats } from '../../src/kernels/decode_products.ts';
 import { defaultLoraConfig } from '../../src/model/lora.ts';
@@ -15,6 +14,7 @@ import { randomWeights } from '../../src/model/random_weights.ts';
 import { generate } from '../../src/model/sample.ts';
 import { useBackend } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
+import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 // big enough that the projections but k and v take the dot-product kernel (k * n >= 16384)
 const config = parseModelConfig({
@@ -34,11 +34,11 @@ function assignAll(model: CausalLM, seed: number, only?: (name: string) => boole
 }
 
 function logits(model: CausalLM, merged: boolean): Float32Array[] {
-  useMergedAdapters(merged);
+  setSwitches({ mergedAdapters: merged });
   try {
     return model.logits(ids);
   } finally {
-    useMergedAdapters(true);
+    setSwitches({ mergedAdapters: true });
   }
 }
 
@@ -67,7 +67,7 @@ describe('LoRA decoding on merged weights (wasm)', () => {
     expect(worst(merged, ops)).toBeLessThan(2e-5);
     // a prefill past the dot kernel's 128 rows takes the merged weights too
     const long = Array.from({ length: 200 }, (_, t) => (t * 11 + 3) % 320);
-    const run = (on: boolean) => { useMergedAdapters(on); try { return model.logits(long); } finally { useMergedAdapters(true); } };
+    const run = (on: boolean) => withSwitches({ mergedAdapters: on }, () => model.logits(long));
     expect(worst(run(true), run(false))).toBeLessThan(2e-5);
     const profile = await tf.profile(() => { run(true); });
     expect(profile.kernels.filter((k) => k.name === 'AgenticRlSimdMatMulT' && k.inputShapes[0]?.[0] === 200).length).toBe(5 * config.numLayers);
@@ -75,11 +75,11 @@ describe('LoRA decoding on merged weights (wasm)', () => {
     expect(worst(merged, base)).toBeGreaterThan(1e-2); // the adapters matter here
 
     const sample = async (on: boolean) => {
-      useMergedAdapters(on);
+      setSwitches({ mergedAdapters: on });
       try {
         return await generate(model, prompts, { maxNewTokens: 12, temperature: 0, eosIds: [] });
       } finally {
-        useMergedAdapters(true);
+        setSwitches({ mergedAdapters: true });
       }
     };
     const [a, b] = [await sample(true), await sample(false)];

@@ -6,9 +6,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive, matMul2d, matMulPair, useMatmulThreads, usePairKernel } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, matMul2d, matMulPair, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
-import { useLoraOp } from '../../src/model/decoder.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
@@ -17,6 +16,7 @@ import { randomWeights } from '../../src/model/random_weights.ts';
 import { simdMatmulAddModule } from '../../src/kernels/simd_matmul_variants.ts';
 import { bits } from '../helpers/numbers.ts';
 import { filledTensor } from '../helpers/tensors.ts';
+import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 describe('LoRA\'s layer as one op', () => {
   beforeAll(async () => {
@@ -57,9 +57,7 @@ describe('LoRA\'s layer as one op', () => {
       const [a1, b1, a2, b2] = [filledTensor([200, 96], 1, { step: 0.61, scale: 1 }), filledTensor([96, 70], 2, { step: 0.61, scale: 1 }), filledTensor([200, 8], 3, { step: 0.61, scale: 1 }), filledTensor([8, 70], 4, { step: 0.61, scale: 1 })];
       const want = bits(tf.add(matMul2d(a1, b1), matMul2d(a2, b2)));
       expect(bits(matMulPair(a1, b1, a2, b2))).toEqual(want);
-      usePairKernel(false);
-      expect(bits(matMulPair(a1, b1, a2, b2))).toEqual(want);
-      usePairKernel(true);
+      expect(withSwitches({ pairKernel: false }, () => bits(matMulPair(a1, b1, a2, b2)))).toEqual(want);
     });
   });
 
@@ -73,14 +71,14 @@ describe('LoRA\'s layer as one op', () => {
     list.forEach((v, i) => v.assign(tf.randomNormal(v.shape, 0, 0.05, 'float32', i))); // B != 0: the adapters act
     const ids = [Array.from({ length: 67 }, (_, t) => (t * 7) % 300), Array.from({ length: 30 }, (_, t) => (t * 11 + 3) % 300)];
     const run = (on: boolean) => {
-      useLoraOp(on);
+      setSwitches({ loraOp: on });
       return tf.tidy(() => {
         const { value, grads } = tf.variableGrads(() => tf.sum(tokenLogprobs(model, ids, { temperature: 0.7 })) as tf.Scalar, list);
         return [Array.from(value.dataSync()), ...list.map((v) => Array.from(grads[v.name]!.dataSync()))];
       });
     };
     const [ours, ops] = [run(true), run(false)];
-    useLoraOp(true);
+    setSwitches({ loraOp: true });
     ours.forEach((values, i) => {
       const scale = Math.max(...ops[i]!.map(Math.abs));
       values.forEach((v, j) => expect(Math.abs(v - ops[i]![j]!)).toBeLessThan(1e-5 * scale));

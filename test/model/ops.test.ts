@@ -6,10 +6,11 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permute } from '../../src/model/ops.ts';
-import { applyRope, rotateHalfMatrix, simdRopeModule, useSimdRope } from '../../src/model/rope.ts';
+import { applyRope, rotateHalfMatrix, simdRopeModule } from '../../src/model/rope.ts';
 import { useBackend } from '../helpers/models.ts';
 import { bits } from '../helpers/numbers.ts';
 import { filledTensor } from '../helpers/tensors.ts';
+import { setSwitches } from '../../src/kernels/switches.ts';
 
 /** The textbook rotate_half: [-x2, x1] by split, negate and concatenate. */
 function rotateHalfByConcat(x: tf.Tensor): tf.Tensor {
@@ -78,7 +79,7 @@ for (const backend of ['wasm', 'cpu'] as const) {
 
     // hd 64: the SIMD kernel (and, turned off, its JavaScript loop); hd 12: halves of 6, the loop
     it.each([[64, true], [64, false], [12, true]])('on wasm, RoPE (hd %i, SIMD %s) runs as one kernel with the same bits, under a gradient too (forward and backward)', async (hd, simd) => {
-      useSimdRope(simd);
+      setSwitches({ simdRope: simd });
       const x = filledTensor([3, 4, 2, hd], 1, { scale: 3 });
       const cos = filledTensor([3, 1, 2, hd], 2, { scale: 3 });
       const sin = filledTensor([3, 1, 2, hd], 3, { scale: 3 });
@@ -100,7 +101,7 @@ for (const backend of ['wasm', 'cpu'] as const) {
       const textbookGrad = await names(() => tf.grad((input: tf.Tensor) => tf.sum(tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin))))(x));
       expect(training.bits).toEqual(textbookGrad.bits);
       tf.dispose([x, cos, sin, rotation]);
-      useSimdRope(true);
+      setSwitches({ simdRope: true });
     });
 
     it('the RoPE kernel is a valid module under 4 KB', () => {

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, globalNorm } from '../../src/model/adamw.ts';
-import { useSharedPrefixes } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import type { Aggregation } from '../../src/rl/loss.ts';
 import { batchGradients, firstAction, lengthSortedBatches, microBatches, referenceLogprobs, scoreSequences, update, type PackedSequence } from '../../src/rl/update.ts';
 import { useBackend } from '../helpers/models.ts';
+import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 interface Case {
   name: string;
@@ -59,9 +59,9 @@ describe.each(['wasm', 'cpu'] as const)('GRPO loss through the model on %s', (ba
     // Micro-batches of one trajectory, or of two grouped by length (not in batch order), or whole
     // sequences with no prompt run once, accumulate to the same loss and gradient.
     for (const [size, shared] of [[1, true], [2, true], [8, false]] as const) {
-      useSharedPrefixes(shared);
+      setSwitches({ sharedPrefixes: shared });
       const split = await batchGradients(model, c.batch.sequences, ref, options(c, size));
-      useSharedPrefixes(true);
+      setSwitches({ sharedPrefixes: true });
       expect(Math.abs(split.loss - result.loss)).toBeLessThan(1e-6);
       expect(Math.abs((await globalNorm(split.grads)) - (await globalNorm(result.grads)))).toBeLessThan(1e-5);
       Object.values(split.grads).forEach((g) => g.dispose());
@@ -97,9 +97,7 @@ describe('length-sorted micro-batches', () => {
     expect(microBatches(spread, 4, spread.map(() => 100))).toEqual([{ indexes: [0], shared: 0 }, { indexes: [1, 2, 3], shared: 99 }]);
     const byLength = lengthSortedBatches(sequences.map((s) => s.length), 2).map((indexes) => ({ indexes, shared: 0 }));
     expect(microBatches(sequences, 2)).toEqual(byLength);
-    useSharedPrefixes(false);
-    expect(microBatches(sequences, 2, first)).toEqual(byLength);
-    useSharedPrefixes(true);
+    expect(withSwitches({ sharedPrefixes: false }, () => microBatches(sequences, 2, first))).toEqual(byLength);
     expect(firstAction([0, 0, 1, 0, 1])).toBe(2);
     expect(firstAction([0, 0])).toBe(2);
     const group = golden.cases.find((c) => c.name === 'group_shared_prompt')!.batch.sequences;
