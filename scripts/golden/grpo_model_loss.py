@@ -84,6 +84,10 @@ def main():
         ("dr_grpo_detached", "dr_grpo", False, True, 1.0, make_batch),
         # last, so the cases above keep their random draws
         ("group_shared_prompt", "token", True, True, 0.9, make_group_batch),
+        # a batch mixing sequences with and without rollout-time log-probs: the one without takes
+        # ratio 1 (old = new, detached) on its own, the others keep theirs; a group, so the update
+        # runs them in one micro-batch
+        ("seed_mixed_old", "seed", "mixed", True, 1.0, make_group_batch),
     ):
         sequences = batch(gen, cfg)
         weights = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in base.items()}
@@ -91,11 +95,14 @@ def main():
         T = max(len(s["ids"]) for s in sequences)
         new = torch.zeros(len(sequences), T, dtype=torch.float64)
         rows_new, rows_old, rows_ref, rows_mask = [], [], [], []
-        for s in sequences:
+        for index, s in enumerate(sequences):
             lp = token_logprobs(cfg, weights, s["ids"], temperature)
             pad = T - len(s["ids"])
             rows_new.append(torch.cat([lp, torch.zeros(pad, dtype=torch.float64)]))
-            if use_old:
+            if use_old == "mixed" and index == 1:
+                s["oldLogprobs"] = None
+                rows_old.append(torch.cat([lp.detach(), torch.zeros(pad, dtype=torch.float64)]))
+            elif use_old:
                 old = (lp.detach() + 0.3 * torch.randn(len(s["ids"]), generator=gen, dtype=torch.float64))
                 s["oldLogprobs"] = [round(x, 9) for x in old.tolist()]
                 old = torch.tensor(s["oldLogprobs"], dtype=torch.float64)

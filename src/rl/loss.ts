@@ -28,6 +28,11 @@ export interface GrpoInputs {
   logprobs: tf.Tensor2D;
   /** (B, T) rollout-time log-probs, or null for the current log-probs detached (ratio = 1). */
   oldLogprobs: tf.Tensor2D | null;
+  /**
+   * (B) 1 where a row's oldLogprobs are given, 0 where that row has none and takes the current
+   * log-probs detached (ratio 1), each row on its own; absent or null: every row is given.
+   */
+  oldGiven?: tf.Tensor1D | null;
   /** (B, T) reference-model log-probs, or null for no KL term. */
   refLogprobs: tf.Tensor2D | null;
   /** (B, T) 1 on generated tokens, 0 elsewhere. */
@@ -97,6 +102,9 @@ function checkInputs(inputs: GrpoInputs, options: GrpoLossOptions): void {
       throw new Error(`${name} has shape [${tensor.shape}] but logprobs has ${shape}. Fix: pack every (B, T) input to the same shape.`);
     }
   }
+  if (inputs.oldGiven && inputs.oldGiven.shape[0] !== B) {
+    throw new Error(`oldGiven has shape [${inputs.oldGiven.shape}] for ${B} trajectories. Fix: pass one flag per trajectory.`);
+  }
   if (inputs.advantages.shape[0] !== B) {
     throw new Error(`advantages has shape [${inputs.advantages.shape}] for ${B} trajectories. Fix: pass one advantage per trajectory.`);
   }
@@ -112,6 +120,16 @@ function checkInputs(inputs: GrpoInputs, options: GrpoLossOptions): void {
   }
 }
 
+/** Each row's old log-probs: the given ones, or the current ones detached where a row has none. */
+function oldLogprobsOf(inputs: GrpoInputs): tf.Tensor2D {
+  const current = stopGradient(inputs.logprobs);
+  if (!inputs.oldLogprobs) return current;
+  if (!inputs.oldGiven) return inputs.oldLogprobs;
+  const [B, T] = inputs.logprobs.shape;
+  const given = tf.tile(tf.reshape(tf.cast(inputs.oldGiven, 'bool'), [B, 1]), [1, T]); // (B, T)
+  return tf.where(given, inputs.oldLogprobs, current);
+}
+
 /** The GRPO loss of a batch and its diagnostics (see the file comment for the formulas). */
 export function grpoLoss(inputs: GrpoInputs, options: GrpoLossOptions): GrpoLossTerms {
   checkInputs(inputs, options);
@@ -120,7 +138,7 @@ export function grpoLoss(inputs: GrpoInputs, options: GrpoLossOptions): GrpoLoss
   const logprobs = inputs.logprobs;
   const mask = inputs.actionMask.dtype === 'float32' ? inputs.actionMask : tf.cast(inputs.actionMask, 'float32');
   const advantage = tf.reshape(inputs.advantages, [B, 1]); // (B, 1), broadcasts over T
-  const old = inputs.oldLogprobs ?? stopGradient(logprobs);
+  const old = oldLogprobsOf(inputs);
 
   // Masking the log-ratio makes ratio = 1 and delta = 0 off the mask, so those tokens stay finite
   // and their gradient (which carries a factor of the mask) is exactly 0.

@@ -163,7 +163,12 @@ function microBatchTensors(batch: readonly PackedSequence[], ref: readonly numbe
   }), [batch.length, T]);
   return {
     actionMask: shifted(batch.map((s) => s.actionMask)),
-    oldLogprobs: batch.every((s) => s.oldLogprobs) ? shifted(batch.map((s) => s.oldLogprobs!)) : null,
+    // Rows without rollout-time log-probs take ratio 1 each on their own (grpoLoss's oldGiven), so
+    // one such row never turns the others' old log-probs off.
+    oldLogprobs: batch.some((s) => s.oldLogprobs) ? shifted(batch.map((s) => s.oldLogprobs ?? s.ids.map(() => 0))) : null,
+    oldGiven: batch.some((s) => s.oldLogprobs) && !batch.every((s) => s.oldLogprobs)
+      ? tf.tensor1d(batch.map((s) => (s.oldLogprobs ? 1 : 0)))
+      : null,
     refLogprobs: ref ? shifted(ref) : null,
     advantages: tf.tensor1d(batch.map((s) => s.advantage)),
   };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './helpers.ts';
 
-const golden = JSON.parse(readFileSync('test/fixtures/grpo_model_loss.json', 'utf8')) as { cases: { batch: unknown; loss: number; gradNorm: number }[] };
+const golden = JSON.parse(readFileSync('test/fixtures/grpo_model_loss.json', 'utf8')) as { cases: { name: string; batch: unknown; loss: number; gradNorm: number }[] };
 const dir = mkdtempSync(join(tmpdir(), 'loss-cli-'));
 
 describe('loss CLI command', () => {
@@ -16,6 +16,16 @@ describe('loss CLI command', () => {
     const { code, json } = await cli('loss', '--model', 'test/fixtures/models/tiny-llama', '--batch', file);
     expect(code).toBe(0);
     expect(Object.keys(json).sort()).toEqual(['gradNorm', 'loss']);
+    expect(Math.abs((json.loss as number) - c.loss)).toBeLessThan(1e-5);
+    expect(Math.abs((json.gradNorm as number) - c.gradNorm) / c.gradNorm).toBeLessThan(1e-4);
+  });
+
+  it('keeps each sequence\'s old log-probs when another sequence in the batch has none', async () => {
+    const c = golden.cases.find((x) => x.name === 'seed_mixed_old')!;
+    const file = join(dir, 'mixed.json');
+    writeFileSync(file, JSON.stringify(c.batch));
+    const { code, json } = await cli('loss', '--model', 'test/fixtures/models/tiny-llama', '--batch', file);
+    expect(code).toBe(0);
     expect(Math.abs((json.loss as number) - c.loss)).toBeLessThan(1e-5);
     expect(Math.abs((json.gradNorm as number) - c.gradNorm) / c.gradNorm).toBeLessThan(1e-4);
   });
