@@ -1,6 +1,13 @@
 /// <reference types="vitest/config" />
 import { defineConfig, type Plugin } from 'vite';
-import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isolationHeaders } from './scripts/serve.mjs';
@@ -20,7 +27,10 @@ const runtimeAssets: Record<string, { dir: string; files: RegExp }> = {
   },
 };
 
-/** The browser tests: Chromium on the built page (test/global-setup.ts builds it) and on test harness pages. */
+/**
+ * The browser tests: Chromium on the built page (test/global-setup.ts builds it) and on test
+ * harness pages.
+ */
 const browserTests = ['test/e2e/**/*.test.ts'];
 
 /**
@@ -51,7 +61,14 @@ function runtimeAssetsPlugin(): Plugin {
           const name = url.slice(prefix.length);
           const file = join(dir, name);
           if (!files.test(name) || name.includes('..') || !existsSync(file)) break;
-          res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : name.endsWith('js') ? 'text/javascript' : 'application/octet-stream');
+          res.setHeader(
+            'Content-Type',
+            name.endsWith('.wasm')
+              ? 'application/wasm'
+              : name.endsWith('js')
+                ? 'text/javascript'
+                : 'application/octet-stream',
+          );
           createReadStream(file).pipe(res);
           return;
         }
@@ -64,7 +81,8 @@ function runtimeAssetsPlugin(): Plugin {
         const target = join(outDir, prefix);
         mkdirSync(target, { recursive: true });
         for (const name of readdirSync(dir)) {
-          if (files.test(name) && statSync(join(dir, name)).isFile()) copyFileSync(join(dir, name), join(target, name));
+          if (files.test(name) && statSync(join(dir, name)).isFile())
+            copyFileSync(join(dir, name), join(target, name));
         }
       }
     },
@@ -90,10 +108,20 @@ export default defineConfig(({ command }) => ({
     // `vitest run` (npm test) runs all three projects; `vitest run --project unit` (npm run
     // test:unit) is the fast loop: no browser, no page build, no learning runs.
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...browserTests, ...slowTests] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...browserTests, ...slowTests],
+        },
+      },
       { extends: true, test: { name: 'slow', include: slowTests } },
       // builds the production page first (test/global-setup.ts), so only this project has it
-      { extends: true, test: { name: 'browser', include: browserTests, globalSetup: ['test/global-setup.ts'] } },
+      {
+        extends: true,
+        test: { name: 'browser', include: browserTests, globalSetup: ['test/global-setup.ts'] },
+      },
     ],
   },
 }));

@@ -7,7 +7,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHATML_TEMPLATE } from '../src/tokenizer/chat_template.ts';
 
-const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'tokenizers', 'bytes');
+const outDir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'test',
+  'fixtures',
+  'tokenizers',
+  'bytes',
+);
 
 /** GPT-2's byte→printable-character table, so every byte has a visible, whitespace-free symbol. */
 function bytesToUnicode(): string[] {
@@ -26,23 +33,44 @@ function bytesToUnicode(): string[] {
 
 const special = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'];
 const vocab: Record<string, number> = {};
-bytesToUnicode().forEach((symbol, byte) => { vocab[symbol] = byte; });
+bytesToUnicode().forEach((symbol, byte) => {
+  vocab[symbol] = byte;
+});
 
-const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: true };
+const byteLevel = {
+  type: 'ByteLevel',
+  add_prefix_space: false,
+  trim_offsets: false,
+  use_regex: true,
+};
 const tokenizer = {
   version: '1.0',
   truncation: null,
   padding: null,
   added_tokens: special.map((content, i) => ({
-    id: 256 + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+    id: 256 + i,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
   })),
   normalizer: null,
   pre_tokenizer: byteLevel,
   post_processor: { ...byteLevel, use_regex: false },
   decoder: { ...byteLevel, use_regex: false },
   model: {
-    type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
-    fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: [],
+    type: 'BPE',
+    dropout: null,
+    unk_token: null,
+    continuing_subword_prefix: '',
+    end_of_word_suffix: '',
+    fuse_unk: false,
+    byte_fallback: false,
+    ignore_merges: false,
+    vocab,
+    merges: [],
   },
 };
 
@@ -53,9 +81,19 @@ const chatTemplate = CHATML_TEMPLATE;
 const config = {
   add_bos_token: false,
   add_prefix_space: false,
-  added_tokens_decoder: Object.fromEntries(special.map((content, i) => [String(256 + i), {
-    content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true,
-  }])),
+  added_tokens_decoder: Object.fromEntries(
+    special.map((content, i) => [
+      String(256 + i),
+      {
+        content,
+        lstrip: false,
+        normalized: false,
+        rstrip: false,
+        single_word: false,
+        special: true,
+      },
+    ]),
+  ),
   additional_special_tokens: ['<|im_start|>', '<|im_end|>'],
   bos_token: null,
   chat_template: chatTemplate,
@@ -70,6 +108,6 @@ const config = {
 };
 
 mkdirSync(outDir, { recursive: true });
-writeFileSync(join(outDir, 'tokenizer.json'), JSON.stringify(tokenizer, null, 2) + '\n');
-writeFileSync(join(outDir, 'tokenizer_config.json'), JSON.stringify(config, null, 2) + '\n');
+writeFileSync(join(outDir, 'tokenizer.json'), `${JSON.stringify(tokenizer, null, 2)}\n`);
+writeFileSync(join(outDir, 'tokenizer_config.json'), `${JSON.stringify(config, null, 2)}\n`);
 console.log(`wrote ${outDir}`);

@@ -1,6 +1,7 @@
-// npm run make-demo-model [-- --seed 1 --steps 3000 ...]: builds public/models/demo/ (see scripts/demo/pipeline.ts).
-// The committed model's exact commands are in its model card's Reproduce section (the second relies
-// on the default --corpus 9000, so change a default only together with that card).
+// npm run make-demo-model [-- --seed 1 --steps 3000 ...]: builds public/models/demo/ (see
+// scripts/demo/pipeline.ts). The committed model's exact commands are in its model card's Reproduce
+// section (the second relies on the default --corpus 9000, so change a default only together with
+// that card).
 import { parseArgs } from 'node:util';
 import { DEMO_SHAPE } from './demo/model_config.ts';
 import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
@@ -30,17 +31,25 @@ const { values } = parseArgs({
 
 const number = (name: keyof typeof values): number => {
   const value = Number(values[name]);
-  if (!Number.isFinite(value)) throw new Error(`--${name} must be a number, got ${JSON.stringify(values[name])}`);
+  if (!Number.isFinite(value))
+    throw new Error(`--${name} must be a number, got ${JSON.stringify(values[name])}`);
   return value;
 };
 const backend = values.backend;
-if (backend !== 'wasm' && backend !== 'cpu') throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
+if (backend !== 'wasm' && backend !== 'cpu')
+  throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
 const steps = number('steps');
 const workers = number('workers');
-if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a whole number of threads, 1 or more, got ${JSON.stringify(values.workers)}`);
+if (!Number.isInteger(workers) || workers < 1)
+  throw new Error(
+    `--workers must be a whole number of threads, 1 or more, got ${JSON.stringify(values.workers)}`,
+  );
 const evalTemperature = number('eval-temperature');
 const tokenWeighting = values['token-weighting'];
-if (tokenWeighting !== 'batch' && tokenWeighting !== 'corpus') throw new Error(`--token-weighting must be batch or corpus, got ${JSON.stringify(tokenWeighting)}`);
+if (tokenWeighting !== 'batch' && tokenWeighting !== 'corpus')
+  throw new Error(
+    `--token-weighting must be batch or corpus, got ${JSON.stringify(tokenWeighting)}`,
+  );
 const recipe: DemoRecipe = {
   out: values.out!,
   seed: number('seed'),
@@ -49,7 +58,16 @@ const recipe: DemoRecipe = {
   genericShare: 0.3,
   guessShare: number('guess-share'),
   shape: DEMO_SHAPE,
-  schedule: { steps, batchSize: number('batch'), peakLearningRate: number('lr'), finalLearningRate: number('lr') / 10, warmupSteps: values.warmup ? number('warmup') : Math.min(30, Math.ceil(steps / 10)), gradClip: 1, seed: number('seed'), tokenWeighting },
+  schedule: {
+    steps,
+    batchSize: number('batch'),
+    peakLearningRate: number('lr'),
+    finalLearningRate: number('lr') / 10,
+    warmupSteps: values.warmup ? number('warmup') : Math.min(30, Math.ceil(steps / 10)),
+    gradClip: 1,
+    seed: number('seed'),
+    tokenWeighting,
+  },
   evalEvery: number('eval-every'),
   evalSamples: number('eval-samples'),
   finalSamples: number('final-samples'),
@@ -70,6 +88,10 @@ await makeDemoModel(recipe);
  * a card copied into public/models/demo/ should not point at a scratch folder).
  */
 function reproduceCommand(args: string[]): string {
-  const kept = args.filter((arg, i) => !(arg === '--out' || arg.startsWith('--out=') || args[i - 1] === '--out'));
-  return (kept.length > 0 ? `npm run make-demo-model -- ${kept.join(' ')}` : 'npm run make-demo-model');
+  const kept = args.filter(
+    (arg, i) => !(arg === '--out' || arg.startsWith('--out=') || args[i - 1] === '--out'),
+  );
+  return kept.length > 0
+    ? `npm run make-demo-model -- ${kept.join(' ')}`
+    : 'npm run make-demo-model';
 }

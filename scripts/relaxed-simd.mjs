@@ -21,6 +21,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error('usage: node scripts/relaxed-simd.mjs FILE [ARGS...]');
     process.exit(2);
   }
-  const result = spawnSync(process.execPath, [...relaxedSimdFlags(), '--import', 'tsx', file, ...rest], { stdio: 'inherit' });
+  const result = spawnSync(
+    process.execPath,
+    [...relaxedSimdFlags(), '--import', 'tsx', file, ...rest],
+    { stdio: 'inherit' },
+  );
   process.exit(result.status ?? 1);
 }

@@ -1,5 +1,5 @@
-// Node entry: `npm run --silent cli -- <command> [options]` (docs/architecture.md §8). Every command prints
-// JSON on stdout; an error prints {"error": "..."} and exits non-zero.
+// Node entry: `npm run --silent cli -- <command> [options]` (docs/architecture.md §8). Every
+// command prints JSON on stdout; an error prints {"error": "..."} and exits non-zero.
 import { parseArgs, type CliArgs } from './cli/args.ts';
 
 type Command = (args: CliArgs) => Promise<void>;
@@ -19,7 +19,9 @@ async function main(): Promise<void> {
   const [name, ...rest] = process.argv.slice(2);
   const load = name ? commands[name] : undefined;
   if (!load) {
-    throw new Error(`unknown command ${JSON.stringify(name ?? '')}; available: ${Object.keys(commands).join(', ')}`);
+    throw new Error(
+      `unknown command ${JSON.stringify(name ?? '')}; available: ${Object.keys(commands).join(', ')}`,
+    );
   }
   const command = await load();
   await command(parseArgs(rest));

@@ -20,9 +20,42 @@ const allowed: Record<string, string[]> = {
   rl: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks'],
   run: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks', 'rl'],
   service: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks', 'rl', 'run'],
-  ui: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks', 'rl', 'run', 'service', 'workers'],
-  cli: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks', 'rl', 'run', 'service', 'bench'],
-  bench: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks', 'rl', 'run', 'service', 'cli'],
+  ui: [
+    'kernels',
+    'model_files',
+    'model',
+    'tokenizer',
+    'env',
+    'tasks',
+    'rl',
+    'run',
+    'service',
+    'workers',
+  ],
+  cli: [
+    'kernels',
+    'model_files',
+    'model',
+    'tokenizer',
+    'env',
+    'tasks',
+    'rl',
+    'run',
+    'service',
+    'bench',
+  ],
+  bench: [
+    'kernels',
+    'model_files',
+    'model',
+    'tokenizer',
+    'env',
+    'tasks',
+    'rl',
+    'run',
+    'service',
+    'cli',
+  ],
   workers: ['kernels', 'model_files', 'model', 'tokenizer', 'env', 'tasks', 'rl', 'run', 'service'],
 };
 
@@ -48,7 +81,9 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of [...sourceFiles('src'), ...sourceFiles('workers')]) {
     const text = readFileSync(join(root, file), 'utf8');
-    const targets = [...text.matchAll(importPattern)].map((m) => relative(root, resolve(root, dirname(file), m[1]!)));
+    const targets = [...text.matchAll(importPattern)].map((m) =>
+      relative(root, resolve(root, dirname(file), m[1]!)),
+    );
     graph.set(file, targets);
   }
   return graph;
@@ -85,9 +120,12 @@ describe('the layout', () => {
     const wrong: string[] = [];
     for (const [file, targets] of graph) {
       for (const target of targets) {
-        const from = partOf(file), to = partOf(target);
-        if (!target.startsWith('src/') && !target.startsWith('workers/')) wrong.push(`${file} -> ${target} (outside src/ and workers/)`);
-        else if (from !== to && !allowed[from]?.includes(to)) wrong.push(`${file} -> ${target} (${from} may not import ${to})`);
+        const from = partOf(file),
+          to = partOf(target);
+        if (!target.startsWith('src/') && !target.startsWith('workers/'))
+          wrong.push(`${file} -> ${target} (outside src/ and workers/)`);
+        else if (from !== to && !allowed[from]?.includes(to))
+          wrong.push(`${file} -> ${target} (${from} may not import ${to})`);
       }
     }
     expect(wrong).toEqual([]);
@@ -98,7 +136,12 @@ describe('the layout', () => {
   });
 
   it('finds a cycle and a wrong-way import when there is one (the check itself)', () => {
-    const toy = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', []]]);
+    const toy = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', []],
+    ]);
     expect(cycles(toy)).toEqual([['a', 'b', 'c', 'a']]);
     expect(allowed.model).not.toContain('rl');
   });

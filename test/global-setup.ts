@@ -1,4 +1,5 @@
-// Builds the page once per test run so the browser tests (test/e2e/) serve the real production bundle.
+// Builds the page once per test run so the browser tests (test/e2e/) serve the real production
+// bundle.
 import { build } from 'vite';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,11 +1,14 @@
-// Byte-level BPE training (GPT-2 style) for the demo model's tokenizer. Writes a tokenizer.json that
-// @huggingface/tokenizers loads like any hub tokenizer: ByteLevel pre-tokenizer (GPT-2 regex),
+// Byte-level BPE training (GPT-2 style) for the demo model's tokenizer. Writes a tokenizer.json
+// that @huggingface/tokenizers loads like any hub tokenizer: ByteLevel pre-tokenizer (GPT-2 regex),
 // BPE model with our merges, ByteLevel decoder, and the chat special tokens as added tokens.
 
 /** GPT-2's pre-tokenization regex, the one the ByteLevel pre-tokenizer applies at encode time. */
 const PRETOKENIZE = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 
-/** GPT-2's reversible byte → printable-unicode map (bytes that are already printable map to themselves). */
+/**
+ * GPT-2's reversible byte → printable-unicode map (bytes that are already printable map to
+ * themselves).
+ */
 export function bytesToUnicode(): string[] {
   const printable: number[] = [];
   for (let b = 33; b <= 126; b++) printable.push(b);
@@ -54,7 +57,10 @@ export function trainBpe(texts: string[], options: BpeOptions): BpeResult {
       }
     }
   }
-  const words = [...wordCounts.entries()].map(([word, count]) => ({ symbols: Array.from(word), count }));
+  const words = [...wordCounts.entries()].map(([word, count]) => ({
+    symbols: Array.from(word),
+    count,
+  }));
 
   const vocab = new Map<string, number>();
   for (let b = 0; b < 256; b++) vocab.set(byteMap[b]!, b);
@@ -74,7 +80,10 @@ export function trainBpe(texts: string[], options: BpeOptions): BpeResult {
     let best: string | null = null;
     let bestCount = 0;
     for (const [key, count] of pairCounts) {
-      if (count > bestCount || (count === bestCount && best !== null && key < best)) { best = key; bestCount = count; }
+      if (count > bestCount || (count === bestCount && best !== null && key < best)) {
+        best = key;
+        bestCount = count;
+      }
     }
     if (best === null || bestCount < minFrequency) break;
     const [left, right] = best.split('\u0000') as [string, string];
@@ -104,15 +113,37 @@ export function trainBpe(texts: string[], options: BpeOptions): BpeResult {
     truncation: null,
     padding: null,
     added_tokens: options.specialTokens.map((content, index) => ({
-      id: firstSpecialId + index, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+      id: firstSpecialId + index,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
     })),
     normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    pre_tokenizer: {
+      type: 'ByteLevel',
+      add_prefix_space: false,
+      trim_offsets: true,
+      use_regex: true,
+    },
+    post_processor: {
+      type: 'ByteLevel',
+      add_prefix_space: false,
+      trim_offsets: true,
+      use_regex: true,
+    },
     decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     model: {
-      type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
-      fuse_unk: false, byte_fallback: false, ignore_merges: false,
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
       vocab: modelVocab,
       merges: merges.map(([left, right]) => [left, right]),
     },

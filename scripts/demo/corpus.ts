@@ -17,7 +17,11 @@ export interface CorpusOptions extends TranscriptOptions {
 }
 
 /** Generates `size` transcripts, cycling through the templates in a shuffled order each round. */
-export async function generateCorpus(templates: readonly Template[], executor: CodeExecutor, options: CorpusOptions): Promise<Transcript[]> {
+export async function generateCorpus(
+  templates: readonly Template[],
+  executor: CodeExecutor,
+  options: CorpusOptions,
+): Promise<Transcript[]> {
   const rng = new Rng(options.seed);
   const out: Transcript[] = [];
   while (out.length < options.size) {
@@ -34,19 +38,29 @@ export async function generateCorpus(templates: readonly Template[], executor: C
  * Checks every template's correct program against the hidden tests of the task it mirrors, so the
  * corpus teaches code that the `tests` reward accepts. Returns the problems (empty when all pass).
  */
-export async function checkTemplates(templates: readonly Template[], executor: CodeExecutor, seed = 0): Promise<string[]> {
+export async function checkTemplates(
+  templates: readonly Template[],
+  executor: CodeExecutor,
+  seed = 0,
+): Promise<string[]> {
   const rng = new Rng(seed);
   const problems: string[] = [];
   for (const template of templates) {
     const task = TASKS_BY_ID.get(template.taskId);
-    if (!task) { problems.push(`${template.taskId}: no such task`); continue; }
+    if (!task) {
+      problems.push(`${template.taskId}: no such task`);
+      continue;
+    }
     if (task.split !== 'train') problems.push(`${template.taskId}: mirrors an eval-split task`);
     const instance = template.make(rng);
     if (!task.tests) continue;
     const nonce = newNonce();
     const result = await executor.execute(testsProgram(instance.solution, task.tests, nonce));
     const report = parseTestsReport(result.observation, nonce);
-    if (!report || report.passed !== report.total) problems.push(`${template.taskId}: solution fails hidden tests (${result.observation.slice(-300)})`);
+    if (!report || report.passed !== report.total)
+      problems.push(
+        `${template.taskId}: solution fails hidden tests (${result.observation.slice(-300)})`,
+      );
   }
   return problems;
 }

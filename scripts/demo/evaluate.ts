@@ -22,10 +22,21 @@ export interface EvalSettings {
 }
 
 /** The default run's rollout settings (RunConfig defaults): temperature 1, 128 tokens, 3 turns. */
-export const DEFAULT_EVAL: EvalSettings = { samples: 4, seed: 0, temperature: 1, maxNewTokens: 128, maxTurns: 3, timeoutMs: 5000 };
+export const DEFAULT_EVAL: EvalSettings = {
+  samples: 4,
+  seed: 0,
+  temperature: 1,
+  maxNewTokens: 128,
+  maxTurns: 3,
+  timeoutMs: 5000,
+};
 
 /** The default run's rewards. */
-export const DEFAULT_REWARDS: RewardSettings = { weights: { output_match: 1, tests: 1, final_answer: 0, format: 0 }, partialCredit: false, timeoutMs: 5000 };
+export const DEFAULT_REWARDS: RewardSettings = {
+  weights: { output_match: 1, tests: 1, final_answer: 0, format: 0 },
+  partialCredit: false,
+  timeoutMs: 5000,
+};
 
 /** What an evaluation found. */
 export interface EvalReport {
@@ -42,14 +53,37 @@ export interface EvalReport {
 }
 
 /** Rolls out `samples` episodes per task and scores them. */
-export async function evaluate(model: CausalLM, tokenizer: Tokenizer, tasks: readonly Task[], executor: CodeExecutor, settings: EvalSettings = DEFAULT_EVAL): Promise<EvalReport> {
+export async function evaluate(
+  model: CausalLM,
+  tokenizer: Tokenizer,
+  tasks: readonly Task[],
+  executor: CodeExecutor,
+  settings: EvalSettings = DEFAULT_EVAL,
+): Promise<EvalReport> {
   const started = performance.now();
-  const { trajectories } = await rollout(tasks, { sampler: modelSampler(model), tokenizer, executor, rng: new Rng(settings.seed) }, {
-    groupSize: settings.samples, maxTurns: settings.maxTurns, maxNewTokens: settings.maxNewTokens,
-    temperature: settings.temperature, parser: 'strict', timeoutMs: settings.timeoutMs, step: 0,
-  });
+  const { trajectories } = await rollout(
+    tasks,
+    { sampler: modelSampler(model), tokenizer, executor, rng: new Rng(settings.seed) },
+    {
+      groupSize: settings.samples,
+      maxTurns: settings.maxTurns,
+      maxNewTokens: settings.maxNewTokens,
+      temperature: settings.temperature,
+      parser: 'strict',
+      timeoutMs: settings.timeoutMs,
+      step: 0,
+    },
+  );
   const scored: Trajectory[] = [];
-  for (const t of trajectories) scored.push(await scoreTrajectory(t, tasks[t.groupIndex]!, { ...DEFAULT_REWARDS, timeoutMs: settings.timeoutMs }, executor));
+  for (const t of trajectories)
+    scored.push(
+      await scoreTrajectory(
+        t,
+        tasks[t.groupIndex]!,
+        { ...DEFAULT_REWARDS, timeoutMs: settings.timeoutMs },
+        executor,
+      ),
+    );
   const byTask: Record<string, number> = {};
   for (const task of tasks) {
     const mine = scored.filter((t) => t.taskId === task.id);
@@ -59,7 +93,8 @@ export async function evaluate(model: CausalLM, tokenizer: Tokenizer, tasks: rea
     passAt1: scored.filter((t) => t.passed).length / Math.max(1, scored.length),
     byTask,
     meanTurns: scored.reduce((s, t) => s + t.turns.length, 0) / Math.max(1, scored.length),
-    answered: scored.filter((t) => t.finishReason === 'final_answer').length / Math.max(1, scored.length),
+    answered:
+      scored.filter((t) => t.finishReason === 'final_answer').length / Math.max(1, scored.length),
     ranCode: scored.filter(ranCode).length / Math.max(1, scored.length),
     seconds: (performance.now() - started) / 1000,
     trajectories: scored,

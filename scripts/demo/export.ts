@@ -1,5 +1,6 @@
 // Snapshots of the trained weights in the Hugging Face layout, and the export of the demo model
-// folder: config.json, model.safetensors (BF16), tokenizer files, generation_config.json, README.md.
+// folder: config.json, model.safetensors (BF16), tokenizer files, generation_config.json,
+// README.md.
 import * as tf from '@tensorflow/tfjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,10 @@ import { writeSafetensors, type TensorToWrite } from '../../src/model_files/safe
 /** HF-layout tensors by name (float32, row-major). */
 export type WeightSnapshot = Map<string, { shape: number[]; data: Float32Array }>;
 
-/** Copies the model's weights out in the HF layout (our 2-D weights are stored (in, out); HF's are (out, in)). */
+/**
+ * Copies the model's weights out in the HF layout (our 2-D weights are stored (in, out); HF's are
+ * (out, in)).
+ */
 export function snapshotWeights(model: CausalLM): WeightSnapshot {
   const out: WeightSnapshot = new Map();
   for (const [name, variable] of baseVariables(model.params)) {
@@ -43,9 +47,17 @@ export interface DemoFiles {
 }
 
 /** Writes the folder; returns the bytes written per file. */
-export function exportDemo(dir: string, snapshot: WeightSnapshot, files: DemoFiles): Record<string, number> {
+export function exportDemo(
+  dir: string,
+  snapshot: WeightSnapshot,
+  files: DemoFiles,
+): Record<string, number> {
   mkdirSync(dir, { recursive: true });
-  const tensors: TensorToWrite[] = [...snapshot].map(([name, { shape, data }]) => ({ name, shape, data }));
+  const tensors: TensorToWrite[] = [...snapshot].map(([name, { shape, data }]) => ({
+    name,
+    shape,
+    data,
+  }));
   const contents: Record<string, string | Uint8Array> = {
     'config.json': `${JSON.stringify(files.config, null, 2)}\n`,
     'model.safetensors': writeSafetensors(tensors, 'BF16', { format: 'pt' }),

@@ -20,7 +20,9 @@ export interface CardFacts {
   totalMinutes: number;
   seed: number;
   command: string;
-  /** Minutes of each run before this one, in order, when this run resumed from them (absent = none). */
+  /**
+   * Minutes of each run before this one, in order, when this run resumed from them (absent = none).
+   */
   earlierMinutes?: number[];
   longestTurn: number;
   samples: number;
@@ -62,7 +64,8 @@ only answers backed by code that passes the hidden tests, trains that habit away
 const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
 
 /** The command that measures the default run on this model and writes its table into the card. */
-export const DEFAULT_RUN_COMMAND = 'node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 8 --card public/models/demo/README.md';
+export const DEFAULT_RUN_COMMAND =
+  'node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 8 --card public/models/demo/README.md';
 
 /** The card's "Under GRPO" section before the default run has been measured on this model. */
 const UNMEASURED_GRPO = `Not measured on these files yet: \`${DEFAULT_RUN_COMMAND}\` measures it and writes it here.`;
@@ -75,7 +78,10 @@ function recipeMinutes(f: CardFacts): string {
   return `${known.map((m) => m.toFixed(0)).join(' + ')} minutes`;
 }
 
-/** The minutes of every run of a card's recipe, as its Reproduce note states them (empty if it does not). */
+/**
+ * The minutes of every run of a card's recipe, as its Reproduce note states them (empty if it does
+ * not).
+ */
 export function cardRecipeMinutes(card: string): number[] {
   const note = /; ([\d +]+) minutes on a shared 2-core machine\.\)/.exec(card);
   if (note) return note[1]!.split('+').map(Number);
@@ -95,14 +101,26 @@ export interface DefaultRunRow {
 }
 
 /** The "Under GRPO" section's measured part: a row per seed and how code use changed. */
-export function underGrpoTable(rows: readonly DefaultRunRow[], samples: number, fma: boolean): string {
+export function underGrpoTable(
+  rows: readonly DefaultRunRow[],
+  samples: number,
+  fma: boolean,
+): string {
   const change = (before: number | undefined, after: number | undefined) =>
-    (before === undefined || after === undefined ? '–' : `${before.toFixed(2)} → ${after.toFixed(2)} (${signed(after - before)})`);
-  const lines = rows.map((r) => `| ${r.seed} | ${change(r.before.train, r.after.train)} | ${change(r.before.greedyTrain, r.after.greedyTrain)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`);
+    before === undefined || after === undefined
+      ? '–'
+      : `${before.toFixed(2)} → ${after.toFixed(2)} (${signed(after - before)})`;
+  const lines = rows.map(
+    (r) =>
+      `| ${r.seed} | ${change(r.before.train, r.after.train)} | ${change(r.before.greedyTrain, r.after.greedyTrain)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`,
+  );
   const first = rows.map((r) => r.ranCode[0] ?? 0);
   const full = rows.map((r) => r.ranCode.findIndex((x) => x >= 1) + 1);
   const after = Math.min(...rows.map((r, i) => Math.min(...r.ranCode.slice(full[i]!))));
-  const steps = Math.min(...full) === Math.max(...full) ? `${full[0]}` : `${Math.min(...full)}–${Math.max(...full)}`;
+  const steps =
+    Math.min(...full) === Math.max(...full)
+      ? `${full[0]}`
+      : `${Math.min(...full)}–${Math.max(...full)}`;
   const fullText = !full.every((step) => step > 0)
     ? `not every step's episodes ran code by the end (${full.filter((step) => step > 0).length} of ${rows.length} seeds got there)`
     : after >= 1
@@ -121,14 +139,27 @@ const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`
 
 /** The card with its "Under GRPO" section's measured part replaced by `body`. */
 export function withUnderGrpo(card: string, body: string): string {
-  const match = /(## Under GRPO\n\n[\s\S]*?\("The default run"\)\.\n)[\s\S]*?(\n## Reproduce\n)/.exec(card);
-  if (!match) throw new Error('the model card has no "## Under GRPO" section followed by "## Reproduce"; write the card with make-demo-model first.');
-  return card.slice(0, match.index) + match[1] + body + '\n' + match[2] + card.slice(match.index + match[0].length);
+  const match =
+    /(## Under GRPO\n\n[\s\S]*?\("The default run"\)\.\n)[\s\S]*?(\n## Reproduce\n)/.exec(card);
+  if (!match)
+    throw new Error(
+      'the model card has no "## Under GRPO" section followed by "## Reproduce"; write the card with make-demo-model first.',
+    );
+  return (
+    card.slice(0, match.index) +
+    match[1] +
+    body +
+    '\n' +
+    match[2] +
+    card.slice(match.index + match[0].length)
+  );
 }
 
 /** The README.md text. */
 export function modelCard(f: CardFacts): string {
-  const rows = Object.entries(f.byTask).map(([id, rate]) => `| ${id} | ${rate.toFixed(2)} |`).join('\n');
+  const rows = Object.entries(f.byTask)
+    .map(([id, rate]) => `| ${id} | ${rate.toFixed(2)} |`)
+    .join('\n');
   return `---
 license: mit
 library_name: transformers
@@ -181,7 +212,9 @@ rewards output_match + tests, both must pass), ${f.samples} samples per task, me
 |---|---|
 | seed + builtin train split | ${score(f.trainPassAt1)} |
 | builtin eval split (held out) | ${score(f.evalPassAt1)} |
-${Object.entries(f.sweep ?? {}).map(([t, x]) => `| seed + builtin train split, temperature ${t} | ${score(x)} |`).join('\n')}
+${Object.entries(f.sweep ?? {})
+  .map(([t, x]) => `| seed + builtin train split, temperature ${t} | ${score(x)} |`)
+  .join('\n')}
 
 <details><summary>Per task</summary>
 

@@ -13,9 +13,19 @@ export interface DemoShape {
 }
 
 /** The committed demo model's shape (~2.3M parameters). */
-export const DEMO_SHAPE: DemoShape = { vocabSize: 1536, hiddenSize: 192, layers: 4, heads: 4, intermediateSize: 576, maxPositions: 1024 };
+export const DEMO_SHAPE: DemoShape = {
+  vocabSize: 1536,
+  hiddenSize: 192,
+  layers: 4,
+  heads: 4,
+  intermediateSize: 576,
+  maxPositions: 1024,
+};
 
-/** config.json for a shape; ids follow the tokenizer (256 <|endoftext|>, 257 <|im_start|>, 258 <|im_end|>). */
+/**
+ * config.json for a shape; ids follow the tokenizer (256 <|endoftext|>, 257 <|im_start|>, 258
+ * <|im_end|>).
+ */
 export function configJson(shape: DemoShape): Record<string, unknown> {
   return {
     architectures: ['LlamaForCausalLM'],

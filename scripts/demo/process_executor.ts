@@ -22,13 +22,24 @@ export function processExecutor(defaultTimeoutMs = 5000): ProcessExecutor {
   let queue: Promise<unknown> = Promise.resolve();
 
   function start(): Promise<void> {
-    const proc = spawn(process.execPath, ['--import', 'tsx', CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     child = proc;
     return new Promise<void>((resolve, reject) => {
-      proc.once('exit', (code) => { if (child === proc) { child = null; ready = null; } reject(new Error(`sandbox child exited with ${code}`)); });
+      proc.once('exit', (code) => {
+        if (child === proc) {
+          child = null;
+          ready = null;
+        }
+        reject(new Error(`sandbox child exited with ${code}`));
+      });
       createInterface({ input: proc.stdout! }).on('line', (line) => {
         const message = JSON.parse(line) as { ready?: true; id?: number; result?: ExecOutcome };
-        if (message.ready) { resolve(); return; }
+        if (message.ready) {
+          resolve();
+          return;
+        }
         const done = waiting.get(message.id!);
         waiting.delete(message.id!);
         done?.(message.result!);
@@ -49,7 +60,10 @@ export function processExecutor(defaultTimeoutMs = 5000): ProcessExecutor {
         proc.kill('SIGKILL');
         resolve({ ok: false, observation: 'TIMEOUT', timedOut: true, error: null });
       }, timeoutMs);
-      waiting.set(id, (result) => { clearTimeout(timer); resolve(result); });
+      waiting.set(id, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
       proc.stdin!.write(`${JSON.stringify({ id, code })}\n`);
     });
   }

@@ -12,7 +12,11 @@ export const OUTPUT_CHARS = 500;
 /** A CodeExecutor over one in-process Pyodide runner; call `close()` when done. */
 export async function sandboxExecutor(): Promise<CodeExecutor> {
   const runner = new SandboxRunner({ loadPyodide, hardenScope: () => [] });
-  await runner.init({ maxOutputChars: OUTPUT_CHARS, maxCaptureChars: 10_000, memoryCapBytes: 512 * 2 ** 20 });
+  await runner.init({
+    maxOutputChars: OUTPUT_CHARS,
+    maxCaptureChars: 10_000,
+    memoryCapBytes: 512 * 2 ** 20,
+  });
   return {
     async execute(code: string): Promise<ExecOutcome> {
       const raw = await runner.execute(code);

@@ -42,10 +42,17 @@ export function learningRateAt(step: number, schedule: SftSchedule): number {
  * Endless stream of batches: each epoch shuffles, cuts the data into windows of 16 batches, sorts
  * each window by length (so a batch holds similar lengths) and shuffles the batches.
  */
-export function* batches(examples: readonly SftExample[], batchSize: number, rng: Rng): Generator<SftExample[]> {
+export function* batches(
+  examples: readonly SftExample[],
+  batchSize: number,
+  rng: Rng,
+): Generator<SftExample[]> {
   if (examples.length === 0) throw new Error('no training examples');
   for (;;) {
-    const order = examples.map((e) => ({ e, key: rng.uniform() })).sort((a, b) => a.key - b.key).map((x) => x.e);
+    const order = examples
+      .map((e) => ({ e, key: rng.uniform() }))
+      .sort((a, b) => a.key - b.key)
+      .map((x) => x.e);
     const epoch: SftExample[][] = [];
     const window = batchSize * 16;
     for (let start = 0; start < order.length; start += window) {
@@ -72,19 +79,38 @@ export interface SftProgress {
  * threads (same batches, same schedule).
  */
 export async function trainSft(
-  model: CausalLM, optimizer: AdamW, examples: readonly SftExample[], schedule: SftSchedule,
+  model: CausalLM,
+  optimizer: AdamW,
+  examples: readonly SftExample[],
+  schedule: SftSchedule,
+  // biome-ignore lint/suspicious/noConfusingVoidType: callers pass callbacks that return nothing
   onStep: (progress: SftProgress) => void | 'stop' | Promise<void | 'stop'> = () => {},
   parallel?: ParallelSft,
 ): Promise<void> {
   const stream = batches(examples, schedule.batchSize, new Rng(schedule.seed));
-  const normalizer = schedule.tokenWeighting === 'corpus' ? meanLearnedTokens(examples, schedule.batchSize) : undefined;
+  const normalizer =
+    schedule.tokenWeighting === 'corpus'
+      ? meanLearnedTokens(examples, schedule.batchSize)
+      : undefined;
   for (let step = 0; step < schedule.steps; step++) {
     const batch = stream.next().value as SftExample[];
     const learningRate = learningRateAt(step, schedule);
     const started = performance.now();
-    const options = { learningRate, gradClip: schedule.gradClip, ...(normalizer ? { normalizer } : {}) };
-    const loss = parallel ? await parallel.step(model, optimizer, batch, options) : sftStep(model, optimizer, batch, options);
-    const progress = { step: step + 1, loss, learningRate, seconds: (performance.now() - started) / 1000, tokens: batch.reduce((s, e) => s + e.ids.length, 0) };
+    const options = {
+      learningRate,
+      gradClip: schedule.gradClip,
+      ...(normalizer ? { normalizer } : {}),
+    };
+    const loss = parallel
+      ? await parallel.step(model, optimizer, batch, options)
+      : sftStep(model, optimizer, batch, options);
+    const progress = {
+      step: step + 1,
+      loss,
+      learningRate,
+      seconds: (performance.now() - started) / 1000,
+      tokens: batch.reduce((s, e) => s + e.ids.length, 0),
+    };
     if ((await onStep(progress)) === 'stop') break;
   }
 }

@@ -12,17 +12,22 @@ import type { HelperReply, HelperRequest } from './parallel_sft.ts';
 
 const { config, backend } = workerData as { config: ModelConfig; backend: string; entry: string };
 const port = parentPort!;
-if (!(await tf.setBackend(backend))) throw new Error(`tf.setBackend('${backend}') failed in an SFT worker`);
+if (!(await tf.setBackend(backend)))
+  throw new Error(`tf.setBackend('${backend}') failed in an SFT worker`);
 const model = CausalLM.fromWeights(config, randomWeights(config), { kind: 'full' });
 const variables = [...model.trainableVariables()];
 
 port.on('message', (request: HelperRequest) => {
   let reply: HelperReply;
   try {
-    if (request.weights.length !== variables.length) throw new Error(`expected ${variables.length} weight arrays, got ${request.weights.length}`);
+    if (request.weights.length !== variables.length)
+      throw new Error(`expected ${variables.length} weight arrays, got ${request.weights.length}`);
     variables.forEach(([name, variable], i) => {
       const data = request.weights[i]!;
-      if (data.length !== variable.size) throw new Error(`weight ${name}: ${data.length} values for shape [${variable.shape.join(', ')}]`);
+      if (data.length !== variable.size)
+        throw new Error(
+          `weight ${name}: ${data.length} values for shape [${variable.shape.join(', ')}]`,
+        );
       tf.tidy(() => variable.assign(tf.tensor(data, variable.shape)));
     });
     const { value, grads } = sftGradients(model, request.batch as SftExample[], request.divisor);
@@ -31,7 +36,10 @@ port.on('message', (request: HelperRequest) => {
     const data = names.map((name) => (grads[name]!.dataSync() as Float32Array).slice());
     Object.values(grads).forEach((g) => g.dispose());
     reply = { value, names, grads: data };
-    port.postMessage(reply, data.map((d) => d.buffer as ArrayBuffer));
+    port.postMessage(
+      reply,
+      data.map((d) => d.buffer as ArrayBuffer),
+    );
   } catch (error) {
     reply = { error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
     port.postMessage(reply);

@@ -1,6 +1,6 @@
 // What a task template is: a generator of task instances (prompt, a correct program, and
 // realistic wrong first attempts) for one kind of task. The demo corpus is built from these.
-import { Rng } from '../../src/model/rng.ts';
+import type { Rng } from '../../src/model/rng.ts';
 
 /** A realistic wrong first attempt and the short remark the assistant makes before fixing it. */
 export interface Mistake {
@@ -41,23 +41,43 @@ export function pick<T>(rng: Rng, items: readonly T[]): T {
 export function sample<T>(rng: Rng, items: readonly T[], n: number): T[] {
   const pool = [...items];
   const out: T[] = [];
-  while (out.length < n && pool.length > 0) out.push(pool.splice(Math.floor(rng.uniform() * pool.length), 1)[0]!);
+  while (out.length < n && pool.length > 0)
+    out.push(pool.splice(Math.floor(rng.uniform() * pool.length), 1)[0]!);
   return out;
 }
 
 /** Python repr of a value made of ints, strings, lists and dicts (what print() shows). */
 export function pyRepr(value: unknown): string {
-  if (typeof value === 'string') return value.includes("'") && !value.includes('"') ? `"${value}"` : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'string')
+    return value.includes("'") && !value.includes('"')
+      ? `"${value}"`
+      : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  if (value instanceof Map) return `{${[...value].map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
-  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+  if (value instanceof Map)
+    return `{${[...value].map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+      .join(', ')}}`;
   throw new Error(`pyRepr: unsupported value ${String(value)}`);
 }
 
-const OPENERS = ['Define a function', 'Define a function', 'Define a function', 'Write a function', 'Implement a function'];
-const CLOSERS = ['Then print {call}.', 'Then print {call}.', 'Then print {call}.', 'Then print the result of {call}.', 'Finally, print {call}.'];
+const OPENERS = [
+  'Define a function',
+  'Define a function',
+  'Define a function',
+  'Write a function',
+  'Implement a function',
+];
+const CLOSERS = [
+  'Then print {call}.',
+  'Then print {call}.',
+  'Then print {call}.',
+  'Then print the result of {call}.',
+  'Finally, print {call}.',
+];
 
 /**
  * A builtin-style prompt: "<opener> `sig` that <what>. Then print <call>." with the opener and

@@ -6,4 +6,10 @@ import { STRING_TEMPLATES } from './templates_strings.ts';
 import type { Template } from './template.ts';
 
 /** All templates, seed first. */
-export const TEMPLATES: readonly Template[] = [...SEED_TEMPLATES, ...NUMBER_TEMPLATES, ...STRING_TEMPLATES, ...LIST_TEMPLATES, ...DICT_TEMPLATES];
+export const TEMPLATES: readonly Template[] = [
+  ...SEED_TEMPLATES,
+  ...NUMBER_TEMPLATES,
+  ...STRING_TEMPLATES,
+  ...LIST_TEMPLATES,
+  ...DICT_TEMPLATES,
+];

@@ -18,7 +18,14 @@ export function renderMessage(message: Message): string {
 export function tokenizerConfig(): Record<string, unknown> {
   const added: Record<string, unknown> = {};
   SPECIAL_TOKENS.forEach((content, i) => {
-    added[String(256 + i)] = { content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
+    added[String(256 + i)] = {
+      content,
+      lstrip: false,
+      normalized: false,
+      rstrip: false,
+      single_word: false,
+      special: true,
+    };
   });
   return {
     add_bos_token: false,
@@ -39,7 +46,10 @@ export function tokenizerConfig(): Record<string, unknown> {
 }
 
 /** Trains the BPE on the rendered conversations; returns the tokenizer.json object. */
-export function trainTokenizer(conversations: readonly Message[][], vocabSize: number): Record<string, unknown> {
+export function trainTokenizer(
+  conversations: readonly Message[][],
+  vocabSize: number,
+): Record<string, unknown> {
   const texts = conversations.map((messages) => messages.map(renderMessage).join(''));
   return trainBpe(texts, { vocabSize, specialTokens: [...SPECIAL_TOKENS] }).tokenizerJson;
 }
@@ -57,7 +67,10 @@ export function demoTokenizer(tokenizerJson: Record<string, unknown>): Tokenizer
 export function encodeTranscript(tokenizer: Tokenizer, messages: readonly Message[]): SftExample {
   const ids: number[] = [];
   const mask: number[] = [];
-  const push = (piece: number[], m: number) => { ids.push(...piece); mask.push(...piece.map(() => m)); };
+  const push = (piece: number[], m: number) => {
+    ids.push(...piece);
+    mask.push(...piece.map(() => m));
+  };
   const imEnd = tokenizer.eosIds[0]!;
   for (const message of messages) {
     if (message.role !== 'assistant') {

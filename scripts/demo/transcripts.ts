@@ -43,7 +43,10 @@ export function genericMistakes(instance: Instance): Mistake[] {
   if (!call) return [];
   const head = lines.slice(0, -1).join('\n');
   return [
-    { code: `${head}\nprint(${call.replace(name, misspell(name))})\n`, note: `Fix the NameError: the function is called ${name}.` },
+    {
+      code: `${head}\nprint(${call.replace(name, misspell(name))})\n`,
+      note: `Fix the NameError: the function is called ${name}.`,
+    },
     { code: `${head}\n${call}\n`, note: 'Nothing was printed; print the result.' },
   ];
 }
@@ -52,7 +55,9 @@ export function genericMistakes(instance: Instance): Mistake[] {
 export interface TranscriptOptions {
   /** Probability that the first attempt is a wrong one. */
   wrongShare: number;
-  /** Probability of picking a generic mistake (NameError, no print) rather than a kind-specific one. */
+  /**
+   * Probability of picking a generic mistake (NameError, no print) rather than a kind-specific one.
+   */
   genericShare: number;
   /**
    * Probability that the assistant skips the sandbox and answers at once with a plausible wrong
@@ -67,12 +72,18 @@ export interface TranscriptOptions {
  * "thinks it through" without running code gets), else a near miss of the true answer; null when
  * neither exists.
  */
-export async function wrongGuess(instance: Instance, expected: string, executor: CodeExecutor, rng: Rng): Promise<string | null> {
+export async function wrongGuess(
+  instance: Instance,
+  expected: string,
+  executor: CodeExecutor,
+  rng: Rng,
+): Promise<string | null> {
   const outputs: string[] = [];
   for (const mistake of instance.mistakes) {
     const run = await executor.execute(mistake.code);
     const line = lastLine(run.observation);
-    if (run.ok && line !== null && line !== expected && !line.startsWith('None')) outputs.push(line);
+    if (run.ok && line !== null && line !== expected && !line.startsWith('None'))
+      outputs.push(line);
   }
   if (outputs.length > 0) return pick(rng, outputs);
   if (expected === 'True' || expected === 'False') return expected === 'True' ? 'False' : 'True';
@@ -84,11 +95,19 @@ export async function wrongGuess(instance: Instance, expected: string, executor:
  * Runs the instance's programs and assembles the episode. Throws when the template's solution
  * fails, since every corpus episode must end with a true answer.
  */
-export async function buildTranscript(taskId: string, instance: Instance, executor: CodeExecutor, rng: Rng, options: TranscriptOptions): Promise<Transcript> {
+export async function buildTranscript(
+  taskId: string,
+  instance: Instance,
+  executor: CodeExecutor,
+  rng: Rng,
+  options: TranscriptOptions,
+): Promise<Transcript> {
   const good = await executor.execute(instance.solution);
   const expected = lastLine(good.observation);
   if (!good.ok || expected === null) {
-    throw new Error(`template ${taskId} produced a failing solution:\n${instance.solution}\n--- output ---\n${good.observation}`);
+    throw new Error(
+      `template ${taskId} produced a failing solution:\n${instance.solution}\n--- output ---\n${good.observation}`,
+    );
   }
   const messages: Message[] = [
     { role: 'system', content: SYSTEM_PROMPT },
@@ -105,7 +124,10 @@ export async function buildTranscript(taskId: string, instance: Instance, execut
   let firstTryCorrect = true;
   if (rng.uniform() < options.wrongShare) {
     const generic = genericMistakes(instance);
-    const pool = generic.length > 0 && (rng.uniform() < options.genericShare || instance.mistakes.length === 0) ? generic : instance.mistakes;
+    const pool =
+      generic.length > 0 && (rng.uniform() < options.genericShare || instance.mistakes.length === 0)
+        ? generic
+        : instance.mistakes;
     const mistake = pool.length > 0 ? pick(rng, pool) : null;
     if (mistake) {
       const bad = await executor.execute(mistake.code);

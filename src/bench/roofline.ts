@@ -34,7 +34,9 @@ function fmaPeak(): number {
   for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).f32x4Add().set(acc[0]!); // every chain is used
   f.i32(0).get(acc[0]!).v128Store(0, 4);
   const module = new WebAssembly.Module(moduleBytes([{ name: 'fma', params: 1, body: f }]));
-  const fma = new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial: 1 }) } }).exports.fma as (n: number) => void;
+  const fma = new WebAssembly.Instance(module, {
+    env: { memory: new WebAssembly.Memory({ initial: 1 }) },
+  }).exports.fma as (n: number) => void;
   const iterations = 4_000_000;
   let best = Infinity;
   for (let call = 0; call < 6; call++) {
@@ -48,29 +50,60 @@ function fmaPeak(): number {
 /** The (n, k) shapes of one decoding step's products, as their transposed copies are stored. */
 function stepShapes(config: ModelConfig): [number, number][] {
   const { hiddenSize: D, intermediateSize: F, numHeads, numKvHeads, headDim, vocabSize } = config;
-  const layer: [number, number][] = [[numHeads * headDim, D], [numKvHeads * headDim, D], [numKvHeads * headDim, D], [D, numHeads * headDim], [F, D], [F, D], [D, F]];
+  const layer: [number, number][] = [
+    [numHeads * headDim, D],
+    [numKvHeads * headDim, D],
+    [numKvHeads * headDim, D],
+    [D, numHeads * headDim],
+    [F, D],
+    [F, D],
+    [D, F],
+  ];
   return [...Array.from({ length: config.numLayers }, () => layer).flat(), [vocabSize, D]];
 }
 
-/** The roofline figures (see the file comment) for `config`'s shapes, with `helpers` helper threads for the split ratio. */
-export async function roofline(config: ModelConfig, helpers: number): Promise<Record<string, number>> {
+/**
+ * The roofline figures (see the file comment) for `config`'s shapes, with `helpers` helper threads
+ * for the split ratio.
+ */
+export async function roofline(
+  config: ModelConfig,
+  helpers: number,
+): Promise<Record<string, number>> {
   const store = DotStore.create(1 << 24);
   if (!store) return {}; // no relaxed SIMD: the dot kernel does not run
   const shapes = stepShapes(config);
   let key = 0;
-  const weights = shapes.map(([n, k]) => store.weight(key++, [], n * k, (into) => {
-    for (let i = 0; i < into.length; i++) into[i] = Math.sin(i * 0.37 + key) * 0.05;
-  })!);
+  const weights = shapes.map(
+    ([n, k]) =>
+      store.weight(key++, [], n * k, (into) => {
+        for (let i = 0; i < into.length; i++) into[i] = Math.sin(i * 0.37 + key) * 0.05;
+      })!,
+  );
   const widest = Math.max(...shapes.map(([n, k]) => Math.max(n, k)));
   const source = new Float32Array(8 * widest).map((_, i) => Math.cos(i));
   const out = new Float32Array(8 * widest);
-  const threads = helpers > 0 && store.shared ? await MatmulThreads.start(helpers, store.memory) : null;
+  const threads =
+    helpers > 0 && store.shared ? await MatmulThreads.start(helpers, store.memory) : null;
   const stepMs = (m: number, split: boolean) => {
     const splitter = split && threads ? threads.splitDot.bind(threads) : undefined;
     let best = Infinity;
-    for (let rep = 0; rep < 300; rep++) { // the best: these machines are shared, and the work is the same each time
+    for (let rep = 0; rep < 300; rep++) {
+      // the best: these machines are shared, and the work is the same each time
       const start = performance.now();
-      shapes.forEach(([n, k], i) => store.product(() => source, 0, m, k, weights[i]!, n, () => out, 0, splitter));
+      shapes.forEach(([n, k], i) =>
+        store.product(
+          () => source,
+          0,
+          m,
+          k,
+          weights[i]!,
+          n,
+          () => out,
+          0,
+          splitter,
+        ),
+      );
       best = Math.min(best, performance.now() - start);
     }
     return best;
@@ -84,7 +117,9 @@ export async function roofline(config: ModelConfig, helpers: number): Promise<Re
       step_products_batch1_gflops: (2 * macs) / one1 / 1e6,
       step_products_batch8_gflops: (16 * macs) / one8 / 1e6,
       step_products_batch8_vs_batch1: (8 * one1) / one8,
-      ...(split1 !== null && split8 !== null ? { step_products_batch8_vs_batch1_threads: (8 * split1) / split8 } : {}),
+      ...(split1 !== null && split8 !== null
+        ? { step_products_batch8_vs_batch1_threads: (8 * split1) / split8 }
+        : {}),
     };
   } finally {
     threads?.stop();

@@ -11,18 +11,30 @@ const sections: Record<string, () => Promise<Section>> = {
   sandbox: async () => (await import('./sandbox.ts')).benchSandbox,
 };
 
-/** The sections `only` names (a comma-separated list; all of them when absent), checked before any runs. */
+/**
+ * The sections `only` names (a comma-separated list; all of them when absent), checked before any
+ * runs.
+ */
 function chosen(only: string | undefined): string[] {
   if (only === undefined) return Object.keys(sections);
-  const names = only.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = only
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const choices = `${Object.keys(sections).join(', ')} (comma-separated)`;
   if (names.length === 0) throw new Error(`--only needs a list of sections: ${choices}`);
   const unknown = names.filter((name) => !(name in sections));
-  if (unknown.length > 0) throw new Error(`unknown bench section${unknown.length === 1 ? '' : 's'} ${JSON.stringify(unknown.join(','))}; choose from ${choices}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown bench section${unknown.length === 1 ? '' : 's'} ${JSON.stringify(unknown.join(','))}; choose from ${choices}`,
+    );
   return Object.keys(sections).filter((name) => names.includes(name));
 }
 
-/** Runs the sections `only` names (all when absent) and returns their figures, with Node's version and the core count. */
+/**
+ * Runs the sections `only` names (all when absent) and returns their figures, with Node's version
+ * and the core count.
+ */
 export async function runBench(only?: string): Promise<Record<string, unknown>> {
   const names = chosen(only);
   const result: Record<string, unknown> = { node: process.version, cpus: cpus().length };

@@ -21,12 +21,21 @@ import { modelSampler } from '../rl/policy.ts';
 import { rollout } from '../rl/rollout.ts';
 import { loadPolicy } from '../service/session.ts';
 import { trainerSettings } from '../service/settings.ts';
-import { batchGradients, referenceLogprobs, type PackedSequence, type UpdateOptions } from '../rl/update.ts';
+import {
+  batchGradients,
+  referenceLogprobs,
+  type PackedSequence,
+  type UpdateOptions,
+} from '../rl/update.ts';
 import { tasksFor } from '../tasks/registry.ts';
 import { median } from './model.ts';
 
 const config = presetConfig('default');
-const options: UpdateOptions = { ...trainerSettings(config).update, maxTokens: config.maxNewTokens * config.maxTurns, learningRate: 0 };
+const options: UpdateOptions = {
+  ...trainerSettings(config).update,
+  maxTokens: config.maxNewTokens * config.maxTurns,
+  learningRate: 0,
+};
 
 async function updateOnce(model: CausalLM, batch: PackedSequence[]): Promise<void> {
   const ref = await referenceLogprobs(model, { kind: 'adapters-off' }, batch, options);
@@ -36,20 +45,51 @@ async function updateOnce(model: CausalLM, batch: PackedSequence[]): Promise<voi
   }
 }
 
-/** Two steps' batches of the default run's rollouts (three tasks each, spread over the train list). */
-async function defaultRunBatches(policy: Awaited<ReturnType<typeof loadPolicy>>): Promise<PackedSequence[][]> {
-  const executor = await openNodeSandbox({ size: 2, timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });
+/**
+ * Two steps' batches of the default run's rollouts (three tasks each, spread over the train list).
+ */
+async function defaultRunBatches(
+  policy: Awaited<ReturnType<typeof loadPolicy>>,
+): Promise<PackedSequence[][]> {
+  const executor = await openNodeSandbox({
+    size: 2,
+    timeoutMs: config.timeoutMs,
+    maxOutputChars: config.maxOutputChars,
+  });
   const tasks = tasksFor(config.tasks);
   const rng = new Rng(1);
   const batches: PackedSequence[][] = [];
   try {
     for (let step = 0; step < 2; step++) {
-      const chosen = [0, 1, 2].map((i) => tasks[(step * 3 + i) * 5 % tasks.length]!);
-      const { trajectories } = await rollout(chosen, { sampler: modelSampler(policy.model), tokenizer: policy.tokenizer, executor, rng: rng.split() }, {
-        groupSize: config.groupSize, maxTurns: config.maxTurns, maxNewTokens: config.maxNewTokens, temperature: config.temperature,
-        parser: config.parser, timeoutMs: config.timeoutMs, step: step + 1,
-      });
-      batches.push(trajectories.filter((t) => !t.prefixBroken && t.actionMask.includes(1)).map((t) => ({ ids: t.ids, actionMask: t.actionMask, advantage: rng.uniform() * 2 - 1, oldLogprobs: t.oldLogprobs })));
+      const chosen = [0, 1, 2].map((i) => tasks[((step * 3 + i) * 5) % tasks.length]!);
+      const { trajectories } = await rollout(
+        chosen,
+        {
+          sampler: modelSampler(policy.model),
+          tokenizer: policy.tokenizer,
+          executor,
+          rng: rng.split(),
+        },
+        {
+          groupSize: config.groupSize,
+          maxTurns: config.maxTurns,
+          maxNewTokens: config.maxNewTokens,
+          temperature: config.temperature,
+          parser: config.parser,
+          timeoutMs: config.timeoutMs,
+          step: step + 1,
+        },
+      );
+      batches.push(
+        trajectories
+          .filter((t) => !t.prefixBroken && t.actionMask.includes(1))
+          .map((t) => ({
+            ids: t.ids,
+            actionMask: t.actionMask,
+            advantage: rng.uniform() * 2 - 1,
+            oldLogprobs: t.oldLogprobs,
+          })),
+      );
     }
   } finally {
     await executor.close();
@@ -64,10 +104,13 @@ export async function benchUpdate(): Promise<Record<string, unknown>> {
   const model = policy.model;
   const batches = await defaultRunBatches(policy); // with the demo model as it ships
   let seed = 1; // then adapters that act, as after a few steps
-  for (const variable of model.trainableVariables().values()) tf.tidy(() => variable.assign(tf.randomNormal(variable.shape, 0, 0.02, 'float32', seed++)));
+  for (const variable of model.trainableVariables().values())
+    tf.tidy(() => variable.assign(tf.randomNormal(variable.shape, 0, 0.02, 'float32', seed++)));
   const tokens = batches.flat().reduce((sum, s) => sum + s.ids.length, 0);
   const prompts = batches.flat().reduce((sum, s) => sum + s.actionMask.indexOf(1), 0);
-  process.stderr.write(`[bench] GRPO update: ${batches.length} default-run batches, ${batches.flat().length} sequences, ${tokens} tokens, ${prompts} of them prompts; shared prompts and whole sequences alternated\n`);
+  process.stderr.write(
+    `[bench] GRPO update: ${batches.length} default-run batches, ${batches.flat().length} sequences, ${tokens} tokens, ${prompts} of them prompts; shared prompts and whole sequences alternated\n`,
+  );
   const times: Record<string, number[]> = { shared: [], whole: [] };
   const tensors: number[] = [];
   for (let round = 0; round < 5; round++) {

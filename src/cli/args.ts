@@ -5,19 +5,31 @@ export interface CliArgs {
   positional: string[];
 }
 
-/** Parses `--key value`, `--key=value` and `--flag` (a `--key` followed by another `--…` or nothing). */
+/**
+ * Parses `--key value`, `--key=value` and `--flag` (a `--key` followed by another `--…` or
+ * nothing).
+ */
 export function parseArgs(argv: string[]): CliArgs {
   const options = new Map<string, string>();
   const flags = new Set<string>();
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (!arg.startsWith('--')) { positional.push(arg); continue; }
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
     const eq = arg.indexOf('=');
-    if (eq > 0) { options.set(arg.slice(2, eq), arg.slice(eq + 1)); continue; }
+    if (eq > 0) {
+      options.set(arg.slice(2, eq), arg.slice(eq + 1));
+      continue;
+    }
     const next = argv[i + 1];
     if (next === undefined || next.startsWith('--')) flags.add(arg.slice(2));
-    else { options.set(arg.slice(2), next); i++; }
+    else {
+      options.set(arg.slice(2), next);
+      i++;
+    }
   }
   return { options, flags, positional };
 }
@@ -34,6 +46,7 @@ export function numberOption(args: CliArgs, name: string, fallback: number): num
   const raw = args.options.get(name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value)) throw new Error(`--${name} must be a number, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(value))
+    throw new Error(`--${name} must be a number, got ${JSON.stringify(raw)}`);
   return value;
 }

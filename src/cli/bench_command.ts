@@ -1,5 +1,5 @@
-// `bench [--only model,update,sandbox]`: the figures of `npm run bench` (src/bench/run_bench.ts), as one
-// JSON line, progress on stderr. Its sections and what each figure means: src/bench/*.ts.
+// `bench [--only model,update,sandbox]`: the figures of `npm run bench` (src/bench/run_bench.ts),
+// as one JSON line, progress on stderr. Its sections and what each figure means: src/bench/*.ts.
 import type { CliArgs } from './args.ts';
 
 export async function benchCommand(args: CliArgs): Promise<void> {

@@ -16,7 +16,8 @@ export async function evalCommand(args: CliArgs): Promise<void> {
   const tasksName = requireOption(args, 'tasks');
   const samples = numberOption(args, 'samples', 1);
   const seed = numberOption(args, 'seed', 0);
-  if (!Number.isInteger(samples) || samples < 1) throw new Error(`--samples must be a positive integer, got ${samples}`);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new Error(`--samples must be a positive integer, got ${samples}`);
   const tasks = tasksFor(tasksName);
   await useNodeBackend(args);
   const adapterDir = args.options.get('adapter');
@@ -24,22 +25,46 @@ export async function evalCommand(args: CliArgs): Promise<void> {
   let adapter: Record<string, Uint8Array> | null = null;
   if (adapterDir) {
     adapter = {
-      'adapter_config.json': new Uint8Array(await readFile(join(adapterDir, 'adapter_config.json'))),
-      'adapter_model.safetensors': new Uint8Array(await readFile(join(adapterDir, 'adapter_model.safetensors'))),
+      'adapter_config.json': new Uint8Array(
+        await readFile(join(adapterDir, 'adapter_config.json')),
+      ),
+      'adapter_model.safetensors': new Uint8Array(
+        await readFile(join(adapterDir, 'adapter_model.safetensors')),
+      ),
     };
-    const peft = JSON.parse(new TextDecoder().decode(adapter['adapter_config.json'])) as { r: number; lora_alpha: number; target_modules: string[] };
-    config = parseRunConfig({ ...config, loraRank: peft.r, loraAlpha: peft.lora_alpha, loraTargets: peft.target_modules });
+    const peft = JSON.parse(new TextDecoder().decode(adapter['adapter_config.json'])) as {
+      r: number;
+      lora_alpha: number;
+      target_modules: string[];
+    };
+    config = parseRunConfig({
+      ...config,
+      loraRank: peft.r,
+      loraAlpha: peft.lora_alpha,
+      loraTargets: peft.target_modules,
+    });
   }
   const { source, origin } = nodeModelSource(config.model);
-  const executor = await openNodeSandbox({ size: 2, timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });
+  const executor = await openNodeSandbox({
+    size: 2,
+    timeoutMs: config.timeoutMs,
+    maxOutputChars: config.maxOutputChars,
+  });
   const policy = await loadPolicy(source, { ...config, klCoef: 0 }, origin);
   try {
     if (adapter) importPeftAdapter(policy.model, adapter);
     const trainer = createTrainer(policy, executor, { ...config, tasks: 'seed' });
     const report = await trainer.evaluate(tasks, samples, seed);
-    const perTask = Object.fromEntries(Object.entries(report.perTask).map(([id, rate]) => [id, { 'pass@1': rate, 'pass@k': rate > 0 ? 1 : 0 }]));
+    const perTask = Object.fromEntries(
+      Object.entries(report.perTask).map(([id, rate]) => [
+        id,
+        { 'pass@1': rate, 'pass@k': rate > 0 ? 1 : 0 },
+      ]),
+    );
     const passAtK = Object.values(perTask).filter((t) => t['pass@k'] === 1).length / tasks.length;
-    process.stdout.write(`${JSON.stringify({ 'pass@1': report.passAt1, 'pass@k': passAtK, k: samples, tasks: perTask })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ 'pass@1': report.passAt1, 'pass@k': passAtK, k: samples, tasks: perTask })}\n`,
+    );
     trainer.dispose();
   } finally {
     policy.dispose();

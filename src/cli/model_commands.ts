@@ -1,5 +1,6 @@
-// CLI commands over the model (docs/architecture.md §8): `logits` (float32 forward, one row per position)
-// and `generate` (sample a continuation of a prompt). Both print one JSON object on stdout.
+// CLI commands over the model (docs/architecture.md §8): `logits` (float32 forward, one row per
+// position) and `generate` (sample a continuation of a prompt). Both print one JSON object on
+// stdout.
 import { CausalLM } from '../model/model.ts';
 import { directorySource } from '../model_files/node_source.ts';
 import { generate } from '../model/sample.ts';
@@ -12,7 +13,10 @@ export function parseIds(text: string): number[] {
   const parts = text.split(',').map((part) => part.trim());
   return parts.map((part, index) => {
     const id = Number(part);
-    if (part === '' || !Number.isInteger(id) || id < 0) throw new Error(`--ids entry ${index} (${JSON.stringify(part)}) is not a non-negative integer; pass e.g. --ids 1,2,3`);
+    if (part === '' || !Number.isInteger(id) || id < 0)
+      throw new Error(
+        `--ids entry ${index} (${JSON.stringify(part)}) is not a non-negative integer; pass e.g. --ids 1,2,3`,
+      );
     return id;
   });
 }
@@ -24,7 +28,9 @@ export async function logitsCommand(args: CliArgs): Promise<void> {
   const model = await CausalLM.load(directorySource(requireOption(args, 'model')));
   const rows = model.logits(ids);
   model.dispose();
-  process.stdout.write(`{"logits": [${rows.map((row) => `[${Array.from(row).join(', ')}]`).join(', ')}]}\n`);
+  process.stdout.write(
+    `{"logits": [${rows.map((row) => `[${Array.from(row).join(', ')}]`).join(', ')}]}\n`,
+  );
 }
 
 /**
@@ -38,8 +44,10 @@ export async function generateCommand(args: CliArgs): Promise<void> {
   const maxNewTokens = numberOption(args, 'max-new-tokens', 64);
   const temperature = numberOption(args, 'temperature', 1);
   const seed = numberOption(args, 'seed', 0);
-  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new Error(`--max-new-tokens must be a non-negative integer, got ${maxNewTokens}`);
-  if (temperature < 0) throw new Error(`--temperature must be >= 0 (0 is greedy), got ${temperature}`);
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0)
+    throw new Error(`--max-new-tokens must be a non-negative integer, got ${maxNewTokens}`);
+  if (temperature < 0)
+    throw new Error(`--temperature must be >= 0 (0 is greedy), got ${temperature}`);
   await useNodeBackend(args);
   const source = directorySource(dir);
   const tokenizer = await loadTokenizer(source);
@@ -52,5 +60,7 @@ export async function generateCommand(args: CliArgs): Promise<void> {
   const result = await generate(model, [promptIds], { maxNewTokens, temperature, seed, eosIds });
   model.dispose();
   const ids = result.ids[0]!;
-  process.stdout.write(`${JSON.stringify({ text: tokenizer.decode(ids, { skipSpecialTokens: true }), ids })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ text: tokenizer.decode(ids, { skipSpecialTokens: true }), ids })}\n`,
+  );
 }

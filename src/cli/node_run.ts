@@ -16,17 +16,30 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_MODEL_DIR = join(repoRoot, 'public', 'models', 'demo');
 
 /** 'demo', a folder on disk, or a hub id (owner/name), as a ModelSource. */
-export function nodeModelSource(name: string): { source: ModelSource; origin: ModelInfo['source'] } {
+export function nodeModelSource(name: string): {
+  source: ModelSource;
+  origin: ModelInfo['source'];
+} {
   if (name === 'demo') {
-    if (!existsSync(join(DEMO_MODEL_DIR, 'config.json'))) throw new Error(`the demo model is missing from ${DEMO_MODEL_DIR}. Fix: run npm run make-demo-model, or check out the committed files.`);
+    if (!existsSync(join(DEMO_MODEL_DIR, 'config.json')))
+      throw new Error(
+        `the demo model is missing from ${DEMO_MODEL_DIR}. Fix: run npm run make-demo-model, or check out the committed files.`,
+      );
     return { source: directorySource(DEMO_MODEL_DIR), origin: 'demo' };
   }
   if (existsSync(resolve(name))) return { source: directorySource(resolve(name)), origin: 'path' };
-  if (/^[\w.-]+\/[\w.-]+$/.test(name)) return { source: hubSource({ repo: name, cache: null }), origin: 'hub' };
-  throw new Error(`model ${JSON.stringify(name)} is neither 'demo', an existing folder, nor a hub id like owner/name`);
+  if (/^[\w.-]+\/[\w.-]+$/.test(name))
+    return { source: hubSource({ repo: name, cache: null }), origin: 'hub' };
+  throw new Error(
+    `model ${JSON.stringify(name)} is neither 'demo', an existing folder, nor a hub id like owner/name`,
+  );
 }
 
 /** The Node sandbox pool (worker threads running Pyodide), closable. */
-export async function openNodeSandbox(options: { size: number; timeoutMs: number; maxOutputChars: number }): Promise<ClosableExecutor> {
+export async function openNodeSandbox(options: {
+  size: number;
+  timeoutMs: number;
+  maxOutputChars: number;
+}): Promise<ClosableExecutor> {
   return createNodeSandboxPool(options);
 }

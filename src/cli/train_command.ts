@@ -14,11 +14,14 @@ import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { nodeModelSource, openNodeSandbox } from './node_run.ts';
 
-/** The run config from --config FILE (JSON, partial: missing fields take defaults) or --link URL. */
+/**
+ * The run config from --config FILE (JSON, partial: missing fields take defaults) or --link URL.
+ */
 export async function configFromArgs(args: CliArgs): Promise<RunConfig> {
   const file = args.options.get('config');
   const link = args.options.get('link');
-  if ((file === undefined) === (link === undefined)) throw new Error('pass exactly one of --config FILE or --link URL');
+  if ((file === undefined) === (link === undefined))
+    throw new Error('pass exactly one of --config FILE or --link URL');
   if (file !== undefined) {
     let json: unknown;
     try {
@@ -29,22 +32,40 @@ export async function configFromArgs(args: CliArgs): Promise<RunConfig> {
     return parseRunConfig(json);
   }
   const { config, fallbacks } = await decodeLink(link!);
-  if (fallbacks.length > 0) throw new Error(`the link has problems:\n${fallbacks.map((f) => `- ${f.field}: ${f.reason}`).join('\n')}`);
+  if (fallbacks.length > 0)
+    throw new Error(
+      `the link has problems:\n${fallbacks.map((f) => `- ${f.field}: ${f.reason}`).join('\n')}`,
+    );
   return config;
 }
 
 /** Writes the trained weights (PEFT adapter, or full safetensors) and the config into `dir`. */
-async function saveRun(dir: string, policy: LoadedPolicy, config: RunConfig, source: ModelSource): Promise<void> {
+async function saveRun(
+  dir: string,
+  policy: LoadedPolicy,
+  config: RunConfig,
+  source: ModelSource,
+): Promise<void> {
   await mkdir(dir, { recursive: true });
   if (policy.model.training.kind === 'full') {
     // A complete model folder: the base's config and tokenizer beside the trained weights.
-    for (const name of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json']) {
+    for (const name of [
+      'config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'generation_config.json',
+    ]) {
       if (await source.has(name)) await writeFile(join(dir, name), await source.readFile(name));
     }
   }
-  const files: Record<string, Uint8Array> = policy.model.training.kind === 'lora'
-    ? await exportPeftAdapter(policy.model, config.model)
-    : { 'model.safetensors': writeSafetensors(hfWeights(policy.model.params), 'F32', { format: 'pt' }) };
+  const files: Record<string, Uint8Array> =
+    policy.model.training.kind === 'lora'
+      ? await exportPeftAdapter(policy.model, config.model)
+      : {
+          'model.safetensors': writeSafetensors(hfWeights(policy.model.params), 'F32', {
+            format: 'pt',
+          }),
+        };
   for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, name), bytes);
   await writeFile(join(dir, 'run_config.json'), `${JSON.stringify(config, null, 2)}\n`);
   await writeFile(join(dir, 'run_link.txt'), `${await encodeLink(config)}\n`);
@@ -53,10 +74,20 @@ async function saveRun(dir: string, policy: LoadedPolicy, config: RunConfig, sou
 /** Trains as the config says, printing one metrics line per step. */
 export async function trainCommand(args: CliArgs): Promise<void> {
   const config = await configFromArgs(args);
-  if (config.backend === 'webgpu') throw new Error('the webgpu backend runs in the browser only; in Node use backend "wasm" or "cpu"');
-  await useNodeBackend({ ...args, options: new Map([['backend', config.backend === 'cpu' ? 'cpu' : 'wasm']]) });
+  if (config.backend === 'webgpu')
+    throw new Error(
+      'the webgpu backend runs in the browser only; in Node use backend "wasm" or "cpu"',
+    );
+  await useNodeBackend({
+    ...args,
+    options: new Map([['backend', config.backend === 'cpu' ? 'cpu' : 'wasm']]),
+  });
   const { source, origin } = nodeModelSource(config.model);
-  const executor = await openNodeSandbox({ size: 2, timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });
+  const executor = await openNodeSandbox({
+    size: 2,
+    timeoutMs: config.timeoutMs,
+    maxOutputChars: config.maxOutputChars,
+  });
   const policy = await loadPolicy(source, config, origin);
   try {
     const trainer = createTrainer(policy, executor, config);
@@ -66,7 +97,9 @@ export async function trainCommand(args: CliArgs): Promise<void> {
     }
     const out = args.options.get('out');
     if (out) await saveRun(out, policy, config, source);
-    process.stdout.write(`${JSON.stringify({ summary: { ...summarizeRun(trainer.history), evals: trainer.evals, out: out ?? null } })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ summary: { ...summarizeRun(trainer.history), evals: trainer.evals, out: out ?? null } })}\n`,
+    );
     trainer.dispose();
   } finally {
     policy.dispose();

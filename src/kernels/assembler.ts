@@ -21,7 +21,9 @@ const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.fl
 export class Body extends Instructions {
   private readonly locals: number[] = [];
 
-  constructor(private readonly paramCount: number) { super(); }
+  constructor(private readonly paramCount: number) {
+    super();
+  }
 
   /** Declares a new local of `type` and returns its index. */
   local(type: number): number {
@@ -30,18 +32,26 @@ export class Body extends Instructions {
   }
 
   /** `local = local + delta` with delta an i32 local. */
-  addTo(local: number, delta: number): this { return this.get(local).get(delta).i32Add().set(local); }
+  addTo(local: number, delta: number): this {
+    return this.get(local).get(delta).i32Add().set(local);
+  }
   /** `local = local + constant`. */
-  addConst(local: number, constant: number): this { return this.get(local).i32(constant).i32Add().set(local); }
+  addConst(local: number, constant: number): this {
+    return this.get(local).i32(constant).i32Add().set(local);
+  }
 
   /** A loop condition: local `a` < local `b`, unsigned. */
   lessThan(a: number, b: number): () => void {
-    return () => { this.get(a).get(b).i32LtU(); };
+    return () => {
+      this.get(a).get(b).i32LtU();
+    };
   }
 
   /** A loop condition: local `a` + `step` <= local `b`, unsigned: `step` more still fit. */
   fits(a: number, step: number, b: number): () => void {
-    return () => { this.get(a).i32(step).i32Add().get(b).i32LeU(); };
+    return () => {
+      this.get(a).i32(step).i32Add().get(b).i32LeU();
+    };
   }
 
   /** while (cond()) { body() }: `cond` leaves an i32 on the stack. */
@@ -63,10 +73,23 @@ export class Body extends Instructions {
     return this.end();
   }
 
-  /** Every lane of the f32x4 local `v` = the largest of its four lanes (NaN-free lanes): f32x4.pmax of halves, then of neighbours. */
+  /**
+   * Every lane of the f32x4 local `v` = the largest of its four lanes (NaN-free lanes): f32x4.pmax
+   * of halves, then of neighbours.
+   */
   maxAcrossLanes(v: number): this {
-    this.get(v).get(v).get(v).i8x16Shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]).f32x4Pmax().set(v);
-    return this.get(v).get(v).get(v).i8x16Shuffle([4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11]).f32x4Pmax().set(v);
+    this.get(v)
+      .get(v)
+      .get(v)
+      .i8x16Shuffle([8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7])
+      .f32x4Pmax()
+      .set(v);
+    return this.get(v)
+      .get(v)
+      .get(v)
+      .i8x16Shuffle([4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11])
+      .f32x4Pmax()
+      .set(v);
   }
 
   /** The encoded function body: local declarations, code, end. */
@@ -83,12 +106,27 @@ export class Body extends Instructions {
  * type `result`, left on the stack at the end of the body).
  * `shared`: the memory is a shared one (threads), declared with the largest maximum, 4 GB.
  */
-export function moduleBytes(functions: { name: string; params: number; body: Body; result?: number }[], shared = false): Uint8Array<ArrayBuffer> {
-  const types = functions.map((f) => [0x60, ...uleb(f.params), ...Array<number>(f.params).fill(I32), ...(f.result === undefined ? [0x00] : [0x01, f.result])]);
+export function moduleBytes(
+  functions: { name: string; params: number; body: Body; result?: number }[],
+  shared = false,
+): Uint8Array<ArrayBuffer> {
+  const types = functions.map((f) => [
+    0x60,
+    ...uleb(f.params),
+    ...Array<number>(f.params).fill(I32),
+    ...(f.result === undefined ? [0x00] : [0x01, f.result]),
+  ]);
   const limits = shared ? [0x03, 0x00, ...uleb(65536)] : [0x00, 0x00]; // shared, min 0, max 65536 pages; or min 0, no max
   const imports = [[...utf8('env'), ...utf8('memory'), 0x02, ...limits]];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec(types)),
     ...section(2, vec(imports)),
     ...section(3, vec(functions.map((_, i) => uleb(i)))),
@@ -101,7 +139,10 @@ export function moduleBytes(functions: { name: string; params: number; body: Bod
 const bitsView = new Int32Array(1);
 const floatView = new Float32Array(bitsView.buffer);
 
-/** The float32 nearest `value`, as the bits of an i32: how our kernels take float scalars (their arguments are all i32). */
+/**
+ * The float32 nearest `value`, as the bits of an i32: how our kernels take float scalars (their
+ * arguments are all i32).
+ */
 export function f32Bits(value: number): number {
   floatView[0] = value;
   return bitsView[0]!;

@@ -21,10 +21,19 @@ export type BackendName = 'webgpu' | 'wasm' | 'cpu';
 export interface BackendInfo {
   name: BackendName;
   /** WebGPU adapter description, when WebGPU was considered. */
-  adapter: { vendor: string; architecture: string; device: string; description: string; isFallback: boolean } | null;
+  adapter: {
+    vendor: string;
+    architecture: string;
+    device: string;
+    description: string;
+    isFallback: boolean;
+  } | null;
   /** WASM SIMD, when WASM runs. */
   simd: boolean | null;
-  /** Whether WASM has relaxed SIMD, so our matmul kernel's fused multiply-add build runs (matmul_dispatch.ts). */
+  /**
+   * Whether WASM has relaxed SIMD, so our matmul kernel's fused multiply-add build runs
+   * (matmul_dispatch.ts).
+   */
   fma: boolean | null;
   /** Threads our SIMD kernel's large products run on, when WASM runs (the `threads` option). */
   threads: number | null;
@@ -38,7 +47,10 @@ export interface BackendOptions {
   force?: BackendName;
   /** Where the browser fetches tfjs' .wasm files (vite.config.ts serves them at /tfjs-wasm/). */
   wasmPaths?: string;
-  /** Let tfjs use its threaded WASM build when the page is cross-origin isolated (default false, see above). */
+  /**
+   * Let tfjs use its threaded WASM build when the page is cross-origin isolated (default false, see
+   * above).
+   */
   wasmThreads?: boolean;
   /**
    * On WASM, threads for our matmul kernel's large products: a number (1 = none), or 'auto' for
@@ -48,13 +60,19 @@ export interface BackendOptions {
   threads?: number | 'auto';
 }
 
-/** The cores this thread can count on: navigator.hardwareConcurrency, or os.availableParallelism() in Node. */
+/**
+ * The cores this thread can count on: navigator.hardwareConcurrency, or os.availableParallelism()
+ * in Node.
+ */
 async function cores(): Promise<number> {
-  const concurrency = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  const concurrency = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator
+    ?.hardwareConcurrency;
   if (concurrency) return concurrency;
   try {
     const os = 'node:os';
-    return ((await import(/* @vite-ignore */ os)) as typeof import('node:os')).availableParallelism();
+    return (
+      (await import(/* @vite-ignore */ os)) as typeof import('node:os')
+    ).availableParallelism();
   } catch {
     return 1;
   }
@@ -62,7 +80,13 @@ async function cores(): Promise<number> {
 
 interface GpuAdapterLike {
   isFallbackAdapter?: boolean;
-  info?: { vendor?: string; architecture?: string; device?: string; description?: string; isFallbackAdapter?: boolean };
+  info?: {
+    vendor?: string;
+    architecture?: string;
+    device?: string;
+    description?: string;
+    isFallbackAdapter?: boolean;
+  };
 }
 interface GpuLike {
   requestAdapter(options?: { powerPreference?: string }): Promise<GpuAdapterLike | null>;
@@ -79,11 +103,14 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
     try {
       if (name === 'webgpu') {
         adapter = await webgpuAdapter();
-        if (!adapter) throw new Error('no WebGPU adapter (navigator.gpu missing or requestAdapter gave none)');
-        if (adapter.isFallback && !options.force) throw new Error('the WebGPU adapter is a software fallback');
+        if (!adapter)
+          throw new Error('no WebGPU adapter (navigator.gpu missing or requestAdapter gave none)');
+        if (adapter.isFallback && !options.force)
+          throw new Error('the WebGPU adapter is a software fallback');
         await import('@tensorflow/tfjs-backend-webgpu');
       }
-      if (name === 'wasm' && !options.wasmThreads) tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+      if (name === 'wasm' && !options.wasmThreads)
+        tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       if (name === 'wasm' && tf.env().getBool('IS_BROWSER') && !wasmPathsSet) {
         setWasmPaths(options.wasmPaths ?? '/tfjs-wasm/');
         wasmPathsSet = true;
@@ -91,7 +118,10 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
       if (!(await tf.setBackend(name))) throw new Error(`tf.setBackend('${name}') failed`);
       await tf.ready();
       const wasm = name === 'wasm';
-      const threads = options.threads === 'auto' ? Math.min(4, await cores()) : Math.max(1, Math.floor(options.threads ?? 1));
+      const threads =
+        options.threads === 'auto'
+          ? Math.min(4, await cores())
+          : Math.max(1, Math.floor(options.threads ?? 1));
       if (wasm && (threads > 1 || matmulThreadCount() > 1)) {
         try {
           await useMatmulThreads(threads - 1);
@@ -102,7 +132,7 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
       return {
         name,
         adapter,
-        simd: wasm ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean : null,
+        simd: wasm ? ((await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) as boolean) : null,
         fma: wasm ? fusedMultiplyAddActive() : null,
         threads: wasm ? matmulThreadCount() : null,
         skipped,

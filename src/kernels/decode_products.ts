@@ -20,15 +20,33 @@ import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './tfjs_wasm.
 const MAX_PAGES = 2048;
 
 /** A weight's transposed copy, valid while the weights it was made from keep their data. */
-interface Copy { sources: tf.Variable[]; dataIds: object[]; offset: number; numbers: number }
+interface Copy {
+  sources: tf.Variable[];
+  dataIds: object[];
+  offset: number;
+  numbers: number;
+}
 
 /** A block of the memory: byte offset and size (multiples of 16). */
-interface Block { offset: number; bytes: number }
+interface Block {
+  offset: number;
+  bytes: number;
+}
 
 /** One product on the store's memory: byte offsets of A (m, k), W (n, k) and C (m, n). */
-export interface DotCall { a: number; w: number; c: number; m: number; k: number; n: number }
+export interface DotCall {
+  a: number;
+  w: number;
+  c: number;
+  m: number;
+  k: number;
+  n: number;
+}
 
-/** Runs `call` split over threads with `kernel` as the caller's share, or returns false having done nothing. */
+/**
+ * Runs `call` split over threads with `kernel` as the caller's share, or returns false having done
+ * nothing.
+ */
 export type DotSplitter = (kernel: MatmulTKernel, call: DotCall) => boolean;
 
 const align = (bytes: number) => Math.ceil(bytes / 16) * 16;
@@ -50,7 +68,10 @@ export class DotStore {
     private readonly budget: number,
   ) {}
 
-  /** A store on a shared memory where the engine allows one, else a plain one; null without relaxed SIMD. */
+  /**
+   * A store on a shared memory where the engine allows one, else a plain one; null without relaxed
+   * SIMD.
+   */
   static create(budget: number): DotStore | null {
     let memory: WebAssembly.Memory;
     let shared = typeof SharedArrayBuffer !== 'undefined';
@@ -74,10 +95,23 @@ export class DotStore {
    * `sources` by `fill` (which writes the copy into the view it is given) when there is none or a
    * source was assigned since; null when the budget is spent.
    */
-  weight(key: number, sources: tf.Variable[], numbers: number, fill: (into: Float32Array) => void): number | null {
+  weight(
+    key: number,
+    sources: tf.Variable[],
+    numbers: number,
+    fill: (into: Float32Array) => void,
+  ): number | null {
     const entry = this.copies.get(key);
-    if (entry && entry.numbers === numbers && sources.every((source, i) => source === entry.sources[i] && source.dataId === entry.dataIds[i])) return entry.offset;
-    for (const [id, other] of this.copies) if (other.sources.some((source) => source.isDisposed)) this.release(id);
+    if (
+      entry &&
+      entry.numbers === numbers &&
+      sources.every(
+        (source, i) => source === entry.sources[i] && source.dataId === entry.dataIds[i],
+      )
+    )
+      return entry.offset;
+    for (const [id, other] of this.copies)
+      if (other.sources.some((source) => source.isDisposed)) this.release(id);
     const current = this.copies.get(key); // (unless a source was disposed)
     let offset = current?.numbers === numbers ? current.offset : null; // same size: remade in place
     if (offset === null) {
@@ -88,7 +122,12 @@ export class DotStore {
       this.numbers += numbers;
     }
     fill(new Float32Array(this.memory.buffer, offset, numbers));
-    this.copies.set(key, { sources, dataIds: sources.map((source) => source.dataId), offset, numbers });
+    this.copies.set(key, {
+      sources,
+      dataIds: sources.map((source) => source.dataId),
+      offset,
+      numbers,
+    });
     return offset;
   }
 
@@ -111,13 +150,24 @@ export class DotStore {
    * `w` (n rows of k): A is copied in, the product runs (split by `split` when it takes it, else
    * here), C is copied out. `source` and `out` are views the caller made fresh (heaps move).
    */
-  product(source: () => Float32Array, aIndex: number, m: number, k: number, w: number, n: number, out: () => Float32Array, outIndex: number, split?: DotSplitter): void {
+  product(
+    source: () => Float32Array,
+    aIndex: number,
+    m: number,
+    k: number,
+    w: number,
+    n: number,
+    out: () => Float32Array,
+    outIndex: number,
+    split?: DotSplitter,
+  ): void {
     const bytesA = align(m * k * 4);
     const need = bytesA + m * n * 4;
     if (need > this.scratch.bytes) {
       if (this.scratch.bytes > 0) this.free.push(this.scratch);
       const offset = this.allocate(align(need));
-      if (offset === null) throw new Error(`dot products: no room for a ${m} x ${k} x ${n} product's operands`);
+      if (offset === null)
+        throw new Error(`dot products: no room for a ${m} x ${k} x ${n} product's operands`);
       this.scratch = { offset, bytes: align(need) };
     }
     const a = this.scratch.offset;
@@ -135,10 +185,15 @@ export class DotStore {
   rows(w: number, width: number, ids: Int32Array, out: Float32Array, outIndex: number): void {
     const source = new Float32Array(this.memory.buffer);
     const start = w / 4;
-    ids.forEach((id, i) => out.set(source.subarray(start + id * width, start + (id + 1) * width), outIndex + i * width));
+    ids.forEach((id, i) =>
+      out.set(source.subarray(start + id * width, start + (id + 1) * width), outIndex + i * width),
+    );
   }
 
-  /** A block of `bytes` (first fit among released blocks, else at the top, growing the memory); null past the maximum. */
+  /**
+   * A block of `bytes` (first fit among released blocks, else at the top, growing the memory); null
+   * past the maximum.
+   */
   private allocate(bytes: number): number | null {
     bytes = align(bytes);
     const i = this.free.findIndex((block) => block.bytes >= bytes);
@@ -171,7 +226,9 @@ const TRANSPOSED_BUDGET = 1 << 23;
 
 let store: DotStore | null | undefined;
 
-/** The store of decoding's transposed weight copies, made at first use; null without relaxed SIMD. */
+/**
+ * The store of decoding's transposed weight copies, made at first use; null without relaxed SIMD.
+ */
 export function dotStore(): DotStore | null {
   if (store === undefined) store = DotStore.create(TRANSPOSED_BUDGET);
   return store;
@@ -183,7 +240,9 @@ export function dotStore(): DotStore | null {
  * disposed; null when the budget is spent.
  */
 export function transposedWeight(w: tf.Variable): number | null {
-  return dotStore()!.weight(w.id, [w], w.size, (into) => copyInto(into, () => tf.transpose(w as tf.Tensor2D))); // the SIMD transpose (tfjs_wasm_overrides.ts)
+  return dotStore()!.weight(w.id, [w], w.size, (into) =>
+    copyInto(into, () => tf.transpose(w as tf.Tensor2D)),
+  ); // the SIMD transpose (tfjs_wasm_overrides.ts)
 }
 
 /**
@@ -193,8 +252,15 @@ export function transposedWeight(w: tf.Variable): number | null {
  * b's id and remade when any of the three is assigned (an optimizer step: new dataIds); null when
  * the budget is spent.
  */
-export function mergedTransposedWeight(w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): number | null {
-  return dotStore()!.weight(b.id, [w, a, b], w.size, (into) => copyInto(into, () => tf.transpose(tf.add(w, tf.mul(tf.matMul(a, b), scale)) as tf.Tensor2D)));
+export function mergedTransposedWeight(
+  w: tf.Variable,
+  a: tf.Variable,
+  b: tf.Variable,
+  scale: number,
+): number | null {
+  return dotStore()!.weight(b.id, [w, a, b], w.size, (into) =>
+    copyInto(into, () => tf.transpose(tf.add(w, tf.mul(tf.matMul(a, b), scale)) as tf.Tensor2D)),
+  );
 }
 
 /** Writes the tensor `make` returns (on the wasm backend) into `into`, then frees it. */
@@ -222,21 +288,41 @@ export function transposedWeightStats(): { copies: number; numbers: number } {
 
 const KERNEL_ROWS = 'AgenticRlDotStoreRows';
 
-/** Attributes of a row lookup: the table's copy in the store (byte offset), its rows (V) and width (D). */
-interface RowsAttrs { w: number; rows: number; width: number }
+/**
+ * Attributes of a row lookup: the table's copy in the store (byte offset), its rows (V) and width
+ * (D).
+ */
+interface RowsAttrs {
+  w: number;
+  rows: number;
+  width: number;
+}
 
 registerWasmKernel(KERNEL_ROWS, ({ inputs, attrs }, wasm) => {
   const { ids } = inputs as { ids: tf.TensorInfo };
   const { w, rows, width } = attrs as unknown as RowsAttrs;
   const picks = Int32Array.from(wasm.readSync(ids.dataId) as Int32Array);
-  for (const id of picks) if (!(id >= 0 && id < rows)) throw new Error(`embedding lookup: token id ${id} is not in [0, ${rows - 1}]`);
+  for (const id of picks)
+    if (!(id >= 0 && id < rows))
+      throw new Error(`embedding lookup: token id ${id} is not in [0, ${rows - 1}]`);
   const out = wasm.makeOutput([picks.length, width], 'float32');
-  dotStore()!.rows(w, width, picks, new Float32Array(wasmMemory(wasm)!.buffer), byteOffset(wasm, out) / 4);
+  dotStore()!.rows(
+    w,
+    width,
+    picks,
+    new Float32Array(wasmMemory(wasm)!.buffer),
+    byteOffset(wasm, out) / 4,
+  );
   return out;
 });
 
-/** Rows `ids` of the copy at byte `w` (a (rows, width) table's transposed copy) as a (N, width) tensor on wasm. */
+/**
+ * Rows `ids` of the copy at byte `w` (a (rows, width) table's transposed copy) as a (N, width)
+ * tensor on wasm.
+ */
 export function rowsOfCopy(ids: tf.Tensor1D, w: number, rows: number, width: number): tf.Tensor2D {
   const attrs: RowsAttrs = { w, rows, width };
-  return tf.engine().runKernel(KERNEL_ROWS, { ids }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+  return tf
+    .engine()
+    .runKernel(KERNEL_ROWS, { ids }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }

@@ -7,9 +7,14 @@ import * as tf from '@tensorflow/tfjs';
 import { simdMatMulActive, wasmHeap } from './matmul_dispatch.ts';
 import { registerWasmKernel } from './tfjs_wasm.ts';
 
-/** A float32 tensor of the given shape whose values are whatever the wasm allocator left there (wasm only). */
+/**
+ * A float32 tensor of the given shape whose values are whatever the wasm allocator left there (wasm
+ * only).
+ */
 const UNFILLED = 'AgenticRlUnfilled';
-registerWasmKernel(UNFILLED, ({ attrs }, wasm) => wasm.makeOutput((attrs as unknown as { shape: number[] }).shape, 'float32'));
+registerWasmKernel(UNFILLED, ({ attrs }, wasm) =>
+  wasm.makeOutput((attrs as unknown as { shape: number[] }).shape, 'float32'),
+);
 
 /**
  * x (1, ...) repeated `batch` times along axis 0, differentiable: the gradient sums the copies'.
@@ -29,7 +34,8 @@ export function repeatBatch(x: tf.Tensor, batch: number): tf.Tensor {
 /**
  * concat([a, b], 2) of (B, H, Sa, hd) and (B, H, Sb, hd), differentiable: a shared prefix's keys
  * before each sequence's own. On wasm both ways are copies inside the heap (joined): tfjs's
- * gradient (a split, tf.slice per piece) ran a JavaScript loop over every number of the 4-D gradient.
+ * gradient (a split, tf.slice per piece) ran a JavaScript loop over every number of the 4-D
+ * gradient.
  */
 export function concatTime(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
   if (!simdMatMulActive()) return tf.concat([a, b], 2);
@@ -43,11 +49,14 @@ export function concatTime(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
  * its gradient one into zeros), where tf.split's slices took ~0.4 ms for 700 x 192.
  */
 export function splitRows(x: tf.Tensor2D, first: number): [tf.Tensor2D, tf.Tensor2D] {
-  if (!simdMatMulActive()) return tf.split(x, [first, x.shape[0] - first], 0) as [tf.Tensor2D, tf.Tensor2D];
+  if (!simdMatMulActive())
+    return tf.split(x, [first, x.shape[0] - first], 0) as [tf.Tensor2D, tf.Tensor2D];
   return [rowRange(x, 0, first), rowRange(x, first, x.shape[0] - first)];
 }
 
-/** Rows [start, start + count) of x (N, D); the gradient is dy in those rows of zeros (wasm only). */
+/**
+ * Rows [start, start + count) of x (N, D); the gradient is dy in those rows of zeros (wasm only).
+ */
 function rowRange(x: tf.Tensor2D, start: number, count: number): tf.Tensor2D {
   const D = x.shape[1];
   const take = (input: tf.Tensor) => {
@@ -59,7 +68,8 @@ function rowRange(x: tf.Tensor2D, start: number, count: number): tf.Tensor2D {
   return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => ({
     value: take(args[0] as tf.Tensor),
     gradFunc: (dy: tf.Tensor) => {
-      // zeros outside the rows, set in the heap (tf.zeros builds them in JavaScript and uploads them)
+      // zeros outside the rows, set in the heap (tf.zeros builds them in JavaScript and uploads
+      // them)
       const dx = unfilled(x.shape);
       const heap = wasmHeap();
       const at = heap.index(dx);
@@ -71,7 +81,9 @@ function rowRange(x: tf.Tensor2D, start: number, count: number): tf.Tensor2D {
   }))(x) as tf.Tensor2D;
 }
 
-/** concat([a, b], 0) of (Na, D) and (Nb, D), differentiable (the gradient splits); see splitRows. */
+/**
+ * concat([a, b], 0) of (Na, D) and (Nb, D), differentiable (the gradient splits); see splitRows.
+ */
 export function concatRows(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   if (!simdMatMulActive()) return tf.concat([a, b], 0);
   return joined(a, b, 1, [a.shape[0] + b.shape[0], a.shape[1]]) as tf.Tensor2D;
@@ -101,7 +113,9 @@ function joined(a: tf.Tensor, b: tf.Tensor, outer: number, shape: number[]): tf.
   }))(a, b);
 }
 
-/** A float32 tensor of `shape` whose values are whatever the wasm allocator left there (wasm only). */
+/**
+ * A float32 tensor of `shape` whose values are whatever the wasm allocator left there (wasm only).
+ */
 export function unfilled(shape: number[]): tf.Tensor {
   return tf.engine().runKernel(UNFILLED, {}, { shape } as unknown as tf.NamedAttrMap) as tf.Tensor;
 }
@@ -110,7 +124,16 @@ export function unfilled(shape: number[]): tf.Tensor {
  * Copies `count` runs of `length` floats inside the wasm heap: run i starts at `fromOffset + i *
  * fromStride` in `from` and lands at `toOffset + i * toStride` in `to` (offsets in floats).
  */
-export function copySlices(from: tf.Tensor, fromOffset: number, fromStride: number, to: tf.Tensor, toOffset: number, toStride: number, count: number, length: number): void {
+export function copySlices(
+  from: tf.Tensor,
+  fromOffset: number,
+  fromStride: number,
+  to: tf.Tensor,
+  toOffset: number,
+  toStride: number,
+  count: number,
+  length: number,
+): void {
   const heap = wasmHeap(); // a fresh view: earlier allocations may have grown the heap
   const source = heap.index(from) + fromOffset;
   const target = heap.index(to) + toOffset;

@@ -9,23 +9,52 @@
 // helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, type MatmulKernel } from './simd_matmul.ts';
-import { ALL_K, instantiateMatmulAdd, instantiateMatmulCausal, instantiateMatmulTA, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
+import {
+  ALL_K,
+  instantiateMatmulAdd,
+  instantiateMatmulCausal,
+  instantiateMatmulTA,
+  type MatmulCausalKernel,
+  type MatmulTAKernel,
+} from './simd_matmul_variants.ts';
 import type { MatmulTKernel } from './simd_dot.ts';
 import { MatmulThreads } from './matmul_threads.ts';
 import { dotStore, rowsOfCopy, transposedWeight, type DotCall } from './decode_products.ts';
 import { installWasmOverrides } from './tfjs_wasm_overrides.ts';
 import { kernelCounts, switches } from './switches.ts';
-import { asWasm, byteOffset, registerWasmKernel, wasmMemory as memoryOf, type WasmBackendLike } from './tfjs_wasm.ts';
+import {
+  asWasm,
+  byteOffset,
+  registerWasmKernel,
+  wasmMemory as memoryOf,
+  type WasmBackendLike,
+} from './tfjs_wasm.ts';
 
-/** Both builds of the kernel on one memory, and the transposed-A, causal and accumulating ones; all but `plain` null without relaxed SIMD. */
-export interface Kernels { plain: MatmulKernel; fused: MatmulKernel | null; ta: MatmulTAKernel | null; causal: MatmulCausalKernel | null; add: MatmulKernel | null }
+/**
+ * Both builds of the kernel on one memory, and the transposed-A, causal and accumulating ones; all
+ * but `plain` null without relaxed SIMD.
+ */
+export interface Kernels {
+  plain: MatmulKernel;
+  fused: MatmulKernel | null;
+  ta: MatmulTAKernel | null;
+  causal: MatmulCausalKernel | null;
+  add: MatmulKernel | null;
+}
 
 const kernels = new WeakMap<WebAssembly.Memory, Kernels | null>();
 let available: boolean | undefined;
 
-/** Whether stridedMatMul's `causal` attributes take effect (the causal kernel serves the backend, and is on). */
+/**
+ * Whether stridedMatMul's `causal` attributes take effect (the causal kernel serves the backend,
+ * and is on).
+ */
 export function causalMatMulActive(): boolean {
-  return switches.causalSkipping && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.causal !== null;
+  return (
+    switches.causalSkipping &&
+    fusedMultiplyAddActive() &&
+    kernelsFor(asWasm(tf.backend()))!.causal !== null
+  );
 }
 
 let threads: MatmulThreads | null = null;
@@ -51,7 +80,9 @@ export function matmulThreadCount(): number {
   return threads?.threads ?? 1;
 }
 
-/** Tests: true makes the helpers hold off taking work, as late helpers would; false lets them go. */
+/**
+ * Tests: true makes the helpers hold off taking work, as late helpers would; false lets them go.
+ */
 export function holdMatmulHelpers(on: boolean): void {
   threads?.hold(on);
 }
@@ -60,9 +91,14 @@ export function holdMatmulHelpers(on: boolean): void {
  * For backward_pairs.ts: the kernels on `backend`'s heap and the helper threads (null: one
  * thread), or null where the fused kernel does not serve (no relaxed SIMD, or turned off).
  */
-export function fusedKernels(backend: WasmBackendLike): { kernels: Kernels; threads: MatmulThreads | null } | null {
+export function fusedKernels(
+  backend: WasmBackendLike,
+): { kernels: Kernels; threads: MatmulThreads | null } | null {
   if (!fusedMultiplyAddActive()) return null;
-  return { kernels: kernelsFor(backend)!, threads: threads && threads.threads > 1 ? threads : null };
+  return {
+    kernels: kernelsFor(backend)!,
+    threads: threads && threads.threads > 1 ? threads : null,
+  };
 }
 
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
@@ -86,29 +122,63 @@ const KERNEL = 'AgenticRlSimdStridedMatMul';
  * Attributes of the strided product: C (batch, m, n) = A[i] (m, k) @ B[i] (k, n), strides in
  * floats; `causal` (optional): the causal kernel's mode (1, 2; 0 or absent: none), period, offset.
  */
-interface StridedAttrs { batch: number; m: number; k: number; n: number; strideA: number; strideB: number; causal?: number; period?: number; offset?: number }
+interface StridedAttrs {
+  batch: number;
+  m: number;
+  k: number;
+  n: number;
+  strideA: number;
+  strideB: number;
+  causal?: number;
+  period?: number;
+  offset?: number;
+}
 
 registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-  const { batch, m, k, n, strideA, strideB, causal: mode = 0, period = 0, offset: keyOffset = 0 } = attrs as unknown as StridedAttrs;
+  const {
+    batch,
+    m,
+    k,
+    n,
+    strideA,
+    strideB,
+    causal: mode = 0,
+    period = 0,
+    offset: keyOffset = 0,
+  } = attrs as unknown as StridedAttrs;
   const size = (t: tf.TensorInfo) => t.shape.reduce((p, q) => p * q, 1);
   // The last matrix must end inside its operand: the kernel reads raw heap memory.
   if ((batch - 1) * strideA + m * k > size(a) || (batch - 1) * strideB + k * n > size(b)) {
-    throw new Error(`stridedMatMul: (${batch} x ${m} x ${k}) @ (${k} x ${n}) with strides ${strideA}, ${strideB} reads past operands of ${size(a)} and ${size(b)} numbers`);
+    throw new Error(
+      `stridedMatMul: (${batch} x ${m} x ${k}) @ (${k} x ${n}) with strides ${strideA}, ${strideB} reads past operands of ${size(a)} and ${size(b)} numbers`,
+    );
   }
   const out = wasm.makeOutput([batch, m, n], 'float32');
   // Offsets are read after makeOutput: the allocation may grow (and move views of) the heap.
   const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
   const { plain, fused, causal } = kernelsFor(wasm)!;
   const kernel = (switches.fusedMultiplyAdd && fused) || plain;
-  const call = { a: offset(a), b: offset(b), c: offset(out), batch, m, k, n, strideA: strideA * 4, strideB: strideB * 4 };
+  const call = {
+    a: offset(a),
+    b: offset(b),
+    c: offset(out),
+    batch,
+    m,
+    k,
+    n,
+    strideA: strideA * 4,
+    strideB: strideB * 4,
+  };
   // (not for one column: the plain kernel's matrix-vector path sums in another order)
   if (mode !== 0 && n > 1 && causal && kernel === fused && switches.causalSkipping) {
     const limits: [number, number, number] = [mode, period, keyOffset];
-    if (!threads?.run(causal, true, memoryOf(wasm)!, call, limits)) causal(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB, ...limits);
+    if (!threads?.run(causal, true, memoryOf(wasm)!, call, limits))
+      causal(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB, ...limits);
     return out;
   }
-  if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call)) kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
+  if (!threads?.run(kernel, kernel === fused, memoryOf(wasm)!, call))
+    kernel(call.a, call.b, call.c, batch, m, k, n, call.strideA, call.strideB);
   return out;
 });
 
@@ -118,12 +188,16 @@ registerWasmKernel(KERNEL_PAIR, ({ inputs }, wasm) => {
   const { a1, b1, a2, b2 } = inputs as Record<'a1' | 'b1' | 'a2' | 'b2', tf.TensorInfo>;
   const [m, k1] = a1.shape as [number, number];
   const [k2, n] = [a2.shape[1]!, b1.shape[1]!];
-  if (b1.shape[0] !== k1 || a2.shape[0] !== m || b2.shape[0] !== k2 || b2.shape[1] !== n) throw new Error(`matMulPair: shapes ${a1.shape} @ ${b1.shape} + ${a2.shape} @ ${b2.shape} do not fit`);
+  if (b1.shape[0] !== k1 || a2.shape[0] !== m || b2.shape[0] !== k2 || b2.shape[1] !== n)
+    throw new Error(
+      `matMulPair: shapes ${a1.shape} @ ${b1.shape} + ${a2.shape} @ ${b2.shape} do not fit`,
+    );
   const out = wasm.makeOutput([m, n], 'float32');
   const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
   const { fused, add } = kernelsFor(wasm)!;
   const call = { a: at(a1), b: at(b1), c: at(out), batch: 1, m, k: k1, n, strideA: 0, strideB: 0 };
-  if (!threads?.run(fused!, true, memoryOf(wasm)!, call)) fused!(call.a, call.b, call.c, 1, m, k1, n, 0, 0);
+  if (!threads?.run(fused!, true, memoryOf(wasm)!, call))
+    fused!(call.a, call.b, call.c, 1, m, k1, n, 0, 0);
   add!(at(a2), at(b2), at(out), 1, m, k2, n, 0, 0); // C += a2 @ b2, on this thread (k2 is a LoRA rank)
   return out;
 });
@@ -134,11 +208,23 @@ registerWasmKernel(KERNEL_PAIR, ({ inputs }, wasm) => {
  * product adds into the first's result (simd_matmul_variants.ts matmulAdd), the same bits as
  * tf.add(matMul2d(a1, b1), matMul2d(a2, b2)) without the add's pass over (m, n); else exactly that.
  */
-export function matMulPair(a1: tf.Tensor2D, b1: tf.Tensor2D, a2: tf.Tensor2D, b2: tf.Tensor2D): tf.Tensor2D {
+export function matMulPair(
+  a1: tf.Tensor2D,
+  b1: tf.Tensor2D,
+  a2: tf.Tensor2D,
+  b2: tf.Tensor2D,
+): tf.Tensor2D {
   const [m, k1] = a1.shape;
   const [k2, n] = [a2.shape[1], b1.shape[1]];
-  const fits = switches.pairKernel && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.add !== null
-    && m >= LINEAR_MIN_ROWS && k1 * n <= LINEAR_MAX_B && k2 * n <= LINEAR_MAX_B && !(b1 instanceof tf.Variable && m <= DOT_MAX_ROWS && tf.engine().state.gradientDepth === 0);
+  const fits =
+    switches.pairKernel &&
+    !tf.engine().isTapeOn() &&
+    fusedMultiplyAddActive() &&
+    kernelsFor(asWasm(tf.backend()))!.add !== null &&
+    m >= LINEAR_MIN_ROWS &&
+    k1 * n <= LINEAR_MAX_B &&
+    k2 * n <= LINEAR_MAX_B &&
+    !(b1 instanceof tf.Variable && m <= DOT_MAX_ROWS && tf.engine().state.gradientDepth === 0);
   if (!fits) return tf.tidy(() => tf.add(matMul2d(a1, b1), matMul2d(a2, b2)));
   return tf.engine().runKernel(KERNEL_PAIR, { a1, b1, a2, b2 }) as tf.Tensor2D;
 }
@@ -149,35 +235,70 @@ registerWasmKernel(KERNEL_TA, ({ inputs }, wasm) => {
   const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
   const [k, m] = a.shape as [number, number];
   const n = b.shape[1]!;
-  if (a.shape.length !== 2 || b.shape.length !== 2 || b.shape[0] !== k) throw new Error(`matMulTransposeA: shapes ${a.shape} and ${b.shape} do not multiply as a^T @ b`);
+  if (a.shape.length !== 2 || b.shape.length !== 2 || b.shape[0] !== k)
+    throw new Error(
+      `matMulTransposeA: shapes ${a.shape} and ${b.shape} do not multiply as a^T @ b`,
+    );
   const out = wasm.makeOutput([m, n], 'float32');
   const scratch = wasm.makeOutput([k, 4], 'float32'); // the kernel's packed block of A
   const ta = kernelsFor(wasm)!.ta!;
-  const call = { a: byteOffset(wasm, a), b: byteOffset(wasm, b), c: byteOffset(wasm, out), m, k, n, scratch: byteOffset(wasm, scratch) };
-  if (!threads?.runTA(ta, memoryOf(wasm)!, call)) ta(call.a, call.b, call.c, m, k, n, m, call.scratch, ALL_K);
+  const call = {
+    a: byteOffset(wasm, a),
+    b: byteOffset(wasm, b),
+    c: byteOffset(wasm, out),
+    m,
+    k,
+    n,
+    scratch: byteOffset(wasm, scratch),
+  };
+  if (!threads?.runTA(ta, memoryOf(wasm)!, call))
+    ta(call.a, call.b, call.c, m, k, n, m, call.scratch, ALL_K);
   wasm.disposeData(scratch.dataId);
   return out;
 });
 
 const KERNEL_T = 'AgenticRlSimdMatMulT';
 
-/** Attributes of the dot product: the weight's copy in the dot store (byte offset), its rows and columns. */
-interface DotAttrs { w: number; n: number; k: number }
+/**
+ * Attributes of the dot product: the weight's copy in the dot store (byte offset), its rows and
+ * columns.
+ */
+interface DotAttrs {
+  w: number;
+  n: number;
+  k: number;
+}
 
 registerWasmKernel(KERNEL_T, ({ inputs, attrs }, wasm) => {
   const { a } = inputs as { a: tf.TensorInfo };
   const { w, n, k } = attrs as unknown as DotAttrs;
   const [m, ka] = a.shape as [number, number];
-  if (a.shape.length !== 2 || ka !== k) throw new Error(`matMulTransposed: shape ${a.shape} does not multiply a weight of ${k} x ${n}`);
+  if (a.shape.length !== 2 || ka !== k)
+    throw new Error(`matMulTransposed: shape ${a.shape} does not multiply a weight of ${k} x ${n}`);
   const out = wasm.makeOutput([m, n], 'float32');
   const heap = () => new Float32Array(memoryOf(wasm)!.buffer);
   const pool = switches.dotProductThreads ? threads : null;
-  const split = pool ? (kernel: MatmulTKernel, call: DotCall) => pool.splitDot(kernel, call) : undefined;
-  dotStore()!.product(heap, byteOffset(wasm, a) / 4, m, k, w, n, heap, byteOffset(wasm, out) / 4, split);
+  const split = pool
+    ? (kernel: MatmulTKernel, call: DotCall) => pool.splitDot(kernel, call)
+    : undefined;
+  dotStore()!.product(
+    heap,
+    byteOffset(wasm, a) / 4,
+    m,
+    k,
+    w,
+    n,
+    heap,
+    byteOffset(wasm, out) / 4,
+    split,
+  );
   return out;
 });
 
-/** a (m, k) @ W for the (k, n) weight whose transposed copy sits at byte `w` of the dot store: the dot-product kernel. */
+/**
+ * a (m, k) @ W for the (k, n) weight whose transposed copy sits at byte `w` of the dot store: the
+ * dot-product kernel.
+ */
 export function productOnCopy(a: tf.Tensor2D, w: number, n: number, k: number): tf.Tensor2D {
   const attrs: DotAttrs = { w, n, k };
   return tf.engine().runKernel(KERNEL_T, { a }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
@@ -189,7 +310,9 @@ export function productOnCopy(a: tf.Tensor2D, w: number, n: number, k: number): 
  * copy. Wasm kernel only (check simdMatMulActive()); no gradient.
  */
 export function stridedMatMul(a: tf.Tensor, b: tf.Tensor, attrs: StridedAttrs): tf.Tensor3D {
-  return tf.engine().runKernel(KERNEL, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor3D;
+  return tf
+    .engine()
+    .runKernel(KERNEL, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor3D;
 }
 
 /**
@@ -210,14 +333,20 @@ export function simdMatMulActive(): boolean {
   return available;
 }
 
-/** Whether the dot-product kernel serves products with few rows (relaxed SIMD, and not turned off). */
+/**
+ * Whether the dot-product kernel serves products with few rows (relaxed SIMD, and not turned off).
+ */
 export function dotProductActive(): boolean {
   return switches.dotProductKernel && fusedMultiplyAddActive() && dotStore() !== null;
 }
 
 /** Whether the kernel's relaxed-SIMD (fused multiply-add) build serves the current backend. */
 export function fusedMultiplyAddActive(): boolean {
-  return switches.fusedMultiplyAdd && simdMatMulActive() && kernelsFor(asWasm(tf.backend()))!.fused !== null;
+  return (
+    switches.fusedMultiplyAdd &&
+    simdMatMulActive() &&
+    kernelsFor(asWasm(tf.backend()))!.fused !== null
+  );
 }
 
 /**
@@ -245,11 +374,12 @@ export const LINEAR_MIN_ROWS = 64;
 
 /**
  * Most rows for which a product outside a gradient computation (prefill, scoring without a
- * gradient) takes the dot-product kernel rather than the fused one. Measured on the bench model's 29
- * products with the helper thread: 64 rows 7.1 vs 9.8 ms, 128 rows 12.0 vs 14.2, 512 rows 49.7 vs
- * 52.8 (one thread: 11.4 vs 12.6, 22.8 vs 24.2, 93.8 vs 89.6). The resident copies save the fused
- * kernel's per-call copy of the weight into the helper's memory. A training step's products stay on
- * the fused kernel: its weights change every step, and their copies would be remade each time.
+ * gradient) takes the dot-product kernel rather than the fused one. Measured on the bench model's
+ * 29 products with the helper thread: 64 rows 7.1 vs 9.8 ms, 128 rows 12.0 vs 14.2, 512 rows 49.7
+ * vs 52.8 (one thread: 11.4 vs 12.6, 22.8 vs 24.2, 93.8 vs 89.6). The resident copies save the
+ * fused kernel's per-call copy of the weight into the helper's memory. A training step's products
+ * stay on the fused kernel: its weights change every step, and their copies would be remade each
+ * time.
  */
 const DOT_MAX_ROWS = 128;
 
@@ -260,14 +390,15 @@ const DOT_MAX_ROWS = 128;
 export const TRANSPOSED_MIN = 1 << 14;
 
 /**
- * Columns `ids` of the embedding `table` (D, V) as rows (N, D), read from its transposed copy in the
- * dot store (made once, like a weight's): whole rows of the copy rather than one number from each
- * of D rows of the table (~30 ns each, a cache miss apiece). For decoding: null under a gradient
- * computation, off wasm, without the dot-product kernel, for a table that is not a variable or
- * when the copies' budget is spent; the caller then gathers from the table.
+ * Columns `ids` of the embedding `table` (D, V) as rows (N, D), read from its transposed copy in
+ * the dot store (made once, like a weight's): whole rows of the copy rather than one number from
+ * each of D rows of the table (~30 ns each, a cache miss apiece). For decoding: null under a
+ * gradient computation, off wasm, without the dot-product kernel, for a table that is not a
+ * variable or when the copies' budget is spent; the caller then gathers from the table.
  */
 export function embeddingRows(table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D | null {
-  if (!(table instanceof tf.Variable) || tf.engine().state.gradientDepth > 0 || !dotProductActive()) return null;
+  if (!(table instanceof tf.Variable) || tf.engine().state.gradientDepth > 0 || !dotProductActive())
+    return null;
   const [width, rows] = table.shape;
   const copy = transposedWeight(table);
   if (copy === null) return null;
@@ -279,26 +410,37 @@ export function embeddingRows(table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D
  * products (inside customGrad, or with no gradient recorded). On wasm with relaxed SIMD: with at
  * least LINEAR_MIN_ROWS rows and b fitting in L2, the fused kernel; with fewer rows (decoding), or
  * up to DOT_MAX_ROWS outside a gradient computation (prefill), and b a model weight (a
- * tf.Variable), the dot-product kernel on b's transposed copy, which streams the weights once and in
- * order (1.5x XNNPACK at 8 rows; bench decode_batch8_tok_s). Otherwise
- * tf.matMul (XNNPACK), so without relaxed SIMD nothing changes.
+ * tf.Variable), the dot-product kernel on b's transposed copy, which streams the weights once and
+ * in order (1.5x XNNPACK at 8 rows; bench decode_batch8_tok_s). Otherwise tf.matMul (XNNPACK), so
+ * without relaxed SIMD nothing changes.
  */
 export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   const [m, k] = a.shape;
   const n = b.shape[1];
   if (tf.engine().isTapeOn() || !fusedMultiplyAddActive()) return tf.matMul(a, b);
-  if (b.shape[0] !== k) throw new Error(`matMul2d: shapes ${a.shape} and ${b.shape} do not multiply`);
-  // A customGrad's forward runs with the tape paused, so a training step is told by its gradient depth.
+  if (b.shape[0] !== k)
+    throw new Error(`matMul2d: shapes ${a.shape} and ${b.shape} do not multiply`);
+  // A customGrad's forward runs with the tape paused, so a training step is told by its gradient
+  // depth.
   const decoding = m <= DOT_MAX_ROWS && tf.engine().state.gradientDepth === 0;
   if (m < LINEAR_MIN_ROWS || decoding) {
-    const transposed = b instanceof tf.Variable && k * n >= TRANSPOSED_MIN && dotProductActive() ? transposedWeight(b) : null;
+    const transposed =
+      b instanceof tf.Variable && k * n >= TRANSPOSED_MIN && dotProductActive()
+        ? transposedWeight(b)
+        : null;
     if (transposed !== null) {
       return productOnCopy(a, transposed, n, k);
     }
     if (m < LINEAR_MIN_ROWS) return tf.matMul(a, b);
   }
   if (k * n > LINEAR_MAX_B) return tf.matMul(a, b);
-  return tf.tidy(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [m, n]) as tf.Tensor2D);
+  return tf.tidy(
+    () =>
+      tf.reshape(stridedMatMul(a, b, { batch: 1, m, k, n, strideA: 0, strideB: 0 }), [
+        m,
+        n,
+      ]) as tf.Tensor2D,
+  );
 }
 
 /**
@@ -311,8 +453,13 @@ export function matMul2d(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
 export function matMulTransposeA(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   const [k, m] = a.shape;
   const n = b.shape[1];
-  const direct = switches.transposeAKernel && !tf.engine().isTapeOn() && fusedMultiplyAddActive() && kernelsFor(asWasm(tf.backend()))!.ta !== null
-    && (m < LINEAR_MIN_ROWS || k * n <= LINEAR_MAX_B) && b.shape[0] === k;
+  const direct =
+    switches.transposeAKernel &&
+    !tf.engine().isTapeOn() &&
+    fusedMultiplyAddActive() &&
+    kernelsFor(asWasm(tf.backend()))!.ta !== null &&
+    (m < LINEAR_MIN_ROWS || k * n <= LINEAR_MAX_B) &&
+    b.shape[0] === k;
   if (!direct) return tf.tidy(() => matMul2d(tf.transpose(a), b));
   return tf.engine().runKernel(KERNEL_TA, { a, b }) as tf.Tensor2D;
 }

@@ -28,14 +28,19 @@ export const BUILD = 12;
 export const MAX_BLOCKS = 64;
 export const CONTROL_WORDS = TABLE + MAX_BLOCKS * ROW;
 
-/** Builds of the kernel a block runs: plain or fused matmul, DOT matmulT on the dot memory, TA matmulTA, CAUSAL matmulCausal (all others on the pool memory). */
+/**
+ * Builds of the kernel a block runs: plain or fused matmul, DOT matmulT on the dot memory, TA
+ * matmulTA, CAUSAL matmulCausal (all others on the pool memory).
+ */
 export const PLAIN = 0;
 export const FUSED = 1;
 export const DOT = 2;
 export const TA = 3;
 export const CAUSAL = 4;
 
-/** How long a helper (and the caller, for its helpers) spins before sleeping in Atomics.wait (ms). */
+/**
+ * How long a helper (and the caller, for its helpers) spins before sleeping in Atomics.wait (ms).
+ */
 export const SPIN_MS = 2;
 
 /**
@@ -82,18 +87,35 @@ const HELPER = `function helperMain(post, data) {
   }
 }`;
 
-/** What a helper gets to start: the pool memory and its kernels, the dot store's memory and its kernel. */
+/**
+ * What a helper gets to start: the pool memory and its kernels, the dot store's memory and its
+ * kernel.
+ */
 export interface HelperInit {
-  memory: WebAssembly.Memory; control: SharedArrayBuffer; plain: Uint8Array; fused: Uint8Array | null;
-  dotMemory: WebAssembly.Memory | null; dot: Uint8Array | null; ta: Uint8Array | null; causal: Uint8Array | null;
+  memory: WebAssembly.Memory;
+  control: SharedArrayBuffer;
+  plain: Uint8Array;
+  fused: Uint8Array | null;
+  dotMemory: WebAssembly.Memory | null;
+  dot: Uint8Array | null;
+  ta: Uint8Array | null;
+  causal: Uint8Array | null;
 }
 
 /** A started helper: terminate() ends it at once. */
-export interface Helper { terminate(): void }
+export interface Helper {
+  terminate(): void;
+}
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof (globalThis as { window?: unknown }).window === 'undefined';
+const isNode =
+  typeof process !== 'undefined' &&
+  !!process.versions?.node &&
+  typeof (globalThis as { window?: unknown }).window === 'undefined';
 
-/** Starts one helper thread (worker_threads in Node, a Worker from a blob elsewhere); resolves once its kernels are built. */
+/**
+ * Starts one helper thread (worker_threads in Node, a Worker from a blob elsewhere); resolves once
+ * its kernels are built.
+ */
 export async function spawn(init: HelperInit): Promise<Helper> {
   let helper: Helper;
   const ready = new Promise<void>((resolve, reject) => {
@@ -102,14 +124,17 @@ export async function spawn(init: HelperInit): Promise<Helper> {
 ${HELPER}
 parentPort.once('message', (data) => helperMain((m) => parentPort.postMessage(m), data));`;
       const specifier = 'node:worker_threads'; // kept from the browser bundle
-      import(/* @vite-ignore */ specifier).then(({ Worker }: typeof import('node:worker_threads')) => {
-        const worker = new Worker(source, { eval: true });
-        worker.unref(); // helpers never keep a process alive
-        worker.once('message', () => resolve());
-        worker.once('error', reject);
-        worker.postMessage(init);
-        helper = { terminate: () => void worker.terminate() };
-      }, reject);
+      import(/* @vite-ignore */ specifier).then(
+        ({ Worker }: typeof import('node:worker_threads')) => {
+          const worker = new Worker(source, { eval: true });
+          worker.unref(); // helpers never keep a process alive
+          worker.once('message', () => resolve());
+          worker.once('error', reject);
+          worker.postMessage(init);
+          helper = { terminate: () => void worker.terminate() };
+        },
+        reject,
+      );
     } else {
       const source = `${HELPER}
 self.onmessage = (event) => { self.onmessage = null; helperMain((m) => self.postMessage(m), event.data); };`;
@@ -117,7 +142,8 @@ self.onmessage = (event) => { self.onmessage = null; helperMain((m) => self.post
       const worker = new Worker(url);
       URL.revokeObjectURL(url);
       worker.onmessage = () => resolve();
-      worker.onerror = (event) => reject(new Error(event.message || 'matmul helper failed to start'));
+      worker.onerror = (event) =>
+        reject(new Error(event.message || 'matmul helper failed to start'));
       worker.postMessage(init);
       helper = { terminate: () => worker.terminate() };
     }
@@ -126,7 +152,10 @@ self.onmessage = (event) => { self.onmessage = null; helperMain((m) => self.post
   return helper!;
 }
 
-/** Whether this thread may block in Atomics.wait on shared memory (not a page's main thread, not without isolation). */
+/**
+ * Whether this thread may block in Atomics.wait on shared memory (not a page's main thread, not
+ * without isolation).
+ */
 export function canWait(): boolean {
   if (typeof SharedArrayBuffer === 'undefined') return false;
   try {

@@ -13,16 +13,43 @@
 // page (SharedArrayBuffer). The calling thread blocks in Atomics.wait, which a page's main thread
 // may not do: the trainer runs in a worker, and start() refuses where waiting throws.
 //
-// Decoding's products with few rows (decode_products.ts) are split too, by columns of C: their weights
-// stay resident in the dot store's shared memory, which every helper also maps, so only the rows
-// of A go in and every block runs in place. Those products take tens of microseconds, less than
-// waking a sleeping thread, so a helper spins for SPIN_MS after each product before it sleeps.
+// Decoding's products with few rows (decode_products.ts) are split too, by columns of C: their
+// weights stay resident in the dot store's shared memory, which every helper also maps, so only the
+// rows of A go in and every block runs in place. Those products take tens of microseconds, less
+// than waking a sleeping thread, so a helper spins for SPIN_MS after each product before it sleeps.
 import { simdMatmulModule, type MatmulKernel } from './simd_matmul.ts';
-import { ALL_K, simdMatmulCausalModule, simdMatmulTAModule, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
+import {
+  ALL_K,
+  simdMatmulCausalModule,
+  simdMatmulTAModule,
+  type MatmulCausalKernel,
+  type MatmulTAKernel,
+} from './simd_matmul_variants.ts';
 import { simdMatmulTModule, type MatmulTKernel } from './simd_dot.ts';
 import type { DotCall } from './decode_products.ts';
 import { kernelCounts } from './switches.ts';
-import { BUILD, canWait, CAUSAL, CONTROL_WORDS, DOT, FAILED, FINISHED, FUSED, GENERATION, HOLD, MAX_BLOCKS, NEXT, PLAIN, ROW, spawn, SPIN_MS, TA, TABLE, type Helper, type HelperInit } from './matmul_thread_code.ts';
+import {
+  BUILD,
+  canWait,
+  CAUSAL,
+  CONTROL_WORDS,
+  DOT,
+  FAILED,
+  FINISHED,
+  FUSED,
+  GENERATION,
+  HOLD,
+  MAX_BLOCKS,
+  NEXT,
+  PLAIN,
+  ROW,
+  spawn,
+  SPIN_MS,
+  TA,
+  TABLE,
+  type Helper,
+  type HelperInit,
+} from './matmul_thread_code.ts';
 
 /** Products below this many multiply-adds stay on one thread: waking a helper costs ~10-50 µs. */
 export const MIN_THREADED_MACS = 1 << 21;
@@ -50,26 +77,47 @@ const MAX_PAGES = 16384;
 const HELPER_DEADLINE_MS = 60_000;
 
 /** The operands of one kernel call, as the kernel takes them (byte pointers and strides). */
-export interface MatmulCall { a: number; b: number; c: number; batch: number; m: number; k: number; n: number; strideA: number; strideB: number }
+export interface MatmulCall {
+  a: number;
+  b: number;
+  c: number;
+  batch: number;
+  m: number;
+  k: number;
+  n: number;
+  strideA: number;
+  strideB: number;
+}
 
 /**
  * One block of a split product: the call a helper makes (12 arguments at most) with its build, the
  * same block computed in place by the caller instead, and, for a block a helper computed on the
  * pool, copying its C back (absent when it wrote C in place).
  */
-interface Block { args: number[]; build: number; here(): void; back?(): void }
+interface Block {
+  args: number[];
+  build: number;
+  here(): void;
+  back?(): void;
+}
 
 /**
  * The caller's share [0, first) and the queue's blocks [start, end) of `units` (rows, columns or
  * matrices) split over `parts` threads, `perHelper` blocks for each helper, every boundary a
  * multiple of `unit` (a kernel's tile).
  */
-function shares(units: number, parts: number, unit: number, perHelper = BLOCKS_PER_HELPER): { first: number; blocks: [number, number][] } {
+function shares(
+  units: number,
+  parts: number,
+  unit: number,
+  perHelper = BLOCKS_PER_HELPER,
+): { first: number; blocks: [number, number][] } {
   const first = Math.min(units, Math.ceil(units / parts / unit) * unit);
   const count = Math.min(MAX_BLOCKS, (parts - 1) * perHelper);
   const size = Math.max(unit, Math.ceil((units - first) / count / unit) * unit);
   const blocks: [number, number][] = [];
-  for (let start = first; start < units; start += size) blocks.push([start, Math.min(units, start + size)]);
+  for (let start = first; start < units; start += size)
+    blocks.push([start, Math.min(units, start + size)]);
   return { first, blocks };
 }
 
@@ -91,12 +139,15 @@ export class MatmulThreads {
   ) {}
 
   /**
-   * Starts `helpers` helper threads (the caller is one more), or returns null where threads
-   * cannot work (no shared memory, waiting not allowed, WebAssembly SIMD missing) or helpers <= 0.
-   * `dotMemory`: the dot store's memory (decode_products.ts), when it is shared; with it the helpers
-   * also take decoding's products (splitDot).
+   * Starts `helpers` helper threads (the caller is one more), or returns null where threads cannot
+   * work (no shared memory, waiting not allowed, WebAssembly SIMD missing) or helpers <= 0.
+   * `dotMemory`: the dot store's memory (decode_products.ts), when it is shared; with it the
+   * helpers also take decoding's products (splitDot).
    */
-  static async start(helpers: number, dotMemory: WebAssembly.Memory | null = null): Promise<MatmulThreads | null> {
+  static async start(
+    helpers: number,
+    dotMemory: WebAssembly.Memory | null = null,
+  ): Promise<MatmulThreads | null> {
     if (helpers <= 0 || !canWait()) return null;
     const plain = simdMatmulModule(false, true);
     if (!WebAssembly.validate(plain)) return null;
@@ -108,20 +159,41 @@ export class MatmulThreads {
     } catch {
       return null;
     }
-    const valid = (bytes: Uint8Array<ArrayBuffer> | null) => (bytes && WebAssembly.validate(bytes) ? bytes : null);
+    const valid = (bytes: Uint8Array<ArrayBuffer> | null) =>
+      bytes && WebAssembly.validate(bytes) ? bytes : null;
     const dot = valid(dotMemory && fused ? simdMatmulTModule(true) : null);
     const ta = valid(fused ? simdMatmulTAModule(true) : null);
     const causal = valid(fused ? simdMatmulCausalModule(true) : null);
     const control = new SharedArrayBuffer(CONTROL_WORDS * 4);
-    const init: HelperInit = { memory, control, plain, fused, dotMemory: dot ? dotMemory : null, dot, ta, causal };
+    const init: HelperInit = {
+      memory,
+      control,
+      plain,
+      fused,
+      dotMemory: dot ? dotMemory : null,
+      dot,
+      ta,
+      causal,
+    };
     const started = await Promise.allSettled(Array.from({ length: helpers }, () => spawn(init)));
     const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     if (ok.length < helpers) {
       for (const helper of ok) helper.terminate();
-      const failure = started.find((result) => result.status === 'rejected') as PromiseRejectedResult;
-      throw new Error(`matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`);
+      const failure = started.find(
+        (result) => result.status === 'rejected',
+      ) as PromiseRejectedResult;
+      throw new Error(
+        `matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`,
+      );
     }
-    return new MatmulThreads(memory, new Int32Array(control), ok, dot !== null, ta !== null, causal !== null);
+    return new MatmulThreads(
+      memory,
+      new Int32Array(control),
+      ok,
+      dot !== null,
+      ta !== null,
+      causal !== null,
+    );
   }
 
   /** Threads a product is split over: the helpers and the caller. */
@@ -136,13 +208,28 @@ export class MatmulThreads {
    * of rows would start mid-period). Returns false, having done nothing, for a product it does not
    * split (small, or strided other than packed); the caller then runs it on one thread.
    */
-  run(kernel: MatmulKernel | MatmulCausalKernel, fused: boolean, heap: WebAssembly.Memory, call: MatmulCall, causal: [number, number, number] | null = null): boolean {
+  run(
+    kernel: MatmulKernel | MatmulCausalKernel,
+    fused: boolean,
+    heap: WebAssembly.Memory,
+    call: MatmulCall,
+    causal: [number, number, number] | null = null,
+  ): boolean {
     const { batch, m, k, n } = call;
-    if (this.broken || batch * m * k * n < MIN_THREADED_MACS || (causal && (batch === 1 || !this.causal))) return false;
-    // One matrix: split its rows (multiples of 4, the kernel's row block). Several: split the batch,
-    // when the matrices are packed (A every m * k numbers, B every k * n or one shared B).
+    if (
+      this.broken ||
+      batch * m * k * n < MIN_THREADED_MACS ||
+      (causal && (batch === 1 || !this.causal))
+    )
+      return false;
+    // One matrix: split its rows (multiples of 4, the kernel's row block). Several: split the
+    // batch, when the matrices are packed (A every m * k numbers, B every k * n or one shared B).
     const byRows = batch === 1;
-    if (!byRows && (call.strideA !== m * k * 4 || (call.strideB !== 0 && call.strideB !== k * n * 4))) return false;
+    if (
+      !byRows &&
+      (call.strideA !== m * k * 4 || (call.strideB !== 0 && call.strideB !== k * n * 4))
+    )
+      return false;
     const { first, blocks } = shares(byRows ? m : batch, this.helpers.length + 1, byRows ? 4 : 1);
     if (blocks.length === 0) return false;
     const sharedB = byRows || call.strideB === 0;
@@ -153,9 +240,12 @@ export class MatmulThreads {
     let cursor = sharedB ? k * n : 0;
     const layout = blocks.map(([start, end]) => {
       const count = end - start;
-      const a = cursor; cursor += count * unitA;
-      const b = sharedB ? 0 : cursor; cursor += count * unitB;
-      const c = cursor; cursor += count * unitC;
+      const a = cursor;
+      cursor += count * unitA;
+      const b = sharedB ? 0 : cursor;
+      cursor += count * unitB;
+      const c = cursor;
+      cursor += count * unitC;
       return { start, count, a, b, c };
     });
     if (!this.reserve(cursor * 4)) return false;
@@ -167,12 +257,18 @@ export class MatmulThreads {
     const queue = layout.map(({ start, count, a, b, c }): Block => {
       pool.set(source.subarray(a0 + start * unitA, a0 + (start + count) * unitA), a);
       if (!sharedB) pool.set(source.subarray(b0 + start * unitB, b0 + (start + count) * unitB), b);
-      const args = byRows ? [a * 4, b * 4, c * 4, 1, count, k, n, 0, 0] : [a * 4, b * 4, c * 4, count, m, k, n, m * k * 4, sharedB ? 0 : k * n * 4];
+      const args = byRows
+        ? [a * 4, b * 4, c * 4, 1, count, k, n, 0, 0]
+        : [a * 4, b * 4, c * 4, count, m, k, n, m * k * 4, sharedB ? 0 : k * n * 4];
       return {
         args: [...args, ...limits],
         build,
         here: () => this.inPlace(kernel, call, byRows, start, count, limits),
-        back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + count * unitC), c0 + start * unitC),
+        back: () =>
+          new Float32Array(heap.buffer).set(
+            pool.subarray(c, c + count * unitC),
+            c0 + start * unitC,
+          ),
       };
     });
     this.share(() => this.inPlace(kernel, call, byRows, 0, first, limits), queue);
@@ -180,20 +276,44 @@ export class MatmulThreads {
   }
 
   /** Units [start, start + count) of a run() product, in place on the caller's heap. */
-  private inPlace(kernel: MatmulKernel | MatmulCausalKernel, call: MatmulCall, byRows: boolean, start: number, count: number, limits: number[]): void {
+  private inPlace(
+    kernel: MatmulKernel | MatmulCausalKernel,
+    call: MatmulCall,
+    byRows: boolean,
+    start: number,
+    count: number,
+    limits: number[],
+  ): void {
     const { a, b, c, m, k, n, strideA, strideB } = call;
-    if (byRows) (kernel as MatmulKernel)(a + start * k * 4, b, c + start * n * 4, 1, count, k, n, 0, 0);
-    else (kernel as (...args: number[]) => void)(a + start * strideA, b + start * strideB, c + start * m * n * 4, count, m, k, n, strideA, strideB, ...limits);
+    if (byRows)
+      (kernel as MatmulKernel)(a + start * k * 4, b, c + start * n * 4, 1, count, k, n, 0, 0);
+    else
+      (kernel as (...args: number[]) => void)(
+        a + start * strideA,
+        b + start * strideB,
+        c + start * m * n * 4,
+        count,
+        m,
+        k,
+        n,
+        strideA,
+        strideB,
+        ...limits,
+      );
   }
 
   /**
    * Splits C (m, n) = A^T @ B, A stored (k, m) on tfjs's heap (matmulTA), by rows of C: a block's
-   * share of A is a block of A's stored columns, read in place from a copy of all of A (lda = m);
-   * B goes in whole. `kernel` is the caller's matmulTA on `heap`. Returns false, having done
-   * nothing, when the helpers lack the kernel, the product is small, or it has under 64 rows (LoRA's
+   * share of A is a block of A's stored columns, read in place from a copy of all of A (lda = m); B
+   * goes in whole. `kernel` is the caller's matmulTA on `heap`. Returns false, having done nothing,
+   * when the helpers lack the kernel, the product is small, or it has under 64 rows (LoRA's
    * factors: copying B then costs about what the helper saves); the caller then runs it alone.
    */
-  runTA(kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number }): boolean {
+  runTA(
+    kernel: MatmulTAKernel,
+    heap: WebAssembly.Memory,
+    call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number },
+  ): boolean {
     const { m, k, n } = call;
     if (this.broken || !this.ta || m * k * n < MIN_THREADED_MACS || m < 64) return false;
     const { first, blocks } = shares(m, this.helpers.length + 1, 4);
@@ -203,8 +323,10 @@ export class MatmulThreads {
     const layout = blocks.map(([start, end]) => {
       const count = end - start;
       const a = k * n + start; // the block's first column of A (A's rows are m apart)
-      const c = cursor; cursor += count * n;
-      const scratch = cursor; cursor += k * 4;
+      const c = cursor;
+      cursor += count * n;
+      const scratch = cursor;
+      cursor += k * 4;
       return { start, count, a, c, scratch };
     });
     if (!this.reserve(cursor * 4)) return false;
@@ -219,8 +341,20 @@ export class MatmulThreads {
       return {
         args: [a * 4, 0, c * 4, count, k, n, m, scratch * 4, ALL_K],
         build: TA,
-        here: () => kernel(call.a + start * 4, call.b, call.c + start * n * 4, count, k, n, m, call.scratch, ALL_K),
-        back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + count * n), c0 + start * n),
+        here: () =>
+          kernel(
+            call.a + start * 4,
+            call.b,
+            call.c + start * n * 4,
+            count,
+            k,
+            n,
+            m,
+            call.scratch,
+            ALL_K,
+          ),
+        back: () =>
+          new Float32Array(heap.buffer).set(pool.subarray(c, c + count * n), c0 + start * n),
       };
     });
     this.share(() => kernel(call.a, call.b, call.c, first, k, n, m, call.scratch, ALL_K), queue);
@@ -233,12 +367,37 @@ export class MatmulThreads {
    * the rest one matrix a block on copies in the pool. Returns false, having done nothing, when the
    * helpers lack the kernel, the product is small, or the pool cannot hold it.
    */
-  runTABatch(kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; batch: number; m: number; k: number; n: number; scratch: number; kOffset: number }): boolean {
+  runTABatch(
+    kernel: MatmulTAKernel,
+    heap: WebAssembly.Memory,
+    call: {
+      a: number;
+      b: number;
+      c: number;
+      batch: number;
+      m: number;
+      k: number;
+      n: number;
+      scratch: number;
+      kOffset: number;
+    },
+  ): boolean {
     const { batch, m, k, n, kOffset } = call;
     if (this.broken || !this.ta || batch < 2 || batch * m * k * n < MIN_THREADED_MACS) return false;
     const first = Math.ceil(batch / (this.helpers.length + 1));
     const [unitA, unitB, unitC] = [k * m, k * n, m * n];
-    const here = (i: number) => kernel(call.a + i * unitA * 4, call.b + i * unitB * 4, call.c + i * unitC * 4, m, k, n, m, call.scratch, kOffset);
+    const here = (i: number) =>
+      kernel(
+        call.a + i * unitA * 4,
+        call.b + i * unitB * 4,
+        call.c + i * unitC * 4,
+        m,
+        k,
+        n,
+        m,
+        call.scratch,
+        kOffset,
+      );
     // pool layout (floats): per matrix its A, B, C and scratch
     const size = unitA + unitB + unitC + k * 4;
     if (batch - first > MAX_BLOCKS || !this.reserve((batch - first) * size * 4)) return false;
@@ -246,17 +405,25 @@ export class MatmulThreads {
     const pool = new Float32Array(this.memory.buffer);
     const queue = Array.from({ length: batch - first }, (_, q): Block => {
       const i = first + q;
-      const [a, b, c, scratch] = [q * size, q * size + unitA, q * size + unitA + unitB, q * size + unitA + unitB + unitC];
+      const [a, b, c, scratch] = [
+        q * size,
+        q * size + unitA,
+        q * size + unitA + unitB,
+        q * size + unitA + unitB + unitC,
+      ];
       pool.set(source.subarray(call.a / 4 + i * unitA, call.a / 4 + (i + 1) * unitA), a);
       pool.set(source.subarray(call.b / 4 + i * unitB, call.b / 4 + (i + 1) * unitB), b);
       return {
         args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4, kOffset],
         build: TA,
         here: () => here(i),
-        back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + unitC), call.c / 4 + i * unitC),
+        back: () =>
+          new Float32Array(heap.buffer).set(pool.subarray(c, c + unitC), call.c / 4 + i * unitC),
       };
     });
-    this.share(() => { for (let i = 0; i < first; i++) here(i); }, queue);
+    this.share(() => {
+      for (let i = 0; i < first; i++) here(i);
+    }, queue);
     return true;
   }
 
@@ -269,7 +436,12 @@ export class MatmulThreads {
    * split (whose copies and hand-offs cost ~15% of a step's products). Returns false, having done
    * nothing, when the helpers lack the kernel or the pool cannot hold the operands.
    */
-  runBeside(own: () => void, kernel: MatmulTAKernel, heap: WebAssembly.Memory, call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number }): boolean {
+  runBeside(
+    own: () => void,
+    kernel: MatmulTAKernel,
+    heap: WebAssembly.Memory,
+    call: { a: number; b: number; c: number; m: number; k: number; n: number; scratch: number },
+  ): boolean {
     const { m, k, n } = call;
     if (this.broken || !this.ta) return false;
     // pool layout (floats): B, A, C, scratch
@@ -279,12 +451,14 @@ export class MatmulThreads {
     const pool = new Float32Array(this.memory.buffer);
     pool.set(source.subarray(call.b / 4, call.b / 4 + k * n), b);
     pool.set(source.subarray(call.a / 4, call.a / 4 + k * m), a);
-    this.share(own, [{
-      args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4, ALL_K],
-      build: TA,
-      here: () => kernel(call.a, call.b, call.c, m, k, n, m, call.scratch, ALL_K),
-      back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + m * n), call.c / 4),
-    }]);
+    this.share(own, [
+      {
+        args: [a * 4, b * 4, c * 4, m, k, n, m, scratch * 4, ALL_K],
+        build: TA,
+        here: () => kernel(call.a, call.b, call.c, m, k, n, m, call.scratch, ALL_K),
+        back: () => new Float32Array(heap.buffer).set(pool.subarray(c, c + m * n), call.c / 4),
+      },
+    ]);
     return true;
   }
 
@@ -340,14 +514,24 @@ export class MatmulThreads {
     kernelCounts.splitProducts++; // tests: that large products are split, small ones not
   }
 
-  /** Waits until `count` blocks have finished: spinning SPIN_MS, then sleeping; fails the pool after HELPER_DEADLINE_MS. */
+  /**
+   * Waits until `count` blocks have finished: spinning SPIN_MS, then sleeping; fails the pool after
+   * HELPER_DEADLINE_MS.
+   */
   private awaitFinished(count: number): void {
     const words = this.control;
     const spinUntil = performance.now() + SPIN_MS;
-    for (let spins = 1; Atomics.load(words, FINISHED) !== count && ((spins++ & 255) !== 0 || performance.now() < spinUntil););
+    for (
+      let spins = 1;
+      Atomics.load(words, FINISHED) !== count &&
+      ((spins++ & 255) !== 0 || performance.now() < spinUntil);
+    );
     const deadline = performance.now() + HELPER_DEADLINE_MS;
-    for (let finished; (finished = Atomics.load(words, FINISHED)) !== count;) {
-      if (performance.now() > deadline) this.fail(`a matmul helper thread did not answer in ${HELPER_DEADLINE_MS / 1000} s`);
+    for (;;) {
+      const finished = Atomics.load(words, FINISHED);
+      if (finished === count) break;
+      if (performance.now() > deadline)
+        this.fail(`a matmul helper thread did not answer in ${HELPER_DEADLINE_MS / 1000} s`);
       Atomics.wait(words, FINISHED, finished, 100);
     }
   }

@@ -20,7 +20,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, f32Bits, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
-import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import {
+  asWasm,
+  byteOffset,
+  heapModule,
+  registerWasmKernel,
+  type WasmBackendLike,
+} from './tfjs_wasm.ts';
 import { switches } from './switches.ts';
 
 /**
@@ -30,14 +36,24 @@ import { switches } from './switches.ts';
  */
 function attendBody(): Body {
   const f = new Body(13);
-  const [pq, pk, pv, pbias, pout, scratch, BH, HKV, R, S, CAP, HD, SCALE] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const [pq, pk, pv, pbias, pout, scratch, BH, HKV, R, S, CAP, HD, SCALE] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+  ];
   const i32 = () => f.local(I32);
   const v128 = () => f.local(V128);
   const [bh, r, j, d, rowBytes, kBase, vBase] = [i32(), i32(), i32(), i32(), i32(), i32(), i32()];
   const [biasRow, qRow, scores, scoresEnd, at, end] = [i32(), i32(), i32(), i32(), i32(), i32()];
   const kp = Array.from({ length: 4 }, i32);
   const acc = Array.from({ length: 8 }, v128);
-  const [vq, scale, vmax, weight, total, low, keep] = [v128(), v128(), v128(), v128(), v128(), v128(), v128()];
+  const [vq, scale, vmax, weight, total, low, keep] = [
+    v128(),
+    v128(),
+    v128(),
+    v128(),
+    v128(),
+    v128(),
+    v128(),
+  ];
   const [s, max, inv] = [f.local(F32), f.local(F32), f.local(F32)];
   const exp = new VectorExp(f, -87, 0);
   const zero = (local: number) => f.v128Const(V128_ZERO).set(local);
@@ -67,13 +83,21 @@ function attendBody(): Body {
       // scores: keys j .. j + n - 1 against the query, n accumulators; the running max
       f.f32Const(-Infinity).set(max);
       const scoreRows = (n: number) => {
-        for (let i = 0; i < n; i++) f.get(kBase).get(j).i32(i).i32Add().get(rowBytes).i32Mul().i32Add().set(kp[i]!);
+        for (let i = 0; i < n; i++)
+          f.get(kBase).get(j).i32(i).i32Add().get(rowBytes).i32Mul().i32Add().set(kp[i]!);
         for (let i = 0; i < n; i++) zero(acc[i]!);
         f.i32(0).set(d);
         f.whileLoop(f.lessThan(d, rowBytes), () => {
           f.get(scratch).get(d).i32Add().v128Load().set(vq);
           for (let i = 0; i < n; i++) {
-            f.get(kp[i]!).get(d).i32Add().v128Load().get(vq).get(acc[i]!).f32x4RelaxedMadd().set(acc[i]!); // acc + K q
+            f.get(kp[i]!)
+              .get(d)
+              .i32Add()
+              .v128Load()
+              .get(vq)
+              .get(acc[i]!)
+              .f32x4RelaxedMadd()
+              .set(acc[i]!); // acc + K q
           }
           f.addConst(d, 16);
         });
@@ -86,10 +110,19 @@ function attendBody(): Body {
         }
       };
       f.i32(0).set(j);
-      f.whileLoop(f.fits(j, 4, S), () => { scoreRows(4); f.addConst(j, 4); });
-      f.whileLoop(f.lessThan(j, S), () => { scoreRows(1); f.addConst(j, 1); });
+      f.whileLoop(f.fits(j, 4, S), () => {
+        scoreRows(4);
+        f.addConst(j, 4);
+      });
+      f.whileLoop(f.lessThan(j, S), () => {
+        scoreRows(1);
+        f.addConst(j, 1);
+      });
       // padding to a whole vector: weights exp(-87), nothing at float32's resolution of the sum
-      for (let i = 0; i < 3; i++) f.get(scoresEnd).f32Const(-Infinity).f32Store(4 * i);
+      for (let i = 0; i < 3; i++)
+        f.get(scoresEnd)
+          .f32Const(-Infinity)
+          .f32Store(4 * i);
       // weights exp(s - max) in place and their total, then divided by it
       f.get(max).f32x4Splat().set(vmax);
       zero(total);
@@ -115,7 +148,8 @@ function attendBody(): Body {
         f.v128Store();
         f.addConst(at, 16);
       });
-      // context: out[d .. d + 4n) = sum over keys of weight * V[key, d .. d + 4n), n vectors a block
+      // context: out[d .. d + 4n) = sum over keys of weight * V[key, d .. d + 4n), n vectors a
+      // block
       const contextBlock = (n: number) => {
         for (let i = 0; i < n; i++) zero(acc[i]!);
         f.get(vBase).get(d).i32Add().set(at);
@@ -123,10 +157,29 @@ function attendBody(): Body {
         f.i32(0).set(j);
         f.whileLoop(f.lessThan(j, S), () => {
           f.get(end).f32Load().f32x4Splat().set(weight); // weight j in all lanes
-          for (let i = 0; i < n; i++) f.get(weight).get(at).v128Load(16 * i).get(acc[i]!).f32x4RelaxedMadd().set(acc[i]!);
+          for (let i = 0; i < n; i++)
+            f.get(weight)
+              .get(at)
+              .v128Load(16 * i)
+              .get(acc[i]!)
+              .f32x4RelaxedMadd()
+              .set(acc[i]!);
           f.addTo(at, rowBytes).addConst(end, 4).addConst(j, 1);
         });
-        for (let i = 0; i < n; i++) f.get(pout).get(bh).get(R).i32Mul().get(r).i32Add().get(rowBytes).i32Mul().i32Add().get(d).i32Add().get(acc[i]!).v128Store(16 * i);
+        for (let i = 0; i < n; i++)
+          f.get(pout)
+            .get(bh)
+            .get(R)
+            .i32Mul()
+            .get(r)
+            .i32Add()
+            .get(rowBytes)
+            .i32Mul()
+            .i32Add()
+            .get(d)
+            .i32Add()
+            .get(acc[i]!)
+            .v128Store(16 * i);
         f.addConst(d, 16 * n);
       };
       f.i32(0).set(d);
@@ -147,34 +200,76 @@ export function simdDecodeAttentionModule(): Uint8Array<ArrayBuffer> {
 type Attend = (...args: number[]) => void;
 
 function attendFor(backend: WasmBackendLike): Attend | null {
-  return (heapModule(backend, 'decodeAttention', simdDecodeAttentionModule)?.attend as Attend | undefined) ?? null;
+  return (
+    (heapModule(backend, 'decodeAttention', simdDecodeAttentionModule)?.attend as
+      | Attend
+      | undefined) ?? null
+  );
 }
 
 const KERNEL = 'AgenticRlDecodeAttention';
 
 /** Attributes: cached positions S and the scale of the query (1 / sqrt(hd)). */
-interface Attrs { length: number; scale: number }
+interface Attrs {
+  length: number;
+  scale: number;
+}
 
 registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
-  const { query, keys, values, bias } = inputs as Record<'query' | 'keys' | 'values' | 'bias', tf.TensorInfo>;
+  const { query, keys, values, bias } = inputs as Record<
+    'query' | 'keys' | 'values' | 'bias',
+    tf.TensorInfo
+  >;
   const { length: S, scale } = attrs as unknown as Attrs;
   const [B, Hkv, R, hd] = query.shape as [number, number, number, number];
   const capacity = keys.shape[2]!;
-  if (query.shape.length !== 4 || keys.shape.join() !== values.shape.join() || keys.shape[0] !== B || keys.shape[1] !== Hkv || keys.shape[3] !== hd
-    || hd % 4 !== 0 || !(S >= 1 && S <= capacity) || bias.shape.reduce((a, b) => a * b, 1) !== B * S) {
-    throw new Error(`decodeAttention: query [${query.shape}], cache [${keys.shape}] and [${values.shape}], bias [${bias.shape}] for ${S} positions do not fit`);
+  if (
+    query.shape.length !== 4 ||
+    keys.shape.join() !== values.shape.join() ||
+    keys.shape[0] !== B ||
+    keys.shape[1] !== Hkv ||
+    keys.shape[3] !== hd ||
+    hd % 4 !== 0 ||
+    !(S >= 1 && S <= capacity) ||
+    bias.shape.reduce((a, b) => a * b, 1) !== B * S
+  ) {
+    throw new Error(
+      `decodeAttention: query [${query.shape}], cache [${keys.shape}] and [${values.shape}], bias [${bias.shape}] for ${S} positions do not fit`,
+    );
   }
   const out = wasm.makeOutput([B, Hkv, R, hd], 'float32');
   const scratch = wasm.makeOutput([hd + S + 4], 'float32');
   const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after both allocations: one may grow the heap
-  attendFor(wasm)!(at(query), at(keys), at(values), at(bias), at(out), at(scratch), B * Hkv, Hkv, R, S, capacity, hd, f32Bits(scale));
+  attendFor(wasm)!(
+    at(query),
+    at(keys),
+    at(values),
+    at(bias),
+    at(out),
+    at(scratch),
+    B * Hkv,
+    Hkv,
+    R,
+    S,
+    capacity,
+    hd,
+    f32Bits(scale),
+  );
   wasm.disposeData(scratch.dataId);
   return out;
 });
 
-/** Whether decodeAttention serves a head width of `hd` on the current backend (wasm with relaxed SIMD, hd a multiple of 4). */
+/**
+ * Whether decodeAttention serves a head width of `hd` on the current backend (wasm with relaxed
+ * SIMD, hd a multiple of 4).
+ */
 export function decodeAttentionActive(hd: number): boolean {
-  return switches.decodeAttention && hd % 4 === 0 && tf.getBackend() === 'wasm' && attendFor(asWasm(tf.backend())) !== null;
+  return (
+    switches.decodeAttention &&
+    hd % 4 === 0 &&
+    tf.getBackend() === 'wasm' &&
+    attendFor(asWasm(tf.backend())) !== null
+  );
 }
 
 /**
@@ -182,7 +277,20 @@ export function decodeAttentionActive(hd: number): boolean {
  * first S of `capacity` slots of `keys` and `values` (B, Hkv, capacity, hd), with `bias` (B, S)
  * numbers (one mask row a sequence): (B, Hkv, R, hd). Wasm only; no gradient.
  */
-export function decodeAttention(query: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, bias: tf.Tensor, length: number, scale: number): tf.Tensor4D {
+export function decodeAttention(
+  query: tf.Tensor,
+  keys: tf.Tensor,
+  values: tf.Tensor,
+  bias: tf.Tensor,
+  length: number,
+  scale: number,
+): tf.Tensor4D {
   const attrs: Attrs = { length, scale };
-  return tf.engine().runKernel(KERNEL, { query, keys, values, bias }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor4D;
+  return tf
+    .engine()
+    .runKernel(
+      KERNEL,
+      { query, keys, values, bias },
+      attrs as unknown as tf.NamedAttrMap,
+    ) as tf.Tensor4D;
 }

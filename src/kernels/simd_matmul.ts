@@ -54,13 +54,16 @@ const DEPTH = 512;
  */
 export function matmulBody(fma: boolean, transA = false, causal = false, accumulate = false): Body {
   const f = new Body(causal ? 12 : 9);
-  // transA: matmulTA(a, b, c, M, K, N, lda, scratch, kOffset), one matrix, A stored transposed; batch and
-  // strides are locals (1, 0, 0) so the loops below serve both.
-  const [pa, pb, pc, batch, M, K, N, strideA, strideB] = transA ? [0, 1, 2, f.local(I32), 3, 4, 5, f.local(I32), f.local(I32)] : [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  // transA: matmulTA(a, b, c, M, K, N, lda, scratch, kOffset), one matrix, A stored transposed;
+  // batch and strides are locals (1, 0, 0) so the loops below serve both.
+  const [pa, pb, pc, batch, M, K, N, strideA, strideB] = transA
+    ? [0, 1, 2, f.local(I32), 3, 4, 5, f.local(I32), f.local(I32)]
+    : [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const [lda, scratch] = [6, 7]; // transA only: A's stored rows (one per k) lda numbers apart; K * 16 bytes to pack into
   // transA only: kOffset, row i of C takes k from max(0, i - kOffset) (a row block: from its first
   // row's): for A with A[k, i] = 0 when i > k + kOffset (attention's dS and P under a causal mask,
-  // transposed: dK = dS^T Q, dV = P^T dC), whose skipped terms are 0 * finite. A kOffset >= M: all k.
+  // transposed: dK = dS^T Q, dV = P^T dC), whose skipped terms are 0 * finite. A kOffset >= M: all
+  // k.
   const KOFFSET = 8;
   const rowA = f.local(I32); // bytes from one row of A to the next: K * 4, or 4 when transA
   const stepA = f.local(I32); // bytes from A[i, k] to A[i, k + 1] (transA: lda * 4, or 16 packed)
@@ -84,7 +87,8 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   const [tFirst, tLast] = causal ? [f.local(I32), f.local(I32)] : [0, 0];
   const rowB = f.local(I32); // N * 4 (also a row of C)
   // Column panels: C's columns [panel, panelEnd) for all rows, then the next panel, so the part of
-  // B the row blocks stream (K x panel width) stays in L2 when all of B would not (see PANEL_FLOATS).
+  // B the row blocks stream (K x panel width) stays in L2 when all of B would not (see
+  // PANEL_FLOATS).
   const panel = f.local(I32);
   const panelEnd = f.local(I32);
   const width = f.local(I32); // panel width in columns
@@ -98,18 +102,37 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   const out = f.local(I32);
   const av = f.local(V128);
   const bv = Array.from({ length: VECTORS }, () => f.local(V128));
-  const acc = Array.from({ length: ROWS }, () => Array.from({ length: VECTORS }, () => f.local(V128)));
+  const acc = Array.from({ length: ROWS }, () =>
+    Array.from({ length: VECTORS }, () => f.local(V128)),
+  );
   const sum = f.local(F32);
   const sums = Array.from({ length: ROWS }, () => f.local(F32));
 
-  const lessThan = (a: () => void, b: number) => () => { a(); f.get(b).i32LtU(); };
-  const atMost = (a: () => void, b: number) => () => { a(); f.get(b).i32LeU(); };
-  const plus = (local: number, constant: number) => () => { f.get(local).i32(constant).i32Add(); };
-  const value = (local: number) => () => { f.get(local); };
+  const lessThan = (a: () => void, b: number) => () => {
+    a();
+    f.get(b).i32LtU();
+  };
+  const atMost = (a: () => void, b: number) => () => {
+    a();
+    f.get(b).i32LeU();
+  };
+  const plus = (local: number, constant: number) => () => {
+    f.get(local).i32(constant).i32Add();
+  };
+  const value = (local: number) => () => {
+    f.get(local);
+  };
   // acc += x * y for the two f32x4 operands `operands` pushes: relaxed_madd(x, y, acc) in the fused
   // build, f32x4.mul then f32x4.add in the plain one.
   const multiplyAdd = (accumulator: number, operands: () => void) => {
-    if (fma) { operands(); f.get(accumulator).f32x4RelaxedMadd(); } else { f.get(accumulator); operands(); f.f32x4Mul().f32x4Add(); }
+    if (fma) {
+      operands();
+      f.get(accumulator).f32x4RelaxedMadd();
+    } else {
+      f.get(accumulator);
+      operands();
+      f.f32x4Mul().f32x4Add();
+    }
     f.set(accumulator);
   };
 
@@ -119,7 +142,13 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   // (kBlocks: from column kStart of A)
   const rowStarts = (rows: number) => {
     for (let r = 0; r < rows; r++) {
-      f.get(transA ? baseA : pa).get(i).i32(r).i32Add().get(rowA).i32Mul().i32Add();
+      f.get(transA ? baseA : pa)
+        .get(i)
+        .i32(r)
+        .i32Add()
+        .get(rowA)
+        .i32Mul()
+        .i32Add();
       if (kBlocks) f.get(kStart).i32(2).i32Shl().i32Add();
       if (transA) f.get(kStart).get(stepA).i32Mul().i32Add();
       f.set(rowPtr[r]!);
@@ -135,28 +164,57 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   };
   // (kBlocks) `first` for the first depth block, `carried` for the next ones
   const fromStart = (first: () => void, carried: () => void) => {
-    if (kBlocks) f.ifElse(() => { f.get(kStart).i32Eqz(); }, first, carried);
+    if (kBlocks)
+      f.ifElse(
+        () => {
+          f.get(kStart).i32Eqz();
+        },
+        first,
+        carried,
+      );
     else first();
   };
   // out = pc + (i + r) * rowB + j * 4
   const outAt = (r: number) => {
-    f.get(pc).get(i).i32(r).i32Add().get(rowB).i32Mul().i32Add().get(j).i32(2).i32Shl().i32Add().set(out);
+    f.get(pc)
+      .get(i)
+      .i32(r)
+      .i32Add()
+      .get(rowB)
+      .i32Mul()
+      .i32Add()
+      .get(j)
+      .i32(2)
+      .i32Shl()
+      .i32Add()
+      .set(out);
   };
 
   // A block of `rows` x (4 * vectors) outputs, accumulated over all K in registers.
   const block = (rows: number, vectors: number) => {
-    fromStart(() => {
-      for (let r = 0; r < rows; r++) for (let v = 0; v < vectors; v++) f.v128Const(V128_ZERO).set(acc[r]![v]!);
-    }, () => { // the sums so far, as the previous depth block stored them
-      for (let r = 0; r < rows; r++) {
-        outAt(r);
-        for (let v = 0; v < vectors; v++) f.get(out).v128Load(16 * v).set(acc[r]![v]!);
-      }
-    });
+    fromStart(
+      () => {
+        for (let r = 0; r < rows; r++)
+          for (let v = 0; v < vectors; v++) f.v128Const(V128_ZERO).set(acc[r]![v]!);
+      },
+      () => {
+        // the sums so far, as the previous depth block stored them
+        for (let r = 0; r < rows; r++) {
+          outAt(r);
+          for (let v = 0; v < vectors; v++)
+            f.get(out)
+              .v128Load(16 * v)
+              .set(acc[r]![v]!);
+        }
+      },
+    );
     rowStarts(rows);
     columnStart();
     f.whileLoop(lessThan(value(k), kEnd), () => {
-      for (let v = 0; v < vectors; v++) f.get(q).v128Load(16 * v).set(bv[v]!);
+      for (let v = 0; v < vectors; v++)
+        f.get(q)
+          .v128Load(16 * v)
+          .set(bv[v]!);
       for (let r = 0; r < rows; r++) {
         f.get(rowPtr[r]!).v128Load32Splat().set(av); // A[i+r, k] in all lanes
         for (let v = 0; v < vectors; v++) {
@@ -182,7 +240,15 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   const column = (rows: number) => {
     rowStarts(rows);
     for (let r = 0; r < rows; r++) {
-      fromStart(() => { f.f32Const(0).set(sum); }, () => { outAt(r); f.get(out).f32Load().set(sum); }); // 0, or the sum so far
+      fromStart(
+        () => {
+          f.f32Const(0).set(sum);
+        },
+        () => {
+          outAt(r);
+          f.get(out).f32Load().set(sum);
+        },
+      ); // 0, or the sum so far
       columnStart();
       f.whileLoop(lessThan(value(k), kEnd), () => {
         f.get(sum).get(rowPtr[r]!).f32Load().get(q).f32Load().f32Mul().f32Add().set(sum); // sum += A * B
@@ -218,19 +284,22 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
       for (let lane = 1; lane < 4; lane++) f.get(acc[r]![0]!).f32x4ExtractLane(lane).f32Add();
       f.set(sums[r]!);
     }
-    f.whileLoop(lessThan(value(k), K), () => { // the last K % 4 terms
+    f.whileLoop(lessThan(value(k), K), () => {
+      // the last K % 4 terms
       for (let r = 0; r < rows; r++) {
         f.get(sums[r]!).get(rowPtr[r]!).f32Load().get(q).f32Load().f32Mul().f32Add().set(sums[r]!);
         f.addConst(rowPtr[r]!, 4);
       }
       f.addConst(q, 4).addConst(k, 1);
     });
-    for (let r = 0; r < rows; r++) f.get(pc).get(i).i32(r).i32Add().i32(2).i32Shl().i32Add().get(sums[r]!).f32Store(); // C[i + r] = sum
+    for (let r = 0; r < rows; r++)
+      f.get(pc).get(i).i32(r).i32Add().i32(2).i32Shl().i32Add().get(sums[r]!).f32Store(); // C[i + r] = sum
   };
 
   // transA: A[i .. i + 3, k] for every k, 16 bytes apart in the stored A (a cache line apiece),
-  // packed into scratch as 16 contiguous bytes per k; rowStarts and nextA then read the packed copy.
-  // One 16-byte load and store per k, against 2 * N / 8 multiply-adds per k over the block's columns.
+  // packed into scratch as 16 contiguous bytes per k; rowStarts and nextA then read the packed
+  // copy. One 16-byte load and store per k, against 2 * N / 8 multiply-adds per k over the block's
+  // columns.
   const packRows = () => {
     f.get(pa).get(i).i32(2).i32Shl().i32Add().set(q).get(scratch).set(out).i32(0).set(k); // q = pa + i * 4
     f.whileLoop(lessThan(value(k), K), () => {
@@ -239,7 +308,9 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
     });
     f.get(scratch).get(i).i32(2).i32Shl().i32Sub().set(baseA).i32(16).set(stepA); // baseA = scratch - i * 4
   };
-  const unpacked = () => { f.get(pa).set(baseA).get(lda).i32(2).i32Shl().set(stepA); };
+  const unpacked = () => {
+    f.get(pa).set(baseA).get(lda).i32(2).i32Shl().set(stepA);
+  };
 
   // All columns for `rows` rows starting at row i.
   const rows = (count: number) => {
@@ -248,37 +319,97 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
       if (count === ROWS) packRows();
       // kStart = i > kOffset ? i - kOffset : 0 (signed: a kOffset past M leaves 0)
       f.i32(0).set(kStart);
-      f.ifElse(() => { f.get(i).get(KOFFSET).i32GtS(); }, () => { f.get(i).get(KOFFSET).i32Sub().set(kStart); }, () => {});
+      f.ifElse(
+        () => {
+          f.get(i).get(KOFFSET).i32GtS();
+        },
+        () => {
+          f.get(i).get(KOFFSET).i32Sub().set(kStart);
+        },
+        () => {},
+      );
     }
     if (causal) causalLimits(count);
     f.get(panel).set(j);
     // (causal: and j < colEnd; i32.and of the two tests)
-    const below = (cond: () => void) => (causal ? () => { cond(); f.get(j).get(colEnd).i32LtU().i32And(); } : cond);
-    f.whileLoop(below(atMost(plus(j, 4 * VECTORS), panelEnd)), () => { block(count, VECTORS); f.addConst(j, 4 * VECTORS); });
-    f.whileLoop(below(atMost(plus(j, 4), panelEnd)), () => { block(count, 1); f.addConst(j, 4); });
-    f.whileLoop(below(lessThan(value(j), panelEnd)), () => { column(count); f.addConst(j, 1); });
+    const below = (cond: () => void) =>
+      causal
+        ? () => {
+            cond();
+            f.get(j).get(colEnd).i32LtU().i32And();
+          }
+        : cond;
+    f.whileLoop(below(atMost(plus(j, 4 * VECTORS), panelEnd)), () => {
+      block(count, VECTORS);
+      f.addConst(j, 4 * VECTORS);
+    });
+    f.whileLoop(below(atMost(plus(j, 4), panelEnd)), () => {
+      block(count, 1);
+      f.addConst(j, 4);
+    });
+    f.whileLoop(below(lessThan(value(j), panelEnd)), () => {
+      column(count);
+      f.addConst(j, 1);
+    });
     if (causal) {
-      f.whileLoop(lessThan(value(j), panelEnd), () => { // mode 1: the columns past the block's visible keys, 0
-        for (let r = 0; r < count; r++) { outAt(r); f.get(out).f32Const(0).f32Store(); }
+      f.whileLoop(lessThan(value(j), panelEnd), () => {
+        // mode 1: the columns past the block's visible keys, 0
+        for (let r = 0; r < count; r++) {
+          outAt(r);
+          f.get(out).f32Const(0).f32Store();
+        }
         f.addConst(j, 1);
       });
     }
   };
 
-  // causal: the last visible key of rows i .. i + count - 1, limit = max (t mod period) + offset + 1,
-  // clamped to N (mode 1, colEnd) or K (mode 2, kEnd); the other bound stays whole.
+  // causal: the last visible key of rows i .. i + count - 1, limit = max (t mod period) + offset +
+  // 1, clamped to N (mode 1, colEnd) or K (mode 2, kEnd); the other bound stays whole.
   function causalLimits(count: number): void {
     f.get(i).get(PERIOD).i32RemU().set(tFirst);
-    f.get(tFirst).i32(count - 1).i32Add().set(tLast);
+    f.get(tFirst)
+      .i32(count - 1)
+      .i32Add()
+      .set(tLast);
     // a block that wraps past a period boundary sees up to period - 1
-    f.ifElse(() => { f.get(tLast).get(PERIOD).i32GeU(); }, () => { f.get(PERIOD).i32(1).i32Sub().set(tLast); }, () => {});
+    f.ifElse(
+      () => {
+        f.get(tLast).get(PERIOD).i32GeU();
+      },
+      () => {
+        f.get(PERIOD).i32(1).i32Sub().set(tLast);
+      },
+      () => {},
+    );
     f.get(tLast).get(OFFSET).i32Add().i32(1).i32Add().set(tLast); // the limit
     f.get(panelEnd).set(colEnd).get(K).set(kEnd);
-    f.ifElse(() => { f.get(MODE).i32(1).i32Eq(); }, () => {
-      f.ifElse(() => { f.get(tLast).get(panelEnd).i32LtU(); }, () => { f.get(tLast).set(colEnd); }, () => {});
-    }, () => {
-      f.ifElse(() => { f.get(tLast).get(K).i32LtU(); }, () => { f.get(tLast).set(kEnd); }, () => {});
-    });
+    f.ifElse(
+      () => {
+        f.get(MODE).i32(1).i32Eq();
+      },
+      () => {
+        f.ifElse(
+          () => {
+            f.get(tLast).get(panelEnd).i32LtU();
+          },
+          () => {
+            f.get(tLast).set(colEnd);
+          },
+          () => {},
+        );
+      },
+      () => {
+        f.ifElse(
+          () => {
+            f.get(tLast).get(K).i32LtU();
+          },
+          () => {
+            f.get(tLast).set(kEnd);
+          },
+          () => {},
+        );
+      },
+    );
   }
 
   if (transA) {
@@ -294,14 +425,37 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
   // all columns at once
   f.get(N).set(width);
   if (!causal) {
-    f.ifElse(() => { f.get(K).get(N).i32Mul().i32(PANEL_MIN_B).i32GtU(); }, () => {
-      f.i32(PANEL_FLOATS).get(K).i32DivU().i32(-8).i32And().set(width);
-      f.ifElse(() => { f.get(width).i32(8).i32LtU(); }, () => { f.i32(8).set(width); }, () => {});
-    }, () => {});
+    f.ifElse(
+      () => {
+        f.get(K).get(N).i32Mul().i32(PANEL_MIN_B).i32GtU();
+      },
+      () => {
+        f.i32(PANEL_FLOATS).get(K).i32DivU().i32(-8).i32And().set(width);
+        f.ifElse(
+          () => {
+            f.get(width).i32(8).i32LtU();
+          },
+          () => {
+            f.i32(8).set(width);
+          },
+          () => {},
+        );
+      },
+      () => {},
+    );
   }
-  if (kBlocks) { // depth = K up to DEPTH_MIN, else DEPTH
+  if (kBlocks) {
+    // depth = K up to DEPTH_MIN, else DEPTH
     f.get(K).set(depth);
-    f.ifElse(() => { f.get(K).i32(DEPTH_MIN).i32GtU(); }, () => { f.i32(DEPTH).set(depth); }, () => {});
+    f.ifElse(
+      () => {
+        f.get(K).i32(DEPTH_MIN).i32GtU();
+      },
+      () => {
+        f.i32(DEPTH).set(depth);
+      },
+      () => {},
+    );
   }
   f.i32(0).set(bi);
   f.whileLoop(lessThan(value(bi), batch), () => {
@@ -309,17 +463,39 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
       f.i32(0).set(panel);
       f.whileLoop(lessThan(value(panel), N), () => {
         f.get(panel).get(width).i32Add().set(panelEnd);
-        f.ifElse(() => { f.get(panelEnd).get(N).i32GtU(); }, () => { f.get(N).set(panelEnd); }, () => {});
+        f.ifElse(
+          () => {
+            f.get(panelEnd).get(N).i32GtU();
+          },
+          () => {
+            f.get(N).set(panelEnd);
+          },
+          () => {},
+        );
         const allBlocks = () => {
           f.i32(0).set(i);
-          f.whileLoop(atMost(plus(i, ROWS), M), () => { rows(ROWS); f.addConst(i, ROWS); });
-          f.whileLoop(lessThan(value(i), M), () => { rows(1); f.addConst(i, 1); });
+          f.whileLoop(atMost(plus(i, ROWS), M), () => {
+            rows(ROWS);
+            f.addConst(i, ROWS);
+          });
+          f.whileLoop(lessThan(value(i), M), () => {
+            rows(1);
+            f.addConst(i, 1);
+          });
         };
         if (kBlocks) {
           f.i32(0).set(kStart);
           f.whileLoop(lessThan(value(kStart), K), () => {
             f.get(kStart).get(depth).i32Add().set(kStop);
-            f.ifElse(() => { f.get(kStop).get(K).i32GtU(); }, () => { f.get(K).set(kStop); }, () => {});
+            f.ifElse(
+              () => {
+                f.get(kStop).get(K).i32GtU();
+              },
+              () => {
+                f.get(K).set(kStop);
+              },
+              () => {},
+            );
             allBlocks();
             f.get(kStop).set(kStart);
           });
@@ -327,13 +503,26 @@ export function matmulBody(fma: boolean, transA = false, causal = false, accumul
         f.get(panelEnd).set(panel);
       });
     };
-    if (transA || causal || accumulate) allRows(); // no matrix-vector path: A's rows are not contiguous, the limits apply by blocks, or C is added to
+    if (transA || causal || accumulate)
+      allRows(); // no matrix-vector path: A's rows are not contiguous, the limits apply by blocks, or C is added to
     else {
-      f.ifElse(() => { f.get(N).i32(1).i32Eq(); }, () => {
-        f.i32(0).set(i);
-        f.whileLoop(atMost(plus(i, ROWS), M), () => { dots(ROWS); f.addConst(i, ROWS); });
-        f.whileLoop(lessThan(value(i), M), () => { dots(1); f.addConst(i, 1); });
-      }, allRows);
+      f.ifElse(
+        () => {
+          f.get(N).i32(1).i32Eq();
+        },
+        () => {
+          f.i32(0).set(i);
+          f.whileLoop(atMost(plus(i, ROWS), M), () => {
+            dots(ROWS);
+            f.addConst(i, ROWS);
+          });
+          f.whileLoop(lessThan(value(i), M), () => {
+            dots(1);
+            f.addConst(i, 1);
+          });
+        },
+        allRows,
+      );
     }
     f.addTo(pa, strideA).addTo(pb, strideB).addTo(pc, matC).addConst(bi, 1);
   });
@@ -348,16 +537,38 @@ export function simdMatmulModule(fma = false, shared = false): Uint8Array<ArrayB
   return moduleBytes([{ name: 'matmul', params: 9, body: matmulBody(fma) }], shared);
 }
 
-/** The kernel bound to a memory: matmul(a, b, c, batch, M, K, N, strideA, strideB), byte pointers. */
-export type MatmulKernel = (a: number, b: number, c: number, batch: number, m: number, k: number, n: number, strideA: number, strideB: number) => void;
+/**
+ * The kernel bound to a memory: matmul(a, b, c, batch, M, K, N, strideA, strideB), byte pointers.
+ */
+export type MatmulKernel = (
+  a: number,
+  b: number,
+  c: number,
+  batch: number,
+  m: number,
+  k: number,
+  n: number,
+  strideA: number,
+  strideB: number,
+) => void;
 
-/** Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`, relaxed SIMD) is unavailable. */
+/**
+ * Instantiates the kernel on `memory`, or returns null where WebAssembly SIMD (or, for `fma`,
+ * relaxed SIMD) is unavailable.
+ */
 export function instantiateMatmul(memory: WebAssembly.Memory, fma = false): MatmulKernel | null {
   return exported(simdMatmulModule(fma), memory, 'matmul') as MatmulKernel | null;
 }
 
-/** Instantiates module `bytes` on `memory` and returns its export `name`, or null where the engine cannot validate it. */
-export function exported(bytes: Uint8Array<ArrayBuffer>, memory: WebAssembly.Memory, name: string): unknown {
+/**
+ * Instantiates module `bytes` on `memory` and returns its export `name`, or null where the engine
+ * cannot validate it.
+ */
+export function exported(
+  bytes: Uint8Array<ArrayBuffer>,
+  memory: WebAssembly.Memory,
+  name: string,
+): unknown {
   if (!WebAssembly.validate(bytes)) return null;
   return new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports[name];
 }

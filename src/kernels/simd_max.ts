@@ -1,9 +1,9 @@
-// The largest number of each row, as one WebAssembly SIMD pass on tfjs-wasm's heap. Why: the
-// output head's log-partition takes two row maxima of a (C, V) chunk (the logits' and the
-// softmax's, ops.ts logPartition), and tfjs-wasm's Max ran at ~1.3 ns a number (2.6 ms of the
-// bench's training step for two of 512 x 2000). A NaN anywhere in a row gives NaN (tfjs-wasm's loop
-// skipped a NaN unless it came first); otherwise the same number as tfjs-wasm's, the largest, except
-// that of a row whose largest numbers are +0 and -0 either may come back.
+// The largest number of each row, as one WebAssembly SIMD pass on tfjs-wasm's heap. Why: the output
+// head's log-partition takes two row maxima of a (C, V) chunk (the logits' and the softmax's,
+// ops.ts logPartition), and tfjs-wasm's Max ran at ~1.3 ns a number (2.6 ms of the bench's training
+// step for two of 512 x 2000). A NaN anywhere in a row gives NaN (tfjs-wasm's loop skipped a NaN
+// unless it came first); otherwise the same number as tfjs-wasm's, the largest, except that of a
+// row whose largest numbers are +0 and -0 either may come back.
 import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 
 /**
@@ -24,7 +24,9 @@ function rowMaxBody(): Body {
   const x = f.local(V128);
   const nan = f.local(V128);
   const top = f.local(F32);
-  const upTo = (multiple: number, local: number) => { f.get(src).get(cols).i32(-multiple).i32And().i32(2).i32Shl().i32Add().set(local); }; // src + (cols & -multiple) * 4
+  const upTo = (multiple: number, local: number) => {
+    f.get(src).get(cols).i32(-multiple).i32And().i32(2).i32Shl().i32Add().set(local);
+  }; // src + (cols & -multiple) * 4
   // best[v] = pmax(best[v], x); nan |= (x != x)
   const take = (v: number) => {
     f.get(best[v]!).get(x).f32x4Pmax().set(best[v]!); // best < x ? x : best
@@ -39,22 +41,37 @@ function rowMaxBody(): Body {
     f.v128Const(V128_ZERO).set(nan);
     f.get(src).set(at);
     f.whileLoop(f.lessThan(at, wideEnd), () => {
-      for (let v = 0; v < 4; v++) { f.get(at).v128Load(16 * v).set(x); take(v); }
+      for (let v = 0; v < 4; v++) {
+        f.get(at)
+          .v128Load(16 * v)
+          .set(x);
+        take(v);
+      }
       f.addConst(at, 64);
     });
     f.whileLoop(f.lessThan(at, vecEnd), () => {
-      f.get(at).v128Load().set(x); take(0);
+      f.get(at).v128Load().set(x);
+      take(0);
       f.addConst(at, 16);
     });
     for (let v = 1; v < 4; v++) f.get(best[0]!).get(best[v]!).f32x4Pmax().set(best[0]!);
     f.get(best[0]!).f32x4ExtractLane(0);
     for (let lane = 1; lane < 4; lane++) f.get(best[0]!).f32x4ExtractLane(lane).f32Max();
     f.set(top);
-    f.whileLoop(f.lessThan(at, end), () => { // the tail, in f32.max (which propagates NaN)
+    f.whileLoop(f.lessThan(at, end), () => {
+      // the tail, in f32.max (which propagates NaN)
       f.get(top).get(at).f32Load().f32Max().set(top);
       f.addConst(at, 4);
     });
-    f.ifElse(() => { f.get(nan).v128AnyTrue(); }, () => { f.f32Const(NaN).set(top); }, () => {}); // a NaN lane anywhere: NaN
+    f.ifElse(
+      () => {
+        f.get(nan).v128AnyTrue();
+      },
+      () => {
+        f.f32Const(NaN).set(top);
+      },
+      () => {},
+    ); // a NaN lane anywhere: NaN
     f.get(dst).get(top).f32Store();
     f.get(end).set(src).addConst(dst, 4).addConst(row, 1);
   });
@@ -66,5 +83,7 @@ export function simdMaxModule(): Uint8Array<ArrayBuffer> {
   return moduleBytes([{ name: 'rowMax', params: 4, body: rowMaxBody() }]);
 }
 
-/** rowMax(src, dst, rows, cols): dst[r] = the largest of row r of src (rows x cols); byte pointers. */
+/**
+ * rowMax(src, dst, rows, cols): dst[r] = the largest of row r of src (rows x cols); byte pointers.
+ */
 export type RowMaxKernel = (src: number, dst: number, rows: number, cols: number) => void;

@@ -3,10 +3,10 @@
 // ops (autograd's softmax gradient) it is a multiply, a sum, a subtract and another multiply, each
 // a full pass over (B, H, T, S) numbers: 15 ms for 4 x 4 x 481 x 481, against 2 ms fused; for the
 // page's update (LoRA, micro-batches of 4 sequences of up to ~480 tokens) the ops were ~250 ms of
-// ~4.6 s of kernels. Why the forward: tf.add(scores, mask) and tf.softmax are two passes over
-// every number, the hidden half of a causal mask's included; the fused pass reads the visible keys
-// only and keeps four exps in flight: 4 x 4 x 480 x 480 causal 12.3 -> 3.5 ms (a first version,
-// one exp at a time, over every key, took 14 ms against the ops' 6, and was dropped).
+// ~4.6 s of kernels. Why the forward: tf.add(scores, mask) and tf.softmax are two passes over every
+// number, the hidden half of a causal mask's included; the fused pass reads the visible keys only
+// and keeps four exps in flight: 4 x 4 x 480 x 480 causal 12.3 -> 3.5 ms (a first version, one exp
+// at a time, over every key, took 14 ms against the ops' 6, and was dropped).
 //
 //   forward: max and sum four lanes at a time, exp from simd_exp.ts (a few float32 ulps): within
 //   ~5e-7 of the ops, not bit for bit; hidden keys exactly 0 (tested against float64 and the ops)
@@ -15,20 +15,39 @@
 import * as tf from '@tensorflow/tfjs';
 import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { splatF32, VectorExp } from './simd_exp.ts';
-import { asWasm, byteOffset, heapModule, registerWasmKernel, type WasmBackendLike } from './tfjs_wasm.ts';
+import {
+  asWasm,
+  byteOffset,
+  heapModule,
+  registerWasmKernel,
+  type WasmBackendLike,
+} from './tfjs_wasm.ts';
 import { switches } from './switches.ts';
 
-/** The loop over rows: `perRow()` sees `vecEnd` (bytes of whole vectors) and `end` (bytes of a row). */
-function rowLoop(f: Body, rows: number, cols: number, pointers: number[], perRow: (vecEnd: number, end: number) => void): void {
+/**
+ * The loop over rows: `perRow()` sees `vecEnd` (bytes of whole vectors) and `end` (bytes of a row).
+ */
+function rowLoop(
+  f: Body,
+  rows: number,
+  cols: number,
+  pointers: number[],
+  perRow: (vecEnd: number, end: number) => void,
+): void {
   const [row, vecEnd, end] = [f.local(I32), f.local(I32), f.local(I32)];
   f.get(cols).i32(2).i32Shl().set(end); // cols * 4
   f.get(end).i32(-16).i32And().set(vecEnd); // & ~15
   f.i32(0).set(row);
-  f.whileLoop(() => { f.get(row).get(rows).i32LtU(); }, () => {
-    perRow(vecEnd, end);
-    for (const p of pointers) f.addTo(p, end);
-    f.addConst(row, 1);
-  });
+  f.whileLoop(
+    () => {
+      f.get(row).get(rows).i32LtU();
+    },
+    () => {
+      perRow(vecEnd, end);
+      for (const p of pointers) f.addTo(p, end);
+      f.addConst(row, 1);
+    },
+  );
 }
 
 /** `local = ((l0 + l1) + l2) + l3` of the f32x4 `vector`. */
@@ -39,9 +58,25 @@ function laneSum(f: Body, vector: number, local: number): void {
 }
 
 /** Loops `at` over [from, to) in steps of `step` bytes. */
-function span(f: Body, at: number, from: () => void, to: number, step: number, body: () => void): void {
-  from(); f.set(at);
-  f.whileLoop(() => { f.get(at).get(to).i32LtU(); }, () => { body(); f.addConst(at, step); });
+function span(
+  f: Body,
+  at: number,
+  from: () => void,
+  to: number,
+  step: number,
+  body: () => void,
+): void {
+  from();
+  f.set(at);
+  f.whileLoop(
+    () => {
+      f.get(at).get(to).i32LtU();
+    },
+    () => {
+      body();
+      f.addConst(at, step);
+    },
+  );
 }
 
 /** `softmaxGrad(p, dp, ds, rows, cols)`: ds = p (dp - Σ p dp) by rows; byte pointers. */
@@ -55,16 +90,60 @@ function backwardBody(): Body {
   const loadS = (p: number) => f.get(p).get(at).i32Add().f32Load();
   rowLoop(f, rows, cols, [pp, pdp, pds], (vecEnd, end) => {
     f.v128Const(V128_ZERO).set(acc);
-    span(f, at, () => f.i32(0), vecEnd, 16, () => { f.get(acc); load(pp); load(pdp); f.f32x4Mul().f32x4Add().set(acc); });
+    span(
+      f,
+      at,
+      () => f.i32(0),
+      vecEnd,
+      16,
+      () => {
+        f.get(acc);
+        load(pp);
+        load(pdp);
+        f.f32x4Mul().f32x4Add().set(acc);
+      },
+    );
     laneSum(f, acc, dot);
-    span(f, at, () => f.get(vecEnd), end, 4, () => { f.get(dot); loadS(pp); loadS(pdp); f.f32Mul().f32Add().set(dot); });
+    span(
+      f,
+      at,
+      () => f.get(vecEnd),
+      end,
+      4,
+      () => {
+        f.get(dot);
+        loadS(pp);
+        loadS(pdp);
+        f.f32Mul().f32Add().set(dot);
+      },
+    );
     f.get(dot).f32x4Splat().set(dotV);
-    span(f, at, () => f.i32(0), vecEnd, 16, () => {
-      f.get(pds).get(at).i32Add(); load(pp); load(pdp); f.get(dotV).f32x4Sub().f32x4Mul().v128Store();
-    });
-    span(f, at, () => f.get(vecEnd), end, 4, () => {
-      f.get(pds).get(at).i32Add(); loadS(pp); loadS(pdp); f.get(dot).f32Sub().f32Mul().f32Store();
-    });
+    span(
+      f,
+      at,
+      () => f.i32(0),
+      vecEnd,
+      16,
+      () => {
+        f.get(pds).get(at).i32Add();
+        load(pp);
+        load(pdp);
+        f.get(dotV).f32x4Sub().f32x4Mul().v128Store();
+      },
+    );
+    span(
+      f,
+      at,
+      () => f.get(vecEnd),
+      end,
+      4,
+      () => {
+        f.get(pds).get(at).i32Add();
+        loadS(pp);
+        loadS(pdp);
+        f.get(dot).f32Sub().f32Mul().f32Store();
+      },
+    );
   });
   return f;
 }
@@ -83,7 +162,17 @@ function forwardBody(): Body {
   const f = new Body(9);
   const [ps, pm, pout, rows, T, S, HG, maskBatched, offset] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const i32 = () => f.local(I32);
-  const [row, t, sRow, mRow, oRow, visible, at, rowBytes, end] = [i32(), i32(), i32(), i32(), i32(), i32(), i32(), i32(), i32()];
+  const [row, t, sRow, mRow, oRow, visible, at, rowBytes, end] = [
+    i32(),
+    i32(),
+    i32(),
+    i32(),
+    i32(),
+    i32(),
+    i32(),
+    i32(),
+    i32(),
+  ];
   const v = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
   const keep = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
   const [vmax, total, low] = [f.local(V128), f.local(V128), f.local(V128)];
@@ -99,13 +188,42 @@ function forwardBody(): Body {
     f.get(ps).get(row).get(rowBytes).i32Mul().i32Add().set(sRow);
     f.get(pout).get(row).get(rowBytes).i32Mul().i32Add().set(oRow);
     // mask + ((maskBatched * (row / (HG T))) * T + t) * S * 4
-    f.get(pm).get(maskBatched).get(row).get(T).get(HG).i32Mul().i32DivU().i32Mul().get(T).i32Mul().get(t).i32Add().get(rowBytes).i32Mul().i32Add().set(mRow);
+    f.get(pm)
+      .get(maskBatched)
+      .get(row)
+      .get(T)
+      .get(HG)
+      .i32Mul()
+      .i32DivU()
+      .i32Mul()
+      .get(T)
+      .i32Mul()
+      .get(t)
+      .i32Add()
+      .get(rowBytes)
+      .i32Mul()
+      .i32Add()
+      .set(mRow);
     // visible keys: all, or t + offset + 1 under a causal mask (at most S)
     f.get(S).set(visible);
-    f.ifElse(() => { f.get(offset).i32(0).i32GeS(); }, () => {
-      f.get(t).get(offset).i32Add().i32(1).i32Add().set(visible);
-      f.ifElse(() => { f.get(visible).get(S).i32GtU(); }, () => { f.get(S).set(visible); }, () => {});
-    }, () => {});
+    f.ifElse(
+      () => {
+        f.get(offset).i32(0).i32GeS();
+      },
+      () => {
+        f.get(t).get(offset).i32Add().i32(1).i32Add().set(visible);
+        f.ifElse(
+          () => {
+            f.get(visible).get(S).i32GtU();
+          },
+          () => {
+            f.get(S).set(visible);
+          },
+          () => {},
+        );
+      },
+      () => {},
+    );
     f.get(visible).i32(2).i32Shl().set(end);
     // scores + mask into out, and their max
     f.f32Const(-Infinity).f32x4Splat().set(vmax);
@@ -128,7 +246,8 @@ function forwardBody(): Body {
       f.get(x).get(max).get(x).get(max).f32Gt().select().set(max); // x > max ? x : max
       f.addConst(at, 4);
     });
-    // weights exp(x - max) in place, n vectors a turn (one number: lane 0 of a splat), summed into total
+    // weights exp(x - max) in place, n vectors a turn (one number: lane 0 of a splat), summed into
+    // total
     f.get(max).f32x4Splat().set(vmax);
     f.v128Const(V128_ZERO).set(total);
     const weigh = (n: number, scalar: boolean) => {
@@ -143,9 +262,16 @@ function forwardBody(): Body {
       for (let k = 0; k < n; k++) {
         if (scalar) {
           address(oRow).get(v[k]!).f32x4ExtractLane(0).f32Store();
-          f.get(total).get(v[k]!).v128Const(V128_ZERO).i8x16Shuffle([0, 1, 2, 3, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19]).f32x4Add().set(total); // lane 0 only
+          f.get(total)
+            .get(v[k]!)
+            .v128Const(V128_ZERO)
+            .i8x16Shuffle([0, 1, 2, 3, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19])
+            .f32x4Add()
+            .set(total); // lane 0 only
         } else {
-          address(oRow).get(v[k]!).v128Store(16 * k);
+          address(oRow)
+            .get(v[k]!)
+            .v128Store(16 * k);
           f.get(total).get(v[k]!).f32x4Add().set(total);
         }
       }
@@ -193,53 +319,93 @@ export function simdSoftmaxForwardModule(): Uint8Array<ArrayBuffer> {
   return moduleBytes([{ name: 'softmax', params: 9, body: forwardBody() }]);
 }
 
-interface Kernels { softmaxGrad: (...args: number[]) => void }
+interface Kernels {
+  softmaxGrad: (...args: number[]) => void;
+}
 
 function kernelsFor(backend: WasmBackendLike): Kernels | null {
   return heapModule(backend, 'softmax', simdSoftmaxModule) as unknown as Kernels | null;
 }
 
 function forwardFor(backend: WasmBackendLike): ((...args: number[]) => void) | null {
-  return (heapModule(backend, 'softmaxForward', simdSoftmaxForwardModule)?.softmax as ((...args: number[]) => void) | undefined) ?? null;
+  return (
+    (heapModule(backend, 'softmaxForward', simdSoftmaxForwardModule)?.softmax as
+      | ((...args: number[]) => void)
+      | undefined) ?? null
+  );
 }
 
 const BACKWARD = 'AgenticRlSoftmaxGrad';
 
 registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
   const { p, dy } = inputs as Record<'p' | 'dy', tf.TensorInfo>;
-  if (p.shape.join() !== dy.shape.join() || p.dtype !== 'float32' || dy.dtype !== 'float32') throw new Error(`softmax gradient: p [${p.shape}] and dy [${dy.shape}]`);
+  if (p.shape.join() !== dy.shape.join() || p.dtype !== 'float32' || dy.dtype !== 'float32')
+    throw new Error(`softmax gradient: p [${p.shape}] and dy [${dy.shape}]`);
   const cols = p.shape[p.shape.length - 1]!;
   const ds = wasm.makeOutput(p.shape, 'float32');
-  kernelsFor(wasm)!.softmaxGrad(byteOffset(wasm, p), byteOffset(wasm, dy), byteOffset(wasm, ds), p.shape.reduce((a, b) => a * b, 1) / cols, cols);
+  kernelsFor(wasm)!.softmaxGrad(
+    byteOffset(wasm, p),
+    byteOffset(wasm, dy),
+    byteOffset(wasm, ds),
+    p.shape.reduce((a, b) => a * b, 1) / cols,
+    cols,
+  );
   return ds;
 });
 
 const FORWARD = 'AgenticRlMaskedSoftmax';
 
-/** The forward's layout of scores (B, ..., T, S) and a mask (1 or B, 1, 1, T, S): null where it does not fit. */
-function forwardShape(scores: readonly number[], mask: readonly number[]): { B: number; HG: number; T: number; S: number; maskBatched: number } | null {
+/**
+ * The forward's layout of scores (B, ..., T, S) and a mask (1 or B, 1, 1, T, S): null where it does
+ * not fit.
+ */
+function forwardShape(
+  scores: readonly number[],
+  mask: readonly number[],
+): { B: number; HG: number; T: number; S: number; maskBatched: number } | null {
   if (scores.length < 3) return null;
   const [B, T, S] = [scores[0]!, scores.at(-2)!, scores.at(-1)!];
   const HG = scores.slice(1, -2).reduce((a, b) => a * b, 1);
   const Bm = mask[0]!;
-  if (mask.at(-1) !== S || mask.at(-2) !== T || (Bm !== 1 && Bm !== B) || mask.reduce((a, b) => a * b, 1) !== Bm * T * S) return null;
+  if (
+    mask.at(-1) !== S ||
+    mask.at(-2) !== T ||
+    (Bm !== 1 && Bm !== B) ||
+    mask.reduce((a, b) => a * b, 1) !== Bm * T * S
+  )
+    return null;
   return { B, HG, T, S, maskBatched: Bm === B && B > 1 ? 1 : 0 };
 }
 
 registerWasmKernel(FORWARD, ({ inputs, attrs }, wasm) => {
   const { scores, mask } = inputs as Record<'scores' | 'mask', tf.TensorInfo>;
   const shape = forwardShape(scores.shape, mask.shape);
-  if (!shape || scores.dtype !== 'float32' || mask.dtype !== 'float32') throw new Error(`maskedSoftmax: scores [${scores.shape}] and mask [${mask.shape}] (float32, (B, ..., T, S) and (1 or B, 1, 1, T, S))`);
+  if (!shape || scores.dtype !== 'float32' || mask.dtype !== 'float32')
+    throw new Error(
+      `maskedSoftmax: scores [${scores.shape}] and mask [${mask.shape}] (float32, (B, ..., T, S) and (1 or B, 1, 1, T, S))`,
+    );
   const { B, HG, T, S, maskBatched } = shape;
   const out = wasm.makeOutput(scores.shape, 'float32');
   const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
-  forwardFor(wasm)!(at(scores), at(mask), at(out), B * HG * T, T, S, HG, maskBatched, (attrs as { offset: number }).offset);
+  forwardFor(wasm)!(
+    at(scores),
+    at(mask),
+    at(out),
+    B * HG * T,
+    T,
+    S,
+    HG,
+    maskBatched,
+    (attrs as { offset: number }).offset,
+  );
   return out;
 });
 
 /** Whether maskedSoftmax's gradient would run the fused kernel on the current backend. */
 export function simdSoftmaxActive(): boolean {
-  return switches.simdSoftmax && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null;
+  return (
+    switches.simdSoftmax && tf.getBackend() === 'wasm' && kernelsFor(asWasm(tf.backend())) !== null
+  );
 }
 
 /**
@@ -248,17 +414,31 @@ export function simdSoftmaxActive(): boolean {
  * SIMD pass (skipping, with `causalOffset`, the keys past t + causalOffset that the mask hides:
  * they get 0), and under a gradient tape the fused backward; else the tfjs ops.
  */
-export function maskedSoftmax(scores: tf.Tensor, mask: tf.Tensor, causalOffset: number | null = null): tf.Tensor {
+export function maskedSoftmax(
+  scores: tf.Tensor,
+  mask: tf.Tensor,
+  causalOffset: number | null = null,
+): tf.Tensor {
   if (!simdSoftmaxActive()) return tf.softmax(tf.add(scores, mask));
-  const fused = switches.simdSoftmaxForward && forwardShape(scores.shape, mask.shape) !== null && forwardFor(asWasm(tf.backend())) !== null;
+  const fused =
+    switches.simdSoftmaxForward &&
+    forwardShape(scores.shape, mask.shape) !== null &&
+    forwardFor(asWasm(tf.backend())) !== null;
   const attrs = { offset: causalOffset ?? -1 } as unknown as tf.NamedAttrMap;
-  const forward = (x: tf.Tensor) => (fused ? tf.engine().runKernel(FORWARD, { scores: x, mask }, attrs) as tf.Tensor : tf.softmax(tf.add(x, mask)));
+  const forward = (x: tf.Tensor) =>
+    fused
+      ? (tf.engine().runKernel(FORWARD, { scores: x, mask }, attrs) as tf.Tensor)
+      : tf.softmax(tf.add(x, mask));
   if (!tf.engine().isTapeOn()) return forward(scores);
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
     const p = forward(input); // the customGrad's forward records no gradient of its own
     save([p]);
-    return { value: p, gradFunc: (dy: tf.Tensor, [kept]: tf.Tensor[]) => tf.engine().runKernel(BACKWARD, { p: kept!, dy }) as tf.Tensor };
+    return {
+      value: p,
+      gradFunc: (dy: tf.Tensor, [kept]: tf.Tensor[]) =>
+        tf.engine().runKernel(BACKWARD, { p: kept!, dy }) as tf.Tensor,
+    };
   });
   return op(scores);
 }

@@ -15,9 +15,15 @@
 export interface KernelSwitches {
   /** The SIMD matmul kernel (matmul_dispatch.ts); off: tf.matMul. */
   simdMatMul: boolean;
-  /** The relaxed-SIMD (fused multiply-add) build of the matmul kernel, where the engine has it; off: the linear layers go back to XNNPACK. */
+  /**
+   * The relaxed-SIMD (fused multiply-add) build of the matmul kernel, where the engine has it; off:
+   * the linear layers go back to XNNPACK.
+   */
   fusedMultiplyAdd: boolean;
-  /** The dot-product kernel for products with few rows (decoding); off: those products go to tf.matMul. */
+  /**
+   * The dot-product kernel for products with few rows (decoding); off: those products go to
+   * tf.matMul.
+   */
   dotProductKernel: boolean;
   /** matMulPair's one-kernel path; off: it adds two products. */
   pairKernel: boolean;
@@ -25,13 +31,20 @@ export interface KernelSwitches {
   causalSkipping: boolean;
   /** The transposed-A kernel; off: matMulTransposeA transposes first. */
   transposeAKernel: boolean;
-  /** Decoding's dot products split over the matmul helper threads; off: they run on the calling thread, the helpers kept running for the large products (a restarted helper runs slower at first). */
+  /**
+   * Decoding's dot products split over the matmul helper threads; off: they run on the calling
+   * thread, the helpers kept running for the large products (a restarted helper runs slower at
+   * first).
+   */
   dotProductThreads: boolean;
   /** maskedSoftmax's fused SIMD kernels (simd_softmax.ts); off: the tfjs ops. */
   simdSoftmax: boolean;
   /** maskedSoftmax's fused forward alone; off: tf.softmax (the fused gradient stays). */
   simdSoftmaxForward: boolean;
-  /** The replacements of tfjs-wasm's Transpose, Identity, Cast, Max and GatherV2 (tfjs_wasm_overrides.ts); off: tfjs-wasm's kernels. */
+  /**
+   * The replacements of tfjs-wasm's Transpose, Identity, Cast, Max and GatherV2
+   * (tfjs_wasm_overrides.ts); off: tfjs-wasm's kernels.
+   */
   tfjsWasmOverrides: boolean;
   /** The SIMD transpose alone; off: tfjs-wasm's Transpose. */
   simdTranspose: boolean;
@@ -49,9 +62,16 @@ export interface KernelSwitches {
   loraOp: boolean;
   /** The SIMD sampling weights (simd_sample.ts, model/sample.ts); off: Math.exp. */
   simdSampling: boolean;
-  /** Shared-prefix runs (model/logprobs.ts); off: tokenLogprobs ignores sharedPrefix (its columns come back computed, not 0) and the update's micro-batches are by length alone (rl/update.ts microBatches). */
+  /**
+   * Shared-prefix runs (model/logprobs.ts); off: tokenLogprobs ignores sharedPrefix (its columns
+   * come back computed, not 0) and the update's micro-batches are by length alone (rl/update.ts
+   * microBatches).
+   */
   sharedPrefixes: boolean;
-  /** The merged LoRA weights for products without a gradient (model/merged_lora.ts); off: the adapter's ops. */
+  /**
+   * The merged LoRA weights for products without a gradient (model/merged_lora.ts); off: the
+   * adapter's ops.
+   */
   mergedAdapters: boolean;
 }
 
@@ -97,7 +117,10 @@ export function setSwitches(changes: Partial<KernelSwitches>): Partial<KernelSwi
   return previous;
 }
 
-/** Runs `fn` with `changes` set, and restores the previous values when it returns, throws or (async) settles. */
+/**
+ * Runs `fn` with `changes` set, and restores the previous values when it returns, throws or (async)
+ * settles.
+ */
 export function withSwitches<T>(changes: Partial<KernelSwitches>, fn: () => T): T {
   const previous = setSwitches(changes);
   let result: T;
@@ -123,8 +146,14 @@ export const kernelCounts = {
   simdTransposes: 0,
   /** Row maxima taken by the SIMD kernel (tfjs_wasm_overrides.ts). */
   simdMaxes: 0,
-  /** Products split over the matmul helper threads since useMatmulThreads last started them (matmul_threads.ts; reset there). */
+  /**
+   * Products split over the matmul helper threads since useMatmulThreads last started them
+   * (matmul_threads.ts; reset there).
+   */
   splitProducts: 0,
-  /** Queued blocks of split products the calling thread ran itself since useMatmulThreads last started helpers (reset there). */
+  /**
+   * Queued blocks of split products the calling thread ran itself since useMatmulThreads last
+   * started helpers (reset there).
+   */
   takenOver: 0,
 };

@@ -1,6 +1,6 @@
 // The parts of tfjs-wasm's backend object that our kernels use (they are not in its public types),
-// declared once for our kernels (matmul_dispatch.ts, simd_*.ts, tfjs_wasm_overrides.ts, rope.ts, heap_copies.ts),
-// how they register kernels, and how they instantiate their modules on its heap.
+// declared once for our kernels (matmul_dispatch.ts, simd_*.ts, tfjs_wasm_overrides.ts, rope.ts,
+// heap_copies.ts), how they register kernels, and how they instantiate their modules on its heap.
 import * as tf from '@tensorflow/tfjs';
 
 /** tfjs-wasm's BackendWasm, as far as our kernels touch it. */
@@ -24,7 +24,10 @@ export function wasmMemory(backend: WasmBackendLike): WebAssembly.Memory | undef
   return backend.wasm.asm?.memory ?? backend.wasm.wasmMemory;
 }
 
-/** Where a tensor's data starts on the heap, in bytes. Read it after every allocation: one may grow the heap. */
+/**
+ * Where a tensor's data starts on the heap, in bytes. Read it after every allocation: one may grow
+ * the heap.
+ */
 export function byteOffset(backend: WasmBackendLike, t: tf.TensorInfo): number {
   return backend.dataIdMap.get(t.dataId).memoryOffset;
 }
@@ -33,9 +36,19 @@ export function byteOffset(backend: WasmBackendLike, t: tf.TensorInfo): number {
  * Registers our own kernel `name` for the wasm backend (once: modules may be evaluated twice in
  * a bundle), its function given the backend as tfjs-wasm's.
  */
-export function registerWasmKernel(name: string, kernel: (args: Parameters<tf.KernelFunc>[0], backend: WasmBackendLike) => tf.TensorInfo | tf.TensorInfo[]): void {
+export function registerWasmKernel(
+  name: string,
+  kernel: (
+    args: Parameters<tf.KernelFunc>[0],
+    backend: WasmBackendLike,
+  ) => tf.TensorInfo | tf.TensorInfo[],
+): void {
   if (tf.getKernel(name, 'wasm')) return;
-  tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc: (args) => kernel(args, asWasm(args.backend)) });
+  tf.registerKernel({
+    kernelName: name,
+    backendName: 'wasm',
+    kernelFunc: (args) => kernel(args, asWasm(args.backend)),
+  });
 }
 
 const heapModules = new WeakMap<WebAssembly.Memory, Map<string, WebAssembly.Exports | null>>();
@@ -45,14 +58,26 @@ const heapModules = new WeakMap<WebAssembly.Memory, Map<string, WebAssembly.Expo
  * backend's heap, cached per heap; null where the heap is not exposed or the engine cannot
  * validate the module (no WebAssembly SIMD).
  */
-export function heapModule(backend: WasmBackendLike, name: string, bytes: () => Uint8Array<ArrayBuffer>): WebAssembly.Exports | null {
+export function heapModule(
+  backend: WasmBackendLike,
+  name: string,
+  bytes: () => Uint8Array<ArrayBuffer>,
+): WebAssembly.Exports | null {
   const memory = wasmMemory(backend);
   if (!memory) return null;
   let modules = heapModules.get(memory);
-  if (!modules) heapModules.set(memory, (modules = new Map()));
+  if (!modules) {
+    modules = new Map();
+    heapModules.set(memory, modules);
+  }
   if (!modules.has(name)) {
     const code = bytes();
-    modules.set(name, WebAssembly.validate(code) ? new WebAssembly.Instance(new WebAssembly.Module(code), { env: { memory } }).exports : null);
+    modules.set(
+      name,
+      WebAssembly.validate(code)
+        ? new WebAssembly.Instance(new WebAssembly.Module(code), { env: { memory } }).exports
+        : null,
+    );
   }
   return modules.get(name) ?? null;
 }

@@ -24,25 +24,48 @@ import { simdMaxModule, type RowMaxKernel } from './simd_max.ts';
 import { asWasm, byteOffset, heapModule, wasmMemory, type WasmBackendLike } from './tfjs_wasm.ts';
 import { kernelCounts, switches } from './switches.ts';
 
-
 let installed = false;
 
-/** Registers the replacements for the wasm backend (once; a no-op where the originals are missing). */
+/**
+ * Registers the replacements for the wasm backend (once; a no-op where the originals are missing).
+ */
 export function installWasmOverrides(): void {
   if (installed) return;
   installed = true;
   replace('Transpose', ({ inputs, backend, attrs }) =>
-    switches.simdTranspose ? simdTranspose((inputs as { x: tf.TensorInfo }).x, (attrs as { perm: number[] }).perm, asWasm(backend)) : null);
-  replace('Identity', ({ inputs, backend }) => shareData((inputs as { x: tf.TensorInfo }).x, asWasm(backend)));
+    switches.simdTranspose
+      ? simdTranspose(
+          (inputs as { x: tf.TensorInfo }).x,
+          (attrs as { perm: number[] }).perm,
+          asWasm(backend),
+        )
+      : null,
+  );
+  replace('Identity', ({ inputs, backend }) =>
+    shareData((inputs as { x: tf.TensorInfo }).x, asWasm(backend)),
+  );
   replace('Cast', ({ inputs, backend, attrs }) => {
     const x = (inputs as { x: tf.TensorInfo }).x;
-    return (attrs as { dtype: tf.DataType }).dtype === x.dtype ? shareData(x, asWasm(backend)) : null;
+    return (attrs as { dtype: tf.DataType }).dtype === x.dtype
+      ? shareData(x, asWasm(backend))
+      : null;
   });
   replace('Max', ({ inputs, backend, attrs }) => {
     const x = (inputs as { x: tf.TensorInfo }).x;
-    const { reductionIndices, keepDims } = attrs as { reductionIndices: number | number[]; keepDims: boolean };
-    const axes = (Array.isArray(reductionIndices) ? reductionIndices : [reductionIndices]).map((axis) => (axis < 0 ? axis + x.shape.length : axis));
-    if (x.dtype !== 'float32' || axes.length !== 1 || axes[0] !== x.shape.length - 1 || x.shape[axes[0]]! === 0) return null;
+    const { reductionIndices, keepDims } = attrs as {
+      reductionIndices: number | number[];
+      keepDims: boolean;
+    };
+    const axes = (Array.isArray(reductionIndices) ? reductionIndices : [reductionIndices]).map(
+      (axis) => (axis < 0 ? axis + x.shape.length : axis),
+    );
+    if (
+      x.dtype !== 'float32' ||
+      axes.length !== 1 ||
+      axes[0] !== x.shape.length - 1 ||
+      x.shape[axes[0]]! === 0
+    )
+      return null;
     return rowMax(x, keepDims, asWasm(backend));
   });
   replace('GatherV2', ({ inputs, backend, attrs }) => {
@@ -53,12 +76,21 @@ export function installWasmOverrides(): void {
   });
 }
 
-/** Puts `ours` in front of tfjs-wasm's kernel `name`; where `ours` returns null the original runs. */
-function replace(name: string, ours: (args: Parameters<tf.KernelFunc>[0]) => tf.TensorInfo | null): void {
+/**
+ * Puts `ours` in front of tfjs-wasm's kernel `name`; where `ours` returns null the original runs.
+ */
+function replace(
+  name: string,
+  ours: (args: Parameters<tf.KernelFunc>[0]) => tf.TensorInfo | null,
+): void {
   const original = tf.getKernel(name, 'wasm');
   if (!original) return;
   tf.unregisterKernel(name, 'wasm');
-  tf.registerKernel({ ...original, kernelFunc: (args) => (switches.tfjsWasmOverrides ? ours(args) : null) ?? original.kernelFunc(args) });
+  tf.registerKernel({
+    ...original,
+    kernelFunc: (args) =>
+      (switches.tfjsWasmOverrides ? ours(args) : null) ?? original.kernelFunc(args),
+  });
 }
 
 const transposeKernels = new WeakMap<WebAssembly.Memory, ReturnType<typeof instantiateTranspose>>();
@@ -68,13 +100,18 @@ const transposeKernels = new WeakMap<WebAssembly.Memory, ReturnType<typeof insta
  * rest in place: the last two (the 4 x 4 block kernel), or two before a run of trailing axes of a
  * multiple of 4 numbers (the block-copy kernel); else null.
  */
-function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLike): tf.TensorInfo | null {
+function simdTranspose(
+  x: tf.TensorInfo,
+  perm: number[],
+  backend: WasmBackendLike,
+): tf.TensorInfo | null {
   if (x.dtype !== 'float32') return null;
   const kept = x.shape.map((_, axis) => axis).filter((axis) => x.shape[axis] !== 1);
   const moved = perm.filter((axis) => x.shape[axis] !== 1);
   const n = kept.length;
   const p = moved.findIndex((axis, i) => axis !== kept[i]); // the first of the two swapped axes
-  if (n < 2 || p < 0 || p > n - 2 || moved[p] !== kept[p + 1] || moved[p + 1] !== kept[p]) return null;
+  if (n < 2 || p < 0 || p > n - 2 || moved[p] !== kept[p + 1] || moved[p + 1] !== kept[p])
+    return null;
   for (let a = p + 2; a < n; a++) if (moved[a] !== kept[a]) return null;
   const size = (axes: number[]) => axes.reduce((q, axis) => q * x.shape[axis]!, 1);
   const inner = size(kept.slice(p + 2));
@@ -84,8 +121,15 @@ function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLik
   if (!transposeKernels.has(memory)) transposeKernels.set(memory, instantiateTranspose(memory));
   const kernels = transposeKernels.get(memory);
   if (!kernels) return null;
-  const [batch, rows, columns] = [size(kept.slice(0, p)), x.shape[kept[p]!]!, x.shape[kept[p + 1]!]!];
-  const out = backend.makeOutput(perm.map((axis) => x.shape[axis]!), 'float32');
+  const [batch, rows, columns] = [
+    size(kept.slice(0, p)),
+    x.shape[kept[p]!]!,
+    x.shape[kept[p + 1]!]!,
+  ];
+  const out = backend.makeOutput(
+    perm.map((axis) => x.shape[axis]!),
+    'float32',
+  );
   const [from, to] = [byteOffset(backend, x), byteOffset(backend, out)]; // after the allocation
   if (inner === 1) kernels.transpose(from, to, batch, rows, columns);
   else kernels.blocks(from, to, batch, rows, columns, inner);
@@ -93,8 +137,15 @@ function simdTranspose(x: tf.TensorInfo, perm: number[], backend: WasmBackendLik
   return out;
 }
 
-/** The largest number of each row of x (over its last axis), by simd_max.ts's kernel; null without WebAssembly SIMD. */
-function rowMax(x: tf.TensorInfo, keepDims: boolean, backend: WasmBackendLike): tf.TensorInfo | null {
+/**
+ * The largest number of each row of x (over its last axis), by simd_max.ts's kernel; null without
+ * WebAssembly SIMD.
+ */
+function rowMax(
+  x: tf.TensorInfo,
+  keepDims: boolean,
+  backend: WasmBackendLike,
+): tf.TensorInfo | null {
   const kernel = heapModule(backend, 'rowMax', simdMaxModule)?.rowMax as RowMaxKernel | undefined;
   if (!kernel) return null;
   kernelCounts.simdMaxes++;
@@ -113,15 +164,24 @@ function shareData(x: tf.TensorInfo, backend: WasmBackendLike): tf.TensorInfo | 
 const product = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
 
 /** out[o, i, :] = x[o, indices[i], :], with x viewed as (outer, dim, inner). */
-function gather(x: tf.TensorInfo, indices: tf.TensorInfo, axis: number, backend: WasmBackendLike): tf.TensorInfo {
+function gather(
+  x: tf.TensorInfo,
+  indices: tf.TensorInfo,
+  axis: number,
+  backend: WasmBackendLike,
+): tf.TensorInfo {
   const dim = x.shape[axis]!;
   const outer = product(x.shape.slice(0, axis));
   const inner = product(x.shape.slice(axis + 1));
   const picks = Int32Array.from(backend.readSync(indices.dataId));
   for (const index of picks) {
-    if (!(index >= 0 && index < dim)) throw new Error(`GatherV2: the index value ${index} is not in [0, ${dim - 1}]`);
+    if (!(index >= 0 && index < dim))
+      throw new Error(`GatherV2: the index value ${index} is not in [0, ${dim - 1}]`);
   }
-  const out = backend.makeOutput([...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)], 'float32');
+  const out = backend.makeOutput(
+    [...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)],
+    'float32',
+  );
   // views after makeOutput: an allocation may grow the heap
   const source = backend.typedArrayFromHeap(x) as Float32Array;
   const target = backend.typedArrayFromHeap(out) as Float32Array;

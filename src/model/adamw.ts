@@ -14,7 +14,13 @@ export interface AdamWConfig {
 }
 
 /** beta1 0.9, beta2 0.999, epsilon 1e-8, weight decay 0.01, learning rate 1e-4. */
-export const defaultAdamWConfig: AdamWConfig = { learningRate: 1e-4, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, weightDecay: 0.01 };
+export const defaultAdamWConfig: AdamWConfig = {
+  learningRate: 1e-4,
+  beta1: 0.9,
+  beta2: 0.999,
+  epsilon: 1e-8,
+  weightDecay: 0.01,
+};
 
 /** Saved optimizer state: the step count and both moments of every variable, by name. */
 export interface AdamWState {
@@ -22,7 +28,10 @@ export interface AdamWState {
   moments: Record<string, { shape: number[]; m: Float32Array; v: Float32Array }>;
 }
 
-/** A non-trainable variable holding `make()`'s values; the tensor made for it is released (tf.variable does not take it over). */
+/**
+ * A non-trainable variable holding `make()`'s values; the tensor made for it is released
+ * (tf.variable does not take it over).
+ */
 function frozenVariable(make: () => tf.Tensor): tf.Variable {
   const initial = make();
   const variable = tf.variable(initial, false);
@@ -51,14 +60,28 @@ export class AdamW {
    * multiplies every gradient first (clipping: clipScale(globalNorm(grads), maxNorm)), in the same
    * pass: the same numbers as applying tf.mul(g, gradScale), without that copy of every gradient.
    */
-  apply(grads: Record<string, tf.Tensor>, learningRate = this.config.learningRate, gradScale = 1): void {
+  apply(
+    grads: Record<string, tf.Tensor>,
+    learningRate = this.config.learningRate,
+    gradScale = 1,
+  ): void {
     const { beta1, beta2, epsilon, weightDecay } = this.config;
     this.step++;
     const correction1 = 1 - beta1 ** this.step;
     const correction2 = 1 - beta2 ** this.step;
     // on wasm, one fused pass per variable (simd_adamw.ts), the same arithmetic bit for bit
     const fused = simdAdamWActive();
-    const scalars = { beta1, oneMinusBeta1: 1 - beta1, beta2, oneMinusBeta2: 1 - beta2, stepSize: learningRate / correction1, inverseCorrection2: 1 / correction2, epsilon, decay: 1 - learningRate * weightDecay, gradScale };
+    const scalars = {
+      beta1,
+      oneMinusBeta1: 1 - beta1,
+      beta2,
+      oneMinusBeta2: 1 - beta2,
+      stepSize: learningRate / correction1,
+      inverseCorrection2: 1 / correction2,
+      epsilon,
+      decay: 1 - learningRate * weightDecay,
+      gradScale,
+    };
     for (const [name, variable] of this.variables) {
       const given = grads[name];
       if (!given) continue;
@@ -75,7 +98,10 @@ export class AdamW {
         const m = tf.add(tf.mul(moment.m, beta1), tf.mul(grad, 1 - beta1));
         const v = tf.add(tf.mul(moment.v, beta2), tf.mul(tf.square(grad), 1 - beta2));
         // lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
-        const update = tf.div(tf.mul(m, learningRate / correction1), tf.add(tf.sqrt(tf.mul(v, 1 / correction2)), epsilon));
+        const update = tf.div(
+          tf.mul(m, learningRate / correction1),
+          tf.add(tf.sqrt(tf.mul(v, 1 / correction2)), epsilon),
+        );
         moment.m.assign(m);
         moment.v.assign(v);
         variable.assign(tf.sub(tf.mul(variable, 1 - learningRate * weightDecay), update));
@@ -87,7 +113,11 @@ export class AdamW {
   async saveState(): Promise<AdamWState> {
     const moments: AdamWState['moments'] = {};
     for (const [name, { m, v }] of this.moments) {
-      moments[name] = { shape: [...m.shape], m: (await m.data()) as Float32Array, v: (await v.data()) as Float32Array };
+      moments[name] = {
+        shape: [...m.shape],
+        m: (await m.data()) as Float32Array,
+        v: (await v.data()) as Float32Array,
+      };
     }
     return { step: this.step, moments };
   }
@@ -98,11 +128,17 @@ export class AdamW {
     this.step = state.step;
     for (const [name, saved] of Object.entries(state.moments)) {
       const variable = this.variables.get(name);
-      if (!variable) throw new Error(`optimizer state has moments for ${name}, which this model does not train`);
+      if (!variable)
+        throw new Error(`optimizer state has moments for ${name}, which this model does not train`);
       if (saved.shape.join() !== variable.shape.join()) {
-        throw new Error(`optimizer state for ${name} has shape [${saved.shape.join(', ')}], the variable [${variable.shape.join(', ')}]`);
+        throw new Error(
+          `optimizer state for ${name} has shape [${saved.shape.join(', ')}], the variable [${variable.shape.join(', ')}]`,
+        );
       }
-      this.moments.set(name, { m: frozenVariable(() => tf.tensor(saved.m, saved.shape)), v: frozenVariable(() => tf.tensor(saved.v, saved.shape)) });
+      this.moments.set(name, {
+        m: frozenVariable(() => tf.tensor(saved.m, saved.shape)),
+        v: frozenVariable(() => tf.tensor(saved.v, saved.shape)),
+      });
     }
   }
 
@@ -114,7 +150,10 @@ export class AdamW {
   private moment(name: string, variable: tf.Variable): { m: tf.Variable; v: tf.Variable } {
     let moment = this.moments.get(name);
     if (!moment) {
-      moment = { m: frozenVariable(() => tf.zerosLike(variable)), v: frozenVariable(() => tf.zerosLike(variable)) };
+      moment = {
+        m: frozenVariable(() => tf.zerosLike(variable)),
+        v: frozenVariable(() => tf.zerosLike(variable)),
+      };
       this.moments.set(name, moment);
     }
     return moment;
@@ -136,7 +175,8 @@ export class AdamW {
 export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
   const list = Object.values(grads);
   if (list.length === 0) return 0;
-  if (simdAdamWActive() && list.every((g) => g.dtype === 'float32')) return Math.sqrt(sumOfSquares(list));
+  if (simdAdamWActive() && list.every((g) => g.dtype === 'float32'))
+    return Math.sqrt(sumOfSquares(list));
   const total = tf.tidy(() => tf.addN(list.map((g) => tf.sum(tf.square(g)))));
   const value = (await total.data())[0]!;
   total.dispose();
@@ -156,7 +196,10 @@ export function clipScale(norm: number, maxNorm: number): number {
  * device (no read back): returns new gradients and the norm before clipping. The trainer instead
  * reads the norm (globalNorm) and passes clipScale to AdamW.apply, which skips this copy.
  */
-export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { grads: Record<string, tf.Tensor>; norm: tf.Scalar } {
+export function clipByGlobalNorm(
+  grads: Record<string, tf.Tensor>,
+  maxNorm: number,
+): { grads: Record<string, tf.Tensor>; norm: tf.Scalar } {
   return tf.tidy(() => {
     const squares = Object.values(grads).map((g) => tf.sum(tf.square(g)));
     const norm = tf.sqrt(squares.length > 0 ? tf.addN(squares) : tf.scalar(0)) as tf.Scalar;

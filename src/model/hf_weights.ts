@@ -7,10 +7,12 @@ import type { TensorToWrite } from '../model_files/safetensors_write.ts';
 export function hfWeights(params: DecoderParams): TensorToWrite[] {
   return [...baseVariables(params)].map(([name, variable]) => {
     const stored = variable.dataSync() as Float32Array;
-    if (variable.shape.length !== 2) return { name, shape: [...variable.shape], data: stored.slice() };
+    if (variable.shape.length !== 2)
+      return { name, shape: [...variable.shape], data: stored.slice() };
     const [rows, cols] = variable.shape as [number, number];
     const data = new Float32Array(stored.length);
-    for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) data[c * rows + r] = stored[r * cols + c]!;
+    for (let r = 0; r < rows; r++)
+      for (let c = 0; c < cols; c++) data[c * rows + r] = stored[r * cols + c]!;
     return { name, shape: [cols, rows], data };
   });
 }

@@ -11,7 +11,10 @@ import * as tf from '@tensorflow/tfjs';
 import { simdMatMulActive } from '../kernels/matmul_dispatch.ts';
 import { copySlices, unfilled } from '../kernels/heap_copies.ts';
 
-/** One layer of an in-place cache: storage (B, Hkv, capacity, hd) whose first `length` slots are filled. */
+/**
+ * One layer of an in-place cache: storage (B, Hkv, capacity, hd) whose first `length` slots are
+ * filled.
+ */
 export interface CacheSlots {
   keys: tf.Tensor;
   values: tf.Tensor;
@@ -22,7 +25,9 @@ export interface CacheSlots {
 /** Slots an in-place cache starts with (it doubles from there). */
 const FIRST_CAPACITY = 64;
 
-/** Per-layer keys and values, each (B, Hkv, S, hd) (in place: S filled slots of a larger tensor). */
+/**
+ * Per-layer keys and values, each (B, Hkv, S, hd) (in place: S filled slots of a larger tensor).
+ */
 export class KvCache {
   private readonly keys: (tf.Tensor | null)[];
   private readonly values: (tf.Tensor | null)[];
@@ -37,7 +42,8 @@ export class KvCache {
     this.values = new Array<tf.Tensor | null>(numLayers).fill(null);
     this.filled = new Array<number>(numLayers).fill(0);
     this.inPlace = options.inPlace ?? simdMatMulActive();
-    if (this.inPlace && !simdMatMulActive()) throw new Error('an in-place KV cache needs the wasm backend with the SIMD kernel');
+    if (this.inPlace && !simdMatMulActive())
+      throw new Error('an in-place KV cache needs the wasm backend with the SIMD kernel');
   }
 
   /** Cached positions S (0 when empty). */
@@ -76,14 +82,19 @@ export class KvCache {
     const [B, Hkv, T, hd] = key.shape as [number, number, number, number];
     const S = this.filled[layer]!;
     const current = this.keys[layer]?.shape[2] ?? 0;
-    if (this.keys[layer] && this.keys[layer]!.shape[0] !== B) throw new Error(`KvCache.write: batch ${B}, cache holds ${this.keys[layer]!.shape[0]}`);
+    if (this.keys[layer] && this.keys[layer]!.shape[0] !== B)
+      throw new Error(`KvCache.write: batch ${B}, cache holds ${this.keys[layer]!.shape[0]}`);
     if (S + T > current) {
       let capacity = Math.max(current, FIRST_CAPACITY);
       while (capacity < S + T) capacity *= 2;
-      for (const store of [this.keys, this.values]) store[layer] = this.regrown(store[layer] ?? null, [B, Hkv, capacity, hd], S);
+      for (const store of [this.keys, this.values])
+        store[layer] = this.regrown(store[layer] ?? null, [B, Hkv, capacity, hd], S);
     }
     const capacity = this.keys[layer]!.shape[2]!;
-    for (const [store, fresh] of [[this.keys, key], [this.values, value]] as const) {
+    for (const [store, fresh] of [
+      [this.keys, key],
+      [this.values, value],
+    ] as const) {
       // slice i of `fresh` (T rows) goes after the S filled rows of storage slice i (capacity rows)
       copySlices(fresh, 0, T * hd, store[layer]!, S * hd, capacity * hd, B * Hkv, T * hd);
     }
@@ -97,7 +108,11 @@ export class KvCache {
    * products read the first `length` rows of each slice, select() copies), and zeroing would cost a
    * JavaScript array of the whole storage and its upload at every growth.
    */
-  private regrown(old: tf.Tensor | null, shape: [number, number, number, number], filled: number): tf.Tensor {
+  private regrown(
+    old: tf.Tensor | null,
+    shape: [number, number, number, number],
+    filled: number,
+  ): tf.Tensor {
     const fresh = tf.keep(unfilled(shape));
     if (old) {
       const [B, Hkv, capacity, hd] = shape;
@@ -131,23 +146,44 @@ export class KvCache {
       // loop over every number: 17% of a default-run rollout's generation)
       const runs = ranges.filter(([start, end]) => end > start);
       const length = runs.reduce((sum, [start, end]) => sum + end - start, 0);
-      const pick = (store: (tf.Tensor | null)[]) => store.map((tensor) => {
-        const [, Hkv, capacity, hd] = tensor!.shape as [number, number, number, number];
-        const out = unfilled([1, Hkv, length, hd]);
-        let at = 0;
-        for (const [start, end] of runs) {
-          copySlices(tensor!, (row * Hkv * capacity + start) * hd, capacity * hd, out, at * hd, length * hd, Hkv, (end - start) * hd);
-          at += end - start;
-        }
-        return out;
-      });
+      const pick = (store: (tf.Tensor | null)[]) =>
+        store.map((tensor) => {
+          const [, Hkv, capacity, hd] = tensor!.shape as [number, number, number, number];
+          const out = unfilled([1, Hkv, length, hd]);
+          let at = 0;
+          for (const [start, end] of runs) {
+            copySlices(
+              tensor!,
+              (row * Hkv * capacity + start) * hd,
+              capacity * hd,
+              out,
+              at * hd,
+              length * hd,
+              Hkv,
+              (end - start) * hd,
+            );
+            at += end - start;
+          }
+          return out;
+        });
       return { keys: pick(this.keys), values: pick(this.values) };
     }
-    const pick = (store: (tf.Tensor | null)[]) => store.map((tensor) => tf.tidy(() => {
-      const [, Hkv, , hd] = tensor!.shape as [number, number, number, number];
-      const parts = ranges.filter(([start, end]) => end > start).map(([start, end]) => tf.slice(tensor!, [row, 0, start, 0], [1, Hkv, end - start, hd]));
-      return parts.length === 0 ? tf.zeros([1, Hkv, 0, hd]) : parts.length === 1 ? parts[0]! : tf.concat(parts, 2);
-    }));
+    const pick = (store: (tf.Tensor | null)[]) =>
+      store.map((tensor) =>
+        tf.tidy(() => {
+          const [, Hkv, , hd] = tensor!.shape as [number, number, number, number];
+          const parts = ranges
+            .filter(([start, end]) => end > start)
+            .map(([start, end]) =>
+              tf.slice(tensor!, [row, 0, start, 0], [1, Hkv, end - start, hd]),
+            );
+          return parts.length === 0
+            ? tf.zeros([1, Hkv, 0, hd])
+            : parts.length === 1
+              ? parts[0]!
+              : tf.concat(parts, 2);
+        }),
+      );
     return { keys: pick(this.keys), values: pick(this.values) };
   }
 
@@ -167,7 +203,12 @@ export class KvCache {
  * An additive attention mask (B, 1, 1, T, S): 0 where query i of sequence b may see key j,
  * a large negative number elsewhere (not -Infinity, so a fully masked padding row stays finite).
  */
-export function maskBias(batch: number, queries: number, keys: number, visible: (b: number, i: number, j: number) => boolean): tf.Tensor {
+export function maskBias(
+  batch: number,
+  queries: number,
+  keys: number,
+  visible: (b: number, i: number, j: number) => boolean,
+): tf.Tensor {
   const bias = new Float32Array(batch * queries * keys);
   for (let b = 0; b < batch; b++) {
     for (let i = 0; i < queries; i++) {

@@ -39,9 +39,14 @@ export interface LogprobOptions {
  * entries past the end of a shorter sequence are 0. Sequences are right-padded, so no position
  * attends to padding and positions need no shifting.
  */
-export function tokenLogprobs(model: CausalLM, ids: number[][], options: LogprobOptions): tf.Tensor2D {
+export function tokenLogprobs(
+  model: CausalLM,
+  ids: number[][],
+  options: LogprobOptions,
+): tf.Tensor2D {
   const { temperature } = options;
-  if (!(temperature > 0)) throw new Error(`temperature must be > 0 for scoring, got ${temperature}`);
+  if (!(temperature > 0))
+    throw new Error(`temperature must be > 0 for scoring, got ${temperature}`);
   model.checkIds(ids);
   const B = ids.length;
   const T = Math.max(...ids.map((seq) => seq.length)) - 1;
@@ -67,10 +72,19 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
   });
   return tf.tidy(() => {
     const mode = model.forwardMode(true);
-    const prefix = s > 0 ? { length: s, maskBias: maskBias(1, s, s, (_b, i, j) => j <= i) } : undefined;
+    const prefix =
+      s > 0 ? { length: s, maskBias: maskBias(1, s, s, (_b, i, j) => j <= i) } : undefined;
     const rows = decoderForward(
       model,
-      { ids: inputs, batch: B, time: Tc, positions, maskBias: maskBias(1, Tc, s + Tc, (_b, i, j) => j <= i + s), causal: true, prefix },
+      {
+        ids: inputs,
+        batch: B,
+        time: Tc,
+        positions,
+        maskBias: maskBias(1, Tc, s + Tc, (_b, i, j) => j <= i + s),
+        causal: true,
+        prefix,
+      },
       mode,
     ); // (s + B * Tc, D)
     const hidden = s > 0 ? splitRows(rows, s)[1] : rows; // (B * Tc, D): the prefix predicts no wanted token
@@ -83,9 +97,18 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
     for (let start = 0; start < N; start += chunkRows) {
       const rows = Math.min(chunkRows, N - start);
       const h = rows === N ? hidden : tf.slice(hidden, [start, 0], [rows, D]); // (C, D)
-      const targetVectors = embedColumns(head as tf.Tensor2D, tf.tensor1d(targets.subarray(start, start + rows), 'int32'), head.trainable); // (C, D)
+      const targetVectors = embedColumns(
+        head as tf.Tensor2D,
+        tf.tensor1d(targets.subarray(start, start + rows), 'int32'),
+        head.trainable,
+      ); // (C, D)
       const targetLogit = tf.div(tf.sum(tf.mul(h, targetVectors), -1), temperature); // (C,)
-      pieces.push(tf.sub(targetLogit, logPartition(h, head as tf.Tensor2D, temperature, head.trainable, rows === N)));
+      pieces.push(
+        tf.sub(
+          targetLogit,
+          logPartition(h, head as tf.Tensor2D, temperature, head.trainable, rows === N),
+        ),
+      );
     }
     const flat = pieces.length === 1 ? pieces[0]! : tf.concat(pieces);
     const own = tf.reshape(tf.mul(flat, tf.tensor1d(valid)), [B, Tc]) as tf.Tensor2D;
@@ -95,13 +118,18 @@ export function tokenLogprobs(model: CausalLM, ids: number[][], options: Logprob
 
 /** `prefix` when every sequence starts with those tokens and is longer; else a clear error. */
 function checkedPrefix(ids: number[][], prefix: number): number {
-  if (!Number.isInteger(prefix) || prefix < 0) throw new Error(`sharedPrefix must be a whole number >= 0, got ${prefix}`);
+  if (!Number.isInteger(prefix) || prefix < 0)
+    throw new Error(`sharedPrefix must be a whole number >= 0, got ${prefix}`);
   if (prefix === 0) return 0;
   const first = ids[0]!;
   ids.forEach((seq, b) => {
-    if (seq.length <= prefix) throw new Error(`sharedPrefix ${prefix}: sequence ${b} has only ${seq.length} tokens`);
+    if (seq.length <= prefix)
+      throw new Error(`sharedPrefix ${prefix}: sequence ${b} has only ${seq.length} tokens`);
     for (let t = 0; t < prefix; t++) {
-      if (seq[t] !== first[t]) throw new Error(`sharedPrefix ${prefix}: sequence ${b} differs from sequence 0 at token ${t}`);
+      if (seq[t] !== first[t])
+        throw new Error(
+          `sharedPrefix ${prefix}: sequence ${b} differs from sequence 0 at token ${t}`,
+        );
     }
   });
   return prefix;

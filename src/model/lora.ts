@@ -3,10 +3,18 @@
 // starts equal to the base. Switching adapters off gives back the base model, which is how the
 // KL reference is computed without a second copy of the weights.
 import * as tf from '@tensorflow/tfjs';
-import { Rng } from './rng.ts';
+import type { Rng } from './rng.ts';
 
 /** Projections an adapter can attach to, in the Hugging Face / PEFT module names. */
-export const loraTargets = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export const loraTargets = [
+  'q_proj',
+  'k_proj',
+  'v_proj',
+  'o_proj',
+  'gate_proj',
+  'up_proj',
+  'down_proj',
+] as const;
 /** One of the adaptable projections. */
 export type LoraTarget = (typeof loraTargets)[number];
 
@@ -14,7 +22,9 @@ export type LoraTarget = (typeof loraTargets)[number];
 export interface LoraConfig {
   rank: number;
   alpha: number;
-  /** Only 0 is supported: dropout would make scoring stochastic and break old/new log-prob ratios. */
+  /**
+   * Only 0 is supported: dropout would make scoring stochastic and break old/new log-prob ratios.
+   */
   dropout: number;
   targetModules: LoraTarget[];
   /** Seeds the A matrices. */
@@ -22,7 +32,13 @@ export interface LoraConfig {
 }
 
 /** Rank 8, alpha 16, every attention and MLP projection. */
-export const defaultLoraConfig: LoraConfig = { rank: 8, alpha: 16, dropout: 0, targetModules: [...loraTargets], seed: 0 };
+export const defaultLoraConfig: LoraConfig = {
+  rank: 8,
+  alpha: 16,
+  dropout: 0,
+  targetModules: [...loraTargets],
+  seed: 0,
+};
 
 /** A pair of trainable factors for one projection (I, O): A (I, r), B (r, O). */
 export interface LoraAdapter {
@@ -34,17 +50,29 @@ export interface LoraAdapter {
 
 /** Checks a LoRA config, saying how to fix it. */
 export function validateLoraConfig(config: LoraConfig): void {
-  if (!Number.isInteger(config.rank) || config.rank <= 0) throw new Error(`LoRA rank must be a positive integer, got ${config.rank}`);
+  if (!Number.isInteger(config.rank) || config.rank <= 0)
+    throw new Error(`LoRA rank must be a positive integer, got ${config.rank}`);
   if (!(config.alpha > 0)) throw new Error(`LoRA alpha must be positive, got ${config.alpha}`);
-  if (config.dropout !== 0) throw new Error(`LoRA dropout must be 0 (got ${config.dropout}): dropout would make old and new log-probs disagree`);
+  if (config.dropout !== 0)
+    throw new Error(
+      `LoRA dropout must be 0 (got ${config.dropout}): dropout would make old and new log-probs disagree`,
+    );
   for (const target of config.targetModules) {
-    if (!loraTargets.includes(target)) throw new Error(`unknown LoRA target module ${JSON.stringify(target)}; choose from ${loraTargets.join(', ')}`);
+    if (!loraTargets.includes(target))
+      throw new Error(
+        `unknown LoRA target module ${JSON.stringify(target)}; choose from ${loraTargets.join(', ')}`,
+      );
   }
   if (config.targetModules.length === 0) throw new Error('LoRA needs at least one target module');
 }
 
 /** A new adapter: A ~ U(-1/sqrt(I), 1/sqrt(I)) as PEFT's kaiming_uniform(a=sqrt(5)), B = 0. */
-export function createAdapter(inputSize: number, outputSize: number, config: LoraConfig, rng: Rng): LoraAdapter {
+export function createAdapter(
+  inputSize: number,
+  outputSize: number,
+  config: LoraConfig,
+  rng: Rng,
+): LoraAdapter {
   const bound = 1 / Math.sqrt(inputSize);
   const values = new Float32Array(inputSize * config.rank);
   for (let i = 0; i < values.length; i++) values[i] = (2 * rng.uniform() - 1) * bound;

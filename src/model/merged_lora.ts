@@ -1,6 +1,6 @@
 // LoRA layers without a gradient (sampling, prefill) as one product on a merged weight: the dot
-// store (decode_products.ts) keeps (W + scale A B)^T for each adapted projection, and the dot-product
-// kernel (matmul_dispatch.ts) runs x against it instead of the adapter's five ops.
+// store (decode_products.ts) keeps (W + scale A B)^T for each adapted projection, and the
+// dot-product kernel (matmul_dispatch.ts) runs x against it instead of the adapter's five ops.
 import * as tf from '@tensorflow/tfjs';
 import { dotProductActive, productOnCopy, TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
 import { mergedTransposedWeight } from '../kernels/decode_products.ts';
@@ -16,16 +16,29 @@ const MERGED_MAX_NUMBERS = 1 << 22;
 
 /**
  * x (m, k) @ (w + scale a b) for a LoRA layer (w (k, n), a (k, r), b (r, n)) as one dot product on
- * the merged weight's transposed copy (decode_products.ts mergedTransposedWeight), outside a gradient
- * computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the copies'
- * budget is spent: the caller then runs the adapter's ops. The same numbers as
- * x w + ((x a) scale) b up to float32 rounding (~1e-7 relative).
+ * the merged weight's transposed copy (decode_products.ts mergedTransposedWeight), outside a
+ * gradient computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the
+ * copies' budget is spent: the caller then runs the adapter's ops. The same numbers as x w + ((x a)
+ * scale) b up to float32 rounding (~1e-7 relative).
  */
-export function mergedLoraProduct(x: tf.Tensor2D, w: tf.Variable, a: tf.Variable, b: tf.Variable, scale: number): tf.Tensor2D | null {
+export function mergedLoraProduct(
+  x: tf.Tensor2D,
+  w: tf.Variable,
+  a: tf.Variable,
+  b: tf.Variable,
+  scale: number,
+): tf.Tensor2D | null {
   const [m, k] = x.shape;
   const n = w.shape[1]!;
-  if (!switches.mergedAdapters || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0) return null;
-  if (k * n < TRANSPOSED_MIN || m * (k + n) > MERGED_MAX_NUMBERS || w.shape[0] !== k || !dotProductActive()) return null;
+  if (!switches.mergedAdapters || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0)
+    return null;
+  if (
+    k * n < TRANSPOSED_MIN ||
+    m * (k + n) > MERGED_MAX_NUMBERS ||
+    w.shape[0] !== k ||
+    !dotProductActive()
+  )
+    return null;
   const merged = mergedTransposedWeight(w, a, b, scale);
   if (merged === null) return null;
   return productOnCopy(x, merged, n, k);

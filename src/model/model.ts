@@ -1,5 +1,5 @@
-// The policy's model: a Llama / Qwen2 / Qwen3 decoder loaded from a Hugging Face folder, with two faces
-// over one set of weights: sampling with a KV cache (sample.ts) and differentiable token
+// The policy's model: a Llama / Qwen2 / Qwen3 decoder loaded from a Hugging Face folder, with two
+// faces over one set of weights: sampling with a KV cache (sample.ts) and differentiable token
 // log-probs (logprobs.ts). LoRA adapters can be switched off to get the base model back.
 import * as tf from '@tensorflow/tfjs';
 import { readWeightFiles } from '../model_files/weight_files.ts';
@@ -7,7 +7,15 @@ import { parseModelConfig, type ModelConfig } from '../model_files/hf_config.ts'
 import { decoderForward, outputLogits, type DecoderParts, type ForwardMode } from './decoder.ts';
 import { maskBias } from './kv_cache.ts';
 import { validateLoraConfig, type LoraConfig } from './lora.ts';
-import { adapterVariables, attachAdapters, baseVariables, disposeParams, loadParams, type DecoderParams, type WeightSource } from './params.ts';
+import {
+  adapterVariables,
+  attachAdapters,
+  baseVariables,
+  disposeParams,
+  loadParams,
+  type DecoderParams,
+  type WeightSource,
+} from './params.ts';
 import { Rope } from './rope.ts';
 import { readJson, type ModelSource } from '../model_files/source.ts';
 
@@ -35,20 +43,29 @@ export class CausalLM implements DecoderParts {
 
   /** Loads config.json and the safetensors weights from a source. */
   static async load(source: ModelSource, options: LoadOptions = {}): Promise<CausalLM> {
-    const config = parseModelConfig(await readJson(source, 'config.json'), `${source.name}/config.json`);
+    const config = parseModelConfig(
+      await readJson(source, 'config.json'),
+      `${source.name}/config.json`,
+    );
     const weights = await readWeightFiles(source, options.onProgress);
     return CausalLM.fromWeights(config, weights, options.training);
   }
 
   /** Builds a model from HF-layout tensors already in memory (tests, generated models). */
-  static fromWeights(config: ModelConfig, weights: WeightSource, training: TrainingMode = { kind: 'none' }): CausalLM {
+  static fromWeights(
+    config: ModelConfig,
+    weights: WeightSource,
+    training: TrainingMode = { kind: 'none' },
+  ): CausalLM {
     if (training.kind === 'lora') validateLoraConfig(training.lora);
     const params = loadParams(config, weights, training.kind === 'full');
     if (training.kind === 'lora') attachAdapters(params, training.lora);
     return new CausalLM(config, params, training);
   }
 
-  /** Whether LoRA adapters take part in forward passes (true unless inside withAdaptersDisabled). */
+  /**
+   * Whether LoRA adapters take part in forward passes (true unless inside withAdaptersDisabled).
+   */
   get adaptersEnabled(): boolean {
     return this.adaptersOn;
   }
@@ -95,7 +112,14 @@ export class CausalLM implements DecoderParts {
     const rows = tf.tidy(() => {
       const hidden = decoderForward(
         this,
-        { ids: Int32Array.from(ids), batch: 1, time: T, positions: ids.map((_, t) => t), maskBias: maskBias(1, T, T, (_b, i, j) => j <= i), causal: true },
+        {
+          ids: Int32Array.from(ids),
+          batch: 1,
+          time: T,
+          positions: ids.map((_, t) => t),
+          maskBias: maskBias(1, T, T, (_b, i, j) => j <= i),
+          causal: true,
+        },
         this.forwardMode(false),
       );
       return outputLogits(this.params, hidden);
@@ -112,9 +136,12 @@ export class CausalLM implements DecoderParts {
     sequences.forEach((ids, index) => {
       if (ids.length === 0) throw new Error(`sequence ${index} is empty`);
       const bad = ids.find((id) => !Number.isInteger(id) || id < 0 || id >= V);
-      if (bad !== undefined) throw new Error(`sequence ${index} has token id ${bad} outside the vocabulary [0, ${V})`);
+      if (bad !== undefined)
+        throw new Error(`sequence ${index} has token id ${bad} outside the vocabulary [0, ${V})`);
       if (ids.length > this.config.maxPositions) {
-        throw new Error(`sequence ${index} has ${ids.length} tokens, more than max_position_embeddings ${this.config.maxPositions}`);
+        throw new Error(
+          `sequence ${index} has ${ids.length} tokens, more than max_position_embeddings ${this.config.maxPositions}`,
+        );
       }
     });
   }

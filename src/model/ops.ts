@@ -1,18 +1,25 @@
-// Differentiable building blocks with hand-written gradients, for two reasons measured on the
-// WASM backend: (1) autograd's matMul backward uses transposeA/transposeB, a path about 10x
-// slower there than transposing first; (2) the gather gradient needs UnsortedSegmentSum, which
-// WASM lacks. A weight that is frozen (not trainable) is captured instead of passed, so its
-// gradient (the costly x^T dy product) is never computed; a captured weight must outlive the
-// backward pass (variables do), while any other tensor the backward needs goes through save().
+// Differentiable building blocks with hand-written gradients, for two reasons measured on the WASM
+// backend: (1) autograd's matMul backward uses transposeA/transposeB, a path about 10x slower there
+// than transposing first; (2) the gather gradient needs UnsortedSegmentSum, which WASM lacks. A
+// weight that is frozen (not trainable) is captured instead of passed, so its gradient (the costly
+// x^T dy product) is never computed; a captured weight must outlive the backward pass (variables
+// do), while any other tensor the backward needs goes through save().
 //
-// Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk rows.
+// Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk
+// rows.
 import * as tf from '@tensorflow/tfjs';
 import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
 import { productsBeside } from '../kernels/backward_pairs.ts';
 
 /** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
 function customOp(
-  forward: (inputs: tf.Tensor[], save: tf.GradSaveFunc) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] },
+  forward: (
+    inputs: tf.Tensor[],
+    save: tf.GradSaveFunc,
+  ) => {
+    value: tf.Tensor;
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[];
+  },
 ): (...inputs: tf.Tensor[]) => tf.Tensor {
   return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
@@ -44,16 +51,25 @@ export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean)
 }
 
 /**
- * A frozen linear layer with a LoRA adapter, y = x w + (scale x a) b, for x (N, I), w (I, O) frozen,
- * a (I, r), b (r, O) trainable: one op with a hand-written gradient instead of autograd over two
- * linear ops, a scale and an add. Forward, x w and (scale x a) b come out of one kernel
+ * A frozen linear layer with a LoRA adapter, y = x w + (scale x a) b, for x (N, I), w (I, O)
+ * frozen, a (I, r), b (r, O) trainable: one op with a hand-written gradient instead of autograd
+ * over two linear ops, a scale and an add. Forward, x w and (scale x a) b come out of one kernel
  * (matMulPair: the second product adds into the first, no (N, O) add); backward, dx = dy w^T +
  * (scale dy b^T) a^T likewise, da = x^T (scale dy b^T), db = (scale x a)^T dy. The same numbers as
  * the ops (each sum formed in the same order; tested bit for bit on wasm).
  */
-export function loraLinear(x: tf.Tensor2D, w: tf.Tensor2D, a: tf.Tensor2D, b: tf.Tensor2D, scale: number): tf.Tensor2D {
+export function loraLinear(
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  a: tf.Tensor2D,
+  b: tf.Tensor2D,
+  scale: number,
+): tf.Tensor2D {
   const op = customOp(([input, factorA, factorB], save) => {
-    const scaled = tf.mul(matMul2d(input as tf.Tensor2D, factorA as tf.Tensor2D), scale) as tf.Tensor2D; // (N, r)
+    const scaled = tf.mul(
+      matMul2d(input as tf.Tensor2D, factorA as tf.Tensor2D),
+      scale,
+    ) as tf.Tensor2D; // (N, r)
     save([input!, scaled, factorA!, factorB!]);
     return {
       value: matMulPair(input as tf.Tensor2D, w, scaled, factorB as tf.Tensor2D),
@@ -61,7 +77,11 @@ export function loraLinear(x: tf.Tensor2D, w: tf.Tensor2D, a: tf.Tensor2D, b: tf
         const [xs, xas, as, bs] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
         const g = dy as tf.Tensor2D;
         const dxa = tf.mul(matMul2d(g, tf.transpose(bs)), scale) as tf.Tensor2D; // (N, r)
-        return [matMulPair(g, tf.transpose(w), dxa, tf.transpose(as)), matMulTransposeA(xs, dxa), matMulTransposeA(xas, g)];
+        return [
+          matMulPair(g, tf.transpose(w), dxa, tf.transpose(as)),
+          matMulTransposeA(xs, dxa),
+          matMulTransposeA(xas, g),
+        ];
       },
     };
   });
@@ -73,7 +93,11 @@ export function loraLinear(x: tf.Tensor2D, w: tf.Tensor2D, a: tf.Tensor2D, b: tf
  * tokens as columns so the same matrix serves as the tied output projection h @ table.
  * The gradient scatters rows back with scatterND (which sums repeated ids).
  */
-export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: boolean): tf.Tensor2D {
+export function embedColumns(
+  table: tf.Tensor2D,
+  ids: tf.Tensor1D,
+  trainable: boolean,
+): tf.Tensor2D {
   if (!trainable) return tf.tidy(() => permute(tf.gather(table, ids, 1) as tf.Tensor2D, [1, 0]));
   const [depth, vocab] = table.shape;
   const lookup = customOp(([weight], save) => {
@@ -81,7 +105,10 @@ export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: bo
     return {
       value: tf.transpose(tf.gather(weight!, ids, 1)), // (N, D)
       gradFunc: (dy, [savedIds]) => {
-        const rows = tf.scatterND(tf.reshape(savedIds!, [-1, 1]), dy as tf.Tensor2D, [vocab, depth]); // (V, D)
+        const rows = tf.scatterND(tf.reshape(savedIds!, [-1, 1]), dy as tf.Tensor2D, [
+          vocab,
+          depth,
+        ]); // (V, D)
         return tf.transpose(rows); // (D, V)
       },
     };
@@ -97,17 +124,27 @@ export function embedColumns(table: tf.Tensor2D, ids: tf.Tensor1D, trainable: bo
  * so the chunk's logits are all the memory there is anyway) the forward pass keeps the softmax
  * for the backward, which then skips a vocabulary-wide product and an exp.
  */
-export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number, trainable: boolean, keepSoftmax = false): tf.Tensor1D {
+export function logPartition(
+  h: tf.Tensor2D,
+  w: tf.Tensor2D,
+  temperature: number,
+  trainable: boolean,
+  keepSoftmax = false,
+): tf.Tensor1D {
   const [depth, vocab] = w.shape;
   // (at temperature 1, the logits as they are: x / 1 is x, and a (C, V) division less each way)
-  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) => (temperature === 1 ? matMul2d(hs, ws) : tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D);
+  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) =>
+    temperature === 1 ? matMul2d(hs, ws) : (tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D);
   // On wasm, through tf.softmax (XNNPACK's, ~1 ns a number), not tfjs-wasm's exp (scalar, ~5 ns):
   // the softmax at a row's largest logit m is exp(m - lse), so lse = m - log(max softmax), within
   // an ulp of p_max in the log (p_max >= 1 / V). A (1924, 1536) chunk: 8 ms against 24 for max,
   // subtract, exp, sum and divide.
   const viaSoftmax = tf.getBackend() === 'wasm';
   // log-sum-exp, and the softmax when kept: max-shifted so exp never overflows
-  const forward = (hs: tf.Tensor2D, ws: tf.Tensor2D): { value: tf.Tensor1D; softmax?: tf.Tensor2D } => {
+  const forward = (
+    hs: tf.Tensor2D,
+    ws: tf.Tensor2D,
+  ): { value: tf.Tensor1D; softmax?: tf.Tensor2D } => {
     const logits = scaledLogits(hs, ws);
     if (viaSoftmax) {
       const softmax = tf.softmax(logits) as tf.Tensor2D;
@@ -118,20 +155,28 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
     const peak = tf.max(logits, -1, true); // (C, 1)
     const shifted = tf.exp(tf.sub(logits, peak)); // (C, V)
     const total = tf.sum(shifted, -1, true); // (C, 1)
-    return { value: tf.reshape(tf.add(tf.log(total), peak), [-1]) as tf.Tensor1D, softmax: tf.div(shifted, total) as tf.Tensor2D };
+    return {
+      value: tf.reshape(tf.add(tf.log(total), peak), [-1]) as tf.Tensor1D,
+      softmax: tf.div(shifted, total) as tf.Tensor2D,
+    };
   };
   // d lse / d logits = softmax = exp(logits - lse); chain through the 1/temperature scale
-  const logitGrad = (dy: tf.Tensor, softmax: tf.Tensor2D) => tf.mul(softmax, tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
+  const logitGrad = (dy: tf.Tensor, softmax: tf.Tensor2D) =>
+    tf.mul(softmax, tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
   const recomputed = (hs: tf.Tensor2D, ws: tf.Tensor2D, lse: tf.Tensor) =>
-    (viaSoftmax ? tf.softmax(scaledLogits(hs, ws)) : tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1])))) as tf.Tensor2D;
+    (viaSoftmax
+      ? tf.softmax(scaledLogits(hs, ws))
+      : tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1])))) as tf.Tensor2D;
   // The two products of the backward pass, in the layout that keeps them on the fast kernel: with
   // a small head (D * V within what matMul2d sends to the kernel, e.g. the demo's and the
   // benchmark's), g @ w^T and (g^T @ h)^T, whose right operands w^T and h fit it; otherwise (a
   // large vocabulary, where w^T would copy the whole head; or no kernel) (w @ g^T)^T and h^T @ g,
   // which transpose only the chunk-sized g and h.
   const small = kernelTakes(vocab, depth);
-  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) => (small ? matMul2d(g, tf.transpose(ws)) : tf.transpose(matMul2d(ws, tf.transpose(g))));
-  const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) => (small ? tf.transpose(matMulTransposeA(g, hs)) : matMulTransposeA(hs, g));
+  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) =>
+    small ? matMul2d(g, tf.transpose(ws)) : tf.transpose(matMul2d(ws, tf.transpose(g)));
+  const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) =>
+    small ? tf.transpose(matMulTransposeA(g, hs)) : matMulTransposeA(hs, g);
   if (!trainable) {
     const frozen = customOp(([input], save) => {
       const { value, softmax } = forward(input as tf.Tensor2D, w);
@@ -139,7 +184,9 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
       return {
         value,
         gradFunc: (dy, saved) => {
-          const probabilities = softmax ? saved[0]! as tf.Tensor2D : recomputed(saved[0] as tf.Tensor2D, w, saved[1]!);
+          const probabilities = softmax
+            ? (saved[0]! as tf.Tensor2D)
+            : recomputed(saved[0] as tf.Tensor2D, w, saved[1]!);
           return inputGrad(logitGrad(dy, probabilities), w);
         },
       };
@@ -171,6 +218,10 @@ export function logPartition(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number
 export function permute<T extends tf.Tensor>(x: T, perm: number[]): T {
   const moved = perm.filter((axis) => x.shape[axis] !== 1);
   const kept = [...moved].sort((a, b) => a - b);
-  if (moved.every((axis, i) => axis === kept[i])) return tf.reshape(x, perm.map((axis) => x.shape[axis]!)) as T;
+  if (moved.every((axis, i) => axis === kept[i]))
+    return tf.reshape(
+      x,
+      perm.map((axis) => x.shape[axis]!),
+    ) as T;
   return tf.transpose(x, perm);
 }

@@ -38,17 +38,36 @@ export interface DecoderParams {
   lmHead: tf.Variable | null;
 }
 
-/** Source of named float32 tensors in HF layout (a model's weight files, or random weights for tests). */
+/**
+ * Source of named float32 tensors in HF layout (a model's weight files, or random weights for
+ * tests).
+ */
 export type WeightSource = Pick<WeightFiles, 'has' | 'shape' | 'float32'>;
 
 /** Builds variables from HF-layout tensors, checking every shape against the config. */
-export function loadParams(config: ModelConfig, source: WeightSource, trainable: boolean): DecoderParams {
-  const { hiddenSize: D, intermediateSize: F, vocabSize: V, numHeads: H, numKvHeads: Hkv, headDim: hd } = config;
+export function loadParams(
+  config: ModelConfig,
+  source: WeightSource,
+  trainable: boolean,
+): DecoderParams {
+  const {
+    hiddenSize: D,
+    intermediateSize: F,
+    vocabSize: V,
+    numHeads: H,
+    numKvHeads: Hkv,
+    headDim: hd,
+  } = config;
   const tensor = (name: string, shape: number[]): tf.Tensor => {
-    if (!source.has(name)) throw new Error(`checkpoint is missing ${name} (expected for a ${config.family} model with this config.json)`);
+    if (!source.has(name))
+      throw new Error(
+        `checkpoint is missing ${name} (expected for a ${config.family} model with this config.json)`,
+      );
     const actual = source.shape(name);
     if (actual.length !== shape.length || actual.some((d, i) => d !== shape[i])) {
-      throw new Error(`checkpoint tensor ${name} has shape [${actual.join(', ')}] but config.json implies [${shape.join(', ')}]`);
+      throw new Error(
+        `checkpoint tensor ${name} has shape [${actual.join(', ')}] but config.json implies [${shape.join(', ')}]`,
+      );
     }
     return tf.tensor(source.float32(name), shape);
   };
@@ -87,7 +106,9 @@ export function loadParams(config: ModelConfig, source: WeightSource, trainable:
   }
   const untied = !config.tieWordEmbeddings;
   if (untied && !source.has('lm_head.weight')) {
-    throw new Error('checkpoint has no lm_head.weight but config.json says tie_word_embeddings is false');
+    throw new Error(
+      'checkpoint has no lm_head.weight but config.json says tie_word_embeddings is false',
+    );
   }
   return {
     embedding: transposed('model.embed_tokens.weight', V, D),
@@ -130,7 +151,10 @@ export function baseVariables(params: DecoderParams): Map<string, tf.Variable> {
   return out;
 }
 
-/** LoRA factors by PEFT-style name (`<module>.lora_A.weight` is stored as (in, r), PEFT's transpose). */
+/**
+ * LoRA factors by PEFT-style name (`<module>.lora_A.weight` is stored as (in, r), PEFT's
+ * transpose).
+ */
 export function adapterVariables(params: DecoderParams): Map<string, tf.Variable> {
   const out = new Map<string, tf.Variable>();
   for (const layer of params.layers) {

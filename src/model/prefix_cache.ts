@@ -13,7 +13,10 @@
 // end). Past `budget` numbers, the oldest entries go (they only cost a prefill).
 import * as tf from '@tensorflow/tfjs';
 
-/** One cached sequence: its token ids and its per-layer keys and values, each (1, Hkv, ids.length, hd). */
+/**
+ * One cached sequence: its token ids and its per-layer keys and values, each (1, Hkv, ids.length,
+ * hd).
+ */
 export interface PrefixEntry {
   ids: number[];
   keys: tf.Tensor[];
@@ -52,7 +55,8 @@ export class PrefixCache {
     let best = -1;
     this.entries.forEach((entry, i) => {
       const n = entry.ids.length;
-      if (n === 0 || n >= prompt.length || (best >= 0 && n <= this.entries[best]!.ids.length)) return;
+      if (n === 0 || n >= prompt.length || (best >= 0 && n <= this.entries[best]!.ids.length))
+        return;
       for (let t = 0; t < n; t++) if (entry.ids[t] !== prompt[t]) return;
       best = i;
     });
@@ -83,7 +87,8 @@ export class PrefixCache {
 }
 
 /** Numbers an entry's tensors hold. */
-const sizeOf = (entry: PrefixEntry) => [...entry.keys, ...entry.values].reduce((sum, t) => sum + t.size, 0);
+const sizeOf = (entry: PrefixEntry) =>
+  [...entry.keys, ...entry.values].reduce((sum, t) => sum + t.size, 0);
 
 /** Frees an entry's tensors. */
 export function dispose(entry: PrefixEntry): void {

@@ -7,7 +7,14 @@ import { Rng } from './rng.ts';
 
 /** HF tensor names and shapes the config implies. */
 export function expectedShapes(config: ModelConfig): Map<string, number[]> {
-  const { hiddenSize: D, intermediateSize: F, vocabSize: V, numHeads: H, numKvHeads: Hkv, headDim: hd } = config;
+  const {
+    hiddenSize: D,
+    intermediateSize: F,
+    vocabSize: V,
+    numHeads: H,
+    numKvHeads: Hkv,
+    headDim: hd,
+  } = config;
   const shapes = new Map<string, number[]>([['model.embed_tokens.weight', [V, D]]]);
   for (let i = 0; i < config.numLayers; i++) {
     const p = `model.layers.${i}`;
@@ -36,8 +43,14 @@ export function expectedShapes(config: ModelConfig): Map<string, number[]> {
   return shapes;
 }
 
-/** Random weights for `config`; each tensor is drawn when first read, from its own seeded stream. */
-export function randomWeights(config: ModelConfig, seed = 0, std = 0.02): WeightSource & { names(): string[] } {
+/**
+ * Random weights for `config`; each tensor is drawn when first read, from its own seeded stream.
+ */
+export function randomWeights(
+  config: ModelConfig,
+  seed = 0,
+  std = 0.02,
+): WeightSource & { names(): string[] } {
   const shapes = expectedShapes(config);
   const names = [...shapes.keys()];
   return {

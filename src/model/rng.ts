@@ -21,10 +21,14 @@ function splitmix32(seed: number): () => number {
 export class Rng {
   private s: RngState;
 
-  /** Seeds from any finite number (only its low 32 bits after rounding matter), or from a saved state. */
+  /**
+   * Seeds from any finite number (only its low 32 bits after rounding matter), or from a saved
+   * state.
+   */
   constructor(seedOrState: number | RngState) {
     if (typeof seedOrState === 'number') {
-      if (!Number.isFinite(seedOrState)) throw new Error(`seed must be a finite number, got ${seedOrState}`);
+      if (!Number.isFinite(seedOrState))
+        throw new Error(`seed must be a finite number, got ${seedOrState}`);
       const next = splitmix32(Math.round(seedOrState) >>> 0);
       this.s = [next(), next(), next(), next()];
     } else {

@@ -10,7 +10,11 @@ import { byteOffset, heapModule, registerWasmKernel, wasmMemory } from '../kerne
 import { switches } from '../kernels/switches.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
-export function inverseFrequencies(headDim: number, theta: number, scaling: RopeScaling): Float64Array {
+export function inverseFrequencies(
+  headDim: number,
+  theta: number,
+  scaling: RopeScaling,
+): Float64Array {
   const half = headDim / 2;
   const out = new Float64Array(half);
   for (let i = 0; i < half; i++) {
@@ -30,7 +34,8 @@ function scaleFrequency(frequency: number, scaling: RopeScaling): number {
   const highWavelength = originalMaxPositions / highFreqFactor;
   if (wavelength < highWavelength) return frequency;
   if (wavelength > lowWavelength) return frequency / factor;
-  const smooth = (originalMaxPositions / wavelength - lowFreqFactor) / (highFreqFactor - lowFreqFactor);
+  const smooth =
+    (originalMaxPositions / wavelength - lowFreqFactor) / (highFreqFactor - lowFreqFactor);
   return (1 - smooth) * (frequency / factor) + smooth * frequency;
 }
 
@@ -60,7 +65,10 @@ export class Rope {
         sin[p * headDim + half + i] = s;
       }
     }
-    return { cos: tf.tensor2d(cos, [positions.length, headDim]), sin: tf.tensor2d(sin, [positions.length, headDim]) };
+    return {
+      cos: tf.tensor2d(cos, [positions.length, headDim]),
+      sin: tf.tensor2d(sin, [positions.length, headDim]),
+    };
   }
 
   /**
@@ -95,14 +103,22 @@ export function rotateHalfMatrix(headDim: number): tf.Tensor2D {
  * times +-1 plus zeros). Why not split, negate and concatenate: on WASM those three copies cost
  * ~7% of a decoding step (slices of small rows are slow there), the product one small GEMM.
  */
-export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotation: tf.Tensor2D, backwardSin?: tf.Tensor): tf.Tensor {
+export function applyRope(
+  x: tf.Tensor,
+  cos: tf.Tensor,
+  sin: tf.Tensor,
+  rotation: tf.Tensor2D,
+  backwardSin?: tf.Tensor,
+): tf.Tensor {
   if (tf.getBackend() === 'wasm' && x.rank === 4 && cos.rank === 4 && cos.shape[1] === 1) {
     if (tf.engine().state.gradientDepth === 0) return tf.engine().runKernel(ROPE, { x, cos, sin }); // decoding: one pass, the same numbers
     return trainableRope(x, cos, sin, backwardSin);
   }
   const rows = tf.reshape(x, [-1, x.shape[x.rank - 1]!]) as tf.Tensor2D;
   // Under a gradient tape, the linear op with the fast backward; decoding skips its customGrad.
-  const product = tf.engine().isTapeOn() ? matMulLinear(rows, rotation, false) : matMul2d(rows, rotation);
+  const product = tf.engine().isTapeOn()
+    ? matMulLinear(rows, rotation, false)
+    : matMul2d(rows, rotation);
   const rotated = tf.reshape(product, x.shape);
   return tf.add(tf.mul(x, cos), tf.mul(rotated, sin));
 }
@@ -117,14 +133,24 @@ export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotation
  * (a split and a concat, slow on WASM). The tables go through save(): the caller's scope may free
  * them before the backward pass runs.
  */
-function trainableRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, backwardSin?: tf.Tensor): tf.Tensor {
+function trainableRope(
+  x: tf.Tensor,
+  cos: tf.Tensor,
+  sin: tf.Tensor,
+  backwardSin?: tf.Tensor,
+): tf.Tensor {
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
     save([cos, backwardSin ?? sin]);
     return {
       value: tf.engine().runKernel(ROPE, { x: input, cos, sin }) as tf.Tensor,
       gradFunc: (dy: tf.Tensor, [c, s]: tf.Tensor[]) => {
-        const swapped = backwardSin ? s! : tf.tidy(() => { const [s1, s2] = tf.split(s!, 2, -1); return tf.neg(tf.concat([s2!, s1!], -1)); });
+        const swapped = backwardSin
+          ? s!
+          : tf.tidy(() => {
+              const [s1, s2] = tf.split(s!, 2, -1);
+              return tf.neg(tf.concat([s2!, s1!], -1));
+            });
         return tf.engine().runKernel(ROPE, { x: dy, cos: c!, sin: swapped }) as tf.Tensor;
       },
     };
@@ -135,9 +161,9 @@ function trainableRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, backwardSin
 const ROPE = 'AgenticRlRope';
 
 /**
- * `rope(x, c, s, out, half, rows, stride)`: for `rows` rows of x spaced `stride` bytes apart (and of
- * out likewise), all using the table rows c and s: out = [x1 c1 - x2 s1, x2 c2 + x1 s2] with x1, x2
- * the halves (half floats each, a multiple of 4). f32x4 multiplies and one add or subtract: the
+ * `rope(x, c, s, out, half, rows, stride)`: for `rows` rows of x spaced `stride` bytes apart (and
+ * of out likewise), all using the table rows c and s: out = [x1 c1 - x2 s1, x2 c2 + x1 s2] with x1,
+ * x2 the halves (half floats each, a multiple of 4). f32x4 multiplies and one add or subtract: the
  * ops' rounding, so the ops' bits.
  */
 function ropeBody(): Body {
@@ -156,23 +182,43 @@ function ropeBody(): Body {
   };
   f.get(half).i32(2).i32Shl().set(halfBytes);
   f.i32(0).set(row);
-  f.whileLoop(() => { f.get(row).get(rows).i32LtU(); }, () => {
-    f.i32(0).set(at);
-    f.whileLoop(() => { f.get(at).get(halfBytes).i32LtU(); }, () => {
-      load(px, false); f.set(x1);
-      load(px, true); f.set(x2);
-      address(pout, false);
-      f.get(x1); load(pc, false); f.f32x4Mul();
-      f.get(x2); load(ps, false); f.f32x4Mul();
-      f.f32x4Sub().v128Store(); // x1 c1 - x2 s1
-      address(pout, true);
-      f.get(x2); load(pc, true); f.f32x4Mul();
-      f.get(x1); load(ps, true); f.f32x4Mul();
-      f.f32x4Add().v128Store(); // x2 c2 + x1 s2
-      f.addConst(at, 16);
-    });
-    f.addTo(px, stride).addTo(pout, stride).addConst(row, 1);
-  });
+  f.whileLoop(
+    () => {
+      f.get(row).get(rows).i32LtU();
+    },
+    () => {
+      f.i32(0).set(at);
+      f.whileLoop(
+        () => {
+          f.get(at).get(halfBytes).i32LtU();
+        },
+        () => {
+          load(px, false);
+          f.set(x1);
+          load(px, true);
+          f.set(x2);
+          address(pout, false);
+          f.get(x1);
+          load(pc, false);
+          f.f32x4Mul();
+          f.get(x2);
+          load(ps, false);
+          f.f32x4Mul();
+          f.f32x4Sub().v128Store(); // x1 c1 - x2 s1
+          address(pout, true);
+          f.get(x2);
+          load(pc, true);
+          f.f32x4Mul();
+          f.get(x1);
+          load(ps, true);
+          f.f32x4Mul();
+          f.f32x4Add().v128Store(); // x2 c2 + x1 s2
+          f.addConst(at, 16);
+        },
+      );
+      f.addTo(px, stride).addTo(pout, stride).addConst(row, 1);
+    },
+  );
   return f;
 }
 
@@ -193,16 +239,37 @@ export function simdRopeModule(): Uint8Array<ArrayBuffer> {
 registerWasmKernel(ROPE, ({ inputs }, wasm) => {
   const { x, cos, sin } = inputs as Record<'x' | 'cos' | 'sin', tf.TensorInfo>;
   const [B, H, T, hd] = x.shape as [number, number, number, number];
-  if (cos.shape.join() !== [B, 1, T, hd].join() || sin.shape.join() !== cos.shape.join()) throw new Error(`rope: tables of shape ${cos.shape} and ${sin.shape} for x of shape ${x.shape}`);
+  if (cos.shape.join() !== [B, 1, T, hd].join() || sin.shape.join() !== cos.shape.join())
+    throw new Error(
+      `rope: tables of shape ${cos.shape} and ${sin.shape} for x of shape ${x.shape}`,
+    );
   const out = wasm.makeOutput(x.shape, 'float32');
-  const [xi, ci, si, oi] = [x, cos, sin, out].map((t) => byteOffset(wasm, t) / 4) as [number, number, number, number]; // after makeOutput
+  const [xi, ci, si, oi] = [x, cos, sin, out].map((t) => byteOffset(wasm, t) / 4) as [
+    number,
+    number,
+    number,
+    number,
+  ]; // after makeOutput
   const half = hd / 2;
-  const simd = half % 4 === 0 && switches.simdRope ? (heapModule(wasm, 'rope', simdRopeModule)?.rope as ((...args: number[]) => void) | undefined) : undefined;
+  const simd =
+    half % 4 === 0 && switches.simdRope
+      ? (heapModule(wasm, 'rope', simdRopeModule)?.rope as
+          | ((...args: number[]) => void)
+          | undefined)
+      : undefined;
   if (simd) {
     for (let b = 0; b < B; b++) {
       for (let t = 0; t < T; t++) {
         const [row, table] = [(b * H * T + t) * hd, (b * T + t) * hd];
-        simd(4 * (xi + row), 4 * (ci + table), 4 * (si + table), 4 * (oi + row), half, H, 4 * T * hd);
+        simd(
+          4 * (xi + row),
+          4 * (ci + table),
+          4 * (si + table),
+          4 * (oi + row),
+          half,
+          H,
+          4 * T * hd,
+        );
       }
     }
     return out;
@@ -215,8 +282,14 @@ registerWasmKernel(ROPE, ({ inputs }, wasm) => {
         const target = oi + ((b * H + h) * T + t) * hd;
         const table = (b * T + t) * hd;
         const [c, s] = [ci + table, si + table];
-        for (let i = 0; i < half; i++) heap[target + i] = Math.fround(heap[row + i]! * heap[c + i]!) + Math.fround(-heap[row + i + half]! * heap[s + i]!);
-        for (let i = half; i < hd; i++) heap[target + i] = Math.fround(heap[row + i]! * heap[c + i]!) + Math.fround(heap[row + i - half]! * heap[s + i]!);
+        for (let i = 0; i < half; i++)
+          heap[target + i] =
+            Math.fround(heap[row + i]! * heap[c + i]!) +
+            Math.fround(-heap[row + i + half]! * heap[s + i]!);
+        for (let i = half; i < hd; i++)
+          heap[target + i] =
+            Math.fround(heap[row + i]! * heap[c + i]!) +
+            Math.fround(heap[row + i - half]! * heap[s + i]!);
       }
     }
   }

@@ -15,7 +15,9 @@ import { Rng } from './rng.ts';
 import { SimdWeights } from '../kernels/simd_sample.ts';
 import { switches } from '../kernels/switches.ts';
 
-/** Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit. */
+/**
+ * Why a sequence stopped: an EOS id, the caller's stop test, or the token budget / context limit.
+ */
 export type FinishReason = 'eos' | 'stop' | 'length';
 
 /** Options for generate(). */
@@ -64,13 +66,22 @@ export interface GenerateResult {
 }
 
 /** Samples continuations of every prompt (token ids) at once. */
-export async function generate(model: CausalLM, prompts: number[][], options: GenerateOptions): Promise<GenerateResult> {
+export async function generate(
+  model: CausalLM,
+  prompts: number[][],
+  options: GenerateOptions,
+): Promise<GenerateResult> {
   const { temperature, maxNewTokens } = options;
   if (!(temperature >= 0)) throw new Error(`temperature must be >= 0, got ${temperature}`);
-  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new Error(`maxNewTokens must be a non-negative integer, got ${maxNewTokens}`);
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0)
+    throw new Error(`maxNewTokens must be a non-negative integer, got ${maxNewTokens}`);
   model.checkIds(prompts);
   const count = prompts.length;
-  const result: GenerateResult = { ids: prompts.map(() => []), logprobs: prompts.map(() => []), finishReasons: prompts.map(() => 'length') };
+  const result: GenerateResult = {
+    ids: prompts.map(() => []),
+    logprobs: prompts.map(() => []),
+    finishReasons: prompts.map(() => 'length'),
+  };
   if (count === 0 || maxNewTokens === 0) return result;
   const source = options.rng ?? new Rng(options.seed ?? 0);
   if (options.streams && options.streams.length !== count) {
@@ -92,13 +103,26 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
   const pad = prompts.map((p, b) => P - (p.length - L[b]!)); // left padding of each sequence's new tokens
   const hidden = (b: number, j: number) => j < base - L[b]! || (j >= base && j < base + pad[b]!);
   let live = prompts.map((_, i) => i); // original index of each batch row
-  const cache = new KvCache(model.config.numLayers, options.inPlaceCache === undefined ? {} : { inPlace: options.inPlaceCache });
-  /** Keeps row `row` (sequence `index`, its cache holding all it generated but the last token) in the prefix cache. */
+  const cache = new KvCache(
+    model.config.numLayers,
+    options.inPlaceCache === undefined ? {} : { inPlace: options.inPlaceCache },
+  );
+  /**
+   * Keeps row `row` (sequence `index`, its cache holding all it generated but the last token) in
+   * the prefix cache.
+   */
   const keep = (row: number, index: number) => {
     if (!options.prefixCache) return;
     const done = result.ids[index]!.length - 1;
-    const { keys, values } = cache.extract(row, [[base - L[index]!, base], [base + pad[index]!, base + P + done]]);
-    options.prefixCache.put({ ids: [...prompts[index]!, ...result.ids[index]!.slice(0, done)], keys, values });
+    const { keys, values } = cache.extract(row, [
+      [base - L[index]!, base],
+      [base + pad[index]!, base + P + done],
+    ]);
+    options.prefixCache.put({
+      ids: [...prompts[index]!, ...result.ids[index]!.slice(0, done)],
+      keys,
+      values,
+    });
   };
   try {
     if (base > 0) {
@@ -111,8 +135,14 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
           return own ? tf.concat([gap, own], 2) : gap;
         };
         for (let layer = 0; layer < model.config.numLayers; layer++) {
-          const keys = tf.concat(entries.map((entry, b) => slots(entry?.keys[layer], b)), 0);
-          const values = tf.concat(entries.map((entry, b) => slots(entry?.values[layer], b)), 0);
+          const keys = tf.concat(
+            entries.map((entry, b) => slots(entry?.keys[layer], b)),
+            0,
+          );
+          const values = tf.concat(
+            entries.map((entry, b) => slots(entry?.values[layer], b)),
+            0,
+          );
           if (cache.inPlace) cache.write(layer, keys, values);
           else cache.append(layer, keys, values);
         }
@@ -125,7 +155,10 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
     const distinct: number[] = []; // the first prompt index of each distinct prompt
     const rowOf = prompts.map((prompt, b) => {
       const key = options.sharePrefill === false || base > 0 ? String(b) : prompt.join(',');
-      if (!rowByKey.has(key)) { rowByKey.set(key, distinct.length); distinct.push(b); }
+      if (!rowByKey.has(key)) {
+        rowByKey.set(key, distinct.length);
+        distinct.push(b);
+      }
       return rowByKey.get(key)!;
     });
     const U = distinct.length;
@@ -144,7 +177,8 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
           positions[u * T + t] = L[index]! + Math.max(0, slot - pad[index]!);
         }
       });
-      const mask = (u: number, i: number, j: number) => j <= base + start + i && !hidden(distinct[u]!, j);
+      const mask = (u: number, i: number, j: number) =>
+        j <= base + start + i && !hidden(distinct[u]!, j);
       logits = await stepLogits(model, cache, ids, positions, U, T, mask, start + T === P);
     }
     if (U < count) {
@@ -166,7 +200,11 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
         let reason: FinishReason | null = null;
         if (eos.has(id)) reason = 'eos';
         else if (options.shouldStop?.(index, generated)) reason = 'stop';
-        else if (generated.length >= maxNewTokens || prompts[index]!.length + generated.length >= maxPositions) reason = 'length';
+        else if (
+          generated.length >= maxNewTokens ||
+          prompts[index]!.length + generated.length >= maxPositions
+        )
+          reason = 'length';
         if (reason) {
           result.finishReasons[index] = reason;
           finished.add(row);
@@ -181,10 +219,22 @@ export async function generate(model: CausalLM, prompts: number[][], options: Ge
         live = kept.map((row) => live[row]!);
       }
       const ids = Int32Array.from(live, (index) => result.ids[index]!.at(-1)!);
-      const positions = Int32Array.from(live, (index) => prompts[index]!.length + result.ids[index]!.length - 1);
+      const positions = Int32Array.from(
+        live,
+        (index) => prompts[index]!.length + result.ids[index]!.length - 1,
+      );
       const S = base + P + steps; // cached slots after this token
       const rows = [...live];
-      logits = await stepLogits(model, cache, ids, positions, live.length, 1, (b, _i, j) => j < S && !hidden(rows[b]!, j), true);
+      logits = await stepLogits(
+        model,
+        cache,
+        ids,
+        positions,
+        live.length,
+        1,
+        (b, _i, j) => j < S && !hidden(rows[b]!, j),
+        true,
+      );
     }
   } finally {
     cache.dispose();
@@ -209,12 +259,26 @@ async function stepLogits(
     const hidden = decoderForward(
       model,
       // every caller's mask hides the keys past each query's position (j > i + keys - time): causal
-      { ids, batch, time, positions, maskBias: maskBias(batch, time, keys, visible), cache, causal: true },
+      {
+        ids,
+        batch,
+        time,
+        positions,
+        maskBias: maskBias(batch, time, keys, visible),
+        cache,
+        causal: true,
+      },
       model.forwardMode(false),
     ); // (B*T, D)
     if (!wantLogits) return tf.zeros([0, 0]);
     const D = model.config.hiddenSize;
-    const last = time === 1 ? hidden : tf.reshape(tf.slice(tf.reshape(hidden, [batch, time, D]), [0, time - 1, 0], [batch, 1, D]), [batch, D]);
+    const last =
+      time === 1
+        ? hidden
+        : tf.reshape(
+            tf.slice(tf.reshape(hidden, [batch, time, D]), [0, time - 1, 0], [batch, 1, D]),
+            [batch, D],
+          );
     return outputLogits(model.params, last as tf.Tensor2D); // (B, V)
   });
   const data = (await logits.data()) as Float32Array;
@@ -231,7 +295,13 @@ let simdWeights: SimdWeights | null | undefined;
  * The unnormalized probabilities come from simd_sample.ts where the engine has WebAssembly SIMD
  * (float32 weights, float64 total), else from Math.exp in float64.
  */
-export function sampleToken(logits: Float32Array, offset: number, vocab: number, temperature: number, rng: Rng): { id: number; logprob: number } {
+export function sampleToken(
+  logits: Float32Array,
+  offset: number,
+  vocab: number,
+  temperature: number,
+  rng: Rng,
+): { id: number; logprob: number } {
   const scale = temperature > 0 ? 1 / temperature : 1;
   // unnormalized probabilities, computed once (exp dominates for a 150k vocabulary)
   if (simdWeights === undefined) simdWeights = SimdWeights.create();
@@ -239,7 +309,8 @@ export function sampleToken(logits: Float32Array, offset: number, vocab: number,
   let argmax = -1; // the first position of the max, found when needed
   let weights: ArrayLike<number> | null = null;
   let total = 0;
-  if (simdWeights && switches.simdSampling) ({ max, weights, total } = simdWeights.weights(logits, offset, vocab, scale));
+  if (simdWeights && switches.simdSampling)
+    ({ max, weights, total } = simdWeights.weights(logits, offset, vocab, scale));
   if (!weights) {
     max = -Infinity;
     argmax = 0;

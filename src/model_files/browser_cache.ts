@@ -9,7 +9,9 @@ import type { FileCache } from './hub_source.ts';
 export function browserCache(name = 'agentic-rl-models', storage?: CacheStorage): FileCache {
   const store = storage ?? (globalThis as { caches?: CacheStorage }).caches;
   if (!store) {
-    throw new Error('the browser Cache API is not available here (it needs https or localhost); hub models will download on every load.');
+    throw new Error(
+      'the browser Cache API is not available here (it needs https or localhost); hub models will download on every load.',
+    );
   }
   let opened: Promise<Cache> | null = null;
   const cache = () => (opened ??= store.open(name));
@@ -22,8 +24,12 @@ export function browserCache(name = 'agentic-rl-models', storage?: CacheStorage)
       return (await (await cache()).match(key)) !== undefined;
     },
     async put(key, bytes) {
-      const headers = { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) };
-      // Our downloads are backed by plain ArrayBuffers (never shared memory), which Response accepts.
+      const headers = {
+        'content-type': 'application/octet-stream',
+        'content-length': String(bytes.byteLength),
+      };
+      // Our downloads are backed by plain ArrayBuffers (never shared memory), which Response
+      // accepts.
       await (await cache()).put(key, new Response(bytes as Uint8Array<ArrayBuffer>, { headers }));
     },
   };

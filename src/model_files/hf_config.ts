@@ -8,7 +8,13 @@
 export type RopeScaling =
   | { type: 'default' }
   | { type: 'linear'; factor: number }
-  | { type: 'llama3'; factor: number; lowFreqFactor: number; highFreqFactor: number; originalMaxPositions: number };
+  | {
+      type: 'llama3';
+      factor: number;
+      lowFreqFactor: number;
+      highFreqFactor: number;
+      originalMaxPositions: number;
+    };
 
 /** Everything the decoder needs to know about its shapes and numerics. */
 export interface ModelConfig {
@@ -46,23 +52,35 @@ const families: Record<string, { architecture: string; family: ModelConfig['fami
 
 /** Parses and validates a config.json object; `where` names the file in error messages. */
 export function parseModelConfig(json: unknown, where = 'config.json'): ModelConfig {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${where}: expected a JSON object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`${where}: expected a JSON object`);
   const raw = json as Record<string, unknown>;
   const refuse = (why: string): never => {
     throw new Error(`${where}: unsupported model: ${why}`);
   };
   const modelType = String(raw.model_type ?? '');
   const known = families[modelType];
-  if (!known) refuse(`model_type ${JSON.stringify(modelType)}; supported: ${Object.keys(families).join(', ')} (${Object.values(families).map((f) => f.architecture).join(', ')})`);
+  if (!known)
+    refuse(
+      `model_type ${JSON.stringify(modelType)}; supported: ${Object.keys(families).join(', ')} (${Object.values(
+        families,
+      )
+        .map((f) => f.architecture)
+        .join(', ')})`,
+    );
   const { architecture, family } = known!;
   const architectures = raw.architectures;
   if (Array.isArray(architectures) && !architectures.includes(architecture)) {
-    refuse(`architectures ${JSON.stringify(architectures)}; expected ${architecture} for model_type ${modelType}`);
+    refuse(
+      `architectures ${JSON.stringify(architectures)}; expected ${architecture} for model_type ${modelType}`,
+    );
   }
   const int = (key: string, fallback?: number): number => {
     const value = raw[key] ?? fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-      throw new Error(`${where}: ${key} must be a positive integer, got ${JSON.stringify(raw[key])}`);
+      throw new Error(
+        `${where}: ${key} must be a positive integer, got ${JSON.stringify(raw[key])}`,
+      );
     }
     return value;
   };
@@ -74,11 +92,17 @@ export function parseModelConfig(json: unknown, where = 'config.json'): ModelCon
   };
   const num = (key: string, fallback: number): number => positive(raw[key] ?? fallback, key);
   const hiddenAct = raw.hidden_act ?? 'silu';
-  if (hiddenAct !== 'silu') refuse(`hidden_act ${JSON.stringify(hiddenAct)}; only silu (SwiGLU) is implemented`);
-  if (raw.quantization_config != null) refuse('quantized weights (quantization_config); use an unquantized F32/BF16/F16 checkpoint');
-  if (raw.use_sliding_window === true) refuse('use_sliding_window is true; sliding-window attention is not implemented');
+  if (hiddenAct !== 'silu')
+    refuse(`hidden_act ${JSON.stringify(hiddenAct)}; only silu (SwiGLU) is implemented`);
+  if (raw.quantization_config != null)
+    refuse('quantized weights (quantization_config); use an unquantized F32/BF16/F16 checkpoint');
+  if (raw.use_sliding_window === true)
+    refuse('use_sliding_window is true; sliding-window attention is not implemented');
   const layerTypes = raw.layer_types;
-  if (layerTypes != null && (!Array.isArray(layerTypes) || layerTypes.some((type) => type !== 'full_attention'))) {
+  if (
+    layerTypes != null &&
+    (!Array.isArray(layerTypes) || layerTypes.some((type) => type !== 'full_attention'))
+  ) {
     refuse(`layer_types ${JSON.stringify(layerTypes)}; only full_attention layers are implemented`);
   }
   if ((raw.attention_dropout ?? 0) !== 0) refuse('attention_dropout must be 0');
@@ -86,14 +110,25 @@ export function parseModelConfig(json: unknown, where = 'config.json'): ModelCon
   const hiddenSize = int('hidden_size');
   const numHeads = int('num_attention_heads');
   const numKvHeads = int('num_key_value_heads', numHeads);
-  if (numHeads % numKvHeads !== 0) refuse(`num_attention_heads ${numHeads} is not a multiple of num_key_value_heads ${numKvHeads}`);
-  // transformers' Qwen3Config defaults head_dim to 128 (Qwen3-0.6B: hidden 1024, 16 heads of 128); the others to hidden / heads
-  const headDim = raw.head_dim == null ? (family === 'qwen3' ? 128 : hiddenSize / numHeads) : int('head_dim');
-  if (!Number.isInteger(headDim) || headDim % 2 !== 0) refuse(`head dimension ${headDim} must be an even integer`);
-  // transformers 5 writes RoPE's settings as rope_parameters ({rope_type, rope_theta, ...}) instead of
-  // rope_theta and rope_scaling: read either, so a saved-by-v5 config never runs with the default theta
+  if (numHeads % numKvHeads !== 0)
+    refuse(
+      `num_attention_heads ${numHeads} is not a multiple of num_key_value_heads ${numKvHeads}`,
+    );
+  // transformers' Qwen3Config defaults head_dim to 128 (Qwen3-0.6B: hidden 1024, 16 heads of 128);
+  // the others to hidden / heads
+  const headDim =
+    raw.head_dim == null ? (family === 'qwen3' ? 128 : hiddenSize / numHeads) : int('head_dim');
+  if (!Number.isInteger(headDim) || headDim % 2 !== 0)
+    refuse(`head dimension ${headDim} must be an even integer`);
+  // transformers 5 writes RoPE's settings as rope_parameters ({rope_type, rope_theta, ...}) instead
+  // of rope_theta and rope_scaling: read either, so a saved-by-v5 config never runs with the
+  // default theta
   const ropeParameters = raw.rope_parameters;
-  if (ropeParameters != null && (typeof ropeParameters !== 'object' || Array.isArray(ropeParameters))) refuse(`rope_parameters ${JSON.stringify(ropeParameters)} is not an object`);
+  if (
+    ropeParameters != null &&
+    (typeof ropeParameters !== 'object' || Array.isArray(ropeParameters))
+  )
+    refuse(`rope_parameters ${JSON.stringify(ropeParameters)} is not an object`);
   const rope = (ropeParameters ?? {}) as Record<string, unknown>;
   const partialRotary = raw.partial_rotary_factor ?? rope.partial_rotary_factor;
   if (partialRotary != null && partialRotary !== 1) refuse('partial_rotary_factor other than 1');
@@ -109,7 +144,10 @@ export function parseModelConfig(json: unknown, where = 'config.json'): ModelCon
     numKvHeads,
     headDim,
     rmsNormEps: num('rms_norm_eps', 1e-6),
-    ropeTheta: raw.rope_theta == null && rope.rope_theta != null ? positive(rope.rope_theta, 'rope_parameters.rope_theta') : num('rope_theta', 10000),
+    ropeTheta:
+      raw.rope_theta == null && rope.rope_theta != null
+        ? positive(rope.rope_theta, 'rope_parameters.rope_theta')
+        : num('rope_theta', 10000),
     ropeScaling: parseRopeScaling(raw.rope_scaling ?? ropeParameters, refuse),
     maxPositions: int('max_position_embeddings', 2048),
     // transformers' LlamaConfig, Qwen2Config and Qwen3Config all default to untied embeddings
@@ -126,19 +164,23 @@ export function parseModelConfig(json: unknown, where = 'config.json'): ModelCon
 
 function parseRopeScaling(value: unknown, refuse: (why: string) => never): RopeScaling {
   if (value == null) return { type: 'default' };
-  if (typeof value !== 'object' || Array.isArray(value)) return refuse(`rope_scaling ${JSON.stringify(value)} is not an object`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    return refuse(`rope_scaling ${JSON.stringify(value)} is not an object`);
   const scaling = value as Record<string, unknown>;
   const type = String(scaling.rope_type ?? scaling.type ?? 'default');
   const factor = Number(scaling.factor);
   if (type === 'default') return { type };
-  if (!(factor > 0)) refuse(`rope_scaling.factor ${JSON.stringify(scaling.factor)} must be a positive number`);
+  if (!(factor > 0))
+    refuse(`rope_scaling.factor ${JSON.stringify(scaling.factor)} must be a positive number`);
   if (type === 'linear') return { type, factor };
   if (type === 'llama3') {
     const lowFreqFactor = Number(scaling.low_freq_factor);
     const highFreqFactor = Number(scaling.high_freq_factor);
     const originalMaxPositions = Number(scaling.original_max_position_embeddings);
     if (!(lowFreqFactor > 0 && highFreqFactor > lowFreqFactor && originalMaxPositions > 0)) {
-      refuse(`rope_scaling llama3 needs low_freq_factor < high_freq_factor and original_max_position_embeddings, got ${JSON.stringify(value)}`);
+      refuse(
+        `rope_scaling llama3 needs low_freq_factor < high_freq_factor and original_max_position_embeddings, got ${JSON.stringify(value)}`,
+      );
     }
     return { type, factor, lowFreqFactor, highFreqFactor, originalMaxPositions };
   }
@@ -151,5 +193,7 @@ function optionalId(value: unknown): number | null {
 
 function idList(value: unknown): number[] {
   const values = Array.isArray(value) ? value : [value];
-  return values.filter((id): id is number => typeof id === 'number' && Number.isInteger(id) && id >= 0);
+  return values.filter(
+    (id): id is number => typeof id === 'number' && Number.isInteger(id) && id >= 0,
+  );
 }

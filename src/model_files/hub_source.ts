@@ -30,7 +30,10 @@ export interface HubSourceOptions {
   token?: string;
   /** Aborts every request of this source. */
   signal?: AbortSignal;
-  /** Told about problems that do not stop the load (a cache write that failed). Default console.warn. */
+  /**
+   * Told about problems that do not stop the load (a cache write that failed). Default
+   * console.warn.
+   */
   onWarning?: (message: string) => void;
 }
 
@@ -51,7 +54,9 @@ const REPO_ID = /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/;
 export function hubSource(options: HubSourceOptions): HubSource {
   const { repo, revision = 'main', token, signal } = options;
   if (!REPO_ID.test(repo)) {
-    throw new Error(`${JSON.stringify(repo)} is not a hub model id. Fix: use "owner/name", e.g. "Qwen/Qwen2.5-0.5B-Instruct".`);
+    throw new Error(
+      `${JSON.stringify(repo)} is not a hub model id. Fix: use "owner/name", e.g. "Qwen/Qwen2.5-0.5B-Instruct".`,
+    );
   }
   const baseUrl = (options.baseUrl ?? 'https://huggingface.co').replace(/\/+$/, '');
   const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -65,12 +70,16 @@ export function hubSource(options: HubSourceOptions): HubSource {
 
   const request = async (method: 'GET' | 'HEAD', path: string): Promise<Response> => {
     try {
-      return await fetchFn(url(path), { method, signal, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+      return await fetchFn(url(path), {
+        method,
+        signal,
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
     } catch (error) {
       if (signal?.aborted) throw new Error(`download of ${path} from ${where} was cancelled`);
       throw new Error(
         `cannot reach the hub at ${baseUrl} to get ${path} of ${repo} (${(error as Error).message}). ` +
-          'You may be offline, or a proxy, CORS or the page\'s security policy blocks it. ' +
+          "You may be offline, or a proxy, CORS or the page's security policy blocks it. " +
           'Fix: check the connection, or download the model files and pick the folder instead.',
       );
     }
@@ -82,29 +91,45 @@ export function hubSource(options: HubSourceOptions): HubSource {
     const hubMessage = response.headers.get('x-error-message');
     const detail = hubMessage ? ` (hub: ${hubMessage})` : '';
     if (code === 'RepoNotFound') {
-      return new Error(`model ${repo} was not found on ${baseUrl}, or it is private${detail}. Fix: check the id's spelling, or pick a local folder.`);
+      return new Error(
+        `model ${repo} was not found on ${baseUrl}, or it is private${detail}. Fix: check the id's spelling, or pick a local folder.`,
+      );
     }
     if (response.status === 401 || response.status === 403) {
       return new Error(
         `${repo} is gated or private: the hub refused access to ${path} (HTTP ${response.status})${detail}. ` +
-          'Fix: accept the model\'s license on huggingface.co and provide an access token, or download the files and pick the folder.',
+          "Fix: accept the model's license on huggingface.co and provide an access token, or download the files and pick the folder.",
       );
     }
     if (response.status === 404) {
-      if (code === 'RevisionNotFound') return new Error(`revision ${JSON.stringify(revision)} of ${repo} does not exist${detail}. Fix: use a branch, tag or commit that exists, e.g. "main".`);
+      if (code === 'RevisionNotFound')
+        return new Error(
+          `revision ${JSON.stringify(revision)} of ${repo} does not exist${detail}. Fix: use a branch, tag or commit that exists, e.g. "main".`,
+        );
       if (code === 'EntryNotFound' || (path !== 'config.json' && (await exists('config.json')))) {
-        return new Error(`${path} not found in ${where}${detail}. The repo exists but lacks this file: it may not be a supported model (Llama/Qwen2/Qwen3 with safetensors weights).`);
+        return new Error(
+          `${path} not found in ${where}${detail}. The repo exists but lacks this file: it may not be a supported model (Llama/Qwen2/Qwen3 with safetensors weights).`,
+        );
       }
-      return new Error(`model ${where} not found on ${baseUrl} (no ${path}, no config.json). Fix: check the id and revision.`);
+      return new Error(
+        `model ${where} not found on ${baseUrl} (no ${path}, no config.json). Fix: check the id and revision.`,
+      );
     }
-    return new Error(`the hub answered HTTP ${response.status} ${response.statusText} for ${path} of ${where}${detail}. Fix: try again later.`);
+    return new Error(
+      `the hub answered HTTP ${response.status} ${response.statusText} for ${path} of ${where}${detail}. Fix: try again later.`,
+    );
   };
 
   /** A HEAD request: true on 2xx, false on 404; access and network problems throw. */
   const exists = async (path: string): Promise<boolean> => {
     const response = await request('HEAD', path);
     if (response.ok) return true;
-    if (response.status === 404 && response.headers.get('x-error-code') !== 'RepoNotFound' && response.headers.get('x-error-code') !== 'RevisionNotFound') return false;
+    if (
+      response.status === 404 &&
+      response.headers.get('x-error-code') !== 'RepoNotFound' &&
+      response.headers.get('x-error-code') !== 'RevisionNotFound'
+    )
+      return false;
     throw await failure(response, path);
   };
 
@@ -113,7 +138,9 @@ export function hubSource(options: HubSourceOptions): HubSource {
     try {
       await cache.put(key, bytes);
     } catch (error) {
-      warn(`could not cache ${key} (${(error as Error).message}); it will be downloaded again next time. Free some browser storage to keep models offline.`);
+      warn(
+        `could not cache ${key} (${(error as Error).message}); it will be downloaded again next time. Free some browser storage to keep models offline.`,
+      );
     }
   };
 
@@ -157,12 +184,19 @@ export function hubSource(options: HubSourceOptions): HubSource {
   };
 }
 
-/** Reads a response body chunk by chunk, reporting progress against Content-Length when it is known. */
-export async function readBody(response: Response, what: string, onProgress?: Progress): Promise<Uint8Array> {
+/**
+ * Reads a response body chunk by chunk, reporting progress against Content-Length when it is known.
+ */
+export async function readBody(
+  response: Response,
+  what: string,
+  onProgress?: Progress,
+): Promise<Uint8Array> {
   const encoding = response.headers.get('content-encoding');
   const lengthHeader = response.headers.get('content-length');
   // A compressed body's Content-Length counts compressed bytes, not the bytes we receive.
-  const total = lengthHeader !== null && (!encoding || encoding === 'identity') ? Number(lengthHeader) : null;
+  const total =
+    lengthHeader !== null && (!encoding || encoding === 'identity') ? Number(lengthHeader) : null;
   if (!response.body) {
     const bytes = new Uint8Array(await response.arrayBuffer());
     onProgress?.(bytes.byteLength, bytes.byteLength);
@@ -183,7 +217,9 @@ export async function readBody(response: Response, what: string, onProgress?: Pr
     onProgress?.(loaded, total);
   }
   if (total !== null && loaded !== total) {
-    throw new Error(`download of ${what} was cut short: got ${loaded} of ${total} bytes. Fix: try again.`);
+    throw new Error(
+      `download of ${what} was cut short: got ${loaded} of ${total} bytes. Fix: try again.`,
+    );
   }
   if (whole) return whole;
   const bytes = new Uint8Array(loaded);

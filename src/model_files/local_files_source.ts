@@ -7,7 +7,10 @@ import type { ModelSource } from './source.ts';
  * webkitRelativePath "Folder/config.json"; a top folder shared by every file is dropped, so the
  * paths are what a model repo has ("config.json", "tokenizer.json", …).
  */
-export function localFilesSource(files: readonly File[] | ReadonlyMap<string, Blob>, name?: string): ModelSource {
+export function localFilesSource(
+  files: readonly File[] | ReadonlyMap<string, Blob>,
+  name?: string,
+): ModelSource {
   const byPath = files instanceof Map ? new Map(files) : fromPickedFiles(files as readonly File[]);
   const label = name ?? commonFolder(files) ?? 'local files';
   return {
@@ -30,7 +33,10 @@ export function localFilesSource(files: readonly File[] | ReadonlyMap<string, Bl
 }
 
 /** Reads a Blob chunk by chunk so large weight files report progress. */
-async function readBlob(blob: Blob, onProgress?: (loadedBytes: number, totalBytes: number | null) => void): Promise<Uint8Array> {
+async function readBlob(
+  blob: Blob,
+  onProgress?: (loadedBytes: number, totalBytes: number | null) => void,
+): Promise<Uint8Array> {
   if (!onProgress) return new Uint8Array(await blob.arrayBuffer());
   const bytes = new Uint8Array(blob.size);
   const reader = blob.stream().getReader();
@@ -60,15 +66,19 @@ function fromPickedFiles(files: readonly File[]): Map<string, Blob> {
 /** The first path segment shared by every picked file, if they came from one folder. */
 function commonFolder(files: readonly File[] | ReadonlyMap<string, Blob>): string | null {
   if (files instanceof Map || (files as readonly File[]).length === 0) return null;
-  const tops = new Set((files as readonly File[]).map((file) => {
-    const parts = relativePath(file).split('/');
-    return parts.length > 1 ? parts[0] : null;
-  }));
+  const tops = new Set(
+    (files as readonly File[]).map((file) => {
+      const parts = relativePath(file).split('/');
+      return parts.length > 1 ? parts[0] : null;
+    }),
+  );
   const [only] = [...tops];
   return tops.size === 1 && only ? only : null;
 }
 
-/** webkitRelativePath exists on picked and dropped-folder files in browsers; Node's File lacks it. */
+/**
+ * webkitRelativePath exists on picked and dropped-folder files in browsers; Node's File lacks it.
+ */
 function relativePath(file: File): string {
   const relative = (file as File & { webkitRelativePath?: string }).webkitRelativePath;
   return relative ? relative : file.name;

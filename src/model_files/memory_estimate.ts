@@ -1,7 +1,8 @@
 // How much memory a model needs to train in the tab, computed from its config.json alone, so the
 // page can refuse a model that will not fit BEFORE downloading a gigabyte of weights.
 //
-// What we count (float32 everywhere, as the loader converts BF16/F16 to float32, docs/architecture.md §4):
+// What we count (float32 everywhere, as the loader converts BF16/F16 to float32,
+// docs/architecture.md §4):
 //   weights      every parameter once (the KL reference is the same weights with adapters off)
 //   download     the raw file bytes held while converting (BF16/F16: 2 bytes per parameter)
 //   adapters     LoRA A and B on q, k, v, o + AdamW's two moments + gradients (4 copies);
@@ -23,14 +24,22 @@ export interface RunShape {
   /** Sequences in one training micro-batch. */
   microBatch: number;
   loraRank: number;
-  /** Full fine-tuning: every weight gets a gradient and AdamW's two moments (LoRA settings ignored). */
+  /**
+   * Full fine-tuning: every weight gets a gradient and AdamW's two moments (LoRA settings ignored).
+   */
   full?: boolean;
   /** Bytes per parameter of the downloaded files (2 for BF16/F16, 4 for F32). */
   fileBytesPerParameter: number;
 }
 
 /** A shape for one prompt group of the default run (G = 4, 3 turns of 128 tokens). */
-export const DEFAULT_RUN_SHAPE: RunShape = { sequences: 4, contextTokens: 1024, microBatch: 1, loraRank: 8, fileBytesPerParameter: 2 };
+export const DEFAULT_RUN_SHAPE: RunShape = {
+  sequences: 4,
+  contextTokens: 1024,
+  microBatch: 1,
+  loraRank: 8,
+  fileBytesPerParameter: 2,
+};
 
 /** Memory needed to train, in bytes, by part. */
 export interface MemoryEstimate {
@@ -40,7 +49,10 @@ export interface MemoryEstimate {
   adapterBytes: number;
   kvCacheBytes: number;
   activationBytes: number;
-  /** The peak: weights + the larger of (download while converting) and (adapters + KV + activations). */
+  /**
+   * The peak: weights + the larger of (download while converting) and (adapters + KV +
+   * activations).
+   */
   totalBytes: number;
   /** The biggest single weight tensor (a GPU buffer must hold it whole). */
   largestTensorBytes: number;
@@ -57,11 +69,26 @@ export interface MemoryBudget {
 
 const FLOAT32 = 4;
 
-/** Number of parameters of a Llama/Qwen2/Qwen3 decoder with this config (biases, q/k norms and tied embeddings included). */
+/**
+ * Number of parameters of a Llama/Qwen2/Qwen3 decoder with this config (biases, q/k norms and tied
+ * embeddings included).
+ */
 export function countParameters(config: ModelConfig): number {
-  const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L, numHeads: H, numKvHeads: KV, headDim: hd } = config;
-  const attention = D * H * hd + 2 * D * KV * hd + H * hd * D
-    + (config.qkvBias ? H * hd + 2 * KV * hd : 0) + (config.outputBias ? D : 0);
+  const {
+    vocabSize: V,
+    hiddenSize: D,
+    intermediateSize: I,
+    numLayers: L,
+    numHeads: H,
+    numKvHeads: KV,
+    headDim: hd,
+  } = config;
+  const attention =
+    D * H * hd +
+    2 * D * KV * hd +
+    H * hd * D +
+    (config.qkvBias ? H * hd + 2 * KV * hd : 0) +
+    (config.outputBias ? D : 0);
   const mlp = 3 * D * I + (config.mlpBias ? 2 * I + D : 0);
   const norms = 2 * D + (config.qkNorm ? 2 * hd : 0);
   const embeddings = V * D * (config.tieWordEmbeddings ? 1 : 2);
@@ -76,24 +103,44 @@ export function countLoraParameters(config: ModelConfig, rank: number): number {
 }
 
 /** Estimates the memory to load and train `config` with a run of shape `run`. */
-export function estimateMemory(config: ModelConfig, run: RunShape = DEFAULT_RUN_SHAPE): MemoryEstimate {
-  const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L, numHeads: H, numKvHeads: KV, headDim: hd } = config;
+export function estimateMemory(
+  config: ModelConfig,
+  run: RunShape = DEFAULT_RUN_SHAPE,
+): MemoryEstimate {
+  const {
+    vocabSize: V,
+    hiddenSize: D,
+    intermediateSize: I,
+    numLayers: L,
+    numHeads: H,
+    numKvHeads: KV,
+    headDim: hd,
+  } = config;
   const parameters = countParameters(config);
   const weightBytes = parameters * FLOAT32;
   const downloadBytes = parameters * run.fileBytesPerParameter;
   // LoRA: parameters, gradients, AdamW m and v; full: gradients and moments of every weight
-  const adapterBytes = run.full ? parameters * FLOAT32 * 3 : countLoraParameters(config, run.loraRank) * FLOAT32 * 4;
+  const adapterBytes = run.full
+    ? parameters * FLOAT32 * 3
+    : countLoraParameters(config, run.loraRank) * FLOAT32 * 4;
   const T = run.contextTokens;
   const kvCacheBytes = 2 * L * KV * hd * T * run.sequences * FLOAT32;
   // Per token and layer the backward pass keeps roughly: the residual input, two norms, the
-  // attention output, q/k/v, the MLP's gate and up; plus per sequence and layer the softmaxed scores.
+  // attention output, q/k/v, the MLP's gate and up; plus per sequence and layer the softmaxed
+  // scores.
   const perTokenLayer = 4 * D + (H + 2 * KV) * hd + 2 * I;
   const logitsChunk = Math.min(T, 256) * V; // log-probs are computed in chunks of positions
-  const activationBytes = run.microBatch * (L * (T * perTokenLayer + H * T * T) + 2 * logitsChunk) * FLOAT32;
+  const activationBytes =
+    run.microBatch * (L * (T * perTokenLayer + H * T * T) + 2 * logitsChunk) * FLOAT32;
   const largestTensorBytes = Math.max(V * D, D * I, D * H * hd) * FLOAT32;
   const training = adapterBytes + kvCacheBytes + activationBytes;
   return {
-    parameters, weightBytes, downloadBytes, adapterBytes, kvCacheBytes, activationBytes,
+    parameters,
+    weightBytes,
+    downloadBytes,
+    adapterBytes,
+    kvCacheBytes,
+    activationBytes,
     totalBytes: weightBytes + Math.max(downloadBytes, training),
     largestTensorBytes,
   };
@@ -110,20 +157,31 @@ export interface DeviceFacts {
 
 const GiB = 1024 ** 3;
 
-/** The memory budget a backend offers. WASM is 32-bit: its heap cannot pass 4 GiB whatever the RAM. */
+/**
+ * The memory budget a backend offers. WASM is 32-bit: its heap cannot pass 4 GiB whatever the RAM.
+ */
 export function memoryBudget(device: DeviceFacts): MemoryBudget {
-  const ram = device.deviceMemoryGiB && device.deviceMemoryGiB > 0 ? device.deviceMemoryGiB * GiB : null;
+  const ram =
+    device.deviceMemoryGiB && device.deviceMemoryGiB > 0 ? device.deviceMemoryGiB * GiB : null;
   // A tab can use only part of the RAM; browsers report deviceMemory capped at 8 GiB, so it only
   // ever lowers the limit on small devices.
-  const ramShare = ram !== null ? { bytes: 0.6 * ram, reason: `about 60% of this device's ${device.deviceMemoryGiB} GiB of RAM` } : null;
-  const base = device.backend === 'wasm'
-    ? { bytes: 4 * GiB, reason: 'the 4 GiB heap limit of WebAssembly' }
-    : device.backend === 'webgpu'
-      ? { bytes: 8 * GiB, reason: 'a typical GPU memory budget of 8 GiB' }
-      : { bytes: 4 * GiB, reason: 'a typical browser tab limit of 4 GiB' };
+  const ramShare =
+    ram !== null
+      ? {
+          bytes: 0.6 * ram,
+          reason: `about 60% of this device's ${device.deviceMemoryGiB} GiB of RAM`,
+        }
+      : null;
+  const base =
+    device.backend === 'wasm'
+      ? { bytes: 4 * GiB, reason: 'the 4 GiB heap limit of WebAssembly' }
+      : device.backend === 'webgpu'
+        ? { bytes: 8 * GiB, reason: 'a typical GPU memory budget of 8 GiB' }
+        : { bytes: 4 * GiB, reason: 'a typical browser tab limit of 4 GiB' };
   const chosen = ramShare && ramShare.bytes < base.bytes ? ramShare : base;
   const budget: MemoryBudget = { ...chosen };
-  if (device.backend === 'webgpu' && device.maxBufferBytes) budget.maxBufferBytes = device.maxBufferBytes;
+  if (device.backend === 'webgpu' && device.maxBufferBytes)
+    budget.maxBufferBytes = device.maxBufferBytes;
   return budget;
 }
 
@@ -157,14 +215,20 @@ export type MemoryFit = 'fits' | 'tight' | 'too_large';
  * tensor exceeds the largest GPU buffer. `tight`: it loads, but training at these settings may run
  * out of memory (the activation part assumes every turn runs to its token limit, a worst case).
  */
-export function memoryVerdict(estimate: MemoryEstimate, budget: MemoryBudget, name: string): { fit: MemoryFit; message: string } {
-  const need = `${name} needs up to ${formatBytes(estimate.totalBytes)} to train at these settings (${formatParameters(estimate.parameters)} parameters: ` +
+export function memoryVerdict(
+  estimate: MemoryEstimate,
+  budget: MemoryBudget,
+  name: string,
+): { fit: MemoryFit; message: string } {
+  const need =
+    `${name} needs up to ${formatBytes(estimate.totalBytes)} to train at these settings (${formatParameters(estimate.parameters)} parameters: ` +
     `${formatBytes(estimate.weightBytes)} of float32 weights + up to ${formatBytes(estimate.totalBytes - estimate.weightBytes)} for the run)`;
   const smaller = 'Fix: choose a smaller model (SmolLM2-135M-Instruct or the demo model)';
   if (budget.maxBufferBytes !== undefined && estimate.largestTensorBytes > budget.maxBufferBytes) {
     return {
       fit: 'too_large',
-      message: `${name} is too large for this GPU: its biggest weight is ${formatBytes(estimate.largestTensorBytes)}, but one GPU buffer ` +
+      message:
+        `${name} is too large for this GPU: its biggest weight is ${formatBytes(estimate.largestTensorBytes)}, but one GPU buffer ` +
         `can hold at most ${formatBytes(budget.maxBufferBytes)}. ${smaller}, or the WASM backend.`,
     };
   }
@@ -178,11 +242,15 @@ export function memoryVerdict(estimate: MemoryEstimate, budget: MemoryBudget, na
   if (estimate.totalBytes > budget.bytes) {
     return {
       fit: 'tight',
-      message: `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ` +
+      message:
+        `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ` +
         'If they do, lower Micro-batch, Tokens per turn or Turns.',
     };
   }
-  return { fit: 'fits', message: `${need}; the budget is ${formatBytes(budget.bytes)} (${budget.reason}).` };
+  return {
+    fit: 'fits',
+    message: `${need}; the budget is ${formatBytes(budget.bytes)} (${budget.reason}).`,
+  };
 }
 
 /** Bytes per parameter of the weight files, from config.json's torch_dtype (BF16 when unsaid). */
@@ -195,8 +263,17 @@ export function fileBytesPerParameter(configJson: unknown): number {
  * Reads only config.json from `source` (a few KB, even from the hub) and estimates the memory.
  * Rejects with parseModelConfig's message when the architecture is unsupported.
  */
-export async function estimateFromSource(source: ModelSource, run: Omit<RunShape, 'fileBytesPerParameter'>): Promise<{ config: ModelConfig; estimate: MemoryEstimate }> {
+export async function estimateFromSource(
+  source: ModelSource,
+  run: Omit<RunShape, 'fileBytesPerParameter'>,
+): Promise<{ config: ModelConfig; estimate: MemoryEstimate }> {
   const json = await readJson(source, 'config.json');
   const config = parseModelConfig(json, `${source.name}/config.json`);
-  return { config, estimate: estimateMemory(config, { ...run, fileBytesPerParameter: fileBytesPerParameter(json) }) };
+  return {
+    config,
+    estimate: estimateMemory(config, {
+      ...run,
+      fileBytesPerParameter: fileBytesPerParameter(json),
+    }),
+  };
 }

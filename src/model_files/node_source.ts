@@ -13,11 +13,20 @@ export function directorySource(dir: string): ModelSource {
         return new Uint8Array(await readFile(join(root, path)));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new Error(code === 'ENOENT' ? `${path} not found in ${root}` : `cannot read ${join(root, path)}: ${(error as Error).message}`);
+        throw new Error(
+          code === 'ENOENT'
+            ? `${path} not found in ${root}`
+            : `cannot read ${join(root, path)}: ${(error as Error).message}`,
+        );
       }
     },
     async has(path) {
-      try { await access(join(root, path)); return true; } catch { return false; }
+      try {
+        await access(join(root, path));
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }

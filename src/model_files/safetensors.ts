@@ -21,22 +21,32 @@ export interface SafetensorsFile {
 
 const bytesPerElement: Record<TensorEntry['dtype'], number> = { F32: 4, BF16: 2, F16: 2 };
 
-/** Parses the header of `bytes`; `where` names the file in errors (corrupt or truncated files are refused). */
+/**
+ * Parses the header of `bytes`; `where` names the file in errors (corrupt or truncated files are
+ * refused).
+ */
 export function parseSafetensors(bytes: Uint8Array, where = 'model.safetensors'): SafetensorsFile {
   const fail = (why: string): never => {
-    throw new Error(`${where} is not a valid safetensors file: ${why}. Re-download or re-export it.`);
+    throw new Error(
+      `${where} is not a valid safetensors file: ${why}. Re-download or re-export it.`,
+    );
   };
   if (bytes.byteLength < 8) fail(`only ${bytes.byteLength} bytes`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = Number(view.getBigUint64(0, true));
-  if (headerLength > bytes.byteLength - 8) fail(`header length ${headerLength} exceeds the file size ${bytes.byteLength} (truncated?)`);
+  if (headerLength > bytes.byteLength - 8)
+    fail(`header length ${headerLength} exceeds the file size ${bytes.byteLength} (truncated?)`);
   let header: Record<string, unknown> = {};
   try {
-    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Record<string, unknown>;
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Record<
+      string,
+      unknown
+    >;
   } catch (error) {
     fail(`header is not JSON (${(error as Error).message})`);
   }
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) fail('header is not a JSON object');
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    fail('header is not a JSON object');
   const dataStart = 8 + headerLength;
   const dataLength = bytes.byteLength - dataStart;
   const entries = new Map<string, TensorEntry>();
@@ -49,17 +59,32 @@ export function parseSafetensors(bytes: Uint8Array, where = 'model.safetensors')
     }
     const shape = entry.shape;
     const offsets = entry.data_offsets;
-    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) fail(`tensor ${name} has a bad shape`);
-    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isInteger(o) && o >= 0)) {
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0))
+      fail(`tensor ${name} has a bad shape`);
+    if (
+      !Array.isArray(offsets) ||
+      offsets.length !== 2 ||
+      !offsets.every((o) => Number.isInteger(o) && o >= 0)
+    ) {
       fail(`tensor ${name} has bad data_offsets`);
     }
     const [begin, end] = offsets as [number, number];
     const size = (shape as number[]).reduce((a, b) => a * b, 1);
     if (end - begin !== size * bytesPerElement[dtype as TensorEntry['dtype']]) {
-      fail(`tensor ${name}: ${end - begin} bytes for shape [${(shape as number[]).join(', ')}] of ${String(dtype)}`);
+      fail(
+        `tensor ${name}: ${end - begin} bytes for shape [${(shape as number[]).join(', ')}] of ${String(dtype)}`,
+      );
     }
-    if (end > dataLength) fail(`tensor ${name} ends at byte ${end} but the data section has ${dataLength} bytes (truncated?)`);
-    entries.set(name, { dtype: dtype as TensorEntry['dtype'], shape: shape as number[], begin, end });
+    if (end > dataLength)
+      fail(
+        `tensor ${name} ends at byte ${end} but the data section has ${dataLength} bytes (truncated?)`,
+      );
+    entries.set(name, {
+      dtype: dtype as TensorEntry['dtype'],
+      shape: shape as number[],
+      begin,
+      end,
+    });
   }
   return {
     entries,

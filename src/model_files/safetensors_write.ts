@@ -17,16 +17,27 @@ export function floatToBf16Bits(value: number): number {
 }
 
 /** Serializes tensors (in the given order) with optional string metadata. */
-export function writeSafetensors(tensors: readonly TensorToWrite[], dtype: 'F32' | 'BF16' = 'F32', metadata?: Record<string, string>): Uint8Array {
+export function writeSafetensors(
+  tensors: readonly TensorToWrite[],
+  dtype: 'F32' | 'BF16' = 'F32',
+  metadata?: Record<string, string>,
+): Uint8Array {
   const width = dtype === 'F32' ? 4 : 2;
   const header: Record<string, unknown> = {};
   if (metadata) header.__metadata__ = metadata;
   let offset = 0;
   for (const tensor of tensors) {
     const size = tensor.shape.reduce((a, b) => a * b, 1);
-    if (size !== tensor.data.length) throw new Error(`tensor ${tensor.name}: ${tensor.data.length} values for shape [${tensor.shape.join(', ')}]`);
+    if (size !== tensor.data.length)
+      throw new Error(
+        `tensor ${tensor.name}: ${tensor.data.length} values for shape [${tensor.shape.join(', ')}]`,
+      );
     if (tensor.name in header) throw new Error(`tensor ${tensor.name} appears twice`);
-    header[tensor.name] = { dtype, shape: tensor.shape, data_offsets: [offset, offset + size * width] };
+    header[tensor.name] = {
+      dtype,
+      shape: tensor.shape,
+      data_offsets: [offset, offset + size * width],
+    };
     offset += size * width;
   }
   // Pad the header with spaces to a multiple of 8 bytes so the data section is aligned.
@@ -40,9 +51,15 @@ export function writeSafetensors(tensors: readonly TensorToWrite[], dtype: 'F32'
   let position = 8 + headerBytes.length;
   for (const tensor of tensors) {
     if (dtype === 'F32') {
-      for (const value of tensor.data) { view.setFloat32(position, value, true); position += 4; }
+      for (const value of tensor.data) {
+        view.setFloat32(position, value, true);
+        position += 4;
+      }
     } else {
-      for (const value of tensor.data) { view.setUint16(position, floatToBf16Bits(value), true); position += 2; }
+      for (const value of tensor.data) {
+        view.setUint16(position, floatToBf16Bits(value), true);
+        position += 2;
+      }
     }
   }
   return out;

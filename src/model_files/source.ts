@@ -6,8 +6,13 @@
 export interface ModelSource {
   /** A human-readable name: a path, a hub id, "demo". */
   readonly name: string;
-  /** The bytes of `path` (relative, e.g. "config.json"); rejects with a clear message if missing. */
-  readFile(path: string, onProgress?: (loadedBytes: number, totalBytes: number | null) => void): Promise<Uint8Array>;
+  /**
+   * The bytes of `path` (relative, e.g. "config.json"); rejects with a clear message if missing.
+   */
+  readFile(
+    path: string,
+    onProgress?: (loadedBytes: number, totalBytes: number | null) => void,
+  ): Promise<Uint8Array>;
   /** Whether `path` exists, without downloading it where that can be avoided. */
   has(path: string): Promise<boolean>;
 }

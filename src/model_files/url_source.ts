@@ -5,7 +5,11 @@ import { readBody } from './hub_source.ts';
 import type { ModelSource } from './source.ts';
 
 /** A ModelSource over `${baseUrl}${path}`; `baseUrl` ends with '/'. */
-export function urlSource(baseUrl: string, name = baseUrl, fetchImpl: typeof fetch = (...args) => fetch(...args)): ModelSource {
+export function urlSource(
+  baseUrl: string,
+  name = baseUrl,
+  fetchImpl: typeof fetch = (...args) => fetch(...args),
+): ModelSource {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   return {
     name,
@@ -14,7 +18,9 @@ export function urlSource(baseUrl: string, name = baseUrl, fetchImpl: typeof fet
       try {
         response = await fetchImpl(base + path);
       } catch (error) {
-        throw new Error(`cannot fetch ${base + path}: ${(error as Error).message}. Is the page's server still running?`);
+        throw new Error(
+          `cannot fetch ${base + path}: ${(error as Error).message}. Is the page's server still running?`,
+        );
       }
       if (!response.ok) throw new Error(`${path} not found at ${base} (HTTP ${response.status})`);
       return readBody(response, `${path} at ${base}`, onProgress);

@@ -33,11 +33,16 @@ export async function readWeightFiles(
     }
     shardNames = [...new Set(Object.values(index.weight_map))];
   } else {
-    throw new Error(`${source.name} has neither ${singleFile} nor ${indexFile}: not a Hugging Face safetensors checkpoint`);
+    throw new Error(
+      `${source.name} has neither ${singleFile} nor ${indexFile}: not a Hugging Face safetensors checkpoint`,
+    );
   }
   let loadedBefore = 0;
   for (const shard of shardNames) {
-    const bytes = await source.readFile(shard, onProgress && ((loaded, total) => onProgress(loadedBefore + loaded, total)));
+    const bytes = await source.readFile(
+      shard,
+      onProgress && ((loaded, total) => onProgress(loadedBefore + loaded, total)),
+    );
     loadedBefore += bytes.byteLength;
     const file = parseSafetensors(bytes, `${source.name}/${shard}`);
     files.set(shard, file);

@@ -44,7 +44,12 @@ const PYTHON_TAGS = new Set(['', 'python', 'py', 'python3']);
 const OPENING_FENCE = /```[ \t]*([A-Za-z0-9_+.-]*)[^\S\n]*(?:\n|$)/g;
 const ANSWER_MARKER = /FINAL ANSWER:/i;
 
-interface Block { start: number; code: string; unterminated: boolean; tag: string }
+interface Block {
+  start: number;
+  code: string;
+  unterminated: boolean;
+  tag: string;
+}
 
 /** Fenced blocks in order, pairing each opening fence with its closing one. */
 function fencedBlocks(text: string): Block[] {
@@ -54,7 +59,12 @@ function fencedBlocks(text: string): Block[] {
     const bodyStart = match.index + match[0].length;
     const close = text.indexOf('```', bodyStart);
     const unterminated = close < 0;
-    blocks.push({ start: match.index, code: text.slice(bodyStart, unterminated ? text.length : close), unterminated, tag: (match[1] ?? '').toLowerCase() });
+    blocks.push({
+      start: match.index,
+      code: text.slice(bodyStart, unterminated ? text.length : close),
+      unterminated,
+      tag: (match[1] ?? '').toLowerCase(),
+    });
     if (unterminated) break;
     OPENING_FENCE.lastIndex = close + 3;
   }
@@ -68,51 +78,85 @@ export function parseStrict(text: string): Action {
   const marker = ANSWER_MARKER.exec(text);
   if (marker && (!block || marker.index < block.start)) {
     const rest = text.slice(marker.index + marker[0].length);
-    const answer = rest.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? '';
-    if (answer === '') return { type: 'format_error', observation: 'Format error: write the answer after FINAL ANSWER: on the same line.' };
+    const answer =
+      rest
+        .split('\n')
+        .map((line) => line.trim())
+        .find((line) => line !== '') ?? '';
+    if (answer === '')
+      return {
+        type: 'format_error',
+        observation: 'Format error: write the answer after FINAL ANSWER: on the same line.',
+      };
     return { type: 'finish', answer };
   }
   if (block) {
-    if (block.code.trim() === '') return { type: 'format_error', observation: 'Format error: the code block is empty. Put Python code between ```python and ```.' };
+    if (block.code.trim() === '')
+      return {
+        type: 'format_error',
+        observation:
+          'Format error: the code block is empty. Put Python code between ```python and ```.',
+      };
     return { type: 'execute_code', code: block.code, unterminated: block.unterminated };
   }
   if (blocks.length > 0) {
-    return { type: 'format_error', observation: `Format error: only Python runs here, not \`${blocks[0]!.tag}\`. Use a \`\`\`python block, or FINAL ANSWER: <answer> to finish.` };
+    return {
+      type: 'format_error',
+      observation: `Format error: only Python runs here, not \`${blocks[0]!.tag}\`. Use a \`\`\`python block, or FINAL ANSWER: <answer> to finish.`,
+    };
   }
   return { type: 'format_error', observation: FORMAT_ERROR_OBSERVATION };
 }
 
-/** The reference design's parser: ```python block, else FINAL ANSWER:, else the whole text as code. */
+/**
+ * The reference design's parser: ```python block, else FINAL ANSWER:, else the whole text as code.
+ */
 export function parseReference(text: string): Action {
   if (text.includes('```python')) {
     const after = text.split('```python')[1]!;
     const close = after.indexOf('```');
-    return { type: 'execute_code', code: close < 0 ? after : after.slice(0, close), unterminated: close < 0 };
+    return {
+      type: 'execute_code',
+      code: close < 0 ? after : after.slice(0, close),
+      unterminated: close < 0,
+    };
   }
-  if (text.includes('FINAL ANSWER:')) return { type: 'finish', answer: text.split('FINAL ANSWER:')[1]!.trim() };
+  if (text.includes('FINAL ANSWER:'))
+    return { type: 'finish', answer: text.split('FINAL ANSWER:')[1]!.trim() };
   return { type: 'execute_code', code: text, unterminated: false };
 }
 
 /** A parser: one model turn in, one action out. */
 export type Parser = (text: string) => Action;
-const parserTable = { strict: parseStrict, reference: parseReference } satisfies Record<string, Parser>;
+const parserTable = { strict: parseStrict, reference: parseReference } satisfies Record<
+  string,
+  Parser
+>;
 /** A parser's name. */
 export type ParserName = keyof typeof parserTable;
 /** Parsers by name; the same map gives the config and the UI their allowed values. */
-export const PARSERS: ReadonlyMap<ParserName, Parser> = new Map(Object.entries(parserTable) as [ParserName, Parser][]);
+export const PARSERS: ReadonlyMap<ParserName, Parser> = new Map(
+  Object.entries(parserTable) as [ParserName, Parser][],
+);
 
 /** Parses a model turn with the named parser. */
 export function parseAction(text: string, parser: ParserName = 'strict'): Action {
   const parse = PARSERS.get(parser);
-  if (!parse) throw new Error(`unknown parser ${JSON.stringify(parser)}. Fix: use one of ${[...PARSERS.keys()].join(', ')}.`);
+  if (!parse)
+    throw new Error(
+      `unknown parser ${JSON.stringify(parser)}. Fix: use one of ${[...PARSERS.keys()].join(', ')}.`,
+    );
   return parse(text);
 }
 
 /** The user turn that answers an action, or null after a finish (the episode is over). */
 export function userTurnAfter(action: Action, observation: string | null): string | null {
   switch (action.type) {
-    case 'finish': return null;
-    case 'format_error': return action.observation;
-    case 'execute_code': return formatObservation(observation ?? '');
+    case 'finish':
+      return null;
+    case 'format_error':
+      return action.observation;
+    case 'execute_code':
+      return formatObservation(observation ?? '');
   }
 }

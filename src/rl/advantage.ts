@@ -17,7 +17,9 @@ export interface GroupStats {
   advantages: number[];
   /** std < ZERO_STD: every advantage is 0. */
   zeroStd: boolean;
-  /** Whether the group's trajectories go into the update (false only when skipping zero-std groups). */
+  /**
+   * Whether the group's trajectories go into the update (false only when skipping zero-std groups).
+   */
   included: boolean;
 }
 
@@ -28,14 +30,22 @@ export interface AdvantageOptions {
 }
 
 /** Advantages of one group's rewards; throws on a non-finite reward or a group smaller than 2. */
-export function groupAdvantages(rewards: readonly number[]): { mean: number; std: number; advantages: number[] } {
+export function groupAdvantages(rewards: readonly number[]): {
+  mean: number;
+  std: number;
+  advantages: number[];
+} {
   const n = rewards.length;
   if (n < 2) {
-    throw new Error(`a GRPO group needs at least 2 samples to compare, got ${n}. Fix: set groupSize to 2 or more.`);
+    throw new Error(
+      `a GRPO group needs at least 2 samples to compare, got ${n}. Fix: set groupSize to 2 or more.`,
+    );
   }
   rewards.forEach((r, i) => {
     if (!Number.isFinite(r)) {
-      throw new Error(`reward of sample ${i} is ${r}; rewards must be finite numbers. Fix: make the reward function return a number in [0, 1].`);
+      throw new Error(
+        `reward of sample ${i} is ${r}; rewards must be finite numbers. Fix: make the reward function return a number in [0, 1].`,
+      );
     }
   });
   const mean = rewards.reduce((sum, r) => sum + r, 0) / n;
@@ -44,7 +54,9 @@ export function groupAdvantages(rewards: readonly number[]): { mean: number; std
   return { mean, std, advantages };
 }
 
-/** The advantage stage over a step's trajectories: groups them by `groupIndex`, sets `advantage`. */
+/**
+ * The advantage stage over a step's trajectories: groups them by `groupIndex`, sets `advantage`.
+ */
 export function assignAdvantages(
   trajectories: readonly Trajectory[],
   options: AdvantageOptions = {},
@@ -62,12 +74,20 @@ export function assignAdvantages(
     try {
       stats = groupAdvantages(rewards);
     } catch (error) {
-      throw new Error(`group ${groupIndex} (task ${members[0]!.taskId}): ${(error as Error).message}`);
+      throw new Error(
+        `group ${groupIndex} (task ${members[0]!.taskId}): ${(error as Error).message}`,
+      );
     }
     const zeroStd = stats.std < ZERO_STD;
-    indices.forEach((i, k) => { advantage[i] = stats.advantages[k]!; });
+    indices.forEach((i, k) => {
+      advantage[i] = stats.advantages[k]!;
+    });
     groups.push({
-      groupIndex, taskId: members[0]!.taskId, rewards, ...stats, zeroStd,
+      groupIndex,
+      taskId: members[0]!.taskId,
+      rewards,
+      ...stats,
+      zeroStd,
       included: !(zeroStd && options.skipZeroStdGroups),
     });
   }
@@ -82,7 +102,10 @@ export function assignAdvantages(
  * The trajectories that enter the update: not prefix-broken, and in an included group.
  * Prefix-broken trajectories still count in their group's mean and std (their reward is real).
  */
-export function trainable(trajectories: readonly Trajectory[], groups: readonly GroupStats[]): Trajectory[] {
+export function trainable(
+  trajectories: readonly Trajectory[],
+  groups: readonly GroupStats[],
+): Trajectory[] {
   const excluded = new Set(groups.filter((g) => !g.included).map((g) => g.groupIndex));
   return trajectories.filter((t) => !t.prefixBroken && !excluded.has(t.groupIndex));
 }

@@ -22,7 +22,10 @@ import { AGGREGATIONS, type Aggregation } from './types.ts';
 
 export { AGGREGATIONS, type Aggregation };
 
-/** Tensors of one (micro-)batch. All values must be finite, masked ones included (they are multiplied by 0). */
+/**
+ * Tensors of one (micro-)batch. All values must be finite, masked ones included (they are
+ * multiplied by 0).
+ */
 export interface GrpoInputs {
   /** (B, T) log-probs under the current weights; differentiate the loss with respect to these. */
   logprobs: tf.Tensor2D;
@@ -58,7 +61,10 @@ export interface GrpoLossOptions {
   normalizer?: number;
 }
 
-/** The loss and its diagnostics, all scalars. Inside a gradient closure return `loss` and tf.keep() the rest. */
+/**
+ * The loss and its diagnostics, all scalars. Inside a gradient closure return `loss` and tf.keep()
+ * the rest.
+ */
 export interface GrpoLossTerms {
   loss: tf.Scalar;
   /** Mean k3 KL over action tokens (0 without a reference). */
@@ -72,17 +78,29 @@ export interface GrpoLossTerms {
 }
 
 /** The divisor an aggregation uses, from each trajectory's action-token count (plain numbers). */
-export function lossNormalizer(actionTokenCounts: readonly number[], aggregation: Aggregation, maxTokens?: number): number {
+export function lossNormalizer(
+  actionTokenCounts: readonly number[],
+  aggregation: Aggregation,
+  maxTokens?: number,
+): number {
   switch (aggregation) {
-    case 'seed': return Math.max(actionTokenCounts.filter((n) => n > 0).length, 1);
-    case 'token': return Math.max(actionTokenCounts.reduce((sum, n) => sum + n, 0), 1);
-    case 'dr_grpo': return actionTokenCounts.length * requireMaxTokens(maxTokens);
+    case 'seed':
+      return Math.max(actionTokenCounts.filter((n) => n > 0).length, 1);
+    case 'token':
+      return Math.max(
+        actionTokenCounts.reduce((sum, n) => sum + n, 0),
+        1,
+      );
+    case 'dr_grpo':
+      return actionTokenCounts.length * requireMaxTokens(maxTokens);
   }
 }
 
 function requireMaxTokens(maxTokens: number | undefined): number {
   if (maxTokens === undefined || !Number.isFinite(maxTokens) || maxTokens <= 0) {
-    throw new Error(`aggregation 'dr_grpo' needs maxTokens > 0, got ${maxTokens}. Fix: pass maxTokens = maxTurns * maxNewTokens.`);
+    throw new Error(
+      `aggregation 'dr_grpo' needs maxTokens > 0, got ${maxTokens}. Fix: pass maxTokens = maxTurns * maxNewTokens.`,
+    );
   }
   return maxTokens;
 }
@@ -99,24 +117,39 @@ function checkInputs(inputs: GrpoInputs, options: GrpoLossOptions): void {
   for (const name of ['oldLogprobs', 'refLogprobs', 'actionMask'] as const) {
     const tensor = inputs[name];
     if (tensor && (tensor.shape[0] !== B || tensor.shape[1] !== T)) {
-      throw new Error(`${name} has shape [${tensor.shape}] but logprobs has ${shape}. Fix: pack every (B, T) input to the same shape.`);
+      throw new Error(
+        `${name} has shape [${tensor.shape}] but logprobs has ${shape}. Fix: pack every (B, T) input to the same shape.`,
+      );
     }
   }
   if (inputs.oldGiven && inputs.oldGiven.shape[0] !== B) {
-    throw new Error(`oldGiven has shape [${inputs.oldGiven.shape}] for ${B} trajectories. Fix: pass one flag per trajectory.`);
+    throw new Error(
+      `oldGiven has shape [${inputs.oldGiven.shape}] for ${B} trajectories. Fix: pass one flag per trajectory.`,
+    );
   }
   if (inputs.advantages.shape[0] !== B) {
-    throw new Error(`advantages has shape [${inputs.advantages.shape}] for ${B} trajectories. Fix: pass one advantage per trajectory.`);
+    throw new Error(
+      `advantages has shape [${inputs.advantages.shape}] for ${B} trajectories. Fix: pass one advantage per trajectory.`,
+    );
   }
   const { clipEps, clipEpsHigh = clipEps, klCoef, aggregation } = options;
-  if (!(clipEps >= 0 && clipEps < 1)) throw new Error(`clipEps must be in [0, 1), got ${clipEps}. Fix: use e.g. 0.2.`);
-  if (!(clipEpsHigh >= 0 && Number.isFinite(clipEpsHigh))) throw new Error(`clipEpsHigh must be >= 0, got ${clipEpsHigh}. Fix: use e.g. 0.28, or leave it out.`);
-  if (!(klCoef >= 0 && Number.isFinite(klCoef))) throw new Error(`klCoef must be >= 0, got ${klCoef}. Fix: use e.g. 0.04, or 0 for no KL.`);
+  if (!(clipEps >= 0 && clipEps < 1))
+    throw new Error(`clipEps must be in [0, 1), got ${clipEps}. Fix: use e.g. 0.2.`);
+  if (!(clipEpsHigh >= 0 && Number.isFinite(clipEpsHigh)))
+    throw new Error(
+      `clipEpsHigh must be >= 0, got ${clipEpsHigh}. Fix: use e.g. 0.28, or leave it out.`,
+    );
+  if (!(klCoef >= 0 && Number.isFinite(klCoef)))
+    throw new Error(`klCoef must be >= 0, got ${klCoef}. Fix: use e.g. 0.04, or 0 for no KL.`);
   if (!(AGGREGATIONS as readonly string[]).includes(aggregation)) {
-    throw new Error(`unknown aggregation ${JSON.stringify(aggregation)}. Fix: use one of ${AGGREGATIONS.join(', ')}.`);
+    throw new Error(
+      `unknown aggregation ${JSON.stringify(aggregation)}. Fix: use one of ${AGGREGATIONS.join(', ')}.`,
+    );
   }
   if (options.normalizer !== undefined && !(options.normalizer > 0)) {
-    throw new Error(`normalizer must be > 0, got ${options.normalizer}. Fix: compute it with lossNormalizer() over the whole batch.`);
+    throw new Error(
+      `normalizer must be > 0, got ${options.normalizer}. Fix: compute it with lossNormalizer() over the whole batch.`,
+    );
   }
 }
 
@@ -136,7 +169,10 @@ export function grpoLoss(inputs: GrpoInputs, options: GrpoLossOptions): GrpoLoss
   const { clipEps, clipEpsHigh = clipEps, klCoef, aggregation } = options;
   const B = inputs.logprobs.shape[0];
   const logprobs = inputs.logprobs;
-  const mask = inputs.actionMask.dtype === 'float32' ? inputs.actionMask : tf.cast(inputs.actionMask, 'float32');
+  const mask =
+    inputs.actionMask.dtype === 'float32'
+      ? inputs.actionMask
+      : tf.cast(inputs.actionMask, 'float32');
   const advantage = tf.reshape(inputs.advantages, [B, 1]); // (B, 1), broadcasts over T
   const old = oldLogprobsOf(inputs);
 
@@ -160,19 +196,29 @@ export function grpoLoss(inputs: GrpoInputs, options: GrpoLossOptions): GrpoLoss
   if (aggregation === 'seed') {
     const rowMean = tf.div(tf.sum(maskedLoss, 1), tf.maximum(tokensPerRow, 1)); // (B), 0 for empty rows
     total = tf.sum(rowMean);
-    divisor = options.normalizer ?? (tf.maximum(tf.sum(tf.minimum(tokensPerRow, 1)), 1) as tf.Scalar);
+    divisor =
+      options.normalizer ?? (tf.maximum(tf.sum(tf.minimum(tokensPerRow, 1)), 1) as tf.Scalar);
   } else {
     total = tf.sum(maskedLoss);
-    divisor = options.normalizer
-      ?? (aggregation === 'token' ? (tf.maximum(actionTokens, 1) as tf.Scalar) : B * requireMaxTokens(options.maxTokens));
+    divisor =
+      options.normalizer ??
+      (aggregation === 'token'
+        ? (tf.maximum(actionTokens, 1) as tf.Scalar)
+        : B * requireMaxTokens(options.maxTokens));
   }
   const loss = tf.div(total, divisor) as tf.Scalar;
 
   // Diagnostics: not on the path to `loss`, so comparisons are fine here.
   const tokenCount = tf.maximum(actionTokens, 1);
   const clipped = tf.add(
-    tf.mul(tf.cast(tf.greater(advantage, 0), 'float32'), tf.cast(tf.greater(ratio, 1 + clipEpsHigh), 'float32')),
-    tf.mul(tf.cast(tf.less(advantage, 0), 'float32'), tf.cast(tf.less(ratio, 1 - clipEps), 'float32')),
+    tf.mul(
+      tf.cast(tf.greater(advantage, 0), 'float32'),
+      tf.cast(tf.greater(ratio, 1 + clipEpsHigh), 'float32'),
+    ),
+    tf.mul(
+      tf.cast(tf.less(advantage, 0), 'float32'),
+      tf.cast(tf.less(ratio, 1 - clipEps), 'float32'),
+    ),
   ); // (B, T)
   return {
     loss,

@@ -43,28 +43,47 @@ export interface BatchDiagnostics {
   actionTokens: number;
 }
 
-/** Token-weighted mean of micro-batch diagnostics (each one is a mean over its own action tokens). */
+/**
+ * Token-weighted mean of micro-batch diagnostics (each one is a mean over its own action tokens).
+ */
 export function combineDiagnostics(parts: readonly BatchDiagnostics[]): BatchDiagnostics {
   const actionTokens = parts.reduce((sum, p) => sum + p.actionTokens, 0);
   const weighted = (key: 'kl' | 'clipFraction' | 'ratioMean') =>
-    (actionTokens === 0 ? 0 : parts.reduce((sum, p) => sum + p[key] * p.actionTokens, 0) / actionTokens);
-  return { kl: weighted('kl'), clipFraction: weighted('clipFraction'), ratioMean: weighted('ratioMean'), actionTokens };
+    actionTokens === 0
+      ? 0
+      : parts.reduce((sum, p) => sum + p[key] * p.actionTokens, 0) / actionTokens;
+  return {
+    kl: weighted('kl'),
+    clipFraction: weighted('clipFraction'),
+    ratioMean: weighted('ratioMean'),
+    actionTokens,
+  };
 }
 
-/** Whether an episode ran code at least once (one that never did answered, if at all, by guessing). */
+/**
+ * Whether an episode ran code at least once (one that never did answered, if at all, by guessing).
+ */
 export function ranCode(trajectory: Trajectory): boolean {
   return trajectory.turns.some((turn) => turn.action.type === 'execute_code');
 }
 
 /** Tokens the model generated in a trajectory (all turns). */
 export function generatedTokens(trajectory: Trajectory): number {
-  return trajectory.turns.reduce((sum, turn) => sum + (turn.generated.end - turn.generated.start), 0);
+  return trajectory.turns.reduce(
+    (sum, turn) => sum + (turn.generated.end - turn.generated.start),
+    0,
+  );
 }
 
 /** Mean score of each reward part over the trajectories it was scored on. */
 export function rewardPartMeans(trajectories: readonly Trajectory[]): Record<string, number> {
   const names = [...new Set(trajectories.flatMap((t) => Object.keys(t.rewardParts)))].sort();
-  return Object.fromEntries(names.map((name) => [name, mean(trajectories.filter((t) => name in t.rewardParts).map((t) => t.rewardParts[name]!))]));
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      mean(trajectories.filter((t) => name in t.rewardParts).map((t) => t.rewardParts[name]!)),
+    ]),
+  );
 }
 
 /** The metrics record of one step. */
@@ -88,7 +107,8 @@ export function stepMetrics(input: {
     reward_std: populationStd(rewards),
     reward_parts: rewardPartMeans(all),
     pass_rate: mean(all.map((t) => (t.passed ? 1 : 0))),
-    zero_std_fraction: groups.length === 0 ? 0 : groups.filter((g) => g.zeroStd).length / groups.length,
+    zero_std_fraction:
+      groups.length === 0 ? 0 : groups.filter((g) => g.zeroStd).length / groups.length,
     trained_trajectories: update?.trainedTrajectories ?? 0,
     loss: update?.loss ?? null,
     kl: update?.kl ?? null,
@@ -104,7 +124,10 @@ export function stepMetrics(input: {
     truncations: count((t) => t.truncated),
     prefix_breaks: count((t) => t.prefixBroken),
     reward_errors: all.reduce((sum, t) => sum + t.rewardErrors.length, 0),
-    format_errors: all.reduce((sum, t) => sum + t.turns.filter((turn) => turn.action.type === 'format_error').length, 0),
+    format_errors: all.reduce(
+      (sum, t) => sum + t.turns.filter((turn) => turn.action.type === 'format_error').length,
+      0,
+    ),
     tokens_per_s: seconds.generate > 0 ? totalTokens / seconds.generate : 0,
     seconds_generate: seconds.generate,
     seconds_sandbox: seconds.sandbox,
@@ -116,14 +139,18 @@ export function stepMetrics(input: {
 /** One flat row per step for CSV export and charts: reward parts become `reward_<name>` columns. */
 export function flattenMetrics(metrics: StepMetrics): Record<string, number | string | null> {
   const { reward_parts: parts, ...rest } = metrics;
-  return { ...rest, ...Object.fromEntries(Object.entries(parts).map(([name, value]) => [`reward_${name}`, value])) };
+  return {
+    ...rest,
+    ...Object.fromEntries(Object.entries(parts).map(([name, value]) => [`reward_${name}`, value])),
+  };
 }
 
 /** The run summary: first and last `window` steps' mean reward and pass rate, and the gain. */
 export function summarizeRun(history: readonly StepMetrics[], window = 5): Record<string, number> {
   const first = history.slice(0, window);
   const last = history.slice(-window);
-  const avg = (rows: readonly StepMetrics[], key: 'reward_mean' | 'pass_rate') => mean(rows.map((m) => m[key]));
+  const avg = (rows: readonly StepMetrics[], key: 'reward_mean' | 'pass_rate') =>
+    mean(rows.map((m) => m[key]));
   return {
     steps: history.length,
     reward_mean_first: avg(first, 'reward_mean'),
@@ -131,6 +158,9 @@ export function summarizeRun(history: readonly StepMetrics[], window = 5): Recor
     reward_gain: avg(last, 'reward_mean') - avg(first, 'reward_mean'),
     pass_rate_first: avg(first, 'pass_rate'),
     pass_rate_last: avg(last, 'pass_rate'),
-    seconds_total: history.reduce((sum, m) => sum + m.seconds_generate + m.seconds_sandbox + m.seconds_train, 0),
+    seconds_total: history.reduce(
+      (sum, m) => sum + m.seconds_generate + m.seconds_sandbox + m.seconds_train,
+      0,
+    ),
   };
 }

@@ -1,5 +1,6 @@
-// What the trainer reports as a step runs: its phases, what each produced, and held-out evaluations.
-// Plain data (no tensors), so it crosses the worker boundary as it is (src/service/trainer_api.ts).
+// What the trainer reports as a step runs: its phases, what each produced, and held-out
+// evaluations. Plain data (no tensors), so it crosses the worker boundary as it is
+// (src/service/trainer_api.ts).
 import type { GroupStats } from './advantage.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
 
@@ -15,7 +16,10 @@ export interface PhaseReport {
   groups: GroupStats[] | null;
   /** After `update`. */
   metrics: StepMetrics | null;
-  /** The text of every token of each trajectory, by trajectory id (the viewer shades the action mask per token). */
+  /**
+   * The text of every token of each trajectory, by trajectory id (the viewer shades the action mask
+   * per token).
+   */
   tokenTexts?: Record<string, string[]>;
 }
 

@@ -22,9 +22,15 @@ import type { CodeExecutor } from '../env/types.ts';
 export interface Sampler {
   /** Highest context length the model accepts. */
   readonly maxPositions: number;
-  sample(contexts: number[][], rngs: Rng[], options: { maxNewTokens: number; temperature: number; eosIds: number[] }):
-    Promise<{ ids: number[][]; logprobs: number[][]; finishReasons: TurnStop[] }>;
-  /** Frees what sampling kept between calls (an episode's cache from one turn to the next); called once the rollout ends. */
+  sample(
+    contexts: number[][],
+    rngs: Rng[],
+    options: { maxNewTokens: number; temperature: number; eosIds: number[] },
+  ): Promise<{ ids: number[][]; logprobs: number[][]; finishReasons: TurnStop[] }>;
+  /**
+   * Frees what sampling kept between calls (an episode's cache from one turn to the next); called
+   * once the rollout ends.
+   */
   release?(): void;
 }
 
@@ -72,13 +78,24 @@ export async function rollout(
   const episodes: Episode[] = [];
   tasks.forEach((task, groupIndex) => {
     for (let sampleIndex = 0; sampleIndex < options.groupSize; sampleIndex++) {
-      const trajectory = newTrajectory({ id: `${options.step}/${groupIndex}/${sampleIndex}`, taskId: task.id, groupIndex, sampleIndex, prompt: task.prompt });
-      trajectory.messages = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task.prompt }];
+      const trajectory = newTrajectory({
+        id: `${options.step}/${groupIndex}/${sampleIndex}`,
+        taskId: task.id,
+        groupIndex,
+        sampleIndex,
+        prompt: task.prompt,
+      });
+      trajectory.messages = [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: task.prompt },
+      ];
       trajectory.ids = tokenizer.encodeChat(trajectory.messages, { addGenerationPrompt: true });
       if (trajectory.ids.length + 1 >= sampler.maxPositions) {
         // it could never answer, and the update cannot score a sequence past the context
-        throw new Error(`task ${task.id}: its prompt is ${trajectory.ids.length} tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is ${sampler.maxPositions}, so there is no room to answer. `
-          + 'Fix: shorten the task\'s prompt or leave the task out, or use a model with a longer context.');
+        throw new Error(
+          `task ${task.id}: its prompt is ${trajectory.ids.length} tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is ${sampler.maxPositions}, so there is no room to answer. ` +
+            "Fix: shorten the task's prompt or leave the task out, or use a model with a longer context.",
+        );
       }
       trajectory.actionMask = trajectory.ids.map(() => 0);
       trajectory.oldLogprobs = trajectory.ids.map(() => 0);
@@ -106,7 +123,10 @@ export async function rollout(
         batch.map((e) => e.trajectory.ids),
         batch.map((e) => e.rng),
         {
-          maxNewTokens: Math.min(options.maxNewTokens, ...batch.map((e) => sampler.maxPositions - e.trajectory.ids.length)),
+          maxNewTokens: Math.min(
+            options.maxNewTokens,
+            ...batch.map((e) => sampler.maxPositions - e.trajectory.ids.length),
+          ),
           temperature: options.temperature,
           eosIds: tokenizer.eosIds as number[],
         },
@@ -128,7 +148,12 @@ export async function rollout(
   }
 
   /** Records a sampled turn, then finishes, executes, or answers a format error. */
-  function afterGeneration(episode: Episode, generated: number[], logprobs: number[], stop: TurnStop): void {
+  function afterGeneration(
+    episode: Episode,
+    generated: number[],
+    logprobs: number[],
+    stop: TurnStop,
+  ): void {
     const t = episode.trajectory;
     const start = t.ids.length;
     t.ids.push(...generated);
@@ -137,7 +162,14 @@ export async function rollout(
     const text = tokenizer.decode(generated, { skipSpecialTokens: true });
     const action = parseAction(text, options.parser);
     if (stop === 'length') t.truncated = true;
-    t.turns.push({ generated: { start, end: t.ids.length }, observation: null, text, stop, action, execution: null });
+    t.turns.push({
+      generated: { start, end: t.ids.length },
+      observation: null,
+      text,
+      stop,
+      action,
+      execution: null,
+    });
     const lastTurn = t.turns.length >= options.maxTurns;
 
     if (action.type === 'finish') {
@@ -147,40 +179,59 @@ export async function rollout(
       return;
     }
     if (action.type === 'format_error') {
-      if (lastTurn) { appendAssistant(t, generated); end(episode, 'max_turns'); return; }
+      if (lastTurn) {
+        appendAssistant(t, generated);
+        end(episode, 'max_turns');
+        return;
+      }
       observe(episode, generated, action.observation);
       return;
     }
     const started = performance.now();
-    episode.pending = executor.execute(action.code, { timeoutMs: options.timeoutMs }).then(
-      (result) => {
-        const durationMs = performance.now() - started;
-        t.turns[t.turns.length - 1]!.execution = { code: action.code, result, durationMs };
-        if (result.timedOut) {
-          t.timedOut = true;
+    episode.pending = executor
+      .execute(action.code, { timeoutMs: options.timeoutMs })
+      .then(
+        (result) => {
+          const durationMs = performance.now() - started;
+          t.turns[t.turns.length - 1]!.execution = { code: action.code, result, durationMs };
+          if (result.timedOut) {
+            t.timedOut = true;
+            appendAssistant(t, generated);
+            end(episode, 'timeout');
+          } else if (lastTurn) {
+            appendAssistant(t, generated);
+            end(episode, 'max_turns');
+          } else {
+            observe(episode, generated, userTurnAfter(action, result.observation)!);
+          }
+        },
+        (error: unknown) => {
+          // The pool turns code failures into observations; a rejection means the sandbox itself
+          // broke.
+          t.rewardErrors.push({
+            part: 'sandbox',
+            message: error instanceof Error ? error.message : String(error),
+          });
           appendAssistant(t, generated);
-          end(episode, 'timeout');
-        } else if (lastTurn) {
-          appendAssistant(t, generated);
-          end(episode, 'max_turns');
-        } else {
-          observe(episode, generated, userTurnAfter(action, result.observation)!);
-        }
-      },
-      (error: unknown) => {
-        // The pool turns code failures into observations; a rejection means the sandbox itself broke.
-        t.rewardErrors.push({ part: 'sandbox', message: error instanceof Error ? error.message : String(error) });
-        appendAssistant(t, generated);
-        end(episode, 'error');
-      },
-    ).finally(() => { episode.pending = null; });
+          end(episode, 'error');
+        },
+      )
+      .finally(() => {
+        episode.pending = null;
+      });
   }
 
-  /** Appends the observation turn's ids (mask 0) after the sampled ids, or ends a broken episode. */
+  /**
+   * Appends the observation turn's ids (mask 0) after the sampled ids, or ends a broken episode.
+   */
   function observe(episode: Episode, generated: number[], userText: string): void {
     const t = episode.trajectory;
     const user: Message = { role: 'user', content: userText };
-    const delta = encodeChatDelta(tokenizer, { messages: t.messages, generatedIds: generated, newMessages: [user] });
+    const delta = encodeChatDelta(tokenizer, {
+      messages: t.messages,
+      generatedIds: generated,
+      newMessages: [user],
+    });
     if (!delta.ok) {
       t.prefixBroken = true;
       t.rewardErrors.push({ part: 'prefix', message: delta.reason });
@@ -204,7 +255,8 @@ export async function rollout(
 
   function appendAssistant(t: Trajectory, generated: number[]): void {
     const last = generated[generated.length - 1];
-    const body = last !== undefined && tokenizer.eosIds.includes(last) ? generated.slice(0, -1) : generated;
+    const body =
+      last !== undefined && tokenizer.eosIds.includes(last) ? generated.slice(0, -1) : generated;
     t.messages.push({ role: 'assistant', content: tokenizer.decode(body) });
   }
 }

@@ -30,27 +30,45 @@ export function learnedTokens(batch: readonly SftExample[]): number {
 }
 
 /** The step's divisor (the options' normalizer, else the learned tokens) and its learned tokens. */
-export function sftDivisor(batch: readonly SftExample[], options: Pick<SftStepOptions, 'normalizer'>): { count: number; divisor: number } {
+export function sftDivisor(
+  batch: readonly SftExample[],
+  options: Pick<SftStepOptions, 'normalizer'>,
+): { count: number; divisor: number } {
   const count = Math.max(learnedTokens(batch), 1);
   return { count, divisor: options.normalizer ?? count };
 }
 
 /**
- * Gradients of (summed masked NLL of `batch`) / `divisor` for every trainable variable, by name, and
- * that value. The caller owns the tensors. Summing these over disjoint parts of a batch, each with
- * the whole batch's divisor, gives the whole batch's gradient (data-parallel training).
+ * Gradients of (summed masked NLL of `batch`) / `divisor` for every trainable variable, by name,
+ * and that value. The caller owns the tensors. Summing these over disjoint parts of a batch, each
+ * with the whole batch's divisor, gives the whole batch's gradient (data-parallel training).
  */
-export function sftGradients(model: CausalLM, batch: readonly SftExample[], divisor: number): { value: number; grads: Record<string, tf.Tensor> } {
+export function sftGradients(
+  model: CausalLM,
+  batch: readonly SftExample[],
+  divisor: number,
+): { value: number; grads: Record<string, tf.Tensor> } {
   if (!(divisor > 0)) throw new Error(`sftStep: normalizer must be positive, got ${divisor}`);
   const variables = [...model.trainableVariables()];
   const T = Math.max(...batch.map((e) => e.ids.length)) - 1;
-  const mask = tf.tensor2d(batch.map((e) => Array.from({ length: T }, (_, t) => e.mask[t + 1] ?? 0)), [batch.length, T]); // (B, T-1)
-  const { value, grads } = tf.variableGrads(() => {
-    const logprobs = tokenLogprobs(model, batch.map((e) => e.ids), { temperature: 1 }); // (B, T-1)
-    return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), divisor) as tf.Scalar;
-  }, variables.map(([, v]) => v));
+  const mask = tf.tensor2d(
+    batch.map((e) => Array.from({ length: T }, (_, t) => e.mask[t + 1] ?? 0)),
+    [batch.length, T],
+  ); // (B, T-1)
+  const { value, grads } = tf.variableGrads(
+    () => {
+      const logprobs = tokenLogprobs(
+        model,
+        batch.map((e) => e.ids),
+        { temperature: 1 },
+      ); // (B, T-1)
+      return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), divisor) as tf.Scalar;
+    },
+    variables.map(([, v]) => v),
+  );
   const byName: Record<string, tf.Tensor> = {};
-  for (const [name, variable] of variables) if (grads[variable.name]) byName[name] = grads[variable.name]!;
+  for (const [name, variable] of variables)
+    if (grads[variable.name]) byName[name] = grads[variable.name]!;
   const result = value.dataSync()[0]!;
   value.dispose();
   mask.dispose();
@@ -58,15 +76,27 @@ export function sftGradients(model: CausalLM, batch: readonly SftExample[], divi
 }
 
 /** Clips (optionally) and applies summed gradients; disposes them. */
-export function applySftGradients(optimizer: AdamW, grads: Record<string, tf.Tensor>, options: Pick<SftStepOptions, 'learningRate' | 'gradClip'>): void {
+export function applySftGradients(
+  optimizer: AdamW,
+  grads: Record<string, tf.Tensor>,
+  options: Pick<SftStepOptions, 'learningRate' | 'gradClip'>,
+): void {
   const clipped = options.gradClip ? clipByGlobalNorm(grads, options.gradClip) : null;
   optimizer.apply(clipped ? clipped.grads : grads, options.learningRate);
-  if (clipped) { Object.values(clipped.grads).forEach((g) => g.dispose()); clipped.norm.dispose(); }
+  if (clipped) {
+    Object.values(clipped.grads).forEach((g) => g.dispose());
+    clipped.norm.dispose();
+  }
   Object.values(grads).forEach((g) => g.dispose());
 }
 
 /** One optimizer step on a batch; returns the mean masked negative log-likelihood (nats/token). */
-export function sftStep(model: CausalLM, optimizer: AdamW, batch: readonly SftExample[], options: SftStepOptions): number {
+export function sftStep(
+  model: CausalLM,
+  optimizer: AdamW,
+  batch: readonly SftExample[],
+  options: SftStepOptions,
+): number {
   const { count, divisor } = sftDivisor(batch, options);
   const { value, grads } = sftGradients(model, batch, divisor);
   applySftGradients(optimizer, grads, options);

@@ -1,9 +1,9 @@
 // Which tasks a step's prompts come from. 'shuffle' visits every task once per epoch, in a seeded
 // shuffled order (the reference design visits every task every step). 'learnable' is a curriculum
-// in the spirit of prioritized replay and online difficulty filtering: a group whose rewards are all
-// equal has zero advantages and teaches nothing, so after one shuffled pass over every task, tasks
-// are drawn in proportion to the spread (standard deviation) of their last groups' rewards, plus a
-// floor so a task that never succeeded is still revisited now and then.
+// in the spirit of prioritized replay and online difficulty filtering: a group whose rewards are
+// all equal has zero advantages and teaches nothing, so after one shuffled pass over every task,
+// tasks are drawn in proportion to the spread (standard deviation) of their last groups' rewards,
+// plus a floor so a task that never succeeded is still revisited now and then.
 import type { Rng } from '../model/rng.ts';
 import type { GroupStats } from './advantage.ts';
 
@@ -17,7 +17,9 @@ export const SIGNAL_FLOOR = 0.05;
 /** Share of a new group's reward std in a task's signal (an exponential moving average). */
 export const SIGNAL_BLEND = 0.5;
 
-/** What a checkpoint keeps of the sampler: the shuffled order, the place in it, each task's signal. */
+/**
+ * What a checkpoint keeps of the sampler: the shuffled order, the place in it, each task's signal.
+ */
 export interface SamplerState {
   order: number[];
   cursor: number;
@@ -34,7 +36,10 @@ export class TaskSampler {
   private cursor = 0;
   private signal = new Map<string, number>();
 
-  constructor(private readonly taskIds: readonly string[], readonly sampling: TaskSampling) {}
+  constructor(
+    private readonly taskIds: readonly string[],
+    readonly sampling: TaskSampling,
+  ) {}
 
   /** Indexes into the task list of `count` distinct tasks (fewer if there are fewer tasks). */
   next(count: number, rng: Rng): number[] {
@@ -42,20 +47,30 @@ export class TaskSampler {
     const chosen: number[] = [];
     const learnable = this.sampling === 'learnable';
     // 'shuffle' always walks the order; 'learnable' walks it only until every task has a signal.
-    while (chosen.length < want && (!learnable || this.signal.size + chosen.length < this.taskIds.length)) {
+    while (
+      chosen.length < want &&
+      (!learnable || this.signal.size + chosen.length < this.taskIds.length)
+    ) {
       if (this.cursor >= this.order.length) this.reshuffle(rng);
       const index = this.order[this.cursor++]!;
-      if (!chosen.includes(index) && !(learnable && this.signal.has(this.taskIds[index]!))) chosen.push(index);
+      if (!chosen.includes(index) && !(learnable && this.signal.has(this.taskIds[index]!)))
+        chosen.push(index);
     }
     while (chosen.length < want) chosen.push(this.draw(chosen, rng));
     return chosen;
   }
 
-  /** Records each group's reward spread under its task (learnable mode reads it; shuffle ignores it). */
+  /**
+   * Records each group's reward spread under its task (learnable mode reads it; shuffle ignores
+   * it).
+   */
   observe(groups: readonly GroupStats[]): void {
     for (const g of groups) {
       const old = this.signal.get(g.taskId);
-      this.signal.set(g.taskId, old === undefined ? g.std : (1 - SIGNAL_BLEND) * old + SIGNAL_BLEND * g.std);
+      this.signal.set(
+        g.taskId,
+        old === undefined ? g.std : (1 - SIGNAL_BLEND) * old + SIGNAL_BLEND * g.std,
+      );
     }
   }
 
@@ -73,7 +88,11 @@ export class TaskSampler {
   load(state: SavedSamplerState): void {
     this.order = [...state.order];
     this.cursor = state.cursor;
-    this.signal = new Map(Object.entries(state.signal ?? {}).filter(([id, v]) => this.taskIds.includes(id) && Number.isFinite(v)));
+    this.signal = new Map(
+      Object.entries(state.signal ?? {}).filter(
+        ([id, v]) => this.taskIds.includes(id) && Number.isFinite(v),
+      ),
+    );
   }
 
   private reshuffle(rng: Rng): void {
@@ -87,7 +106,9 @@ export class TaskSampler {
 
   /** One task not in `taken`, with probability proportional to its signal plus the floor. */
   private draw(taken: readonly number[], rng: Rng): number {
-    const weights = this.taskIds.map((id, i) => (taken.includes(i) ? 0 : (this.signal.get(id) ?? 0) + SIGNAL_FLOOR));
+    const weights = this.taskIds.map((id, i) =>
+      taken.includes(i) ? 0 : (this.signal.get(id) ?? 0) + SIGNAL_FLOOR,
+    );
     const total = weights.reduce((a, b) => a + b, 0);
     let u = rng.uniform() * total;
     for (let i = 0; i < weights.length; i++) {

@@ -8,13 +8,24 @@ import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
 import { stepMetrics } from './metrics.ts';
-import { TaskSampler, type SamplerState, type SavedSamplerState, type TaskSampling } from './task_sampler.ts';
+import {
+  TaskSampler,
+  type SamplerState,
+  type SavedSamplerState,
+  type TaskSampling,
+} from './task_sampler.ts';
 import { modelSampler } from './policy.ts';
 import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
 import type { EvalReport, Phase, PhaseReport } from './reports.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
 import type { CodeExecutor } from '../env/types.ts';
-import { referenceLogprobs, update, type Reference, type UpdateOptions, type UpdateReport } from './update.ts';
+import {
+  referenceLogprobs,
+  update,
+  type Reference,
+  type UpdateOptions,
+  type UpdateReport,
+} from './update.ts';
 
 /** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
 export interface TrainerSettings extends Omit<RolloutOptions, 'step'> {
@@ -63,13 +74,22 @@ export class Trainer {
   private readonly sampler: TaskSampler;
   private state: StepState | null = null;
 
-  constructor(private readonly deps: TrainerDeps, readonly settings: TrainerSettings) {
-    if (settings.tasks.length === 0) throw new Error('no training tasks. Fix: choose a task set or add a custom task.');
+  constructor(
+    private readonly deps: TrainerDeps,
+    readonly settings: TrainerSettings,
+  ) {
+    if (settings.tasks.length === 0)
+      throw new Error('no training tasks. Fix: choose a task set or add a custom task.');
     this.optimizer = new AdamW(deps.model.trainableVariables(), {
-      ...defaultAdamWConfig, learningRate: settings.update.learningRate, weightDecay: settings.weightDecay,
+      ...defaultAdamWConfig,
+      learningRate: settings.update.learningRate,
+      weightDecay: settings.weightDecay,
     });
     this.rng = new Rng(settings.seed);
-    this.sampler = new TaskSampler(settings.tasks.map((t) => t.id), settings.taskSampling ?? 'shuffle');
+    this.sampler = new TaskSampler(
+      settings.tasks.map((t) => t.id),
+      settings.taskSampling ?? 'shuffle',
+    );
   }
 
   /** The phase the next runPhase() call runs. */
@@ -92,7 +112,13 @@ export class Trainer {
         metrics.eval_pass_at_1 = (await this.evaluate()).passAt1;
       }
     }
-    const report: PhaseReport = { step: this.step + (metrics ? 0 : 1), phase, trajectories: state.trajectories, groups: state.groups, metrics };
+    const report: PhaseReport = {
+      step: this.step + (metrics ? 0 : 1),
+      phase,
+      trajectories: state.trajectories,
+      groups: state.groups,
+      metrics,
+    };
     if (metrics) this.state = null;
     else state.next = PHASES[PHASES.indexOf(phase) + 1]!;
     return report;
@@ -111,11 +137,22 @@ export class Trainer {
    * Pass@1 over `tasks` (default: the eval tasks), `samples` samples each at the run's temperature
    * (or `temperature`: 0 is greedy, one sample says all), no update.
    */
-  async evaluate(tasks: readonly Task[] = this.settings.evalTasks, samples = 1, seed = this.settings.seed + 1_000_003, temperature = this.settings.temperature): Promise<EvalReport> {
-    if (!Number.isInteger(samples) || samples < 1) throw new Error(`evaluate: samples must be a whole number >= 1, got ${samples}`);
-    if (!(temperature >= 0)) throw new Error(`evaluate: temperature must be >= 0 (0 is greedy), got ${temperature}`);
+  async evaluate(
+    tasks: readonly Task[] = this.settings.evalTasks,
+    samples = 1,
+    seed = this.settings.seed + 1_000_003,
+    temperature = this.settings.temperature,
+  ): Promise<EvalReport> {
+    if (!Number.isInteger(samples) || samples < 1)
+      throw new Error(`evaluate: samples must be a whole number >= 1, got ${samples}`);
+    if (!(temperature >= 0))
+      throw new Error(`evaluate: temperature must be >= 0 (0 is greedy), got ${temperature}`);
     if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
-    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), { ...this.rolloutOptions(), groupSize: samples, temperature });
+    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), {
+      ...this.rolloutOptions(),
+      groupSize: samples,
+      temperature,
+    });
     const scored = await Promise.all(result.trajectories.map((t) => this.score(t, tasks)));
     const perTask: Record<string, number> = {};
     for (const task of tasks) {
@@ -148,7 +185,11 @@ export class Trainer {
 
   private startStep(): StepState {
     this.state = {
-      next: 'rollout', trajectories: [], groups: null, rewardSeconds: 0, started: performance.now(),
+      next: 'rollout',
+      trajectories: [],
+      groups: null,
+      rewardSeconds: 0,
+      started: performance.now(),
       timing: { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 },
     };
     return this.state;
@@ -156,38 +197,62 @@ export class Trainer {
 
   /** This step's `promptsPerStep` tasks, as the task sampler chooses them. */
   private nextTasks(): Task[] {
-    return this.sampler.next(this.settings.promptsPerStep, this.rng).map((i) => this.settings.tasks[i]!);
+    return this.sampler
+      .next(this.settings.promptsPerStep, this.rng)
+      .map((i) => this.settings.tasks[i]!);
   }
 
   private rolloutDeps(rng: Rng) {
-    return { sampler: modelSampler(this.deps.model), tokenizer: this.deps.tokenizer, executor: this.deps.executor, rng };
+    return {
+      sampler: modelSampler(this.deps.model),
+      tokenizer: this.deps.tokenizer,
+      executor: this.deps.executor,
+      rng,
+    };
   }
 
   private rolloutOptions() {
     const s = this.settings;
-    return { groupSize: s.groupSize, maxTurns: s.maxTurns, maxNewTokens: s.maxNewTokens, temperature: s.temperature, parser: s.parser, timeoutMs: s.timeoutMs, step: this.step + 1 };
+    return {
+      groupSize: s.groupSize,
+      maxTurns: s.maxTurns,
+      maxNewTokens: s.maxNewTokens,
+      temperature: s.temperature,
+      parser: s.parser,
+      timeoutMs: s.timeoutMs,
+      step: this.step + 1,
+    };
   }
 
   private async rolloutPhase(state: StepState): Promise<void> {
-    const result = await rollout(this.nextTasks(), this.rolloutDeps(this.rng.split()), this.rolloutOptions());
+    const result = await rollout(
+      this.nextTasks(),
+      this.rolloutDeps(this.rng.split()),
+      this.rolloutOptions(),
+    );
     state.trajectories = result.trajectories;
     state.timing = result.timing;
   }
 
   private async score(trajectory: Trajectory, tasks: readonly Task[]): Promise<Trajectory> {
     const task = tasks.find((t) => t.id === trajectory.taskId);
-    if (!task) throw new Error(`trajectory ${trajectory.id} names unknown task ${trajectory.taskId}`);
+    if (!task)
+      throw new Error(`trajectory ${trajectory.id} names unknown task ${trajectory.taskId}`);
     return scoreTrajectory(trajectory, task, this.settings.rewards, this.deps.executor);
   }
 
   private async rewardPhase(state: StepState): Promise<void> {
     const started = performance.now();
-    state.trajectories = await Promise.all(state.trajectories.map((t) => this.score(t, this.settings.tasks)));
+    state.trajectories = await Promise.all(
+      state.trajectories.map((t) => this.score(t, this.settings.tasks)),
+    );
     state.rewardSeconds = (performance.now() - started) / 1000;
   }
 
   private advantagePhase(state: StepState): void {
-    const result = assignAdvantages(state.trajectories, { skipZeroStdGroups: this.settings.skipZeroStdGroups });
+    const result = assignAdvantages(state.trajectories, {
+      skipZeroStdGroups: this.settings.skipZeroStdGroups,
+    });
     state.trajectories = result.trajectories;
     state.groups = result.groups;
     this.sampler.observe(result.groups);
@@ -196,20 +261,41 @@ export class Trainer {
   private async updatePhase(state: StepState): Promise<StepMetrics> {
     const started = performance.now();
     const { model } = this.deps;
-    const options: UpdateOptions = { ...this.settings.update, maxTokens: this.settings.maxNewTokens * this.settings.maxTurns };
+    const options: UpdateOptions = {
+      ...this.settings.update,
+      maxTokens: this.settings.maxNewTokens * this.settings.maxTurns,
+    };
     const batch = trainable(state.trajectories, state.groups ?? []);
     let report: UpdateReport;
     if (batch.length === 0) {
-      report = { loss: null, kl: null, clipFraction: null, ratioMean: null, gradNorm: null, entropy: null, skipped: 'every group was skipped or prefix-broken' };
+      report = {
+        loss: null,
+        kl: null,
+        clipFraction: null,
+        ratioMean: null,
+        gradNorm: null,
+        entropy: null,
+        skipped: 'every group was skipped or prefix-broken',
+      };
     } else {
-      const sequences = batch.map((t) => ({ ids: t.ids, actionMask: t.actionMask, advantage: t.advantage, oldLogprobs: t.oldLogprobs }));
+      const sequences = batch.map((t) => ({
+        ids: t.ids,
+        actionMask: t.actionMask,
+        advantage: t.advantage,
+        oldLogprobs: t.oldLogprobs,
+      }));
       const ref = await referenceLogprobs(model, this.deps.reference, sequences, options);
-      if (ref) batch.forEach((t, i) => { t.refLogprobs = ref[i]!; });
+      if (ref)
+        batch.forEach((t, i) => {
+          t.refLogprobs = ref[i]!;
+        });
       report = await update(model, this.optimizer, sequences, ref, options);
     }
     this.step++;
     const metrics = stepMetrics({
-      step: this.step, trajectories: state.trajectories, groups: state.groups ?? [],
+      step: this.step,
+      trajectories: state.trajectories,
+      groups: state.groups ?? [],
       update: { ...report, trainedTrajectories: batch.length },
       seconds: {
         generate: state.timing.generateSeconds,

@@ -57,15 +57,25 @@ export type Reference = { kind: 'adapters-off' } | { kind: 'model'; model: Causa
  * similar lengths together wastes less compute on padding (attention's cost grows with length
  * squared). Sums over micro-batches do not depend on the grouping.
  */
-export function lengthSortedBatches(lengths: readonly number[], microBatchSize: number): number[][] {
+export function lengthSortedBatches(
+  lengths: readonly number[],
+  microBatchSize: number,
+): number[][] {
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]! || a - b);
   const batches: number[][] = [];
-  for (let i = 0; i < order.length; i += microBatchSize) batches.push(order.slice(i, i + microBatchSize));
+  for (let i = 0; i < order.length; i += microBatchSize)
+    batches.push(order.slice(i, i + microBatchSize));
   return batches;
 }
 
-/** A micro-batch: sequence indexes, and how many leading tokens they all share and run once (0: none). */
-export interface MicroBatch { indexes: number[]; shared: number }
+/**
+ * A micro-batch: sequence indexes, and how many leading tokens they all share and run once (0:
+ * none).
+ */
+export interface MicroBatch {
+  indexes: number[];
+  shared: number;
+}
 
 /**
  * A forward and backward pass's cost beyond its rows, in rows: measured on the demo model (wasm,
@@ -84,8 +94,16 @@ const PASS_ROWS = 100;
  * as a prompt. Without `firstScored`, or with shared prefixes turned off (switches.sharedPrefixes):
  * lengthSortedBatches, nothing shared.
  */
-export function microBatches(sequences: readonly (readonly number[])[], microBatchSize: number, firstScored?: readonly number[]): MicroBatch[] {
-  if (!firstScored || !switches.sharedPrefixes) return lengthSortedBatches(sequences.map((s) => s.length), microBatchSize).map((indexes) => ({ indexes, shared: 0 }));
+export function microBatches(
+  sequences: readonly (readonly number[])[],
+  microBatchSize: number,
+  firstScored?: readonly number[],
+): MicroBatch[] {
+  if (!firstScored || !switches.sharedPrefixes)
+    return lengthSortedBatches(
+      sequences.map((s) => s.length),
+      microBatchSize,
+    ).map((indexes) => ({ indexes, shared: 0 }));
   const groups = new Map<string, number[]>(); // in order of first appearance
   sequences.forEach((ids, i) => {
     const key = ids.slice(0, firstScored[i]).join(',');
@@ -94,7 +112,10 @@ export function microBatches(sequences: readonly (readonly number[])[], microBat
     else groups.set(key, [i]);
   });
   return [...groups.values()].flatMap((members) => {
-    const order = lengthSortedBatches(members.map((i) => sequences[i]!.length), members.length)[0]!.map((j) => members[j]!);
+    const order = lengthSortedBatches(
+      members.map((i) => sequences[i]!.length),
+      members.length,
+    )[0]!.map((j) => members[j]!);
     const shared = Math.max(0, firstScored[order[0]!]! - 1);
     const length = (i: number) => sequences[order[i]!]!.length;
     // best[i]: the cheapest cut of order[i..] (cost in rows, and where its first micro-batch ends)
@@ -129,14 +150,24 @@ export function firstAction(actionMask: readonly number[]): number {
  * `firstScored`, only entries from firstScored[i] on are wanted: sequences sharing what comes
  * before run it once (microBatches), and the entries before may come back 0.
  */
-export async function scoreSequences(model: CausalLM, sequences: readonly number[][], temperature: number, microBatchSize: number, firstScored?: readonly number[]): Promise<number[][]> {
+export async function scoreSequences(
+  model: CausalLM,
+  sequences: readonly number[][],
+  temperature: number,
+  microBatchSize: number,
+  firstScored?: readonly number[],
+): Promise<number[][]> {
   const out = new Array<number[]>(sequences.length);
   for (const { indexes, shared } of microBatches(sequences, microBatchSize, firstScored)) {
     const chunk = indexes.map((i) => sequences[i]!);
-    const values = tf.tidy(() => tokenLogprobs(model, chunk, { temperature, sharedPrefix: shared }));
+    const values = tf.tidy(() =>
+      tokenLogprobs(model, chunk, { temperature, sharedPrefix: shared }),
+    );
     const data = await values.array();
     values.dispose();
-    indexes.forEach((index, b) => { out[index] = [0, ...data[b]!.slice(0, chunk[b]!.length - 1)]; });
+    indexes.forEach((index, b) => {
+      out[index] = [0, ...data[b]!.slice(0, chunk[b]!.length - 1)];
+    });
   }
   return out;
 }
@@ -145,30 +176,45 @@ export async function scoreSequences(model: CausalLM, sequences: readonly number
  * Reference log-probs for the KL term (0 before each sequence's first generated token), or null
  * when there is none (β = 0 or no reference).
  */
-export async function referenceLogprobs(model: CausalLM, reference: Reference, sequences: readonly Pick<PackedSequence, 'ids' | 'actionMask'>[], options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>): Promise<number[][] | null> {
+export async function referenceLogprobs(
+  model: CausalLM,
+  reference: Reference,
+  sequences: readonly Pick<PackedSequence, 'ids' | 'actionMask'>[],
+  options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>,
+): Promise<number[][] | null> {
   if (!reference || options.klCoef === 0) return null;
   const ids = sequences.map((s) => s.ids);
   const firstScored = sequences.map((s) => firstAction(s.actionMask));
-  const score = (m: CausalLM) => scoreSequences(m, ids, options.temperature, options.microBatchSize, firstScored);
-  return reference.kind === 'adapters-off' ? model.withAdaptersDisabled(() => score(model)) : score(reference.model);
+  const score = (m: CausalLM) =>
+    scoreSequences(m, ids, options.temperature, options.microBatchSize, firstScored);
+  return reference.kind === 'adapters-off'
+    ? model.withAdaptersDisabled(() => score(model))
+    : score(reference.model);
 }
 
 /** Tensors of one micro-batch, shifted to the model's (B, T-1) layout and right-padded with 0. */
 function microBatchTensors(batch: readonly PackedSequence[], ref: readonly number[][] | null) {
   const T = Math.max(...batch.map((s) => s.ids.length)) - 1;
-  const shifted = (rows: readonly (readonly number[])[]) => tf.tensor2d(rows.map((row) => {
-    const out = new Array<number>(T).fill(0);
-    for (let t = 1; t < row.length; t++) out[t - 1] = row[t]!;
-    return out;
-  }), [batch.length, T]);
+  const shifted = (rows: readonly (readonly number[])[]) =>
+    tf.tensor2d(
+      rows.map((row) => {
+        const out = new Array<number>(T).fill(0);
+        for (let t = 1; t < row.length; t++) out[t - 1] = row[t]!;
+        return out;
+      }),
+      [batch.length, T],
+    );
   return {
     actionMask: shifted(batch.map((s) => s.actionMask)),
     // Rows without rollout-time log-probs take ratio 1 each on their own (grpoLoss's oldGiven), so
     // one such row never turns the others' old log-probs off.
-    oldLogprobs: batch.some((s) => s.oldLogprobs) ? shifted(batch.map((s) => s.oldLogprobs ?? s.ids.map(() => 0))) : null,
-    oldGiven: batch.some((s) => s.oldLogprobs) && !batch.every((s) => s.oldLogprobs)
-      ? tf.tensor1d(batch.map((s) => (s.oldLogprobs ? 1 : 0)))
+    oldLogprobs: batch.some((s) => s.oldLogprobs)
+      ? shifted(batch.map((s) => s.oldLogprobs ?? s.ids.map(() => 0)))
       : null,
+    oldGiven:
+      batch.some((s) => s.oldLogprobs) && !batch.every((s) => s.oldLogprobs)
+        ? tf.tensor1d(batch.map((s) => (s.oldLogprobs ? 1 : 0)))
+        : null,
     refLogprobs: ref ? shifted(ref) : null,
     advantages: tf.tensor1d(batch.map((s) => s.advantage)),
   };
@@ -179,33 +225,72 @@ function microBatchTensors(batch: readonly PackedSequence[], ref: readonly numbe
  * normalizer, so they equal the full-batch values). The caller owns the returned gradients.
  */
 export async function batchGradients(
-  model: CausalLM, sequences: readonly PackedSequence[], ref: readonly number[][] | null, options: UpdateOptions,
-): Promise<{ loss: number; kl: number; clipFraction: number; ratioMean: number; entropy: number; grads: Record<string, tf.Tensor> }> {
+  model: CausalLM,
+  sequences: readonly PackedSequence[],
+  ref: readonly number[][] | null,
+  options: UpdateOptions,
+): Promise<{
+  loss: number;
+  kl: number;
+  clipFraction: number;
+  ratioMean: number;
+  entropy: number;
+  grads: Record<string, tf.Tensor>;
+}> {
   const variables = model.trainableVariables();
-  if (variables.size === 0) throw new Error('the model has no trainable weights: load it with LoRA or full-parameter training');
+  if (variables.size === 0)
+    throw new Error(
+      'the model has no trainable weights: load it with LoRA or full-parameter training',
+    );
   const counts = sequences.map((s) => s.actionMask.reduce((sum, m) => sum + m, 0));
-  const totalTokens = Math.max(counts.reduce((a, b) => a + b, 0), 1);
+  const totalTokens = Math.max(
+    counts.reduce((a, b) => a + b, 0),
+    1,
+  );
   const normalizer = lossNormalizer(counts, options.aggregation, options.maxTokens);
   const sums = { loss: 0, kl: 0, clip: 0, ratio: 0, negLogp: 0 };
   const grads: Record<string, tf.Tensor> = {};
   const firstScored = sequences.map((s) => firstAction(s.actionMask));
-  for (const { indexes, shared } of microBatches(sequences.map((s) => s.ids), options.microBatchSize, firstScored)) {
+  for (const { indexes, shared } of microBatches(
+    sequences.map((s) => s.ids),
+    options.microBatchSize,
+    firstScored,
+  )) {
     const batch = indexes.map((i) => sequences[i]!);
     const batchRef = ref ? indexes.map((i) => ref[i]!) : null;
     const tensors = microBatchTensors(batch, batchRef);
     let diagnostics: tf.Scalar[] = [];
     const { value, grads: microGrads } = tf.variableGrads(() => {
       // (B, T-1); 0 on the shared prompt, whose tokens the action mask leaves out
-      const logprobs = tokenLogprobs(model, batch.map((s) => s.ids), { temperature: options.temperature, sharedPrefix: shared });
-      const terms = grpoLoss({ logprobs, ...tensors }, {
-        clipEps: options.clipEps, clipEpsHigh: options.clipEpsHigh, klCoef: options.klCoef,
-        aggregation: options.aggregation, maxTokens: options.maxTokens, normalizer,
-      });
+      const logprobs = tokenLogprobs(
+        model,
+        batch.map((s) => s.ids),
+        { temperature: options.temperature, sharedPrefix: shared },
+      );
+      const terms = grpoLoss(
+        { logprobs, ...tensors },
+        {
+          clipEps: options.clipEps,
+          clipEpsHigh: options.clipEpsHigh,
+          klCoef: options.klCoef,
+          aggregation: options.aggregation,
+          maxTokens: options.maxTokens,
+          normalizer,
+        },
+      );
       const negLogp = tf.neg(tf.sum(tf.mul(logprobs, tensors.actionMask))) as tf.Scalar;
-      diagnostics = [terms.kl, terms.clipFraction, terms.ratioMean, terms.actionTokens, negLogp].map((d) => tf.keep(d));
+      diagnostics = [
+        terms.kl,
+        terms.clipFraction,
+        terms.ratioMean,
+        terms.actionTokens,
+        negLogp,
+      ].map((d) => tf.keep(d));
       return terms.loss;
     }, [...variables.values()]);
-    const [kl, clip, ratio, tokens, negLogp] = await Promise.all(diagnostics.map(async (d) => (await d.data())[0]!));
+    const [kl, clip, ratio, tokens, negLogp] = await Promise.all(
+      diagnostics.map(async (d) => (await d.data())[0]!),
+    );
     sums.loss += (await value.data())[0]!;
     sums.kl += kl! * tokens!;
     sums.clip += clip! * tokens!;
@@ -224,20 +309,38 @@ export async function batchGradients(
     Object.values(microGrads).forEach((g) => g.dispose());
   }
   return {
-    loss: sums.loss, kl: sums.kl / totalTokens, clipFraction: sums.clip / totalTokens, ratioMean: sums.ratio / totalTokens,
-    entropy: sums.negLogp / totalTokens, grads,
+    loss: sums.loss,
+    kl: sums.kl / totalTokens,
+    clipFraction: sums.clip / totalTokens,
+    ratioMean: sums.ratio / totalTokens,
+    entropy: sums.negLogp / totalTokens,
+    grads,
   };
 }
 
 /** Runs `ppoEpochs` optimizer steps on the batch; a non-finite loss or gradient skips that step. */
 export async function update(
-  model: CausalLM, optimizer: AdamW, sequences: readonly PackedSequence[], ref: readonly number[][] | null, options: UpdateOptions,
+  model: CausalLM,
+  optimizer: AdamW,
+  sequences: readonly PackedSequence[],
+  ref: readonly number[][] | null,
+  options: UpdateOptions,
 ): Promise<UpdateReport> {
   const trainableSequences = sequences.filter((s) => s.actionMask.some((m) => m === 1));
   if (trainableSequences.length === 0) {
-    return { loss: null, kl: null, clipFraction: null, ratioMean: null, gradNorm: null, entropy: null, skipped: 'no trajectory with generated tokens to train on' };
+    return {
+      loss: null,
+      kl: null,
+      clipFraction: null,
+      ratioMean: null,
+      gradNorm: null,
+      entropy: null,
+      skipped: 'no trajectory with generated tokens to train on',
+    };
   }
-  const keptRef = ref ? sequences.flatMap((s, i) => (s.actionMask.some((m) => m === 1) ? [ref[i]!] : [])) : null;
+  const keptRef = ref
+    ? sequences.flatMap((s, i) => (s.actionMask.some((m) => m === 1) ? [ref[i]!] : []))
+    : null;
   const totals = { loss: 0, kl: 0, clip: 0, ratio: 0, entropy: 0, epochs: 0 };
   let gradNorm: number | null = null;
   let skipped: string | null = null;
@@ -252,12 +355,21 @@ export async function update(
       optimizer.apply(result.grads, options.learningRate, clipScale(norm, options.gradClip));
     }
     Object.values(result.grads).forEach((g) => g.dispose());
-    totals.loss += result.loss; totals.kl += result.kl; totals.clip += result.clipFraction;
-    totals.ratio += result.ratioMean; totals.entropy += result.entropy; totals.epochs++;
+    totals.loss += result.loss;
+    totals.kl += result.kl;
+    totals.clip += result.clipFraction;
+    totals.ratio += result.ratioMean;
+    totals.entropy += result.entropy;
+    totals.epochs++;
   }
   const mean = (x: number) => x / totals.epochs;
   return {
-    loss: mean(totals.loss), kl: mean(totals.kl), clipFraction: mean(totals.clip), ratioMean: mean(totals.ratio),
-    gradNorm, entropy: mean(totals.entropy), skipped,
+    loss: mean(totals.loss),
+    kl: mean(totals.kl),
+    clipFraction: mean(totals.clip),
+    ratioMean: mean(totals.ratio),
+    gradNorm,
+    entropy: mean(totals.entropy),
+    skipped,
   };
 }

@@ -1,6 +1,6 @@
-// What a run can take away (docs/architecture.md §6): trajectories as JSONL, metrics as CSV or JSON, and the
-// PEFT adapter files (bytes from the trainer worker's exportAdapter()) packed into one .zip.
-// Pure functions over records and bytes, so they run and are tested in Node.
+// What a run can take away (docs/architecture.md §6): trajectories as JSONL, metrics as CSV or
+// JSON, and the PEFT adapter files (bytes from the trainer worker's exportAdapter()) packed into
+// one .zip. Pure functions over records and bytes, so they run and are tested in Node.
 import { flattenMetrics } from '../rl/metrics.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 
@@ -28,15 +28,30 @@ export interface TrajectoryLine {
 }
 
 /** Trajectories as JSON Lines, one per trajectory; `tokens` adds ids and the action mask. */
-export function trajectoriesJsonl(steps: readonly { step: number; trajectories: readonly Trajectory[] }[], options: { tokens?: boolean } = {}): string {
+export function trajectoriesJsonl(
+  steps: readonly { step: number; trajectories: readonly Trajectory[] }[],
+  options: { tokens?: boolean } = {},
+): string {
   const lines: string[] = [];
   for (const { step, trajectories } of steps) {
     for (const t of trajectories) {
       const line: TrajectoryLine = {
-        step, id: t.id, taskId: t.taskId, group: t.groupIndex, sample: t.sampleIndex, messages: t.messages,
-        reward: t.reward, rewardParts: t.rewardParts, advantage: t.advantage, passed: t.passed,
-        finishReason: t.finishReason, finalAnswer: t.finalAnswer, turns: t.turns.length,
-        timedOut: t.timedOut, truncated: t.truncated, prefixBroken: t.prefixBroken,
+        step,
+        id: t.id,
+        taskId: t.taskId,
+        group: t.groupIndex,
+        sample: t.sampleIndex,
+        messages: t.messages,
+        reward: t.reward,
+        rewardParts: t.rewardParts,
+        advantage: t.advantage,
+        passed: t.passed,
+        finishReason: t.finishReason,
+        finalAnswer: t.finalAnswer,
+        turns: t.turns.length,
+        timedOut: t.timedOut,
+        truncated: t.truncated,
+        prefixBroken: t.prefixBroken,
       };
       if (options.tokens) Object.assign(line, { ids: t.ids, actionMask: t.actionMask });
       lines.push(JSON.stringify(line));
@@ -45,7 +60,10 @@ export function trajectoriesJsonl(steps: readonly { step: number; trajectories: 
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
-/** The CSV columns for these metrics: flattenMetrics' keys (reward parts as `reward_<name>`) in first-seen order. */
+/**
+ * The CSV columns for these metrics: flattenMetrics' keys (reward parts as `reward_<name>`) in
+ * first-seen order.
+ */
 export function metricsColumns(metrics: readonly StepMetrics[]): string[] {
   const columns = new Set<string>();
   for (const row of metrics) for (const key of Object.keys(flattenMetrics(row))) columns.add(key);
@@ -59,7 +77,10 @@ function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Metrics as CSV with a header row; null cells (a skipped update's loss) and absent reward parts are empty. */
+/**
+ * Metrics as CSV with a header row; null cells (a skipped update's loss) and absent reward parts
+ * are empty.
+ */
 export function metricsCsv(metrics: readonly StepMetrics[]): string {
   const columns = metricsColumns(metrics);
   const rows = metrics.map((row) => {
@@ -96,8 +117,14 @@ export function crc32(bytes: Uint8Array): number {
 /** A .zip archive of `files` (name → bytes), stored uncompressed: safetensors barely compress. */
 export function zipFiles(files: Record<string, Uint8Array>): Uint8Array {
   const encoder = new TextEncoder();
-  const entries = Object.entries(files).map(([name, data]) => ({ name: encoder.encode(name), data, crc: crc32(data) }));
-  const size = entries.reduce((sum, e) => sum + 30 + e.name.length + e.data.length + 46 + e.name.length, 0) + 22;
+  const entries = Object.entries(files).map(([name, data]) => ({
+    name: encoder.encode(name),
+    data,
+    crc: crc32(data),
+  }));
+  const size =
+    entries.reduce((sum, e) => sum + 30 + e.name.length + e.data.length + 46 + e.name.length, 0) +
+    22;
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   let offset = 0;
@@ -151,13 +178,17 @@ export function unzipStored(zip: Uint8Array): Record<string, Uint8Array> {
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   let end = zip.length - 22;
   while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
-  if (end < 0) throw new Error('not a .zip file (no end-of-archive record). Fix: pick the adapter .zip this page exported, or the two adapter files.');
+  if (end < 0)
+    throw new Error(
+      'not a .zip file (no end-of-archive record). Fix: pick the adapter .zip this page exported, or the two adapter files.',
+    );
   const count = view.getUint16(end + 10, true);
   let offset = view.getUint32(end + 16, true);
   const files: Record<string, Uint8Array> = {};
   const decoder = new TextDecoder();
   for (let i = 0; i < count; i++) {
-    if (view.getUint32(offset, true) !== 0x02014b50) throw new Error('the .zip directory is damaged. Fix: export the adapter again.');
+    if (view.getUint32(offset, true) !== 0x02014b50)
+      throw new Error('the .zip directory is damaged. Fix: export the adapter again.');
     const method = view.getUint16(offset + 10, true);
     const compressedSize = view.getUint32(offset + 20, true);
     const nameLength = view.getUint16(offset + 28, true);
@@ -165,8 +196,12 @@ export function unzipStored(zip: Uint8Array): Record<string, Uint8Array> {
     const commentLength = view.getUint16(offset + 32, true);
     const local = view.getUint32(offset + 42, true);
     const name = decoder.decode(zip.subarray(offset + 46, offset + 46 + nameLength));
-    if (method !== 0) throw new Error(`${name} in the .zip is compressed, which this page does not read. Fix: unzip it and pick the adapter files themselves.`);
-    const dataStart = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    if (method !== 0)
+      throw new Error(
+        `${name} in the .zip is compressed, which this page does not read. Fix: unzip it and pick the adapter files themselves.`,
+      );
+    const dataStart =
+      local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
     files[name] = zip.slice(dataStart, dataStart + compressedSize);
     offset += 46 + nameLength + extraLength + commentLength;
   }

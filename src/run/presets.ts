@@ -1,7 +1,8 @@
 // Named runs. `default` is what the page (and `train --link` with an empty link) starts with: the
-// embedded demo model on the seed tasks and the built-in train split, tuned so 30 steps on WASM take
-// a few minutes and visibly raise pass@1 (README, "The default run"; history in docs/performance.md). The schema's own defaults
-// stay the reference design's values; presets only override fields.
+// embedded demo model on the seed tasks and the built-in train split, tuned so 30 steps on WASM
+// take a few minutes and visibly raise pass@1 (README, "The default run"; history in
+// docs/performance.md). The schema's own defaults stay the reference design's values; presets only
+// override fields.
 import { defaultConfig, parseRunConfig, type RunConfig } from './config.ts';
 
 /** Fields a preset changes, by name. */
@@ -9,11 +10,23 @@ export type Preset = Partial<RunConfig>;
 
 const presetTable = {
   default: {
-    model: 'demo', tasks: 'seed+builtin', promptsPerStep: 3, groupSize: 6, maxTurns: 3, maxNewTokens: 128,
-    // The demo model solves 10% of its train tasks at temperature 1 and 11% at 0.7 (its model card);
-    // its code is better at 0.7, and the answers it guesses without code are common enough to learn from.
+    model: 'demo',
+    tasks: 'seed+builtin',
+    promptsPerStep: 3,
+    groupSize: 6,
+    maxTurns: 3,
+    maxNewTokens: 128,
+    // The demo model solves 10% of its train tasks at temperature 1 and 11% at 0.7 (its model
+    // card); its code is better at 0.7, and the answers it guesses without code are common enough
+    // to learn from.
     temperature: 0.7,
-    lr: 2e-3, klCoef: 0.02, loraRank: 8, loraAlpha: 16, steps: 30, evalEvery: 10, seed: 1,
+    lr: 2e-3,
+    klCoef: 0.02,
+    loraRank: 8,
+    loraAlpha: 16,
+    steps: 30,
+    evalEvery: 10,
+    seed: 1,
     // Two passes of the update over each step's episodes (PPO epochs; the second is where the
     // clipped ratio engages): the 30 steps learn more from the same rollouts. Measured with
     // scripts/demo/default_run.ts, seeds 1-3, 8 samples: gains +0.26, +0.31, +0.33 against
@@ -28,9 +41,14 @@ const presetTable = {
 /** A preset's name. */
 export type PresetName = keyof typeof presetTable;
 /** Presets by name (the UI lists them). */
-export const PRESETS: ReadonlyMap<PresetName, Preset> = new Map(Object.entries(presetTable) as [PresetName, Preset][]);
+export const PRESETS: ReadonlyMap<PresetName, Preset> = new Map(
+  Object.entries(presetTable) as [PresetName, Preset][],
+);
 
-/** The full config of a preset, validated (a preset that does not validate is a bug, so this throws). */
+/**
+ * The full config of a preset, validated (a preset that does not validate is a bug, so this
+ * throws).
+ */
 export function presetConfig(name: PresetName, overrides: Preset = {}): RunConfig {
   return parseRunConfig({ ...defaultConfig(), ...PRESETS.get(name), ...overrides });
 }

@@ -13,7 +13,9 @@ export interface RecordStore<T> {
   keys(): Promise<string[]>;
 }
 
-/** The model a checkpoint was trained on, in a form that survives a reload (picked files do not). */
+/**
+ * The model a checkpoint was trained on, in a form that survives a reload (picked files do not).
+ */
 export type SavedModel =
   | { kind: 'demo' }
   | { kind: 'hub'; repo: string; revision?: string; baseUrl?: string }
@@ -77,9 +79,17 @@ export class CheckpointStore {
    * quota is exceeded it frees other runs' checkpoints and tries once more, then throws
    * StorageQuotaError.
    */
-  async save(entry: Omit<CheckpointSummary, 'key' | 'step' | 'configFragment'>, checkpoint: TrainerCheckpoint): Promise<CheckpointSummary> {
+  async save(
+    entry: Omit<CheckpointSummary, 'key' | 'step' | 'configFragment'>,
+    checkpoint: TrainerCheckpoint,
+  ): Promise<CheckpointSummary> {
     const key = `${entry.runId}/${String(checkpoint.step).padStart(6, '0')}`;
-    const summary: CheckpointSummary = { ...entry, key, step: checkpoint.step, configFragment: checkpoint.configFragment };
+    const summary: CheckpointSummary = {
+      ...entry,
+      key,
+      step: checkpoint.step,
+      configFragment: checkpoint.configFragment,
+    };
     try {
       await this.write(summary, checkpoint);
     } catch (error) {
@@ -92,7 +102,7 @@ export class CheckpointStore {
         if (!isQuotaError(again)) throw again;
         throw new StorageQuotaError(
           `the browser's storage is full, so the checkpoint of step ${checkpoint.step} was not saved. ` +
-            'Fix: export the adapter and metrics now, then free space (delete old checkpoints here, or clear this site\'s data in the browser settings).',
+            "Fix: export the adapter and metrics now, then free space (delete old checkpoints here, or clear this site's data in the browser settings).",
         );
       }
     }
@@ -111,7 +121,8 @@ export class CheckpointStore {
   async list(): Promise<CheckpointSummary[]> {
     const keys = await this.summaries.keys();
     const found = await Promise.all(keys.map((key) => this.summaries.get(key)));
-    return found.filter((s): s is CheckpointSummary => s !== undefined)
+    return found
+      .filter((s): s is CheckpointSummary => s !== undefined)
       .sort((a, b) => b.savedAt - a.savedAt || b.step - a.step);
   }
 
@@ -123,7 +134,10 @@ export class CheckpointStore {
   /** The checkpoint under `key`; throws with a fix if it is gone. */
   async load(key: string): Promise<TrainerCheckpoint> {
     const checkpoint = await this.data.get(key);
-    if (!checkpoint) throw new Error(`checkpoint ${key} is no longer stored (the browser may have cleared it). Fix: start a new run.`);
+    if (!checkpoint)
+      throw new Error(
+        `checkpoint ${key} is no longer stored (the browser may have cleared it). Fix: start a new run.`,
+      );
     return checkpoint;
   }
 
@@ -175,22 +189,35 @@ function requestResult<T>(request: IDBRequest<T>): Promise<T> {
 }
 
 /** A CheckpointStore over IndexedDB (`factory` is the page's `indexedDB`). */
-export async function indexedDbCheckpointStore(factory: IDBFactory, options: { dbName?: string; keepPerRun?: number } = {}): Promise<CheckpointStore> {
+export async function indexedDbCheckpointStore(
+  factory: IDBFactory,
+  options: { dbName?: string; keepPerRun?: number } = {},
+): Promise<CheckpointStore> {
   const open = factory.open(options.dbName ?? 'agentic-rl-checkpoints', 1);
   open.onupgradeneeded = () => {
-    for (const name of [SUMMARIES, DATA]) if (!open.result.objectStoreNames.contains(name)) open.result.createObjectStore(name);
+    for (const name of [SUMMARIES, DATA])
+      if (!open.result.objectStoreNames.contains(name)) open.result.createObjectStore(name);
   };
   const db = await requestResult(open);
   const store = <T>(name: string): RecordStore<T> => {
-    const run = async <R>(mode: IDBTransactionMode, body: (s: IDBObjectStore) => IDBRequest<R>): Promise<R> => {
+    const run = async <R>(
+      mode: IDBTransactionMode,
+      body: (s: IDBObjectStore) => IDBRequest<R>,
+    ): Promise<R> => {
       const transaction = db.transaction(name, mode);
-      // Resolve when the transaction commits (a put is durable only then), not when the request succeeds.
+      // Resolve when the transaction commits (a put is durable only then), not when the request
+      // succeeds.
       const done = new Promise<void>((resolve, reject) => {
         transaction.oncomplete = () => resolve();
-        transaction.onerror = () => reject(transaction.error ?? new Error('IndexedDB transaction failed'));
-        transaction.onabort = () => reject(transaction.error ?? new Error('IndexedDB transaction aborted'));
+        transaction.onerror = () =>
+          reject(transaction.error ?? new Error('IndexedDB transaction failed'));
+        transaction.onabort = () =>
+          reject(transaction.error ?? new Error('IndexedDB transaction aborted'));
       });
-      const [result] = await Promise.all([requestResult(body(transaction.objectStore(name))), done]);
+      const [result] = await Promise.all([
+        requestResult(body(transaction.objectStore(name))),
+        done,
+      ]);
       return result;
     };
     return {
@@ -200,5 +227,9 @@ export async function indexedDbCheckpointStore(factory: IDBFactory, options: { d
       keys: async () => (await run('readonly', (s) => s.getAllKeys())).map(String),
     };
   };
-  return new CheckpointStore(store<CheckpointSummary>(SUMMARIES), store<TrainerCheckpoint>(DATA), options);
+  return new CheckpointStore(
+    store<CheckpointSummary>(SUMMARIES),
+    store<TrainerCheckpoint>(DATA),
+    options,
+  );
 }

@@ -1,6 +1,6 @@
-// Assembles a run from parts that differ by environment (where model files come from, which
-// sandbox runs code): load model + tokenizer for a config, build the KL reference, make the Trainer.
-// The CLI (Node) and the trainer worker (browser) both go through here, so they train the same way.
+// Assembles a run from parts that differ by environment (where model files come from, which sandbox
+// runs code): load model + tokenizer for a config, build the KL reference, make the Trainer. The
+// CLI (Node) and the trainer worker (browser) both go through here, so they train the same way.
 import { CausalLM, type TrainingMode } from '../model/model.ts';
 import { baseVariables } from '../model/params.ts';
 import type { ModelSource } from '../model_files/source.ts';
@@ -24,7 +24,10 @@ export interface LoadedPolicy {
 
 /** Loads model and tokenizer from a source and sets up training as the config says. */
 export async function loadPolicy(
-  source: ModelSource, config: RunConfig, origin: ModelInfo['source'], onProgress: (progress: LoadProgress) => void = () => {},
+  source: ModelSource,
+  config: RunConfig,
+  origin: ModelInfo['source'],
+  onProgress: (progress: LoadProgress) => void = () => {},
 ): Promise<LoadedPolicy> {
   onProgress({ stage: 'tokenizer', message: 'Loading the tokenizer' });
   const tokenizer = await loadTokenizer(source);
@@ -32,24 +35,40 @@ export async function loadPolicy(
   const mode: TrainingMode = trainingMode(config);
   const model = await CausalLM.load(source, {
     training: mode,
-    onProgress: (loadedBytes, totalBytes) => onProgress({ stage: 'model', message: 'Loading the weights', loadedBytes, totalBytes }),
+    onProgress: (loadedBytes, totalBytes) =>
+      onProgress({ stage: 'model', message: 'Loading the weights', loadedBytes, totalBytes }),
   });
   // LoRA: the reference is the same weights with adapters off. Full mode: a frozen second copy
   // (only sensible for tiny models, which is what full mode is for).
   let referenceModel: CausalLM | null = null;
   if (mode.kind === 'full' && config.klCoef > 0) referenceModel = await CausalLM.load(source);
-  const reference: Reference = mode.kind === 'lora' ? { kind: 'adapters-off' } : referenceModel ? { kind: 'model', model: referenceModel } : null;
-  const card = (await source.has('README.md')) ? new TextDecoder().decode(await source.readFile('README.md')) : null;
-  const size = (variables: Iterable<{ size: number }>) => [...variables].reduce((sum, v) => sum + v.size, 0);
+  const reference: Reference =
+    mode.kind === 'lora'
+      ? { kind: 'adapters-off' }
+      : referenceModel
+        ? { kind: 'model', model: referenceModel }
+        : null;
+  const card = (await source.has('README.md'))
+    ? new TextDecoder().decode(await source.readFile('README.md'))
+    : null;
+  const size = (variables: Iterable<{ size: number }>) =>
+    [...variables].reduce((sum, v) => sum + v.size, 0);
   const base = size(baseVariables(model.params).values());
   const trainable = size(model.trainableVariables().values());
   const info: ModelInfo = {
-    name: source.name, source: origin, architecture: model.config.family,
-    parameters: mode.kind === 'lora' ? base + trainable : base, trainableParameters: trainable,
-    card, warnings: [...tokenizer.warnings],
+    name: source.name,
+    source: origin,
+    architecture: model.config.family,
+    parameters: mode.kind === 'lora' ? base + trainable : base,
+    trainableParameters: trainable,
+    card,
+    warnings: [...tokenizer.warnings],
   };
   return {
-    model, tokenizer, reference, info,
+    model,
+    tokenizer,
+    reference,
+    info,
     dispose() {
       model.dispose();
       referenceModel?.dispose();
@@ -58,6 +77,13 @@ export async function loadPolicy(
 }
 
 /** A Trainer for a loaded policy, a sandbox and a config. */
-export function createTrainer(policy: LoadedPolicy, executor: CodeExecutor, config: RunConfig): Trainer {
-  return new Trainer({ model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference }, trainerSettings(config));
+export function createTrainer(
+  policy: LoadedPolicy,
+  executor: CodeExecutor,
+  config: RunConfig,
+): Trainer {
+  return new Trainer(
+    { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
+    trainerSettings(config),
+  );
 }

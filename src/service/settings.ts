@@ -19,7 +19,11 @@ export function trainerSettings(config: RunConfig): TrainerSettings {
     temperature: config.temperature,
     parser: config.parser,
     timeoutMs: config.timeoutMs,
-    rewards: { weights: config.rewards, partialCredit: config.partialCredit, timeoutMs: config.timeoutMs },
+    rewards: {
+      weights: config.rewards,
+      partialCredit: config.partialCredit,
+      timeoutMs: config.timeoutMs,
+    },
     skipZeroStdGroups: config.skipZeroStdGroups,
     update: {
       temperature: config.temperature,
@@ -42,8 +46,11 @@ export function trainerSettings(config: RunConfig): TrainerSettings {
 export function trainingMode(config: RunConfig): TrainingMode {
   if (config.finetune === 'full') return { kind: 'full' };
   const lora: LoraConfig = {
-    rank: config.loraRank, alpha: config.loraAlpha, dropout: 0,
-    targetModules: [...config.loraTargets] as LoraTarget[], seed: config.seed,
+    rank: config.loraRank,
+    alpha: config.loraAlpha,
+    dropout: 0,
+    targetModules: [...config.loraTargets] as LoraTarget[],
+    seed: config.seed,
   };
   return { kind: 'lora', lora };
 }

@@ -6,7 +6,7 @@ import type { BackendInfo, BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
 import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
-import type { StepMetrics, Trajectory } from '../rl/types.ts';
+import type { StepMetrics } from '../rl/types.ts';
 import type { SandboxSettings } from '../run/config.ts';
 
 /** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
@@ -39,8 +39,8 @@ export interface LoadProgress {
 export type { EvalReport, GroupStats, Phase, PhaseReport };
 
 /**
- * Everything needed to resume a run (docs/architecture.md §6). Weights are the trainable tensors only
- * (adapters, or all weights in full mode), with AdamW moments, as raw float32 buffers.
+ * Everything needed to resume a run (docs/architecture.md §6). Weights are the trainable tensors
+ * only (adapters, or all weights in full mode), with AdamW moments, as raw float32 buffers.
  */
 export interface TrainerCheckpoint {
   version: 1;
@@ -52,10 +52,16 @@ export interface TrainerCheckpoint {
   rngState: number[];
   taskOrder: number[];
   taskCursor: number;
-  /** Each visited task's reward spread, which the 'learnable' task sampling draws by (absent in older checkpoints). */
+  /**
+   * Each visited task's reward spread, which the 'learnable' task sampling draws by (absent in
+   * older checkpoints).
+   */
   taskSignal?: Record<string, number>;
   tensors: { name: string; shape: number[]; data: Float32Array }[];
-  optimizer: { step: number; moments: { name: string; shape: number[]; m: Float32Array; v: Float32Array }[] };
+  optimizer: {
+    step: number;
+    moments: { name: string; shape: number[]; m: Float32Array; v: Float32Array }[];
+  };
   metrics: StepMetrics[];
   evals: EvalReport[];
 }
@@ -67,7 +73,10 @@ export interface TrainerApi {
    * when given (`sandbox`), so a configure() right after with the same settings need not start the
    * pool again (on a 2-core machine each start costs seconds of Pyodide).
    */
-  init(options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo>;
+  init(
+    options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings },
+    onProgress: (progress: LoadProgress) => void,
+  ): Promise<BackendInfo>;
   /** Loads a model and its tokenizer; replaces any loaded one and resets the run. */
   loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo>;
   /**

@@ -10,7 +10,15 @@ import { defaultConfig, type RunConfig, type SandboxSettings } from '../run/conf
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import type { Trainer } from '../rl/trainer.ts';
-import type { EvalReport, LoadProgress, ModelChoice, ModelInfo, PhaseReport, TrainerApi, TrainerCheckpoint } from './trainer_api.ts';
+import type {
+  EvalReport,
+  LoadProgress,
+  ModelChoice,
+  ModelInfo,
+  PhaseReport,
+  TrainerApi,
+  TrainerCheckpoint,
+} from './trainer_api.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
 
@@ -20,7 +28,10 @@ export type ClosableExecutor = CodeExecutor & { close(): Promise<void> };
 /** The environment-specific parts. */
 export interface ServiceDeps {
   selectBackend(force: BackendName | undefined): Promise<BackendInfo>;
-  createExecutor(options: { size: number; timeoutMs: number; maxOutputChars: number }, onProgress: (progress: LoadProgress) => void): Promise<ClosableExecutor>;
+  createExecutor(
+    options: { size: number; timeoutMs: number; maxOutputChars: number },
+    onProgress: (progress: LoadProgress) => void,
+  ): Promise<ClosableExecutor>;
   /** The files of a model choice; `origin` is what the page shows as the source. */
   sourceFor(choice: ModelChoice): { source: ModelSource; origin: ModelInfo['source'] };
 }
@@ -36,16 +47,24 @@ export class TrainerService implements TrainerApi {
 
   constructor(private readonly deps: ServiceDeps) {}
 
-  async init(options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo> {
+  async init(
+    options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings },
+    onProgress: (progress: LoadProgress) => void,
+  ): Promise<BackendInfo> {
     onProgress({ stage: 'backend', message: 'Starting the tensor backend' });
-    const info = await this.deps.selectBackend(options.backend === 'auto' ? undefined : options.backend);
+    const info = await this.deps.selectBackend(
+      options.backend === 'auto' ? undefined : options.backend,
+    );
     this.sandboxSize = options.sandboxes ?? 2;
     if (options.sandbox) this.config = { ...this.config, ...options.sandbox };
     await this.restartSandbox(onProgress);
     return info;
   }
 
-  async loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo> {
+  async loadModel(
+    choice: ModelChoice,
+    onProgress: (progress: LoadProgress) => void,
+  ): Promise<ModelInfo> {
     const { source, origin } = this.deps.sourceFor(choice);
     const policy = await loadPolicy(source, this.config, origin, onProgress);
     this.disposeRun();
@@ -57,8 +76,13 @@ export class TrainerService implements TrainerApi {
 
   async configure(configFragment: string, options: { reload?: boolean } = {}): Promise<void> {
     const { config, fallbacks } = await decodeLink(configFragment);
-    if (fallbacks.length > 0) throw new Error(`invalid run configuration: ${fallbacks.map((f) => `${f.field}: ${f.reason}`).join('; ')}`);
-    const sandboxChanged = config.timeoutMs !== this.config.timeoutMs || config.maxOutputChars !== this.config.maxOutputChars;
+    if (fallbacks.length > 0)
+      throw new Error(
+        `invalid run configuration: ${fallbacks.map((f) => `${f.field}: ${f.reason}`).join('; ')}`,
+      );
+    const sandboxChanged =
+      config.timeoutMs !== this.config.timeoutMs ||
+      config.maxOutputChars !== this.config.maxOutputChars;
     this.config = config;
     if (sandboxChanged && this.executor) await this.restartSandbox(() => {});
     if (this.choice && options.reload !== false) await this.reload();
@@ -83,9 +107,13 @@ export class TrainerService implements TrainerApi {
   async checkpoint(): Promise<TrainerCheckpoint> {
     const trainer = this.requireTrainer();
     const policy = this.policy!;
-    const tensors = await Promise.all([...policy.model.trainableVariables()].map(async ([name, variable]) => ({
-      name, shape: [...variable.shape], data: (await variable.data()) as Float32Array,
-    })));
+    const tensors = await Promise.all(
+      [...policy.model.trainableVariables()].map(async ([name, variable]) => ({
+        name,
+        shape: [...variable.shape],
+        data: (await variable.data()) as Float32Array,
+      })),
+    );
     const saved = await trainer.optimizer.saveState();
     const cursor = trainer.saveCursor();
     return {
@@ -98,21 +126,29 @@ export class TrainerService implements TrainerApi {
       taskCursor: cursor.cursor,
       taskSignal: cursor.signal,
       tensors,
-      optimizer: { step: saved.step, moments: Object.entries(saved.moments).map(([name, m]) => ({ name, ...m })) },
+      optimizer: {
+        step: saved.step,
+        moments: Object.entries(saved.moments).map(([name, m]) => ({ name, ...m })),
+      },
       metrics: [...trainer.history],
       evals: [...trainer.evals],
     };
   }
 
   async restore(checkpoint: TrainerCheckpoint): Promise<void> {
-    if (checkpoint.version !== 1) throw new Error(`checkpoint version ${String(checkpoint.version)} is not supported by this page`);
+    if (checkpoint.version !== 1)
+      throw new Error(
+        `checkpoint version ${String(checkpoint.version)} is not supported by this page`,
+      );
     await this.configure(checkpoint.configFragment);
     const trainer = this.requireTrainer();
     const variables = this.policy!.model.trainableVariables();
     for (const saved of checkpoint.tensors) {
       const variable = variables.get(saved.name);
       if (!variable || variable.shape.join() !== saved.shape.join()) {
-        throw new Error(`the checkpoint's ${saved.name} does not fit the loaded model (was it saved with another model or LoRA rank?)`);
+        throw new Error(
+          `the checkpoint's ${saved.name} does not fit the loaded model (was it saved with another model or LoRA rank?)`,
+        );
       }
       const value = tf.tensor(saved.data, saved.shape);
       variable.assign(value);
@@ -120,9 +156,16 @@ export class TrainerService implements TrainerApi {
     }
     trainer.optimizer.loadState({
       step: checkpoint.optimizer.step,
-      moments: Object.fromEntries(checkpoint.optimizer.moments.map(({ name, shape, m, v }) => [name, { shape, m, v }])),
+      moments: Object.fromEntries(
+        checkpoint.optimizer.moments.map(({ name, shape, m, v }) => [name, { shape, m, v }]),
+      ),
     });
-    trainer.loadCursor({ rng: checkpoint.rngState as RngState, order: checkpoint.taskOrder, cursor: checkpoint.taskCursor, ...(checkpoint.taskSignal ? { signal: checkpoint.taskSignal } : {}) });
+    trainer.loadCursor({
+      rng: checkpoint.rngState as RngState,
+      order: checkpoint.taskOrder,
+      cursor: checkpoint.taskCursor,
+      ...(checkpoint.taskSignal ? { signal: checkpoint.taskSignal } : {}),
+    });
     trainer.step = checkpoint.step;
     trainer.history.splice(0, trainer.history.length, ...checkpoint.metrics);
     trainer.evals.splice(0, trainer.evals.length, ...checkpoint.evals);
@@ -141,7 +184,9 @@ export class TrainerService implements TrainerApi {
   private withTokenTexts(report: PhaseReport): PhaseReport {
     if (report.phase !== 'rollout' || !this.policy) return report;
     const { tokenizer } = this.policy;
-    const tokenTexts = Object.fromEntries(report.trajectories.map((t) => [t.id, t.ids.map((id) => tokenizer.decode([id]))]));
+    const tokenTexts = Object.fromEntries(
+      report.trajectories.map((t) => [t.id, t.ids.map((id) => tokenizer.decode([id]))]),
+    );
     return { ...report, tokenTexts };
   }
 
@@ -157,7 +202,12 @@ export class TrainerService implements TrainerApi {
     this.executor = null;
     onProgress({ stage: 'sandbox', message: 'Starting the Python sandbox' });
     this.executor = await this.deps.createExecutor(
-      { size: this.sandboxSize, timeoutMs: this.config.timeoutMs, maxOutputChars: this.config.maxOutputChars }, onProgress,
+      {
+        size: this.sandboxSize,
+        timeoutMs: this.config.timeoutMs,
+        maxOutputChars: this.config.maxOutputChars,
+      },
+      onProgress,
     );
     if (this.policy) this.trainer = createTrainer(this.policy, this.executor, this.config);
   }

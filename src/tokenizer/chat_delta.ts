@@ -21,11 +21,17 @@ import type { Tokenizer } from './tokenizer_types.ts';
 export type ChatDelta =
   | {
       ok: true;
-      /** Ids to append after the sampled ids: closing markup, the new messages, the generation prompt. */
+      /**
+       * Ids to append after the sampled ids: closing markup, the new messages, the generation
+       * prompt.
+       */
       ids: number[];
       /** The text those ids encode. */
       text: string;
-      /** The assistant message as the template sees it (content = sampled text without the eos token). */
+      /**
+       * The assistant message as the template sees it (content = sampled text without the eos
+       * token).
+       */
       assistantMessage: ChatMessage;
     }
   | { ok: false; reason: string };
@@ -58,17 +64,35 @@ export interface ChatDeltaInput {
  * the agent loop then drops the trajectory from the update and counts it.
  */
 export function encodeChatDelta(tokenizer: Tokenizer, input: ChatDeltaInput): ChatDelta {
-  const assistantMessage: ChatMessage = { role: 'assistant', content: assistantContent(tokenizer, input.generatedIds) };
-  const delta = deltaText(tokenizer, input.messages, tokenizer.decode(input.generatedIds), assistantMessage, input.newMessages,
-    input.addGenerationPrompt ?? true, input.templateOptions ?? {});
+  const assistantMessage: ChatMessage = {
+    role: 'assistant',
+    content: assistantContent(tokenizer, input.generatedIds),
+  };
+  const delta = deltaText(
+    tokenizer,
+    input.messages,
+    tokenizer.decode(input.generatedIds),
+    assistantMessage,
+    input.newMessages,
+    input.addGenerationPrompt ?? true,
+    input.templateOptions ?? {},
+  );
   if (typeof delta !== 'string') return { ok: false, reason: delta.reason };
-  return { ok: true, ids: tokenizer.encode(delta, { addSpecialTokens: false }), text: delta, assistantMessage };
+  return {
+    ok: true,
+    ids: tokenizer.encode(delta, { addSpecialTokens: false }),
+    text: delta,
+    assistantMessage,
+  };
 }
 
 /** The assistant message content for sampled ids: their text, without one trailing eos token. */
 export function assistantContent(tokenizer: Tokenizer, generatedIds: readonly number[]): string {
   const last = generatedIds[generatedIds.length - 1];
-  const body = last !== undefined && tokenizer.eosIds.includes(last) ? generatedIds.slice(0, -1) : generatedIds;
+  const body =
+    last !== undefined && tokenizer.eosIds.includes(last)
+      ? generatedIds.slice(0, -1)
+      : generatedIds;
   return tokenizer.decode(body);
 }
 
@@ -95,8 +119,15 @@ export function findPrefixBreak(
     // Nothing is appended after a final assistant turn, so nothing has to survive a re-render.
     if (following.length === 0) continue;
     const message = messages[i]!;
-    const delta = deltaText(tokenizer, messages.slice(0, i), message.content + eosText, message, following,
-      nextAssistant !== undefined, options);
+    const delta = deltaText(
+      tokenizer,
+      messages.slice(0, i),
+      message.content + eosText,
+      message,
+      following,
+      nextAssistant !== undefined,
+      options,
+    );
     if (typeof delta !== 'string') return { index: i, reason: delta.reason };
   }
   return null;
@@ -116,10 +147,17 @@ function deltaText(
   options: Omit<ChatTemplateOptions, 'addGenerationPrompt'>,
 ): string | { reason: string } {
   // What the model actually saw and produced, as text: its prompt, then its own tokens verbatim.
-  const seen = tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: true }) + generatedText;
-  const next = tokenizer.applyChatTemplate([...messages, assistantMessage, ...newMessages], { ...options, addGenerationPrompt });
+  const seen =
+    tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: true }) +
+    generatedText;
+  const next = tokenizer.applyChatTemplate([...messages, assistantMessage, ...newMessages], {
+    ...options,
+    addGenerationPrompt,
+  });
   if (!next.startsWith(seen)) {
-    return { reason: `the chat template renders the model's turn differently once the conversation goes on: ${describeMismatch(seen, next)}` };
+    return {
+      reason: `the chat template renders the model's turn differently once the conversation goes on: ${describeMismatch(seen, next)}`,
+    };
   }
   return next.slice(seen.length);
 }

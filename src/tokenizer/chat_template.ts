@@ -1,7 +1,7 @@
 // Chat templates: the Jinja program a model ships in tokenizer_config.json (or chat_template.jinja)
 // that turns a list of messages into the exact text the model was trained on. We render it with
-// @huggingface/jinja in the same environment transformers' apply_chat_template uses: trim_blocks and
-// lstrip_blocks on, the special-token strings as variables, raise_exception and strftime_now.
+// @huggingface/jinja in the same environment transformers' apply_chat_template uses: trim_blocks
+// and lstrip_blocks on, the special-token strings as variables, raise_exception and strftime_now.
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
 
 /**
@@ -19,13 +19,17 @@ export interface ChatMessage {
 
 /** Options for rendering a conversation. */
 export interface ChatTemplateOptions {
-  /** Append the header that opens the assistant's turn (`<|im_start|>assistant\n`). Default false. */
+  /**
+   * Append the header that opens the assistant's turn (`<|im_start|>assistant\n`). Default false.
+   */
   addGenerationPrompt?: boolean;
   /** Tool schemas (JSON-schema objects) for templates that support tools. */
   tools?: unknown[];
   /** Extra template variables, e.g. `{ enable_thinking: false }` for Qwen3. */
   variables?: Record<string, unknown>;
-  /** The date `strftime_now` reports (Llama 3 puts "Today Date" in the system turn); default now. */
+  /**
+   * The date `strftime_now` reports (Llama 3 puts "Today Date" in the system turn); default now.
+   */
   now?: Date;
 }
 
@@ -35,12 +39,12 @@ export interface ChatTemplateOptions {
  * assistant turn. Models not trained on ChatML will see unfamiliar markup: the loader says so.
  */
 export const CHATML_TEMPLATE = [
-  "{%- for message in messages %}",
+  '{%- for message in messages %}',
   "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}",
-  "{%- endfor %}",
-  "{%- if add_generation_prompt %}",
+  '{%- endfor %}',
+  '{%- if add_generation_prompt %}',
   "{{- '<|im_start|>assistant\\n' }}",
-  "{%- endif %}",
+  '{%- endif %}',
 ].join('\n');
 
 /** A compiled chat template bound to a tokenizer's special-token strings. */
@@ -63,9 +67,12 @@ export class ChatTemplate {
     }
   }
 
-  /** Renders `messages` to text exactly as transformers' apply_chat_template(tokenize=False) would. */
+  /**
+   * Renders `messages` to text exactly as transformers' apply_chat_template(tokenize=False) would.
+   */
   render(messages: readonly ChatMessage[], options: ChatTemplateOptions = {}): string {
-    if (messages.length === 0) throw new Error('cannot render an empty conversation: pass at least one message');
+    if (messages.length === 0)
+      throw new Error('cannot render an empty conversation: pass at least one message');
     const variables: Record<string, unknown> = {
       ...this.specialTokens,
       ...options.variables,
@@ -87,12 +94,19 @@ export class ChatTemplate {
 
 /**
  * The globals @huggingface/jinja's Template.render installs, built here because it offers no way to
- * replace one: our strftime_now takes a fixed date (reproducible renders) and always speaks English,
- * as Python's C locale does, whatever the browser's locale.
+ * replace one: our strftime_now takes a fixed date (reproducible renders) and always speaks
+ * English, as Python's C locale does, whatever the browser's locale.
  */
 function globalsFor(now: Date | undefined): Environment {
   const environment = new Environment();
-  for (const [name, value] of [['true', true], ['false', false], ['none', null], ['True', true], ['False', false], ['None', null]] as const) {
+  for (const [name, value] of [
+    ['true', true],
+    ['false', false],
+    ['none', null],
+    ['True', true],
+    ['False', false],
+    ['None', null],
+  ] as const) {
     environment.set(name, value);
   }
   environment.set('raise_exception', (message: unknown) => {
@@ -112,19 +126,29 @@ function pythonRange(first: number, second?: number, step = 1): number[] {
   return values;
 }
 
-/** The subset of Python's strftime that chat templates use (%Y %m %d %b %B %H %M %%), in English. */
+/**
+ * The subset of Python's strftime that chat templates use (%Y %m %d %b %B %H %M %%), in English.
+ */
 export function strftime(date: Date, format: string): string {
   const pad2 = (n: number) => String(n).padStart(2, '0');
   return format.replace(/%[YmdbBHM%]/g, (code) => {
     switch (code) {
-      case '%Y': return String(date.getFullYear());
-      case '%m': return pad2(date.getMonth() + 1);
-      case '%d': return pad2(date.getDate());
-      case '%b': return date.toLocaleString('en-US', { month: 'short' });
-      case '%B': return date.toLocaleString('en-US', { month: 'long' });
-      case '%H': return pad2(date.getHours());
-      case '%M': return pad2(date.getMinutes());
-      default: return '%';
+      case '%Y':
+        return String(date.getFullYear());
+      case '%m':
+        return pad2(date.getMonth() + 1);
+      case '%d':
+        return pad2(date.getDate());
+      case '%b':
+        return date.toLocaleString('en-US', { month: 'short' });
+      case '%B':
+        return date.toLocaleString('en-US', { month: 'long' });
+      case '%H':
+        return pad2(date.getHours());
+      case '%M':
+        return pad2(date.getMinutes());
+      default:
+        return '%';
     }
   });
 }

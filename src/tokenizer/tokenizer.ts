@@ -3,7 +3,7 @@
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { readJson, type ModelSource } from '../model_files/source.ts';
 import { findPrefixBreak, PROBE_CONVERSATION } from './chat_delta.ts';
-import { CHATML_TEMPLATE, ChatTemplate, type ChatMessage, type ChatTemplateOptions } from './chat_template.ts';
+import { CHATML_TEMPLATE, ChatTemplate } from './chat_template.ts';
 import type { Tokenizer } from './tokenizer_types.ts';
 
 export type { ChatMessage, ChatTemplateOptions } from './chat_template.ts';
@@ -31,7 +31,10 @@ export interface TokenizerFiles {
   chatTemplate?: string | null;
 }
 
-/** Reads tokenizer.json, tokenizer_config.json and, when present, chat_template.jinja and generation_config.json. */
+/**
+ * Reads tokenizer.json, tokenizer_config.json and, when present, chat_template.jinja and
+ * generation_config.json.
+ */
 export async function loadTokenizer(source: ModelSource): Promise<Tokenizer> {
   if (!(await source.has('tokenizer.json'))) {
     throw new Error(
@@ -44,55 +47,97 @@ export async function loadTokenizer(source: ModelSource): Promise<Tokenizer> {
   const optional = async <T>(path: string, read: () => Promise<T>): Promise<T | null> =>
     (await source.has(path)) ? read() : null;
   const [tokenizerConfig, generationConfig, chatTemplate] = await Promise.all([
-    optional('tokenizer_config.json', () => readJson<Record<string, unknown>>(source, 'tokenizer_config.json')),
-    optional('generation_config.json', () => readJson<Record<string, unknown>>(source, 'generation_config.json')),
-    optional('chat_template.jinja', async () => new TextDecoder().decode(await source.readFile('chat_template.jinja'))),
+    optional('tokenizer_config.json', () =>
+      readJson<Record<string, unknown>>(source, 'tokenizer_config.json'),
+    ),
+    optional('generation_config.json', () =>
+      readJson<Record<string, unknown>>(source, 'generation_config.json'),
+    ),
+    optional('chat_template.jinja', async () =>
+      new TextDecoder().decode(await source.readFile('chat_template.jinja')),
+    ),
   ]);
-  return createTokenizer(source.name, { tokenizerJson, tokenizerConfig, generationConfig, chatTemplate });
+  return createTokenizer(source.name, {
+    tokenizerJson,
+    tokenizerConfig,
+    generationConfig,
+    chatTemplate,
+  });
 }
 
 /** Builds a Tokenizer from already-parsed files (for tests and embedded tokenizers). */
 export function createTokenizer(name: string, files: TokenizerFiles): Tokenizer {
   const warnings: string[] = [];
-  if (!files.tokenizerConfig) warnings.push(`${name} has no tokenizer_config.json: no special-token roles and no chat template.`);
+  if (!files.tokenizerConfig)
+    warnings.push(
+      `${name} has no tokenizer_config.json: no special-token roles and no chat template.`,
+    );
   const config = (files.tokenizerConfig ?? {}) as TokenizerConfig;
-  if (typeof files.tokenizerJson !== 'object' || files.tokenizerJson === null || !('model' in files.tokenizerJson)) {
-    throw new Error(`${name}/tokenizer.json is not a Hugging Face tokenizer file (no "model" field). Fix: re-download it.`);
+  if (
+    typeof files.tokenizerJson !== 'object' ||
+    files.tokenizerJson === null ||
+    !('model' in files.tokenizerJson)
+  ) {
+    throw new Error(
+      `${name}/tokenizer.json is not a Hugging Face tokenizer file (no "model" field). Fix: re-download it.`,
+    );
   }
   let hf: HfTokenizer;
   try {
     hf = new HfTokenizer(files.tokenizerJson, config);
   } catch (error) {
-    throw new Error(`${name}/tokenizer.json could not be loaded: ${(error as Error).message}. Fix: re-download it, or use a model with a supported tokenizer (BPE, WordPiece, Unigram).`);
+    throw new Error(
+      `${name}/tokenizer.json could not be loaded: ${(error as Error).message}. Fix: re-download it, or use a model with a supported tokenizer (BPE, WordPiece, Unigram).`,
+    );
   }
 
   const idOf = (role: string, token: SpecialToken | undefined): number | null => {
     const text = tokenText(token);
     if (text === null) return null;
     const id = hf.token_to_id(text);
-    if (id === undefined) throw new Error(`${name}: tokenizer_config.json names ${role} ${JSON.stringify(text)}, which is not in tokenizer.json's vocabulary. Fix: the files are from different models; re-download both.`);
+    if (id === undefined)
+      throw new Error(
+        `${name}: tokenizer_config.json names ${role} ${JSON.stringify(text)}, which is not in tokenizer.json's vocabulary. Fix: the files are from different models; re-download both.`,
+      );
     return id;
   };
   const bosId = idOf('bos_token', config.bos_token);
   const padId = idOf('pad_token', config.pad_token);
-  const eosIds = unique([idOf('eos_token', config.eos_token), ...generationEosIds(name, files.generationConfig)]);
-  if (eosIds.length === 0) warnings.push(`${name} defines no eos token: generation stops only at max tokens or a stop string.`);
+  const eosIds = unique([
+    idOf('eos_token', config.eos_token),
+    ...generationEosIds(name, files.generationConfig),
+  ]);
+  if (eosIds.length === 0)
+    warnings.push(
+      `${name} defines no eos token: generation stops only at max tokens or a stop string.`,
+    );
 
   const addedTokens = hf.get_added_tokens_decoder();
-  const specialIds = new Set([...addedTokens].filter(([, token]) => token.special).map(([id]) => id));
+  const specialIds = new Set(
+    [...addedTokens].filter(([, token]) => token.special).map(([id]) => id),
+  );
   let vocabSize = 0;
   for (const id of hf.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1);
 
   const templateSource = pickChatTemplate(name, config, files.chatTemplate ?? null, warnings);
-  const template = new ChatTemplate(templateSource, specialTokenVariables(config), `chat template of ${name}`);
+  const template = new ChatTemplate(
+    templateSource,
+    specialTokenVariables(config),
+    `chat template of ${name}`,
+  );
 
   const tokenizer: Tokenizer = {
     name,
-    encode: (text, options) => hf.encode(text, { add_special_tokens: options?.addSpecialTokens ?? true }).ids,
+    encode: (text, options) =>
+      hf.encode(text, { add_special_tokens: options?.addSpecialTokens ?? true }).ids,
     // The library refuses an empty list; an empty turn (only an eos was sampled) is ordinary here.
-    decode: (ids, options) => (ids.length === 0 ? '' : hf.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? false })),
+    decode: (ids, options) =>
+      ids.length === 0
+        ? ''
+        : hf.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? false }),
     applyChatTemplate: (messages, options) => template.render(messages, options),
-    encodeChat: (messages, options) => hf.encode(template.render(messages, options), { add_special_tokens: false }).ids,
+    encodeChat: (messages, options) =>
+      hf.encode(template.render(messages, options), { add_special_tokens: false }).ids,
     bosId,
     eosIds,
     padId,
@@ -107,21 +152,35 @@ export function createTokenizer(name: string, files: TokenizerFiles): Tokenizer 
   return tokenizer;
 }
 
-/** Renders a small multi-turn conversation once, so template problems show at load time as warnings. */
+/**
+ * Renders a small multi-turn conversation once, so template problems show at load time as warnings.
+ */
 function probeTemplate(tokenizer: Tokenizer): string[] {
   try {
     const broken = findPrefixBreak(tokenizer, PROBE_CONVERSATION, { now: new Date(0) });
-    return broken === null ? [] : [
-      `the chat template of ${tokenizer.name} is not prefix-stable (${broken.reason}); ` +
-        'multi-turn trajectories whose context changes between turns are dropped from training.',
-    ];
+    return broken === null
+      ? []
+      : [
+          `the chat template of ${tokenizer.name} is not prefix-stable (${broken.reason}); ` +
+            'multi-turn trajectories whose context changes between turns are dropped from training.',
+        ];
   } catch (error) {
-    return [`the chat template of ${tokenizer.name} cannot render a system/user/assistant conversation: ${(error as Error).message}`];
+    return [
+      `the chat template of ${tokenizer.name} cannot render a system/user/assistant conversation: ${(error as Error).message}`,
+    ];
   }
 }
 
-/** chat_template.jinja, else tokenizer_config's (string, or the named list where "default" wins), else ChatML. */
-function pickChatTemplate(name: string, config: TokenizerConfig, separate: string | null, warnings: string[]): string {
+/**
+ * chat_template.jinja, else tokenizer_config's (string, or the named list where "default" wins),
+ * else ChatML.
+ */
+function pickChatTemplate(
+  name: string,
+  config: TokenizerConfig,
+  separate: string | null,
+  warnings: string[],
+): string {
   if (separate !== null && separate.trim() !== '') return separate;
   const fromConfig = config.chat_template;
   if (typeof fromConfig === 'string' && fromConfig.trim() !== '') return fromConfig;
@@ -143,18 +202,25 @@ function specialTokenVariables(config: TokenizerConfig): Record<string, unknown>
     const text = tokenText(config[key]);
     if (text !== null) variables[key] = text;
   }
-  const additional = (config.additional_special_tokens ?? []).map(tokenText).filter((t): t is string => t !== null);
+  const additional = (config.additional_special_tokens ?? [])
+    .map(tokenText)
+    .filter((t): t is string => t !== null);
   if (additional.length > 0) variables.additional_special_tokens = additional;
   return variables;
 }
 
 /** generation_config.json's eos_token_id: a number, a list of numbers, or absent. */
-function generationEosIds(name: string, generationConfig: Record<string, unknown> | null | undefined): number[] {
+function generationEosIds(
+  name: string,
+  generationConfig: Record<string, unknown> | null | undefined,
+): number[] {
   const value = generationConfig?.eos_token_id;
   if (value === undefined || value === null) return [];
   const ids = Array.isArray(value) ? value : [value];
   if (!ids.every((id) => Number.isInteger(id) && (id as number) >= 0)) {
-    throw new Error(`${name}/generation_config.json: eos_token_id must be an id or a list of ids, got ${JSON.stringify(value)}`);
+    throw new Error(
+      `${name}/generation_config.json: eos_token_id must be an id or a list of ids, got ${JSON.stringify(value)}`,
+    );
   }
   return ids as number[];
 }

@@ -6,21 +6,33 @@ import type { ChatMessage, ChatTemplateOptions } from './chat_template.ts';
 export interface Tokenizer {
   /** Where it came from (the model source's name). */
   readonly name: string;
-  /** Text to ids. `addSpecialTokens` (default true, as in transformers) lets the post-processor add e.g. BOS. */
+  /**
+   * Text to ids. `addSpecialTokens` (default true, as in transformers) lets the post-processor add
+   * e.g. BOS.
+   */
   encode(text: string, options?: { addSpecialTokens?: boolean }): number[];
   /** Ids to text; `skipSpecialTokens` (default false) drops special tokens such as `<|im_end|>`. */
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   /** Renders a conversation with the model's chat template (text, not ids). */
   applyChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions): string;
-  /** Renders and encodes a conversation without adding special tokens (the template already has them). */
+  /**
+   * Renders and encodes a conversation without adding special tokens (the template already has
+   * them).
+   */
   encodeChat(messages: readonly ChatMessage[], options?: ChatTemplateOptions): number[];
   /** Beginning-of-sequence id, null when the model has none (Qwen). */
   readonly bosId: number | null;
-  /** Ids that end generation: tokenizer_config eos_token first, then generation_config eos_token_id(s). */
+  /**
+   * Ids that end generation: tokenizer_config eos_token first, then generation_config
+   * eos_token_id(s).
+   */
   readonly eosIds: readonly number[];
   /** Padding id, null when none is configured. */
   readonly padId: number | null;
-  /** One more than the largest token id, added tokens included (config.json's vocab_size may be larger). */
+  /**
+   * One more than the largest token id, added tokens included (config.json's vocab_size may be
+   * larger).
+   */
   readonly vocabSize: number;
   /** The token string of `id`, or undefined outside the vocabulary. */
   idToToken(id: number): string | undefined;

@@ -5,7 +5,11 @@ import { browserCache } from '../model_files/browser_cache.ts';
 import type { FileCache } from '../model_files/hub_source.ts';
 import type { BackendInfo } from '../kernels/backend.ts';
 import type { TrainerApi } from '../service/trainer_api.ts';
-import { indexedDbCheckpointStore, memoryCheckpointStore, type CheckpointStore } from '../service/checkpoint_store.ts';
+import {
+  indexedDbCheckpointStore,
+  memoryCheckpointStore,
+  type CheckpointStore,
+} from '../service/checkpoint_store.ts';
 import { startApp } from './panels/app.ts';
 import { ensureIsolation } from './panels/isolation.ts';
 import { checkModelFits } from './state/model_fit.ts';
@@ -13,14 +17,29 @@ import './styles.css';
 
 /** The trainer worker (Policy + Trainer) behind comlink. */
 function trainerWorker(): TrainerApi {
-  const worker = new Worker(new URL('../../workers/trainer.worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+  const worker = new Worker(new URL('../../workers/trainer.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'trainer',
+  });
   return Comlink.wrap<TrainerApi>(worker);
 }
 
 function settings() {
   return {
-    get: (key: string) => { try { return localStorage.getItem(key); } catch { return null; } },
-    set: (key: string, value: string) => { try { localStorage.setItem(key, value); } catch { /* private mode: not kept */ } },
+    get: (key: string) => {
+      try {
+        return localStorage.getItem(key);
+      } catch {
+        return null;
+      }
+    },
+    set: (key: string, value: string) => {
+      try {
+        localStorage.setItem(key, value);
+      } catch {
+        /* private mode: not kept */
+      }
+    },
   };
 }
 
@@ -40,7 +59,9 @@ async function checkpointStore(): Promise<CheckpointStore> {
   try {
     return await indexedDbCheckpointStore(indexedDB);
   } catch (error) {
-    console.warn(`IndexedDB unavailable (${(error as Error).message}); checkpoints last only until the tab closes.`);
+    console.warn(
+      `IndexedDB unavailable (${(error as Error).message}); checkpoints last only until the tab closes.`,
+    );
     return memoryCheckpointStore();
   }
 }
@@ -49,8 +70,15 @@ let maxBufferBytes: number | null | undefined;
 /** The WebGPU adapter's largest storage buffer (asked once; reading limits does no GPU work). */
 async function gpuMaxBuffer(): Promise<number | null> {
   if (maxBufferBytes !== undefined) return maxBufferBytes;
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ limits: { maxStorageBufferBindingSize: number } } | null> } }).gpu;
-  maxBufferBytes = (await gpu?.requestAdapter().catch(() => null))?.limits.maxStorageBufferBindingSize ?? null;
+  const gpu = (
+    navigator as Navigator & {
+      gpu?: {
+        requestAdapter(): Promise<{ limits: { maxStorageBufferBindingSize: number } } | null>;
+      };
+    }
+  ).gpu;
+  maxBufferBytes =
+    (await gpu?.requestAdapter().catch(() => null))?.limits.maxStorageBufferBindingSize ?? null;
   return maxBufferBytes;
 }
 
@@ -59,7 +87,11 @@ async function main(): Promise<void> {
   const root = document.getElementById('app');
   if (!root) throw new Error('index.html has no #app element');
   let cache: FileCache | null = null;
-  try { cache = browserCache(); } catch { cache = null; }
+  try {
+    cache = browserCache();
+  } catch {
+    cache = null;
+  }
   const trainer = trainerWorker();
   const controller = await startApp(root, trainer, {
     proxy: Comlink.proxy,
@@ -75,7 +107,8 @@ async function main(): Promise<void> {
         cache,
         device: {
           backend: name,
-          deviceMemoryGiB: (navigator as Navigator & { deviceMemory?: number }).deviceMemory ?? null,
+          deviceMemoryGiB:
+            (navigator as Navigator & { deviceMemory?: number }).deviceMemory ?? null,
           maxBufferBytes: name === 'webgpu' ? await gpuMaxBuffer() : null,
         },
       });

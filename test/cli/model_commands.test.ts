@@ -1,4 +1,5 @@
-// The CLI contract (docs/architecture.md §8) through a real subprocess: JSON on stdout, errors as {"error"}.
+// The CLI contract (docs/architecture.md §8) through a real subprocess: JSON on stdout, errors as
+// {"error"}.
 import { describe, expect, it } from 'vitest';
 import { fixture, golden } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
@@ -7,7 +8,13 @@ import { cli } from './helpers.ts';
 describe('model CLI commands', () => {
   it('logits prints one float32 row per position, matching the PyTorch golden values', async () => {
     const expected = golden('tiny-llama-bf16');
-    const { code, json } = await cli('logits', '--model', fixture('tiny-llama-bf16'), '--ids', expected.ids.join(','));
+    const { code, json } = await cli(
+      'logits',
+      '--model',
+      fixture('tiny-llama-bf16'),
+      '--ids',
+      expected.ids.join(','),
+    );
     expect(code).toBe(0);
     const logits = json.logits as number[][];
     expect(logits).toHaveLength(expected.ids.length);
@@ -15,7 +22,17 @@ describe('model CLI commands', () => {
   });
 
   it('generate prints the new text and ids, reproducibly for a seed', async () => {
-    const args = ['generate', '--model', fixture('tiny-llama'), '--prompt', 'Hi there', '--max-new-tokens', '6', '--seed', '3'];
+    const args = [
+      'generate',
+      '--model',
+      fixture('tiny-llama'),
+      '--prompt',
+      'Hi there',
+      '--max-new-tokens',
+      '6',
+      '--seed',
+      '3',
+    ];
     const first = await cli(...args);
     const again = await cli(...args);
     expect(first.code).toBe(0);

@@ -10,28 +10,62 @@ import { cli, cliLines } from './helpers.ts';
 describe('train and eval CLI commands', () => {
   let modelDir: string;
   const work = mkdtempSync(join(tmpdir(), 'train-cli-'));
-  beforeAll(async () => { modelDir = await makeModelFolder(); }, 300_000);
+  beforeAll(async () => {
+    modelDir = await makeModelFolder();
+  }, 300_000);
 
   it('train prints one metrics line per step and a summary, and --out saves the adapter; eval reads it', async () => {
     const config = {
-      model: modelDir, tasks: 'custom', customTasks: [{ prompt: PROMPT, expectedOutput: '7' }],
-      steps: 2, groupSize: 4, maxTurns: 1, maxNewTokens: 24, evalEvery: 0, seed: 3,
+      model: modelDir,
+      tasks: 'custom',
+      customTasks: [{ prompt: PROMPT, expectedOutput: '7' }],
+      steps: 2,
+      groupSize: 4,
+      maxTurns: 1,
+      maxNewTokens: 24,
+      evalEvery: 0,
+      seed: 3,
     };
     writeFileSync(join(work, 'run.json'), JSON.stringify(config));
     const out = join(work, 'out');
-    const { code, lines } = await cliLines('train', '--config', join(work, 'run.json'), '--out', out);
+    const { code, lines } = await cliLines(
+      'train',
+      '--config',
+      join(work, 'run.json'),
+      '--out',
+      out,
+    );
     expect(code).toBe(0);
     expect(lines).toHaveLength(3);
     lines.slice(0, 2).forEach((line, i) => {
       expect(line.step).toBe(i + 1);
-      for (const key of ['reward_mean', 'loss', 'kl', 'pass_rate', 'seconds_generate']) expect(line).toHaveProperty(key);
+      for (const key of ['reward_mean', 'loss', 'kl', 'pass_rate', 'seconds_generate'])
+        expect(line).toHaveProperty(key);
     });
     expect(lines[2]!.summary).toMatchObject({ steps: 2 });
-    for (const file of ['adapter_config.json', 'adapter_model.safetensors', 'run_config.json', 'run_link.txt']) expect(existsSync(join(out, file))).toBe(true);
+    for (const file of [
+      'adapter_config.json',
+      'adapter_model.safetensors',
+      'run_config.json',
+      'run_link.txt',
+    ])
+      expect(existsSync(join(out, file))).toBe(true);
 
-    const evaluated = await cli('eval', '--model', modelDir, '--adapter', out, '--tasks', 'seed', '--samples', '2');
+    const evaluated = await cli(
+      'eval',
+      '--model',
+      modelDir,
+      '--adapter',
+      out,
+      '--tasks',
+      'seed',
+      '--samples',
+      '2',
+    );
     expect(evaluated.code).toBe(0);
-    expect(Object.keys(evaluated.json.tasks as object).sort()).toEqual(['seed/fibonacci', 'seed/palindrome', 'seed/sort'].sort());
+    expect(Object.keys(evaluated.json.tasks as object).sort()).toEqual(
+      ['seed/fibonacci', 'seed/palindrome', 'seed/sort'].sort(),
+    );
     expect(evaluated.json['pass@1']).toBeGreaterThanOrEqual(0);
     expect(evaluated.json.k).toBe(2);
   }, 600_000);

@@ -20,10 +20,22 @@ let tokenizer: Tokenizer;
 /** A transcript in the corpus format (seed task with other numbers, one wrong attempt). */
 const transcript: Message[] = [
   { role: 'system', content: SYSTEM_PROMPT },
-  { role: 'user', content: 'Write Python code to compute F(12), with F(0)=0 and F(1)=1. Print only the result.' },
-  { role: 'assistant', content: codeTurn('a, b = 0, 1\nfor _ in range(12):\n    a, b = b, a + b\nprint(b)\n') },
+  {
+    role: 'user',
+    content: 'Write Python code to compute F(12), with F(0)=0 and F(1)=1. Print only the result.',
+  },
+  {
+    role: 'assistant',
+    content: codeTurn('a, b = 0, 1\nfor _ in range(12):\n    a, b = b, a + b\nprint(b)\n'),
+  },
   { role: 'user', content: formatObservation('233\n') },
-  { role: 'assistant', content: codeTurn('a, b = 0, 1\nfor _ in range(12):\n    a, b = b, a + b\nprint(a)\n', 'That printed F(13); print a instead.') },
+  {
+    role: 'assistant',
+    content: codeTurn(
+      'a, b = 0, 1\nfor _ in range(12):\n    a, b = b, a + b\nprint(a)\n',
+      'That printed F(13); print a instead.',
+    ),
+  },
   { role: 'user', content: formatObservation('144\n') },
   { role: 'assistant', content: 'FINAL ANSWER: 144' },
 ];
@@ -38,7 +50,15 @@ afterAll(() => model?.dispose());
 describe('committed demo model', () => {
   it('is a small Llama in the HF layout, under 20 MB in all', () => {
     const files = readdirSync(DIR);
-    for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'README.md']) expect(files).toContain(name);
+    for (const name of [
+      'config.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'generation_config.json',
+      'README.md',
+    ])
+      expect(files).toContain(name);
     const bytes = files.reduce((sum, name) => sum + statSync(join(DIR, name)).size, 0);
     expect(bytes).toBeLessThan(20 * 2 ** 20);
     expect(model.config.family).toBe('llama');
@@ -48,8 +68,9 @@ describe('committed demo model', () => {
   it('ends turns with <|im_end|> and renders ChatML', () => {
     expect(tokenizer.eosIds).toEqual([258]);
     expect(tokenizer.idToToken(258)).toBe('<|im_end|>');
-    expect(tokenizer.applyChatTemplate(transcript.slice(0, 2), { addGenerationPrompt: true }))
-      .toBe(`<|im_start|>system\n${SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n${transcript[1]!.content}<|im_end|>\n<|im_start|>assistant\n`);
+    expect(tokenizer.applyChatTemplate(transcript.slice(0, 2), { addGenerationPrompt: true })).toBe(
+      `<|im_start|>system\n${SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n${transcript[1]!.content}<|im_end|>\n<|im_start|>assistant\n`,
+    );
   });
 
   it('round-trips the corpus format, and the SFT encoding equals the chat encoding', () => {
@@ -59,7 +80,12 @@ describe('committed demo model', () => {
     expect(sftIds).toEqual(ids);
     // mask: exactly the assistant contents and their <|im_end|>
     const maskedText = tokenizer.decode(sftIds.filter((_, i) => mask[i] === 1));
-    expect(maskedText).toBe(transcript.filter((m) => m.role === 'assistant').map((m) => `${m.content}<|im_end|>`).join(''));
+    expect(maskedText).toBe(
+      transcript
+        .filter((m) => m.role === 'assistant')
+        .map((m) => `${m.content}<|im_end|>`)
+        .join(''),
+    );
     // each turn's context is a token prefix of the next (what the rollout relies on)
     const prompt = tokenizer.encodeChat(transcript.slice(0, 2), { addGenerationPrompt: true });
     expect(ids.slice(0, prompt.length)).toEqual(prompt);
@@ -70,7 +96,12 @@ describe('committed demo model', () => {
     const logprobs = tf.tidy(() => tokenLogprobs(model, [ids], { temperature: 1 }).arraySync()[0]!);
     let sum = 0;
     let count = 0;
-    logprobs.forEach((lp, t) => { if (mask[t + 1] === 1) { sum -= lp; count++; } });
+    logprobs.forEach((lp, t) => {
+      if (mask[t + 1] === 1) {
+        sum -= lp;
+        count++;
+      }
+    });
     expect(sum / count).toBeLessThan(1);
     // and far less than a uniform guess over the vocabulary
     expect(sum / count).toBeLessThan(Math.log(tokenizer.vocabSize) / 4);

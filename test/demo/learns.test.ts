@@ -21,8 +21,16 @@ import { Trainer } from '../../src/rl/trainer.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 
-/** Tasks the demo model solves sometimes (when it runs code rather than guessing), so a group's rewards differ. */
-const TASK_IDS = ['builtin/average', 'builtin/count_words', 'builtin/longest_word', 'builtin/add_item'];
+/**
+ * Tasks the demo model solves sometimes (when it runs code rather than guessing), so a group's
+ * rewards differ.
+ */
+const TASK_IDS = [
+  'builtin/average',
+  'builtin/count_words',
+  'builtin/longest_word',
+  'builtin/add_item',
+];
 const STEPS = 8;
 const EVAL_SAMPLES = 8;
 
@@ -43,7 +51,13 @@ describe('the demo model learns', () => {
     const policy = await loadPolicy(directorySource('public/models/demo'), config, 'demo');
     const trainer = new Trainer(
       { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
-      { ...trainerSettings(config), tasks, evalTasks: [], promptsPerStep: tasks.length, evalEvery: 0 },
+      {
+        ...trainerSettings(config),
+        tasks,
+        evalTasks: [],
+        promptsPerStep: tasks.length,
+        evalEvery: 0,
+      },
     );
     const before = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
     const tensors: number[] = [];
@@ -52,7 +66,9 @@ describe('the demo model learns', () => {
       tensors.push(tf.memory().numTensors);
     }
     const after = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
-    console.log(`demo learns: reward ${before.rewardMean!.toFixed(3)} -> ${after.rewardMean!.toFixed(3)}, pass@1 ${before.passAt1.toFixed(3)} -> ${after.passAt1.toFixed(3)}`);
+    console.log(
+      `demo learns: reward ${before.rewardMean!.toFixed(3)} -> ${after.rewardMean!.toFixed(3)}, pass@1 ${before.passAt1.toFixed(3)} -> ${after.passAt1.toFixed(3)}`,
+    );
     expect(tensors.at(-1)).toBe(tensors[0]); // no tensor leaks from step to step (the optimizer's moments appear at step 1)
     expect(before.rewardMean!).toBeLessThan(0.8); // room to learn
     expect(after.rewardMean! - before.rewardMean!).toBeGreaterThanOrEqual(0.18); // measured: +0.50 (docs/performance.md)

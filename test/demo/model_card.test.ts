@@ -1,42 +1,98 @@
 // The model card the demo recipe writes: the recipe's minutes carried across resumed runs, and the
 // default run's table written into "Under GRPO" by scripts/demo/default_run.ts --card.
 import { describe, expect, it } from 'vitest';
-import { cardRecipeMinutes, modelCard, underGrpoTable, withUnderGrpo, type CardFacts, type DefaultRunRow } from '../../scripts/demo/model_card.ts';
+import {
+  cardRecipeMinutes,
+  modelCard,
+  underGrpoTable,
+  withUnderGrpo,
+  type CardFacts,
+  type DefaultRunRow,
+} from '../../scripts/demo/model_card.ts';
 
 const facts = (overrides: Partial<CardFacts>): CardFacts => ({
-  parameters: 2_200_000, shape: { vocabSize: 1536, hiddenSize: 192, layers: 4, heads: 4, intermediateSize: 576, maxPositions: 1024 },
-  corpusSize: 100, wrongShare: 0.35, tokens: 1000, steps: 10, batchSize: 8, trainMinutes: 30, totalMinutes: 36.6, seed: 1,
-  command: 'npm run make-demo-model -- --seed 1', longestTurn: 100, samples: 4, trainPassAt1: 0.2, evalPassAt1: 0, byTask: {},
-  finalLoss: null, backend: 'wasm', ...overrides,
+  parameters: 2_200_000,
+  shape: {
+    vocabSize: 1536,
+    hiddenSize: 192,
+    layers: 4,
+    heads: 4,
+    intermediateSize: 576,
+    maxPositions: 1024,
+  },
+  corpusSize: 100,
+  wrongShare: 0.35,
+  tokens: 1000,
+  steps: 10,
+  batchSize: 8,
+  trainMinutes: 30,
+  totalMinutes: 36.6,
+  seed: 1,
+  command: 'npm run make-demo-model -- --seed 1',
+  longestTurn: 100,
+  samples: 4,
+  trainPassAt1: 0.2,
+  evalPassAt1: 0,
+  byTask: {},
+  finalLoss: null,
+  backend: 'wasm',
+  ...overrides,
 });
 
 const row = (seed: number, ranCode: number[], greedy = true): DefaultRunRow => ({
-  seed, before: { train: 0.2, eval: 0, ...(greedy ? { greedyTrain: 0.1 } : {}) }, after: { train: 0.5, eval: 0.05, ...(greedy ? { greedyTrain: 0.6 } : {}) }, minutes: 3.25, ranCode,
+  seed,
+  before: { train: 0.2, eval: 0, ...(greedy ? { greedyTrain: 0.1 } : {}) },
+  after: { train: 0.5, eval: 0.05, ...(greedy ? { greedyTrain: 0.6 } : {}) },
+  minutes: 3.25,
+  ranCode,
 });
 
 describe('demo model card', () => {
-  it('states one run\'s minutes, and a resumed run\'s as the sum of its runs, which the next resume reads back', () => {
+  it("states one run's minutes, and a resumed run's as the sum of its runs, which the next resume reads back", () => {
     const first = modelCard(facts({}));
-    expect(first).toContain('(seed 1; deterministic on the same backend with the same `--workers`; 37 minutes on a shared 2-core machine.)');
+    expect(first).toContain(
+      '(seed 1; deterministic on the same backend with the same `--workers`; 37 minutes on a shared 2-core machine.)',
+    );
     expect(cardRecipeMinutes(first)).toEqual([37]);
-    const second = modelCard(facts({ command: 'npm run make-demo-model -- --seed 1\nnpm run make-demo-model -- --resume x --seed 2', earlierMinutes: cardRecipeMinutes(first), totalMinutes: 14.2 }));
-    expect(second).toContain("(run in this order, each resuming from the one before's output in the same folder; deterministic on the same backend with the same `--workers`; 37 + 14 minutes on a shared 2-core machine.)");
+    const second = modelCard(
+      facts({
+        command:
+          'npm run make-demo-model -- --seed 1\nnpm run make-demo-model -- --resume x --seed 2',
+        earlierMinutes: cardRecipeMinutes(first),
+        totalMinutes: 14.2,
+      }),
+    );
+    expect(second).toContain(
+      "(run in this order, each resuming from the one before's output in the same folder; deterministic on the same backend with the same `--workers`; 37 + 14 minutes on a shared 2-core machine.)",
+    );
     expect(second).toContain('14 minutes for this run (the recipe: 37 + 14 minutes)');
     expect(cardRecipeMinutes(second)).toEqual([37, 14]);
     // a card from before the note: its one run's time is in the Training section
-    expect(cardRecipeMinutes('11 minutes of training, 37 minutes for the whole recipe on a shared 2-core machine.')).toEqual([37]);
+    expect(
+      cardRecipeMinutes(
+        '11 minutes of training, 37 minutes for the whole recipe on a shared 2-core machine.',
+      ),
+    ).toEqual([37]);
     // unknown earlier times: only the last run's is stated, never a wrong sum
-    expect(modelCard(facts({ command: 'a\nb', earlierMinutes: [] }))).toContain('; 37 minutes for the last run on a shared 2-core machine.)');
+    expect(modelCard(facts({ command: 'a\nb', earlierMinutes: [] }))).toContain(
+      '; 37 minutes for the last run on a shared 2-core machine.)',
+    );
   });
 
   it('writes the default run into "Under GRPO", replacing what was there and keeping the rest', () => {
     const card = modelCard(facts({}));
     expect(card).toContain('Not measured on these files yet');
     const table = underGrpoTable([row(1, [0.5, 0.9, 1, 1]), row(2, [0.75, 1, 1, 1])], 4, true);
-    expect(table).toContain('| 1 | 0.20 → 0.50 (+0.30) | 0.10 → 0.60 (+0.50) | 0.00 → 0.05 | 3.3 |');
-    expect(table).toContain('0.50–0.75 in the first step; every episode of a step ran code from step 2–3 on');
+    expect(table).toContain(
+      '| 1 | 0.20 → 0.50 (+0.30) | 0.10 → 0.60 (+0.50) | 0.00 → 0.05 | 3.3 |',
+    );
+    expect(table).toContain(
+      '0.50–0.75 in the first step; every episode of a step ran code from step 2–3 on',
+    );
     // a step after that without every episode running code: said so, with the lowest share
-    expect(underGrpoTable([row(1, [0.5, 1, 0.89, 1]), row(2, [0.75, 1, 1, 1])], 4, true)).toContain('0.50–0.75 in the first step; it reached 1.00 by step 2 and stayed at 0.89–1.00 after');
+    expect(underGrpoTable([row(1, [0.5, 1, 0.89, 1]), row(2, [0.75, 1, 1, 1])], 4, true)).toContain(
+      '0.50–0.75 in the first step; it reached 1.00 by step 2 and stayed at 0.89–1.00 after',
+    );
     const written = withUnderGrpo(card, table);
     expect(written).not.toContain('Not measured on these files yet');
     expect(written).toContain(table);
@@ -44,9 +100,15 @@ describe('demo model card', () => {
     const again = withUnderGrpo(written, underGrpoTable([row(3, [0.5, 0.5], false)], 4, true));
     expect(again).not.toContain('| 1 | 0.20');
     expect(again).toContain('| 3 | 0.20 → 0.50 (+0.30) | – | 0.00 → 0.05 |'); // rows measured before greedy was
-    expect(again).toContain('not every step\'s episodes ran code by the end (0 of 1 seeds got there)');
-    expect(again.slice(again.indexOf('## Reproduce'))).toBe(card.slice(card.indexOf('## Reproduce')));
-    expect(again.slice(0, again.indexOf('## Under GRPO'))).toBe(card.slice(0, card.indexOf('## Under GRPO')));
+    expect(again).toContain(
+      "not every step's episodes ran code by the end (0 of 1 seeds got there)",
+    );
+    expect(again.slice(again.indexOf('## Reproduce'))).toBe(
+      card.slice(card.indexOf('## Reproduce')),
+    );
+    expect(again.slice(0, again.indexOf('## Under GRPO'))).toBe(
+      card.slice(0, card.indexOf('## Under GRPO')),
+    );
     expect(() => withUnderGrpo('# no sections', table)).toThrow(/Under GRPO/);
   });
 });

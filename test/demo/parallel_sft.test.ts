@@ -9,13 +9,26 @@ import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { applySftGradients, learnedTokens, sftGradients, sftStep, type SftExample } from '../../src/rl/sft.ts';
+import {
+  applySftGradients,
+  learnedTokens,
+  sftGradients,
+  sftStep,
+  type SftExample,
+} from '../../src/rl/sft.ts';
 import { dealRows, ParallelSft } from '../../scripts/demo/parallel_sft.ts';
 import { useBackend } from '../helpers/models.ts';
 
 const config = parseModelConfig({
-  model_type: 'llama', vocab_size: 50, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2,
-  num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 64, tie_word_embeddings: true,
+  model_type: 'llama',
+  vocab_size: 50,
+  hidden_size: 32,
+  intermediate_size: 48,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  max_position_embeddings: 64,
+  tie_word_embeddings: true,
 });
 
 function randomBatch(seed: number, rows: number): SftExample[] {
@@ -27,8 +40,16 @@ function randomBatch(seed: number, rows: number): SftExample[] {
   });
 }
 
-const adamw = (model: CausalLM) => new AdamW(model.trainableVariables(), { learningRate: 1e-2, beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0.01 });
-const weights = (model: CausalLM) => [...model.trainableVariables().values()].map((v) => v.dataSync().slice() as Float32Array);
+const adamw = (model: CausalLM) =>
+  new AdamW(model.trainableVariables(), {
+    learningRate: 1e-2,
+    beta1: 0.9,
+    beta2: 0.95,
+    epsilon: 1e-8,
+    weightDecay: 0.01,
+  });
+const weights = (model: CausalLM) =>
+  [...model.trainableVariables().values()].map((v) => v.dataSync().slice() as Float32Array);
 
 describe('data-parallel SFT', () => {
   beforeAll(async () => {
@@ -36,11 +57,14 @@ describe('data-parallel SFT', () => {
   });
 
   it('deals rows round-robin, so a length-sorted batch splits into parts of like lengths', () => {
-    expect(dealRows([1, 2, 3, 4, 5, 6, 7], 2)).toEqual([[1, 3, 5, 7], [2, 4, 6]]);
+    expect(dealRows([1, 2, 3, 4, 5, 6, 7], 2)).toEqual([
+      [1, 3, 5, 7],
+      [2, 4, 6],
+    ]);
     expect(dealRows([1, 2], 3)).toEqual([[1], [2], []]);
   });
 
-  it('sums the parts\' gradients (each over the whole batch\'s divisor) to the whole batch\'s gradient', () => {
+  it("sums the parts' gradients (each over the whole batch's divisor) to the whole batch's gradient", () => {
     const model = CausalLM.fromWeights(config, randomWeights(config, 4), { kind: 'full' });
     const batch = randomBatch(1, 7);
     const divisor = learnedTokens(batch);
@@ -74,9 +98,12 @@ describe('data-parallel SFT', () => {
         const loss = await parallel.step(viaWorker, optA, batch, options);
         // the same computation by hand: main thread's rows first, then the worker's
         const divisor = learnedTokens(batch);
-        const [mine, theirs] = dealRows(batch, 2).map((rows) => sftGradients(inline, rows, divisor));
+        const [mine, theirs] = dealRows(batch, 2).map((rows) =>
+          sftGradients(inline, rows, divisor),
+        );
         const summed: Record<string, tf.Tensor> = {};
-        for (const name of Object.keys(mine!.grads)) summed[name] = tf.add(mine!.grads[name]!, theirs!.grads[name]!);
+        for (const name of Object.keys(mine!.grads))
+          summed[name] = tf.add(mine!.grads[name]!, theirs!.grads[name]!);
         tf.dispose([...Object.values(mine!.grads), ...Object.values(theirs!.grads)]);
         applySftGradients(optB, summed, options);
         expect(loss).toBeCloseTo(mine!.value + theirs!.value, 6); // no normalizer: the divisor is the count
@@ -103,13 +130,19 @@ describe('data-parallel SFT', () => {
     const b = CausalLM.fromWeights(config, randomWeights(config, 6), { kind: 'full' });
     const [optA, optB] = [adamw(a), adamw(b)];
     const batch = randomBatch(3, 4);
-    expect(await one.step(a, optA, batch, { learningRate: 1e-2 })).toBe(sftStep(b, optB, batch, { learningRate: 1e-2 }));
+    expect(await one.step(a, optA, batch, { learningRate: 1e-2 })).toBe(
+      sftStep(b, optB, batch, { learningRate: 1e-2 }),
+    );
     expect(weights(a)).toEqual(weights(b));
-    await expect(ParallelSft.start(2, config, 'no-such-backend')).rejects.toThrow(/SFT worker 1 failed to start: .*no-such-backend/);
+    await expect(ParallelSft.start(2, config, 'no-such-backend')).rejects.toThrow(
+      /SFT worker 1 failed to start: .*no-such-backend/,
+    );
     await expect(ParallelSft.start(0, config, 'wasm')).rejects.toThrow(/positive integer/);
     const two = await ParallelSft.start(2, config, 'wasm');
     await two.close();
-    await expect(two.step(a, optA, batch, { learningRate: 1e-2 })).rejects.toThrow(/SFT worker 1 was closed/);
+    await expect(two.step(a, optA, batch, { learningRate: 1e-2 })).rejects.toThrow(
+      /SFT worker 1 was closed/,
+    );
     [a, b].forEach((m) => m.dispose());
     [optA, optB].forEach((o) => o.dispose());
   }, 60_000);

@@ -20,13 +20,47 @@ afterAll(() => {
 describe('demo recipe', () => {
   it('chooses the most-trained checkpoint inside the band, else the nearest', () => {
     const band: [number, number] = [0.15, 0.6];
-    expect(chooseCheckpoint([{ step: 1, passAt1: 0.1 }, { step: 2, passAt1: 0.3 }, { step: 3, passAt1: 0.5 }, { step: 4, passAt1: 0.7 }], band).step).toBe(3);
-    expect(chooseCheckpoint([{ step: 1, passAt1: 0.02 }, { step: 2, passAt1: 0.1 }], band).step).toBe(2);
-    expect(chooseCheckpoint([{ step: 1, passAt1: 0.7 }, { step: 2, passAt1: 0.9 }], band).step).toBe(1);
+    expect(
+      chooseCheckpoint(
+        [
+          { step: 1, passAt1: 0.1 },
+          { step: 2, passAt1: 0.3 },
+          { step: 3, passAt1: 0.5 },
+          { step: 4, passAt1: 0.7 },
+        ],
+        band,
+      ).step,
+    ).toBe(3);
+    expect(
+      chooseCheckpoint(
+        [
+          { step: 1, passAt1: 0.02 },
+          { step: 2, passAt1: 0.1 },
+        ],
+        band,
+      ).step,
+    ).toBe(2);
+    expect(
+      chooseCheckpoint(
+        [
+          { step: 1, passAt1: 0.7 },
+          { step: 2, passAt1: 0.9 },
+        ],
+        band,
+      ).step,
+    ).toBe(1);
   });
 
   it('warms up linearly, then decays by cosine to the final rate', () => {
-    const s: SftSchedule = { steps: 110, batchSize: 1, peakLearningRate: 1e-3, finalLearningRate: 1e-4, warmupSteps: 10, gradClip: 1, seed: 0 };
+    const s: SftSchedule = {
+      steps: 110,
+      batchSize: 1,
+      peakLearningRate: 1e-3,
+      finalLearningRate: 1e-4,
+      warmupSteps: 10,
+      gradClip: 1,
+      seed: 0,
+    };
     expect(learningRateAt(0, s)).toBeCloseTo(1e-4, 10);
     expect(learningRateAt(9, s)).toBeCloseTo(1e-3, 10);
     expect(learningRateAt(60, s)).toBeCloseTo(5.5e-4, 10); // halfway: mean of peak and final
@@ -34,13 +68,44 @@ describe('demo recipe', () => {
   });
 
   it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card; then resumes', async () => {
-    const result = await makeDemoModel({
-      out: dir, seed: 3, corpusSize: 40, wrongShare: 0.35, genericShare: 0.3, guessShare: 0.2,
-      shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
-      schedule: { steps: 6, batchSize: 4, peakLearningRate: 1e-2, finalLearningRate: 1e-3, warmupSteps: 1, gradClip: 1, seed: 3 },
-      evalEvery: 3, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], sweepTemperatures: [0.5], backend: 'wasm', command: 'smoke',
-      taskLimit: 2, evalOverrides: { maxNewTokens: 12, maxTurns: 2 }, workers: 2, // the data-parallel path, worker thread included
-    }, () => {});
+    const result = await makeDemoModel(
+      {
+        out: dir,
+        seed: 3,
+        corpusSize: 40,
+        wrongShare: 0.35,
+        genericShare: 0.3,
+        guessShare: 0.2,
+        shape: {
+          vocabSize: 320,
+          hiddenSize: 32,
+          layers: 1,
+          heads: 2,
+          intermediateSize: 64,
+          maxPositions: 1024,
+        },
+        schedule: {
+          steps: 6,
+          batchSize: 4,
+          peakLearningRate: 1e-2,
+          finalLearningRate: 1e-3,
+          warmupSteps: 1,
+          gradClip: 1,
+          seed: 3,
+        },
+        evalEvery: 3,
+        evalSamples: 1,
+        finalSamples: 1,
+        band: [0.15, 0.6],
+        sweepTemperatures: [0.5],
+        backend: 'wasm',
+        command: 'smoke',
+        taskLimit: 2,
+        evalOverrides: { maxNewTokens: 12, maxTurns: 2 },
+        workers: 2, // the data-parallel path, worker thread included
+      },
+      () => {},
+    );
     // it learned something: the loss went down from the first steps to the last
     const { losses } = result;
     expect(losses).toHaveLength(6);
@@ -60,18 +125,53 @@ describe('demo recipe', () => {
 
     // the recipe's second run resumes from the first's folder: its weights and tokenizer, its
     // commands and minutes carried into the new card
-    const resumed = await makeDemoModel({
-      out: dir2, seed: 4, corpusSize: 20, wrongShare: 0.35, genericShare: 0.3, guessShare: 0.5,
-      shape: { vocabSize: 320, hiddenSize: 32, layers: 1, heads: 2, intermediateSize: 64, maxPositions: 1024 },
-      schedule: { steps: 2, batchSize: 4, peakLearningRate: 1e-3, finalLearningRate: 1e-4, warmupSteps: 1, gradClip: 1, seed: 4 },
-      evalEvery: 0, evalSamples: 1, finalSamples: 1, band: [0.15, 0.6], sweepTemperatures: [], backend: 'wasm', command: 'smoke 2',
-      taskLimit: 1, evalOverrides: { maxNewTokens: 4, maxTurns: 1 }, resume: dir,
-    }, () => {});
-    expect(readFileSync(join(dir2, 'tokenizer.json'), 'utf8')).toBe(readFileSync(join(dir, 'tokenizer.json'), 'utf8'));
+    const resumed = await makeDemoModel(
+      {
+        out: dir2,
+        seed: 4,
+        corpusSize: 20,
+        wrongShare: 0.35,
+        genericShare: 0.3,
+        guessShare: 0.5,
+        shape: {
+          vocabSize: 320,
+          hiddenSize: 32,
+          layers: 1,
+          heads: 2,
+          intermediateSize: 64,
+          maxPositions: 1024,
+        },
+        schedule: {
+          steps: 2,
+          batchSize: 4,
+          peakLearningRate: 1e-3,
+          finalLearningRate: 1e-4,
+          warmupSteps: 1,
+          gradClip: 1,
+          seed: 4,
+        },
+        evalEvery: 0,
+        evalSamples: 1,
+        finalSamples: 1,
+        band: [0.15, 0.6],
+        sweepTemperatures: [],
+        backend: 'wasm',
+        command: 'smoke 2',
+        taskLimit: 1,
+        evalOverrides: { maxNewTokens: 4, maxTurns: 1 },
+        resume: dir,
+      },
+      () => {},
+    );
+    expect(readFileSync(join(dir2, 'tokenizer.json'), 'utf8')).toBe(
+      readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
+    );
     expect(resumed.facts.command).toBe('smoke\nsmoke 2');
     expect(resumed.facts.earlierMinutes).toEqual([Math.round(result.facts.totalMinutes)]);
     const card2 = readFileSync(join(dir2, 'README.md'), 'utf8');
     expect(card2).toContain('```\nsmoke\nsmoke 2\n```');
-    expect(card2).toContain("(run in this order, each resuming from the one before's output in the same folder;");
+    expect(card2).toContain(
+      "(run in this order, each resuming from the one before's output in the same folder;",
+    );
   }, 240_000);
 });

@@ -1,6 +1,6 @@
-// The production page (dist/, built by test/global-setup.ts) in headless Chromium: it loads with the
-// full layout and never breaks, and, with the trainer worker in the build, the demo model trains.
-// UI behaviour in depth is covered on the fake trainer in page_ui.test.ts.
+// The production page (dist/, built by test/global-setup.ts) in headless Chromium: it loads with
+// the full layout and never breaks, and, with the trainer worker in the build, the demo model
+// trains. UI behaviour in depth is covered on the fake trainer in page_ui.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +34,11 @@ async function open(hash = ''): Promise<{ page: Page; errors: string[] }> {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${server.url}${hash}`);
-  await page.waitForFunction(() => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle', null, { timeout: 180_000 });
+  await page.waitForFunction(
+    () => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle',
+    null,
+    { timeout: 180_000 },
+  );
   return { page, errors };
 }
 
@@ -43,7 +47,20 @@ describe('production page', () => {
     const { page, errors } = await open();
     expect(errors).toEqual([]);
     expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
-    for (const testid of ['train', 'pause', 'step', 'reset', 'status', 'step-count', 'reward-mean', 'backend', 'copy-link', 'config', 'phase-data', 'samples']) {
+    for (const testid of [
+      'train',
+      'pause',
+      'step',
+      'reset',
+      'status',
+      'step-count',
+      'reward-mean',
+      'backend',
+      'copy-link',
+      'config',
+      'phase-data',
+      'samples',
+    ]) {
       expect(await page.getByTestId(testid).count(), testid).toBe(1);
     }
     expect(await page.getByTestId('chart-reward').count()).toBe(1);
@@ -74,16 +91,29 @@ describe('production page', () => {
     try {
       const page = await context.newPage();
       await page.goto(plain.url);
-      // First load registers public/coi-serviceworker.js and reloads once; then the headers are there.
-      // Generous waits: the page is ready only once Pyodide and the demo model have loaded, and CI
-      // runs this beside the demo learning test on two cores (a 60 s wait once timed out there).
-      await page.waitForFunction(() => crossOriginIsolated && (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 180_000 });
-      expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/coi-serviceworker\.js$/);
+      // First load registers public/coi-serviceworker.js and reloads once; then the headers are
+      // there. Generous waits: the page is ready only once Pyodide and the demo model have loaded,
+      // and CI runs this beside the demo learning test on two cores (a 60 s wait once timed out
+      // there).
+      await page.waitForFunction(
+        () =>
+          crossOriginIsolated &&
+          (window as unknown as { playground?: unknown }).playground !== undefined,
+        null,
+        { timeout: 180_000 },
+      );
+      expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(
+        /coi-serviceworker\.js$/,
+      );
       // `?coi=0` (tests of the non-isolated path) keeps a fresh browser context unisolated.
       const fresh = await browser.newContext();
       const bare = await fresh.newPage();
       await bare.goto(`${plain.url}?coi=0`);
-      await bare.waitForFunction(() => (window as unknown as { playground?: unknown }).playground !== undefined, null, { timeout: 180_000 });
+      await bare.waitForFunction(
+        () => (window as unknown as { playground?: unknown }).playground !== undefined,
+        null,
+        { timeout: 180_000 },
+      );
       expect(await bare.evaluate(() => crossOriginIsolated)).toBe(false);
       await fresh.close();
     } finally {
@@ -92,56 +122,98 @@ describe('production page', () => {
     }
   }, 420_000);
 
-  it.skipIf(!hasWorker)('loads a model folder picked from disk through the real worker', async () => {
-    const { page } = await open();
-    await page.getByTestId('model-select').selectOption('__folder__');
-    await page.getByTestId('model-folder').setInputFiles(tinyLlama);
-    await page.waitForFunction(() => document.querySelector('[data-testid=model-card-name]')?.textContent === 'tiny-llama', null, { timeout: 120_000 });
-    expect(await page.locator('.model-card .facts').first().textContent()).toMatch(/^\d+K parameters · .* · llama · from files$/);
-    expect(await page.getByTestId('status').textContent()).toMatch(/Configuration applied/);
-    await page.close();
-  });
+  it.skipIf(!hasWorker)(
+    'loads a model folder picked from disk through the real worker',
+    async () => {
+      const { page } = await open();
+      await page.getByTestId('model-select').selectOption('__folder__');
+      await page.getByTestId('model-folder').setInputFiles(tinyLlama);
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=model-card-name]')?.textContent === 'tiny-llama',
+        null,
+        { timeout: 120_000 },
+      );
+      expect(await page.locator('.model-card .facts').first().textContent()).toMatch(
+        /^\d+K parameters · .* · llama · from files$/,
+      );
+      expect(await page.getByTestId('status').textContent()).toMatch(/Configuration applied/);
+      await page.close();
+    },
+  );
 
-  it.skipIf(!hasWorker)('loads a hub model from the local mock hub with byte progress, then from the cache without a request', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'hub-'));
-    cpSync(tinyLlama, join(root, 'test-org', 'tiny-llama'), { recursive: true });
-    const hub = await startMockHub({ root });
-    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-    try {
-      await context.addInitScript((url) => localStorage.setItem('hubBaseUrl', url), hub.url);
-      const page = await context.newPage();
-      const ready = () => page.waitForFunction(() => (window as unknown as { playground?: { state: string; model: unknown } }).playground?.state === 'idle', null, { timeout: 120_000 });
-      await page.goto(`${server.url}#v=1&m=test-org%2Ftiny-llama`);
-      await ready();
-      expect(await page.getByTestId('model-card-name').textContent()).toBe(`test-org/tiny-llama (${hub.url})`);
-      expect(await page.getByTestId('progress-model').textContent()).toMatch(/(\d+(\.\d)? KB) \/ \1/);
-      expect(hub.requests).toContain('GET /test-org/tiny-llama/resolve/main/model.safetensors');
-      const downloads = hub.requests.length;
-      await page.reload();
-      await ready();
-      expect(await page.getByTestId('model-card-name').textContent()).toBe(`test-org/tiny-llama (${hub.url})`);
-      expect(hub.requests.slice(downloads)).toEqual([]);
-    } finally {
-      await context.close();
-      await hub.close();
-    }
-  });
+  it.skipIf(!hasWorker)(
+    'loads a hub model from the local mock hub with byte progress, then from the cache without a request',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'hub-'));
+      cpSync(tinyLlama, join(root, 'test-org', 'tiny-llama'), { recursive: true });
+      const hub = await startMockHub({ root });
+      const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+      try {
+        await context.addInitScript((url) => localStorage.setItem('hubBaseUrl', url), hub.url);
+        const page = await context.newPage();
+        const ready = () =>
+          page.waitForFunction(
+            () =>
+              (window as unknown as { playground?: { state: string; model: unknown } }).playground
+                ?.state === 'idle',
+            null,
+            { timeout: 120_000 },
+          );
+        await page.goto(`${server.url}#v=1&m=test-org%2Ftiny-llama`);
+        await ready();
+        expect(await page.getByTestId('model-card-name').textContent()).toBe(
+          `test-org/tiny-llama (${hub.url})`,
+        );
+        expect(await page.getByTestId('progress-model').textContent()).toMatch(
+          /(\d+(\.\d)? KB) \/ \1/,
+        );
+        expect(hub.requests).toContain('GET /test-org/tiny-llama/resolve/main/model.safetensors');
+        const downloads = hub.requests.length;
+        await page.reload();
+        await ready();
+        expect(await page.getByTestId('model-card-name').textContent()).toBe(
+          `test-org/tiny-llama (${hub.url})`,
+        );
+        expect(hub.requests.slice(downloads)).toEqual([]);
+      } finally {
+        await context.close();
+        await hub.close();
+      }
+    },
+  );
 
-  it.skipIf(!hasWorker || !hasDemo)('loads the demo model and trains two steps: charts get points, the viewer shows code and outputs', async () => {
-    const { page, errors } = await open('#v=1&seed=0&s=2');
-    expect(errors).toEqual([]);
-    // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains (matmul_dispatch.ts),
-    // on every core (up to 4) through the helper threads of matmul_threads.ts
-    const cores = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
-    expect(await page.getByTestId('backend').textContent()).toMatch(cores > 1 ? new RegExp(`^WASM · SIMD \\+ FMA · ${cores} threads$|^WebGPU`) : /^WASM · SIMD \+ FMA · 1 thread$|^WebGPU/);
-    expect(await page.getByTestId('error').isVisible()).toBe(false);
-    await page.getByTestId('train').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 900_000 });
-    expect(Number(await page.getByTestId('reward-mean').textContent())).toBeGreaterThanOrEqual(0);
-    expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(2);
-    expect(await page.getByTestId('trajectory').count()).toBeGreaterThan(0);
-    expect((await page.getByTestId('turn-generated').first().textContent())?.length).toBeGreaterThan(0);
-    await page.screenshot({ path: `${SHOTS}/product-trained.png`, fullPage: true });
-    await page.close();
-  }, 1_000_000);
+  it.skipIf(!hasWorker || !hasDemo)(
+    'loads the demo model and trains two steps: charts get points, the viewer shows code and outputs',
+    async () => {
+      const { page, errors } = await open('#v=1&seed=0&s=2');
+      expect(errors).toEqual([]);
+      // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains
+      // (matmul_dispatch.ts), on every core (up to 4) through the helper threads of
+      // matmul_threads.ts
+      const cores = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
+      expect(await page.getByTestId('backend').textContent()).toMatch(
+        cores > 1
+          ? new RegExp(`^WASM · SIMD \\+ FMA · ${cores} threads$|^WebGPU`)
+          : /^WASM · SIMD \+ FMA · 1 thread$|^WebGPU/,
+      );
+      expect(await page.getByTestId('error').isVisible()).toBe(false);
+      await page.getByTestId('train').click();
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=step-count]')?.textContent === '2',
+        null,
+        { timeout: 900_000 },
+      );
+      expect(Number(await page.getByTestId('reward-mean').textContent())).toBeGreaterThanOrEqual(0);
+      expect(
+        Number(await page.getByTestId('chart-reward').getAttribute('data-points')),
+      ).toBeGreaterThanOrEqual(2);
+      expect(await page.getByTestId('trajectory').count()).toBeGreaterThan(0);
+      expect(
+        (await page.getByTestId('turn-generated').first().textContent())?.length,
+      ).toBeGreaterThan(0);
+      await page.screenshot({ path: `${SHOTS}/product-trained.png`, fullPage: true });
+      await page.close();
+    },
+    1_000_000,
+  );
 });

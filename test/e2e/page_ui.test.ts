@@ -27,18 +27,26 @@ afterAll(async () => {
   await server?.close();
 });
 
-const text = async (page: Page, testid: string) => (await page.getByTestId(testid).first().textContent())?.trim() ?? '';
+const text = async (page: Page, testid: string) =>
+  (await page.getByTestId(testid).first().textContent())?.trim() ?? '';
 
-/** Opens the harness (query: fake trainer options; hash: run link) and waits until it is ready or failed. */
+/**
+ * Opens the harness (query: fake trainer options; hash: run link) and waits until it is ready or
+ * failed.
+ */
 async function open(query = '', hash = '', page?: Page): Promise<Page> {
-  const tab = page ?? await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const tab = page ?? (await browser.newPage({ viewport: { width: 1440, height: 1000 } }));
   const errors: string[] = [];
   tab.on('pageerror', (error) => errors.push(error.message));
   await tab.goto(`${server.url}${query}${hash}`);
-  await tab.waitForFunction(() => {
-    const w = window as unknown as { playground?: { state: string } };
-    return w.playground !== undefined && w.playground.state === 'idle';
-  }, null, { timeout: 60_000 });
+  await tab.waitForFunction(
+    () => {
+      const w = window as unknown as { playground?: { state: string } };
+      return w.playground !== undefined && w.playground.state === 'idle';
+    },
+    null,
+    { timeout: 60_000 },
+  );
   expect(errors).toEqual([]);
   return tab;
 }
@@ -61,23 +69,35 @@ describe('page UI on the fake trainer', () => {
     await page.evaluate(() => {
       const w = window as unknown as { longest: number };
       w.longest = 0;
-      new PerformanceObserver((list) => { for (const entry of list.getEntries()) w.longest = Math.max(w.longest, entry.duration); }).observe({ type: 'longtask' });
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) w.longest = Math.max(w.longest, entry.duration);
+      }).observe({ type: 'longtask' });
     });
     await page.getByTestId('train').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '3', null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '3',
+      null,
+      { timeout: 60_000 },
+    );
     const longest = await page.evaluate(() => (window as unknown as { longest: number }).longest);
-    console.log(`longest main-thread task while training on the fake trainer: ${longest.toFixed(0)} ms (0 = none over 50 ms)`);
+    console.log(
+      `longest main-thread task while training on the fake trainer: ${longest.toFixed(0)} ms (0 = none over 50 ms)`,
+    );
     expect(longest).toBeLessThan(500); // generous: a loaded 2-core CI machine; the target for the real page is 50 ms
     expect(Number(await text(page, 'reward-mean'))).toBeGreaterThanOrEqual(0);
     expect(await text(page, 'status')).toMatch(/Finished 3 steps/);
     expect(await page.getByTestId('train').isDisabled()).toBe(true); // the configured steps are done
     for (const chart of ['reward', 'loss', 'kl', 'clip', 'tokens', 'turns', 'time']) {
-      expect(Number(await page.getByTestId(`chart-${chart}`).getAttribute('data-points'))).toBeGreaterThanOrEqual(3);
+      expect(
+        Number(await page.getByTestId(`chart-${chart}`).getAttribute('data-points')),
+      ).toBeGreaterThanOrEqual(3);
     }
     expect(await page.locator('[data-testid=chart-reward] canvas').count()).toBe(1);
     const samples = page.getByTestId('trajectory');
     expect(await samples.count()).toBe(4); // G samples of the first prompt, side by side
-    expect(await samples.first().getByTestId('turn-generated').first().textContent()).toContain('```python');
+    expect(await samples.first().getByTestId('turn-generated').first().textContent()).toContain(
+      '```python',
+    );
     expect(await page.getByTestId('turn-observation').count()).toBeGreaterThan(0);
     await page.screenshot({ path: `${SHOTS}/2-trained.png`, fullPage: true });
 
@@ -96,29 +116,55 @@ describe('page UI on the fake trainer', () => {
     const page = await open('?tokens=1', '#v=1&seed=3');
     const phase = page.getByTestId('phase');
     await phase.click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Rollout of step 1'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=phase-data] h3')
+        ?.textContent?.startsWith('Rollout of step 1'),
+    );
     expect(await page.getByTestId('trajectory').first().textContent()).toContain('not scored yet');
     expect(await page.getByTestId('phase-rollout').getAttribute('class')).toContain('done');
     expect(await stepCount(page)).toBe(0);
     await phase.click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Rewards of step 1'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=phase-data] h3')
+        ?.textContent?.startsWith('Rewards of step 1'),
+    );
     expect(await page.locator('[data-testid=phase-data] table tbody tr').count()).toBe(3);
     await phase.click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Advantages of step 1'));
-    expect(await page.getByTestId('phase-data').textContent()).toContain('Aᵢ = (rᵢ − mean(r)) / std(r)');
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=phase-data] h3')
+        ?.textContent?.startsWith('Advantages of step 1'),
+    );
+    expect(await page.getByTestId('phase-data').textContent()).toContain(
+      'Aᵢ = (rᵢ − mean(r)) / std(r)',
+    );
     expect(await page.getByTestId('sample-advantage').count()).toBe(4);
     await page.screenshot({ path: `${SHOTS}/3-advantage-phase.png` });
     await phase.click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Update of step 1'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=phase-data] h3')
+        ?.textContent?.startsWith('Update of step 1'),
+    );
     expect(await page.getByTestId('phase-data').textContent()).toMatch(/loss.*KL.*clip fraction/);
     expect(await stepCount(page)).toBe(1);
     // Half a step, then Step finishes it; Reset goes back to 0.
     await phase.click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase-data] h3')?.textContent?.startsWith('Rollout of step 2'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=phase-data] h3')
+        ?.textContent?.startsWith('Rollout of step 2'),
+    );
     await page.getByTestId('step').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '2',
+    );
     await page.getByTestId('reset').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '0');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '0',
+    );
     expect(await page.getByTestId('trajectory').count()).toBe(0);
     await page.close();
   });
@@ -126,20 +172,46 @@ describe('page UI on the fake trainer', () => {
   it('pauses after the step in flight and resumes a reloaded run from IndexedDB with charts intact', async () => {
     const page = await open('?delay=40&every=1', '#v=1&seed=5&s=50');
     await page.getByTestId('train').click();
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid=step-count]')?.textContent) >= 2, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid=step-count]')?.textContent) >= 2,
+      null,
+      { timeout: 60_000 },
+    );
     await page.getByTestId('pause').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Paused after step'), null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('[data-testid=status]')
+          ?.textContent?.startsWith('Paused after step'),
+      null,
+      { timeout: 60_000 },
+    );
     const steps = await stepCount(page);
-    await page.waitForFunction(() => document.querySelector('[data-testid=checkpoint-status]')?.textContent?.startsWith('Checkpoint: step'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=checkpoint-status]')
+        ?.textContent?.startsWith('Checkpoint: step'),
+    );
     await page.reload();
-    await page.waitForFunction(() => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle', null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { playground?: { state: string } }).playground?.state === 'idle',
+      null,
+      { timeout: 60_000 },
+    );
     await page.getByTestId('resume').waitFor({ timeout: 10_000 });
     expect(await page.getByTestId('resume-offer').textContent()).toContain(`Step ${steps}`);
     await page.screenshot({ path: `${SHOTS}/4-resume-offer.png` });
     await page.getByTestId('resume').click();
-    await page.waitForFunction((n) => document.querySelector('[data-testid=step-count]')?.textContent === String(n), steps);
-    expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(steps * 3);
-    const calls = await page.evaluate(() => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid=step-count]')?.textContent === String(n),
+      steps,
+    );
+    expect(
+      Number(await page.getByTestId('chart-reward').getAttribute('data-points')),
+    ).toBeGreaterThanOrEqual(steps * 3);
+    const calls = await page.evaluate(
+      () => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls,
+    );
     expect(calls.at(-1)).toBe(`restore:${steps}`);
     await page.close();
   });
@@ -148,9 +220,14 @@ describe('page UI on the fake trainer', () => {
     const page = await open();
     const group = page.getByTestId('field-groupSize');
     await group.fill('1');
-    expect(await text(page, 'field-error-groupSize')).toMatch(/groupSize must be a whole number from 2 to 64.*Fix:/);
+    expect(await text(page, 'field-error-groupSize')).toMatch(
+      /groupSize must be a whole number from 2 to 64.*Fix:/,
+    );
     expect(await page.getByTestId('apply-config').isDisabled()).toBe(true);
-    await page.screenshot({ path: `${SHOTS}/5-invalid-field.png`, clip: { x: 0, y: 150, width: 500, height: 700 } });
+    await page.screenshot({
+      path: `${SHOTS}/5-invalid-field.png`,
+      clip: { x: 0, y: 150, width: 500, height: 700 },
+    });
     await group.fill('6');
     expect(await text(page, 'field-error-groupSize')).toBe('');
     await page.getByTestId('field-tasks').selectOption('custom');
@@ -161,9 +238,15 @@ describe('page UI on the fake trainer', () => {
     expect(await text(page, 'field-error-tasks')).toBe('');
     expect(await page.getByTestId('apply-config').isEnabled()).toBe(true);
     await page.getByTestId('apply-config').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Configuration applied'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=status]')
+        ?.textContent?.startsWith('Configuration applied'),
+    );
     await page.getByTestId('step').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '1',
+    );
     expect(await page.getByTestId('trajectory').count()).toBe(6); // one custom prompt × G = 6
     expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
     await page.close();
@@ -174,24 +257,40 @@ describe('page UI on the fake trainer', () => {
     await page.getByTestId('field-groupSize').fill('5');
     await page.getByTestId('field-temperature').fill('0.7');
     await page.getByTestId('apply-config').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Configuration applied'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=status]')
+        ?.textContent?.startsWith('Configuration applied'),
+    );
     await page.getByTestId('copy-link').click();
     const link = await page.getByTestId('link-text').inputValue();
     expect(link).toMatch(/#v=1&/);
     for (const part of ['g=5', 'temp=0.7', 'seed=11']) expect(link).toContain(part);
     await page.getByTestId('step').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1');
-    const samples = async (tab: Page) => tab.getByTestId('trajectory').evaluateAll((cards) => cards.map((card) => card.textContent));
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '1',
+    );
+    const samples = async (tab: Page) =>
+      tab.getByTestId('trajectory').evaluateAll((cards) => cards.map((card) => card.textContent));
     const first = await samples(page);
 
     const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
     const fresh = await open('', '', await context.newPage());
     await fresh.goto(link.replace(/\?[^#]*/, '?tokens=1'));
-    await fresh.waitForFunction(() => (window as unknown as { playground?: { state: string; fragment: string } }).playground?.fragment.includes('g=5'), null, { timeout: 60_000 });
+    await fresh.waitForFunction(
+      () =>
+        (
+          window as unknown as { playground?: { state: string; fragment: string } }
+        ).playground?.fragment.includes('g=5'),
+      null,
+      { timeout: 60_000 },
+    );
     expect(await fresh.getByTestId('field-groupSize').inputValue()).toBe('5');
     expect(await fresh.getByTestId('field-temperature').inputValue()).toBe('0.7');
     await fresh.getByTestId('step').click();
-    await fresh.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '1');
+    await fresh.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '1',
+    );
     expect(await samples(fresh)).toEqual(first);
     await context.close();
     await page.close();
@@ -211,7 +310,11 @@ describe('page UI on the fake trainer', () => {
     expect(await page.getByTestId('field-groupSize').inputValue()).toBe('4'); // default
     expect(await page.getByTestId('field-steps').inputValue()).toBe('2'); // the good field was kept
     await page.getByTestId('train').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '2',
+      null,
+      { timeout: 60_000 },
+    );
     await page.getByTestId('dismiss-error').click();
     expect(await error.isVisible()).toBe(false);
     await page.close();
@@ -222,7 +325,11 @@ describe('page UI on the fake trainer', () => {
     expect(await page.getByTestId('config').isVisible()).toBe(false);
     expect(await page.getByTestId('reset').isVisible()).toBe(false);
     expect(await page.getByTestId('phase').isVisible()).toBe(false);
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '2',
+      null,
+      { timeout: 60_000 },
+    );
     await page.close();
   });
 
@@ -232,11 +339,19 @@ describe('page UI on the fake trainer', () => {
     const boxes = async (width: number) => {
       const page = await open('', '', await browser.newPage({ viewport: { width, height: 900 } }));
       const found = {} as Record<(typeof panels)[number], Box>;
-      for (const panel of panels) found[panel] = (await page.locator(`section[data-control=${panel}]`).boundingBox())!;
-      const columns = async (selector: string) => new Set(await page.locator(selector).evaluateAll((all) => all.map((e) => Math.round(e.getBoundingClientRect().left)))).size;
+      for (const panel of panels)
+        found[panel] = (await page.locator(`section[data-control=${panel}]`).boundingBox())!;
+      const columns = async (selector: string) =>
+        new Set(
+          await page
+            .locator(selector)
+            .evaluateAll((all) => all.map((e) => Math.round(e.getBoundingClientRect().left))),
+        ).size;
       const chartColumns = await columns('.chart');
       const phaseColumns = await columns('.phase');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - window.innerWidth,
+      );
       await page.close();
       return { ...found, chartColumns, phaseColumns, overflow };
     };
@@ -259,18 +374,22 @@ describe('page UI on the fake trainer', () => {
     // 800: one column, in the order model, step, curves, trajectories, configuration, Save & share
     const one = await boxes(800);
     const order = ['model', 'pipeline', 'charts', 'viewer', 'config', 'storage'] as const;
-    for (let i = 1; i < order.length; i++) expect(one[order[i]!].y).toBeGreaterThan(one[order[i - 1]!].y + one[order[i - 1]!].height);
+    for (let i = 1; i < order.length; i++)
+      expect(one[order[i]!].y).toBeGreaterThan(one[order[i - 1]!].y + one[order[i - 1]!].height);
     expect(new Set(order.map((c) => one[c].x)).size).toBe(1);
     expect(one.chartColumns).toBe(2);
     // 390, a phone: the same order, the four phases two a row, nothing wider than the screen
     const phone = await boxes(390);
-    for (let i = 1; i < order.length; i++) expect(phone[order[i]!].y).toBeGreaterThan(phone[order[i - 1]!].y);
+    for (let i = 1; i < order.length; i++)
+      expect(phone[order[i]!].y).toBeGreaterThan(phone[order[i - 1]!].y);
     expect([phone.phaseColumns, phone.chartColumns, phone.overflow]).toEqual([2, 1, 0]);
     expect([wide.overflow, two.overflow, one.overflow]).toEqual([0, 0, 0]);
   });
 
   it('shows load failures with a title and what to do', async () => {
-    const page = await open('?fail=loadModel:WebAssembly.Memory(): could not allocate memory (out of memory)');
+    const page = await open(
+      '?fail=loadModel:WebAssembly.Memory(): could not allocate memory (out of memory)',
+    );
     const message = await text(page, 'error');
     expect(message).toContain('Out of memory');
     expect(message).toContain('What to do: Choose a smaller model');
@@ -278,14 +397,31 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
-  it('checks a hub model\'s config.json first: refuses one too large, loads one that fits, and takes a folder', async () => {
+  it("checks a hub model's config.json first: refuses one too large, loads one that fits, and takes a folder", async () => {
     const root = mkdtempSync(join(tmpdir(), 'hub-'));
     const repo = (id: string, config: object) => {
       mkdirSync(join(root, id), { recursive: true });
       writeFileSync(join(root, id, 'config.json'), JSON.stringify(config));
     };
-    repo('big/qwen-7b', { model_type: 'qwen2', vocab_size: 152064, hidden_size: 3584, intermediate_size: 18944, num_hidden_layers: 28, num_attention_heads: 28, num_key_value_heads: 4 });
-    repo('HuggingFaceTB/SmolLM2-135M-Instruct', { model_type: 'llama', vocab_size: 49152, hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30, num_attention_heads: 9, num_key_value_heads: 3, tie_word_embeddings: true });
+    repo('big/qwen-7b', {
+      model_type: 'qwen2',
+      vocab_size: 152064,
+      hidden_size: 3584,
+      intermediate_size: 18944,
+      num_hidden_layers: 28,
+      num_attention_heads: 28,
+      num_key_value_heads: 4,
+    });
+    repo('HuggingFaceTB/SmolLM2-135M-Instruct', {
+      model_type: 'llama',
+      vocab_size: 49152,
+      hidden_size: 576,
+      intermediate_size: 1536,
+      num_hidden_layers: 30,
+      num_attention_heads: 9,
+      num_key_value_heads: 3,
+      tie_word_embeddings: true,
+    });
     const hub = await startMockHub({ root });
     try {
       const page = await open();
@@ -295,28 +431,62 @@ describe('page UI on the fake trainer', () => {
       await page.getByTestId('model-select').selectOption('__hub__');
       await page.getByTestId('hub-id').fill('big/qwen-7b');
       await page.getByTestId('load-model').click();
-      await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent?.includes('cannot even load here'));
-      expect(await text(page, 'error')).toMatch(/big\/qwen-7b cannot even load here: \d+(\.\d)? GB.*WebAssembly.*What to do: choose a smaller model/);
-      const calls = () => page.evaluate(() => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls);
+      await page.waitForFunction(() =>
+        document
+          .querySelector('[data-testid=error]')
+          ?.textContent?.includes('cannot even load here'),
+      );
+      expect(await text(page, 'error')).toMatch(
+        /big\/qwen-7b cannot even load here: \d+(\.\d)? GB.*WebAssembly.*What to do: choose a smaller model/,
+      );
+      const calls = () =>
+        page.evaluate(
+          () => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls,
+        );
       expect((await calls()).filter((c) => c.startsWith('loadModel'))).toEqual(['loadModel:demo']); // the 7B was never sent to the worker
-      expect(await page.evaluate(() => (window as unknown as { playground: { config: { model: string } } }).playground.config.model)).toBe('demo');
+      expect(
+        await page.evaluate(
+          () =>
+            (window as unknown as { playground: { config: { model: string } } }).playground.config
+              .model,
+        ),
+      ).toBe('demo');
       expect(hub.requests).toContain('GET /big/qwen-7b/resolve/main/config.json');
       await page.screenshot({ path: `${SHOTS}/7-model-refused.png` });
 
       await page.getByTestId('dismiss-error').click();
       await page.getByTestId('model-select').selectOption('HuggingFaceTB/SmolLM2-135M-Instruct');
       await page.getByTestId('load-model').click();
-      await page.waitForFunction(() => document.querySelector('[data-testid=model-card-name]')?.textContent === 'HuggingFaceTB/SmolLM2-135M-Instruct');
+      await page.waitForFunction(
+        () =>
+          document.querySelector('[data-testid=model-card-name]')?.textContent ===
+          'HuggingFaceTB/SmolLM2-135M-Instruct',
+      );
       expect((await calls()).at(-1)).toBe('loadModel:HuggingFaceTB/SmolLM2-135M-Instruct');
-      // It loads, but the worst-case run (every turn at its token limit) may not fit a 4 GiB WASM heap: a warning, not a refusal.
-      expect(await page.locator('.model-card').textContent()).toMatch(/needs up to .* long episodes may run out of memory/);
+      // It loads, but the worst-case run (every turn at its token limit) may not fit a 4 GiB WASM
+      // heap: a warning, not a refusal.
+      expect(await page.locator('.model-card').textContent()).toMatch(
+        /needs up to .* long episodes may run out of memory/,
+      );
 
-      // A folder from disk: its config.json is checked the same way, then the files go to the worker.
+      // A folder from disk: its config.json is checked the same way, then the files go to the
+      // worker.
       await page.getByTestId('model-select').selectOption('__folder__');
-      await page.getByTestId('model-folder').setInputFiles(join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-llama'));
-      await page.waitForFunction(() => document.querySelector('[data-testid=model-card-name]')?.textContent === 'picked-model');
+      await page
+        .getByTestId('model-folder')
+        .setInputFiles(join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-llama'));
+      await page.waitForFunction(
+        () =>
+          document.querySelector('[data-testid=model-card-name]')?.textContent === 'picked-model',
+      );
       expect((await calls()).at(-1)).toBe('loadModel:files');
-      expect(await page.evaluate(() => (window as unknown as { playground: { config: { model: string } } }).playground.config.model)).toBe('tiny-llama');
+      expect(
+        await page.evaluate(
+          () =>
+            (window as unknown as { playground: { config: { model: string } } }).playground.config
+              .model,
+        ),
+      ).toBe('tiny-llama');
       await page.close();
     } finally {
       await hub.close();
@@ -326,25 +496,61 @@ describe('page UI on the fake trainer', () => {
   it('exports metrics CSV, trajectories JSONL and the adapter zip', async () => {
     const page = await open('', '#v=1&seed=0&s=2');
     await page.getByTestId('train').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-count]')?.textContent === '2', null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=step-count]')?.textContent === '2',
+      null,
+      { timeout: 60_000 },
+    );
     await page.getByTestId('export-metrics').click();
     await page.getByTestId('export-trajectories').click();
     await page.getByTestId('export-adapter').click();
-    await page.waitForFunction(() => (window as unknown as { downloads: unknown[] }).downloads.length === 3);
-    const downloads = await page.evaluate(() => (window as unknown as { downloads: { name: string; size: number; text: string | null }[] }).downloads);
-    expect(downloads.map((d) => d.name)).toEqual(['metrics-demo-step2.csv', 'trajectories-demo-step2.jsonl', 'adapter-demo-step2.zip']);
+    await page.waitForFunction(
+      () => (window as unknown as { downloads: unknown[] }).downloads.length === 3,
+    );
+    const downloads = await page.evaluate(
+      () =>
+        (window as unknown as { downloads: { name: string; size: number; text: string | null }[] })
+          .downloads,
+    );
+    expect(downloads.map((d) => d.name)).toEqual([
+      'metrics-demo-step2.csv',
+      'trajectories-demo-step2.jsonl',
+      'adapter-demo-step2.zip',
+    ]);
     expect(downloads[0]!.text!.split('\n')[0]).toMatch(/^step,reward_mean,/);
     expect(downloads[1]!.text!.trim().split('\n')).toHaveLength(2 * 12);
     expect(downloads[2]!.size).toBeGreaterThan(100);
 
-    // Import: the exported .zip goes back to the worker as its two files; anything else is explained.
-    const files = { 'adapter_config.json': new TextEncoder().encode('{"r": 8}'), 'adapter_model.safetensors': new Uint8Array(16) };
-    await page.getByTestId('import-adapter').setInputFiles({ name: 'adapter.zip', mimeType: 'application/zip', buffer: Buffer.from(zipFiles(files)) });
-    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent?.startsWith('Adapter imported'));
-    const imported = await page.evaluate(() => Object.keys((window as unknown as { fakeTrainer: { imported: object } }).fakeTrainer.imported));
+    // Import: the exported .zip goes back to the worker as its two files; anything else is
+    // explained.
+    const files = {
+      'adapter_config.json': new TextEncoder().encode('{"r": 8}'),
+      'adapter_model.safetensors': new Uint8Array(16),
+    };
+    await page.getByTestId('import-adapter').setInputFiles({
+      name: 'adapter.zip',
+      mimeType: 'application/zip',
+      buffer: Buffer.from(zipFiles(files)),
+    });
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=status]')?.textContent?.startsWith('Adapter imported'),
+    );
+    const imported = await page.evaluate(() =>
+      Object.keys(
+        (window as unknown as { fakeTrainer: { imported: object } }).fakeTrainer.imported,
+      ),
+    );
     expect(imported.sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
-    await page.getByTestId('import-adapter').setInputFiles({ name: 'adapter_config.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
-    await page.waitForFunction(() => document.querySelector('[data-testid=error]')?.textContent?.includes('adapter_model.safetensors'));
+    await page.getByTestId('import-adapter').setInputFiles({
+      name: 'adapter_config.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{}'),
+    });
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=error]')
+        ?.textContent?.includes('adapter_model.safetensors'),
+    );
     expect(await text(page, 'error')).toMatch(/What to do: pick both files/);
     await page.close();
   });

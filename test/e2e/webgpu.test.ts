@@ -1,7 +1,7 @@
-// The WebGPU path in a real browser: Chromium's software WebGPU adapter (SwiftShader) runs the
-// same model as WASM and must give the same logits, log-probs and greedy tokens (docs/architecture.md §3).
-// The WASM run also checks our SIMD attention kernel in the browser against PyTorch's values, and
-// that Chromium gets the kernel's relaxed-SIMD build for the linear layers (against tf.matMul).
+// The WebGPU path in a real browser: Chromium's software WebGPU adapter (SwiftShader) runs the same
+// model as WASM and must give the same logits, log-probs and greedy tokens (docs/architecture.md
+// §3). The WASM run also checks our SIMD attention kernel in the browser against PyTorch's values,
+// and that Chromium gets the kernel's relaxed-SIMD build for the linear layers (against tf.matMul).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, SOFTWARE_WEBGPU_FLAGS } from '../../scripts/browser.ts';
@@ -9,7 +9,15 @@ import { serveSandboxHarness } from '../helpers/browser_harness.ts';
 import { golden } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
 
-type Result = { backend: string; simd: boolean; fma: { active: boolean; maxDiff: number }; adapter: { isFallback: boolean; architecture: string } | null; logits: number[][]; logprobs: number[]; greedy: number[] };
+type Result = {
+  backend: string;
+  simd: boolean;
+  fma: { active: boolean; maxDiff: number };
+  adapter: { isFallback: boolean; architecture: string } | null;
+  logits: number[][];
+  logprobs: number[];
+  greedy: number[];
+};
 
 describe('WebGPU (software adapter) against WASM in Chromium', () => {
   let browser: Browser;
@@ -28,30 +36,45 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     page = await browser.newPage();
     await page.goto(`${server.url}webgpu.html`);
     await page.waitForFunction(() => document.getElementById('state')?.textContent === 'ready');
-    const result = await page.evaluate(([b, m, i]) => (window as unknown as { webgpuHarness: { run(b: string, m: string, i: number[]): Promise<Result> } }).webgpuHarness.run(b, m, i), [backend, model, ids] as const);
+    const result = await page.evaluate(
+      ([b, m, i]) =>
+        (
+          window as unknown as {
+            webgpuHarness: { run(b: string, m: string, i: number[]): Promise<Result> };
+          }
+        ).webgpuHarness.run(b, m, i),
+      [backend, model, ids] as const,
+    );
     await page.close();
     return result;
   };
 
-  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('%s: logits, log-probs and greedy tokens agree', async (model) => {
-    const { ids } = golden(model);
-    const gpu = await run('webgpu', model, ids);
-    const wasm = await run('wasm', model, ids);
-    expect(gpu.backend).toBe('webgpu');
-    expect(gpu.adapter?.isFallback).toBe(true); // the software adapter, forced (auto would pick WASM)
-    expect(wasm.backend).toBe('wasm');
-    expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (src/kernels/matmul_dispatch.ts)
-    expect(gpu.simd).toBe(false);
-    // Chromium has relaxed SIMD, so the page's linear layers with many rows run on the fused kernel
-    expect(wasm.fma.active).toBe(true);
-    expect(wasm.fma.maxDiff).toBeLessThan(1e-4);
-    expect(gpu.fma.active).toBe(false);
-    gpu.logits.forEach((row, t) => expect(maxAbsDiff(row, wasm.logits[t]!)).toBeLessThan(1e-3));
-    expect(maxAbsDiff(gpu.logprobs, wasm.logprobs)).toBeLessThan(1e-3);
-    // and both match the PyTorch golden values
-    wasm.logits.forEach((row, t) => expect(maxAbsDiff(row, golden(model).logits[t]!)).toBeLessThan(1e-4));
-    expect(gpu.greedy).toEqual(wasm.greedy);
-  }, 300_000);
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])(
+    '%s: logits, log-probs and greedy tokens agree',
+    async (model) => {
+      const { ids } = golden(model);
+      const gpu = await run('webgpu', model, ids);
+      const wasm = await run('wasm', model, ids);
+      expect(gpu.backend).toBe('webgpu');
+      expect(gpu.adapter?.isFallback).toBe(true); // the software adapter, forced (auto would pick WASM)
+      expect(wasm.backend).toBe('wasm');
+      expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (src/kernels/matmul_dispatch.ts)
+      expect(gpu.simd).toBe(false);
+      // Chromium has relaxed SIMD, so the page's linear layers with many rows run on the fused
+      // kernel
+      expect(wasm.fma.active).toBe(true);
+      expect(wasm.fma.maxDiff).toBeLessThan(1e-4);
+      expect(gpu.fma.active).toBe(false);
+      gpu.logits.forEach((row, t) => expect(maxAbsDiff(row, wasm.logits[t]!)).toBeLessThan(1e-3));
+      expect(maxAbsDiff(gpu.logprobs, wasm.logprobs)).toBeLessThan(1e-3);
+      // and both match the PyTorch golden values
+      wasm.logits.forEach((row, t) =>
+        expect(maxAbsDiff(row, golden(model).logits[t]!)).toBeLessThan(1e-4),
+      );
+      expect(gpu.greedy).toEqual(wasm.greedy);
+    },
+    300_000,
+  );
 
   it('a prefix shared by several sequences, run once, gives the log-probs and gradients of whole runs on both', async () => {
     const { ids } = golden('tiny-llama');
@@ -59,7 +82,18 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     await page.goto(`${server.url}webgpu.html`);
     await page.waitForFunction(() => document.getElementById('state')?.textContent === 'ready');
     type Shared = { backend: string; logprobDiff: number; prefixMax: number; gradDiff: number };
-    const shared = (backend: string) => page.evaluate(([b, i]) => (window as unknown as { webgpuHarness: { shared(b: string, m: string, i: number[], p: number): Promise<Shared> } }).webgpuHarness.shared(b, 'tiny-llama', i, 4), [backend, ids] as const);
+    const shared = (backend: string) =>
+      page.evaluate(
+        ([b, i]) =>
+          (
+            window as unknown as {
+              webgpuHarness: {
+                shared(b: string, m: string, i: number[], p: number): Promise<Shared>;
+              };
+            }
+          ).webgpuHarness.shared(b, 'tiny-llama', i, 4),
+        [backend, ids] as const,
+      );
     for (const backend of ['webgpu', 'wasm']) {
       const result = await shared(backend);
       expect(result.backend).toBe(backend);

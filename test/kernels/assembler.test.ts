@@ -1,5 +1,5 @@
-// The assembler's named emitters (src/kernels/assembler_ops.ts) against encodings worked out by hand
-// from the WebAssembly spec: core opcodes are one byte; SIMD ones are 0xfd then the opcode in
+// The assembler's named emitters (src/kernels/assembler_ops.ts) against encodings worked out by
+// hand from the WebAssembly spec: core opcodes are one byte; SIMD ones are 0xfd then the opcode in
 // unsigned LEB128 (so 0xeb -> 0xeb 0x01, 0x105 -> 0x85 0x02); memory instructions take a memarg,
 // log2 alignment then offset (LEB128). And a whole kernel module still validates.
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,9 @@ describe('assembler emitters', () => {
   });
 
   it('encode control instructions with their block type and label immediates', () => {
-    expect(bytes((f) => f.block().loop().if().else().end())).toEqual([0x02, 0x40, 0x03, 0x40, 0x04, 0x40, 0x05, 0x0b]);
+    expect(bytes((f) => f.block().loop().if().else().end())).toEqual([
+      0x02, 0x40, 0x03, 0x40, 0x04, 0x40, 0x05, 0x0b,
+    ]);
     expect(bytes((f) => f.br(0).brIf(1).select())).toEqual([0x0c, 0x00, 0x0d, 0x01, 0x1b]);
   });
 
@@ -51,7 +53,11 @@ describe('assembler emitters', () => {
     expect(bytes((f) => f.f64x2ExtractLane(1))).toEqual([0xfd, 0x21, 0x01]);
     const lanes = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
     expect(bytes((f) => f.i8x16Shuffle(lanes))).toEqual([0xfd, 0x0d, ...lanes]);
-    expect(bytes((f) => f.v128Const(V128_ZERO))).toEqual([0xfd, 0x0c, ...Array<number>(16).fill(0)]);
+    expect(bytes((f) => f.v128Const(V128_ZERO))).toEqual([
+      0xfd,
+      0x0c,
+      ...Array<number>(16).fill(0),
+    ]);
     expect(() => bytes((f) => f.i8x16Shuffle([0, 1, 2]))).toThrow();
     expect(() => bytes((f) => f.i8x16Shuffle([...lanes.slice(1), 32]))).toThrow();
     expect(() => bytes((f) => f.v128Const([1, 2, 3]))).toThrow();
@@ -65,7 +71,17 @@ describe('assembler emitters', () => {
     f.whileLoop(f.lessThan(i, 0), () => {
       f.get(i).v128Load().set(v);
       f.maxAcrossLanes(v);
-      f.ifElse(() => { f.get(i).i32Eqz(); }, () => { f.get(v).f32x4ExtractLane(0).set(x); }, () => { f.f32Const(-Infinity).set(x); });
+      f.ifElse(
+        () => {
+          f.get(i).i32Eqz();
+        },
+        () => {
+          f.get(v).f32x4ExtractLane(0).set(x);
+        },
+        () => {
+          f.f32Const(-Infinity).set(x);
+        },
+      );
       f.get(i).get(x).f32Store();
       f.addConst(i, 16);
     });

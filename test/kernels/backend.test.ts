@@ -15,13 +15,17 @@ describe('selectBackend in Node', () => {
   it('starts helper threads for the matmul kernel when asked (threads: 2, or auto for every core), and stops them', async () => {
     expect((await selectBackend({ force: 'wasm', threads: 2 })).threads).toBe(2);
     const cores = (await import('node:os')).availableParallelism();
-    expect((await selectBackend({ force: 'wasm', threads: 'auto' })).threads).toBe(Math.min(4, cores));
+    expect((await selectBackend({ force: 'wasm', threads: 'auto' })).threads).toBe(
+      Math.min(4, cores),
+    );
     expect((await selectBackend({ force: 'wasm' })).threads).toBe(1);
   });
 
   it('can be forced, and a forced backend that cannot start is an error', async () => {
     expect((await selectBackend({ force: 'cpu' })).name).toBe('cpu');
     expect(tf.getBackend()).toBe('cpu');
-    await expect(selectBackend({ force: 'webgpu' })).rejects.toThrow(/cannot start the forced backend webgpu: no WebGPU adapter/);
+    await expect(selectBackend({ force: 'webgpu' })).rejects.toThrow(
+      /cannot start the forced backend webgpu: no WebGPU adapter/,
+    );
   });
 });

@@ -7,7 +7,15 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdMatmulHelpers, matMul2d, matMulTransposeA, matmulThreadCount, simdMatMulActive, stridedMatMul, useMatmulThreads } from '../../src/kernels/matmul_dispatch.ts';
+import {
+  holdMatmulHelpers,
+  matMul2d,
+  matMulTransposeA,
+  matmulThreadCount,
+  simdMatMulActive,
+  stridedMatMul,
+  useMatmulThreads,
+} from '../../src/kernels/matmul_dispatch.ts';
 import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
 import { productsBeside } from '../../src/kernels/backward_pairs.ts';
 import { generate } from '../../src/model/sample.ts';
@@ -20,7 +28,10 @@ import { filledTensor } from '../helpers/tensors.ts';
 import { kernelCounts } from '../../src/kernels/switches.ts';
 
 /** `f`'s result as bits, on one thread and on `helpers` + 1, with how many products were split. */
-async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[]; many: number[]; split: number }> {
+async function bothWays(
+  f: () => tf.Tensor,
+  helpers = 1,
+): Promise<{ one: number[]; many: number[]; split: number }> {
   const result = () => tf.tidy(() => bits(f()));
   await useMatmulThreads(0);
   const one = result();
@@ -31,8 +42,14 @@ async function bothWays(f: () => tf.Tensor, helpers = 1): Promise<{ one: number[
 
 /** A tiny Llama for the whole-model checks. */
 const config = parseModelConfig({
-  model_type: 'llama', vocab_size: 300, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
-  num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
+  model_type: 'llama',
+  vocab_size: 300,
+  hidden_size: 128,
+  intermediate_size: 256,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  max_position_embeddings: 256,
 });
 
 describe('the matmul kernel on several threads', () => {
@@ -45,7 +62,12 @@ describe('the matmul kernel on several threads', () => {
   });
 
   // rows: a multiple of 8, tails of 1-3 rows in the helper's share and in the caller's
-  it.each([[512, 256, 256], [517, 300, 261], [130, 129, 131], [66, 1024, 40]])('splits the rows of %i x %i @ %i x ... the same bits', async (m, k, n) => {
+  it.each([
+    [512, 256, 256],
+    [517, 300, 261],
+    [130, 129, 131],
+    [66, 1024, 40],
+  ])('splits the rows of %i x %i @ %i x ... the same bits', async (m, k, n) => {
     expect(m * k * n).toBeGreaterThanOrEqual(MIN_THREADED_MACS);
     const a = filledTensor([m, k], 1) as tf.Tensor2D;
     const b = filledTensor([k, n], 2) as tf.Tensor2D;
@@ -60,10 +82,25 @@ describe('the matmul kernel on several threads', () => {
     const b = filledTensor([7, 64, 96], 4);
     const shared = filledTensor([1, 64, 96], 5);
     for (const helpers of [1, 2]) {
-      const perMatrix = await bothWays(() => stridedMatMul(a, b, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 64 * 96 }), helpers);
+      const perMatrix = await bothWays(
+        () =>
+          stridedMatMul(a, b, {
+            batch: 7,
+            m: 96,
+            k: 64,
+            n: 96,
+            strideA: 96 * 64,
+            strideB: 64 * 96,
+          }),
+        helpers,
+      );
       expect(perMatrix.split).toBe(1);
       expect(perMatrix.many).toEqual(perMatrix.one);
-      const broadcast = await bothWays(() => stridedMatMul(a, shared, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 0 }), helpers);
+      const broadcast = await bothWays(
+        () =>
+          stridedMatMul(a, shared, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 0 }),
+        helpers,
+      );
       expect(broadcast.split).toBe(1);
       expect(broadcast.many).toEqual(broadcast.one);
     }
@@ -79,7 +116,9 @@ describe('the matmul kernel on several threads', () => {
     // every other matrix of a (8, 96, 64) tensor: strideA = 2 matrices
     const a = filledTensor([8, 96, 64], 7);
     const b = filledTensor([1, 64, 512], 8);
-    const strided = await bothWays(() => stridedMatMul(a, b, { batch: 4, m: 96, k: 64, n: 512, strideA: 2 * 96 * 64, strideB: 0 }));
+    const strided = await bothWays(() =>
+      stridedMatMul(a, b, { batch: 4, m: 96, k: 64, n: 512, strideA: 2 * 96 * 64, strideB: 0 }),
+    );
     expect(strided.split).toBe(0);
     expect(strided.many).toEqual(strided.one);
     tf.dispose([small, a, b]);
@@ -89,7 +128,12 @@ describe('the matmul kernel on several threads', () => {
     const a = filledTensor([256, 1024], 9) as tf.Tensor2D;
     const b = filledTensor([1024, 2048], 10) as tf.Tensor2D;
     // matMul2d sends a B this large to XNNPACK; the kernel itself takes any size
-    const { one, many, split } = await bothWays(() => tf.reshape(stridedMatMul(a, b, { batch: 1, m: 256, k: 1024, n: 2048, strideA: 0, strideB: 0 }), [256, 2048]));
+    const { one, many, split } = await bothWays(() =>
+      tf.reshape(
+        stridedMatMul(a, b, { batch: 1, m: 256, k: 1024, n: 2048, strideA: 0, strideB: 0 }),
+        [256, 2048],
+      ),
+    );
     expect(split).toBe(1);
     expect(many).toEqual(one);
     tf.dispose([a, b]);
@@ -98,14 +142,24 @@ describe('the matmul kernel on several threads', () => {
   it('gives a training gradient the same bits as one thread, and leaves no tensors behind', async () => {
     const model = CausalLM.fromWeights(config, randomWeights(config, 3), { kind: 'full' });
     const list = [...model.trainableVariables().values()];
-    const ids = Array.from({ length: 4 }, (_, r) => Array.from({ length: 65 }, (_, t) => (r * 31 + t * 7) % 300));
+    const ids = Array.from({ length: 4 }, (_, r) =>
+      Array.from({ length: 65 }, (_, t) => (r * 31 + t * 7) % 300),
+    );
     const gradient = () => {
-      const { value, grads } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar, list);
-      const flat = tf.concat([value.reshape([1]), ...list.map((v) => grads[v.name]!.reshape([-1]))]);
+      const { value, grads } = tf.variableGrads(
+        () => tf.neg(tf.mean(tokenLogprobs(model, ids, { temperature: 1 }))) as tf.Scalar,
+        list,
+      );
+      const flat = tf.concat([
+        value.reshape([1]),
+        ...list.map((v) => grads[v.name]!.reshape([-1])),
+      ]);
       tf.dispose([value, ...Object.values(grads)]);
       return flat;
     };
-    tf.tidy(() => { gradient(); }); // warm up (transposed weight copies, kernels)
+    tf.tidy(() => {
+      gradient();
+    }); // warm up (transposed weight copies, kernels)
     const before = tf.memory().numTensors;
     const pairs = kernelCounts.pairedProducts;
     const { one, many, split } = await bothWays(gradient);
@@ -118,7 +172,14 @@ describe('the matmul kernel on several threads', () => {
 
   // decoding's products: rows 1-3 (4-column tiles) and 4+ (2-column tiles), widths that split
   // unevenly and leave tails, the output head's width
-  it.each([[1, 256, 256], [3, 256, 250], [8, 256, 768], [8, 768, 257], [18, 128, 2000], [63, 160, 199]])('splits the columns of decoding\'s %i x %i @ (%i x K)^T: the same bits', async (m, k, n) => {
+  it.each([
+    [1, 256, 256],
+    [3, 256, 250],
+    [8, 256, 768],
+    [8, 768, 257],
+    [18, 128, 2000],
+    [63, 160, 199],
+  ])("splits the columns of decoding's %i x %i @ (%i x K)^T: the same bits", async (m, k, n) => {
     expect(m * k * n).toBeGreaterThanOrEqual(MIN_THREADED_DOT_MACS);
     const a = filledTensor([m, k], 11) as tf.Tensor2D;
     const w = tf.variable(filledTensor([k, n], 12)) as tf.Variable<tf.Rank.R2>;
@@ -128,7 +189,8 @@ describe('the matmul kernel on several threads', () => {
       expect(many).toEqual(one);
       const want = tf.tidy(() => tf.matMul(a, w).dataSync());
       const got = new Float32Array(Uint32Array.from(many).buffer);
-      for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
+      for (let i = 0; i < want.length; i++)
+        expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[i]!)));
     }
     tf.dispose([a, w]);
   });
@@ -146,7 +208,8 @@ describe('the matmul kernel on several threads', () => {
   it('samples the same tokens with the helpers as without', async () => {
     const model = CausalLM.fromWeights(config, randomWeights(config, 4));
     const prompts = [[1, 2, 3], [4, 5, 6, 7, 8, 9], [10], [11, 12, 13, 14, 15, 16, 17, 18]];
-    const sample = () => generate(model, prompts, { maxNewTokens: 24, temperature: 1, seed: 5, eosIds: [] });
+    const sample = () =>
+      generate(model, prompts, { maxNewTokens: 24, temperature: 1, seed: 5, eosIds: [] });
     await useMatmulThreads(0);
     const alone = await sample();
     expect(await useMatmulThreads(1)).toBe(2);
@@ -167,7 +230,18 @@ describe('the matmul kernel on several threads', () => {
     const products: [string, () => tf.Tensor][] = [
       ['rows', () => matMul2d(a, b)],
       ['transposed A', () => matMulTransposeA(at, b)],
-      ['batch', () => stridedMatMul(batchA, batchB, { batch: 7, m: 96, k: 64, n: 96, strideA: 96 * 64, strideB: 64 * 96 })],
+      [
+        'batch',
+        () =>
+          stridedMatMul(batchA, batchB, {
+            batch: 7,
+            m: 96,
+            k: 64,
+            n: 96,
+            strideA: 96 * 64,
+            strideB: 64 * 96,
+          }),
+      ],
       ['dot', () => matMul2d(x, w)],
     ];
     for (const [name, product] of products) {
@@ -183,8 +257,11 @@ describe('the matmul kernel on several threads', () => {
       const elapsed = performance.now() - start;
       holdMatmulHelpers(false);
       expect(kernelCounts.splitProducts, name).toBe(split + 1);
-      // the helpers' share: 4 blocks per helper for large products (7 matrices: one each for the 4 left), 1 for dot products
-      expect(kernelCounts.takenOver - taken, name).toBe(name === 'dot' ? 2 : name === 'batch' ? 4 : 8);
+      // the helpers' share: 4 blocks per helper for large products (7 matrices: one each for the 4
+      // left), 1 for dot products
+      expect(kernelCounts.takenOver - taken, name).toBe(
+        name === 'dot' ? 2 : name === 'batch' ? 4 : 8,
+      );
       expect(held, name).toEqual(one);
       expect(elapsed, name).toBeLessThan(5_000); // nowhere near the 60 s a helper gets before the pool gives up
       expect(result(), name).toEqual(one); // released: the helpers take blocks again
@@ -192,14 +269,20 @@ describe('the matmul kernel on several threads', () => {
     tf.dispose([a, b, at, batchA, batchB, x, w]);
   });
 
-  it('runs a backward pass\'s two products one per thread, with the bits of each alone; held helpers, the caller runs both', async () => {
+  it("runs a backward pass's two products one per thread, with the bits of each alone; held helpers, the caller runs both", async () => {
     const dy = filledTensor([260, 200], 22) as tf.Tensor2D;
     const x = filledTensor([260, 301], 24) as tf.Tensor2D; // dw = x^T dy (301 x 200, or 301 x 1100)
     // w (301, 200) as stored, dx = dy w^T (260 x 301) by the NT kernel; and w (301, 1100) past
     // NT_MAX_K, multiplied as a transposed copy
-    for (const [w, dyOf] of [[filledTensor([301, 200], 23), dy], [filledTensor([301, 1100], 26), filledTensor([260, 1100], 27)]] as [tf.Tensor2D, tf.Tensor2D][]) {
+    for (const [w, dyOf] of [
+      [filledTensor([301, 200], 23), dy],
+      [filledTensor([301, 1100], 26), filledTensor([260, 1100], 27)],
+    ] as [tf.Tensor2D, tf.Tensor2D][]) {
       await useMatmulThreads(0);
-      const alone = tf.tidy(() => [bits(matMul2d(dyOf, tf.transpose(w))), bits(matMulTransposeA(x, dyOf))]);
+      const alone = tf.tidy(() => [
+        bits(matMul2d(dyOf, tf.transpose(w))),
+        bits(matMulTransposeA(x, dyOf)),
+      ]);
       expect(tf.tidy(() => productsBeside(dyOf, w, x, dyOf).map(bits))).toEqual(alone); // one thread: the two in turn
       expect(await useMatmulThreads(1)).toBe(2);
       for (const held of [false, true]) {

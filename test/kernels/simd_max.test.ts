@@ -9,20 +9,35 @@ import { simdMaxModule } from '../../src/kernels/simd_max.ts';
 import { filled } from '../helpers/numbers.ts';
 import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 
-describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
+describe("SIMD row maximum in front of tfjs-wasm's Max", () => {
   beforeAll(async () => {
     await tf.setBackend('wasm');
     expect(simdMatMulActive()).toBe(true); // installs the overrides
   });
-  afterEach(() => { setSwitches({ tfjsWasmOverrides: true }); });
+  afterEach(() => {
+    setSwitches({ tfjsWasmOverrides: true });
+  });
 
   it('is a valid module', () => {
     expect(WebAssembly.validate(simdMaxModule())).toBe(true);
   });
 
   /** tf.max(x, axis, keepDims) with the overrides and without, and whether the kernel ran. */
-  function both(shape: number[], axis: number | number[], keepDims: boolean, values?: Float32Array) {
-    const x = tf.tensor(values ?? filled(shape.reduce((p, q) => p * q, 1), shape.length, { scale: 3, offset: -1 }), shape);
+  function both(
+    shape: number[],
+    axis: number | number[],
+    keepDims: boolean,
+    values?: Float32Array,
+  ) {
+    const x = tf.tensor(
+      values ??
+        filled(
+          shape.reduce((p, q) => p * q, 1),
+          shape.length,
+          { scale: 3, offset: -1 },
+        ),
+      shape,
+    );
     const run = (on: boolean) => {
       setSwitches({ tfjsWasmOverrides: on });
       const y = tf.max(x, axis, keepDims);
@@ -39,12 +54,22 @@ describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
   }
 
   // columns 1-3 (tail only), 4, 5-7, many; keepDims both ways; a negative axis
-  it.each([[[3, 1], -1, false], [[2, 3], 1, false], [[5, 4], 1, true], [[2, 3, 7], 2, false], [[512, 2000], -1, false], [[4, 129], 1, true], [[9], 0, false]] as const)(
-    '%j over axis %j (keepDims %s): the numbers of tfjs-wasm\'s Max', (shape, axis, keepDims) => {
+  it.each([
+    [[3, 1], -1, false],
+    [[2, 3], 1, false],
+    [[5, 4], 1, true],
+    [[2, 3, 7], 2, false],
+    [[512, 2000], -1, false],
+    [[4, 129], 1, true],
+    [[9], 0, false],
+  ] as const)(
+    "%j over axis %j (keepDims %s): the numbers of tfjs-wasm's Max",
+    (shape, axis, keepDims) => {
       const { simd, tfjs, used } = both([...shape], axis, keepDims);
       expect(used).toBe(true);
       expect(simd).toEqual(tfjs);
-    });
+    },
+  );
 
   it('finds a largest number in any lane or the tail, and -Infinity rows; NaN in a row gives NaN', () => {
     const values = Float32Array.from({ length: 7 * 7 }, () => -5);
@@ -65,7 +90,14 @@ describe('SIMD row maximum in front of tfjs-wasm\'s Max', () => {
   it('leaves other axes, several axes and int32 to tfjs-wasm', () => {
     expect(both([3, 5], 0, false).used).toBe(false);
     expect(both([2, 3, 4], [1, 2], false).used).toBe(false);
-    const x = tf.tensor2d([[1, 5], [7, 2]], [2, 2], 'int32');
+    const x = tf.tensor2d(
+      [
+        [1, 5],
+        [7, 2],
+      ],
+      [2, 2],
+      'int32',
+    );
     const count = kernelCounts.simdMaxes;
     expect([...tf.max(x, 1).dataSync()]).toEqual([5, 7]);
     expect(kernelCounts.simdMaxes).toBe(count);

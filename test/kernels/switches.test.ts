@@ -1,5 +1,6 @@
 // The fast paths' switches (switches.ts): all on by default; setSwitches hands back what it
-// changed, so a caller restores it; withSwitches restores after a return, a throw or a settled promise.
+// changed, so a caller restores it; withSwitches restores after a return, a throw or a settled
+// promise.
 import { describe, expect, it } from 'vitest';
 import { setSwitches, switches, withSwitches } from '../../src/kernels/switches.ts';
 
@@ -11,7 +12,11 @@ describe('kernel switches', () => {
   it('setSwitches returns the previous values of the keys it changed', () => {
     const previous = setSwitches({ simdSoftmax: false, loraOp: false });
     expect(previous).toEqual({ simdSoftmax: true, loraOp: true });
-    expect([switches.simdSoftmax, switches.loraOp, switches.simdMatMul]).toEqual([false, false, true]);
+    expect([switches.simdSoftmax, switches.loraOp, switches.simdMatMul]).toEqual([
+      false,
+      false,
+      true,
+    ]);
     setSwitches(previous);
     expect([switches.simdSoftmax, switches.loraOp]).toEqual([true, true]);
     expect(() => setSwitches({ noSuchSwitch: false } as never)).toThrow(/noSuchSwitch/);
@@ -20,13 +25,24 @@ describe('kernel switches', () => {
   it('withSwitches restores after a return, a throw and an async function', async () => {
     expect(withSwitches({ simdRope: false }, () => switches.simdRope)).toBe(false);
     expect(switches.simdRope).toBe(true);
-    expect(() => withSwitches({ simdRope: false }, () => { throw new Error('inside'); })).toThrow('inside');
+    expect(() =>
+      withSwitches({ simdRope: false }, () => {
+        throw new Error('inside');
+      }),
+    ).toThrow('inside');
     expect(switches.simdRope).toBe(true);
-    const pending = withSwitches({ simdRope: false }, async () => { await Promise.resolve(); return switches.simdRope; });
+    const pending = withSwitches({ simdRope: false }, async () => {
+      await Promise.resolve();
+      return switches.simdRope;
+    });
     expect(switches.simdRope).toBe(false); // still off while the function runs
     expect(await pending).toBe(false);
     expect(switches.simdRope).toBe(true);
-    await expect(withSwitches({ simdRope: false }, async () => { throw new Error('later'); })).rejects.toThrow('later');
+    await expect(
+      withSwitches({ simdRope: false }, async () => {
+        throw new Error('later');
+      }),
+    ).rejects.toThrow('later');
     expect(switches.simdRope).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
-// The tfjs-wasm kernel replacements of tfjs_wasm_overrides.ts against tfjs-wasm's own kernels (turned
-// back on with setSwitches({ tfjsWasmOverrides: false })) and the cpu backend: Identity and same-dtype Cast share
-// data and nothing else changes; GatherV2 gives the same numbers on every axis and shape, and
-// the same error for an index out of range.
+// The tfjs-wasm kernel replacements of tfjs_wasm_overrides.ts against tfjs-wasm's own kernels
+// (turned back on with setSwitches({ tfjsWasmOverrides: false })) and the cpu backend: Identity and
+// same-dtype Cast share data and nothing else changes; GatherV2 gives the same numbers on every
+// axis and shape, and the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,9 @@ describe('tfjs-wasm kernel replacements', () => {
     await tf.setBackend('wasm');
     expect(simdMatMulActive()).toBe(true); // installs them
   });
-  afterAll(() => { setSwitches({ tfjsWasmOverrides: true }); });
+  afterAll(() => {
+    setSwitches({ tfjsWasmOverrides: true });
+  });
 
   it('clone and cast to the same dtype make no copy; a real cast still converts; data outlives the original', () => {
     for (const on of [true, false]) {
@@ -47,16 +49,28 @@ describe('tfjs-wasm kernel replacements', () => {
     const results = async (backend: string, on: boolean) => {
       await tf.setBackend(backend);
       setSwitches({ tfjsWasmOverrides: on });
-      return cases.map(([shape, axis, indexShape, ids]) => tf.tidy(() => {
-        const x = tf.tensor(filled(shape.reduce((a, b) => a * b, 1), shape.length), shape);
-        const out = tf.gather(x, tf.tensor(ids, indexShape, 'int32'), axis);
-        return { shape: out.shape, values: Array.from(out.dataSync()) };
-      }));
+      return cases.map(([shape, axis, indexShape, ids]) =>
+        tf.tidy(() => {
+          const x = tf.tensor(
+            filled(
+              shape.reduce((a, b) => a * b, 1),
+              shape.length,
+            ),
+            shape,
+          );
+          const out = tf.gather(x, tf.tensor(ids, indexShape, 'int32'), axis);
+          return { shape: out.shape, values: Array.from(out.dataSync()) };
+        }),
+      );
     };
     const ours = await results('wasm', true);
     expect(ours).toEqual(await results('wasm', false));
     expect(ours).toEqual(await results('cpu', true));
-    expect(ours[1]!.values.slice(0, 3)).toEqual([filled(30, 2)[4], filled(30, 2)[0], filled(30, 2)[4]]); // row 0 of the columns case
+    expect(ours[1]!.values.slice(0, 3)).toEqual([
+      filled(30, 2)[4],
+      filled(30, 2)[0],
+      filled(30, 2)[4],
+    ]); // row 0 of the columns case
     await tf.setBackend('wasm');
     setSwitches({ tfjsWasmOverrides: true });
   });
@@ -65,14 +79,17 @@ describe('tfjs-wasm kernel replacements', () => {
     const x = tf.tensor2d(filled(6, 1), [2, 3]);
     for (const bad of [[0, 3], [-1]]) {
       const ids = tf.tensor1d(bad, 'int32');
-      expect(() => tf.gather(x, ids, 1)).toThrow(`GatherV2: the index value ${bad.at(-1)} is not in [0, 2]`);
+      expect(() => tf.gather(x, ids, 1)).toThrow(
+        `GatherV2: the index value ${bad.at(-1)} is not in [0, 2]`,
+      );
       ids.dispose();
     }
     x.dispose();
   });
 
   it('gradients through saved (cloned) tensors are unchanged', () => {
-    // (gather has no gradient on wasm: tfjs-wasm lacks UnsortedSegmentSum; ops.ts embedColumns has its own)
+    // (gather has no gradient on wasm: tfjs-wasm lacks UnsortedSegmentSum; ops.ts embedColumns has
+    // its own)
     const x = tf.tensor2d(filled(12, 3), [3, 4]);
     const f = (t: tf.Tensor) => tf.sum(tf.mul(tf.sigmoid(t), tf.square(tf.reverse(t, 0))));
     const gradients = (on: boolean) => {

@@ -18,13 +18,22 @@ import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
 
 // big enough that the projections but k and v take the dot-product kernel (k * n >= 16384)
 const config = parseModelConfig({
-  model_type: 'llama', vocab_size: 320, hidden_size: 128, intermediate_size: 256, num_hidden_layers: 2,
-  num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 256,
+  model_type: 'llama',
+  vocab_size: 320,
+  hidden_size: 128,
+  intermediate_size: 256,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  max_position_embeddings: 256,
 });
 const ids = Array.from({ length: 40 }, (_, t) => (t * 37 + 5) % 320);
 const prompts = Array.from({ length: 6 }, (_, b) => ids.slice(0, 3 + 2 * b));
 
-/** New values for the model's adapters (or, with `name`, the variable so named): as an optimizer step would assign. */
+/**
+ * New values for the model's adapters (or, with `name`, the variable so named): as an optimizer
+ * step would assign.
+ */
 function assignAll(model: CausalLM, seed: number, only?: (name: string) => boolean): void {
   let i = 0;
   for (const [name, variable] of model.trainableVariables()) {
@@ -52,7 +61,10 @@ describe('LoRA decoding on merged weights (wasm)', () => {
   beforeAll(async () => {
     await useBackend('wasm');
     copiesBefore = transposedWeightStats().copies;
-    model = CausalLM.fromWeights(config, randomWeights(config, 3), { kind: 'lora', lora: { ...defaultLoraConfig, seed: 2 } });
+    model = CausalLM.fromWeights(config, randomWeights(config, 3), {
+      kind: 'lora',
+      lora: { ...defaultLoraConfig, seed: 2 },
+    });
     assignAll(model, 10); // B starts at 0: give every adapter a say
   });
   afterAll(() => model.dispose());
@@ -62,15 +74,22 @@ describe('LoRA decoding on merged weights (wasm)', () => {
     const ops = logits(model, false);
     const copiesOps = transposedWeightStats().copies;
     const merged = logits(model, true);
-    // a merged copy per projection big enough for the kernel: all but k and v (128 x 64, grouped heads), which keep the ops
+    // a merged copy per projection big enough for the kernel: all but k and v (128 x 64, grouped
+    // heads), which keep the ops
     expect(transposedWeightStats().copies - copiesOps).toBe(5 * config.numLayers);
     expect(worst(merged, ops)).toBeLessThan(2e-5);
     // a prefill past the dot kernel's 128 rows takes the merged weights too
     const long = Array.from({ length: 200 }, (_, t) => (t * 11 + 3) % 320);
     const run = (on: boolean) => withSwitches({ mergedAdapters: on }, () => model.logits(long));
     expect(worst(run(true), run(false))).toBeLessThan(2e-5);
-    const profile = await tf.profile(() => { run(true); });
-    expect(profile.kernels.filter((k) => k.name === 'AgenticRlSimdMatMulT' && k.inputShapes[0]?.[0] === 200).length).toBe(5 * config.numLayers);
+    const profile = await tf.profile(() => {
+      run(true);
+    });
+    expect(
+      profile.kernels.filter(
+        (k) => k.name === 'AgenticRlSimdMatMulT' && k.inputShapes[0]?.[0] === 200,
+      ).length,
+    ).toBe(5 * config.numLayers);
     const base = model.withAdaptersDisabled(() => model.logits(ids));
     expect(worst(merged, base)).toBeGreaterThan(1e-2); // the adapters matter here
 
@@ -107,7 +126,10 @@ describe('LoRA decoding on merged weights (wasm)', () => {
   });
 
   it('leaks no tensors across decoding and updates, and its copies go with the model', async () => {
-    const other = CausalLM.fromWeights(config, randomWeights(config, 4), { kind: 'lora', lora: { ...defaultLoraConfig, seed: 3 } });
+    const other = CausalLM.fromWeights(config, randomWeights(config, 4), {
+      kind: 'lora',
+      lora: { ...defaultLoraConfig, seed: 3 },
+    });
     const copies = transposedWeightStats().copies;
     const step = async (seed: number) => {
       assignAll(other, seed);

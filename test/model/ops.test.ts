@@ -65,44 +65,69 @@ for (const backend of ['wasm', 'cpu'] as const) {
           const x = filledTensor([2, 3, 5, hd], hd, { scale: 3 });
           const cos = filledTensor([2, 1, 5, hd], 7, { scale: 3 });
           const sin = filledTensor([2, 1, 5, hd], 9, { scale: 3 });
-          const textbook = (input: tf.Tensor) => tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin));
+          const textbook = (input: tf.Tensor) =>
+            tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin));
           const ours = (input: tf.Tensor) => applyRope(input, cos, sin, rotation);
           expect(Array.from(ours(x).dataSync())).toEqual(Array.from(textbook(x).dataSync()));
           const weights = filledTensor(x.shape, 11, { scale: 3 }); // a loss that weighs every output differently
-          const gradOf = (f: (input: tf.Tensor) => tf.Tensor) => tf.grad((input: tf.Tensor) => tf.sum(tf.mul(f(input), weights)))(x);
+          const gradOf = (f: (input: tf.Tensor) => tf.Tensor) =>
+            tf.grad((input: tf.Tensor) => tf.sum(tf.mul(f(input), weights)))(x);
           // the same bits: each gradient number is one rounded product plus another, either way
           // (on wasm, the RoPE kernel with the table -[s2, s1]; these tables have s1 != s2)
-          expect(Array.from(gradOf(ours).dataSync())).toEqual(Array.from(gradOf(textbook).dataSync()));
+          expect(Array.from(gradOf(ours).dataSync())).toEqual(
+            Array.from(gradOf(textbook).dataSync()),
+          );
         });
       }
     });
 
     // hd 64: the SIMD kernel (and, turned off, its JavaScript loop); hd 12: halves of 6, the loop
-    it.each([[64, true], [64, false], [12, true]])('on wasm, RoPE (hd %i, SIMD %s) runs as one kernel with the same bits, under a gradient too (forward and backward)', async (hd, simd) => {
-      setSwitches({ simdRope: simd });
-      const x = filledTensor([3, 4, 2, hd], 1, { scale: 3 });
-      const cos = filledTensor([3, 1, 2, hd], 2, { scale: 3 });
-      const sin = filledTensor([3, 1, 2, hd], 3, { scale: 3 });
-      const rotation = rotateHalfMatrix(hd);
-      const names = async (f: () => tf.Tensor) => {
-        const { kernels, result } = await tf.profile(() => tf.tidy(f));
-        const resultBits = bits(result as tf.Tensor);
-        tf.dispose(result as tf.Tensor);
-        return { kernels: kernels.map((k) => k.name), bits: resultBits };
-      };
-      const decoding = await names(() => applyRope(x, cos, sin, rotation));
-      const textbook = await names(() => tf.add(tf.mul(x, cos), tf.mul(rotateHalfByConcat(x), sin)));
-      expect(decoding.bits).toEqual(textbook.bits);
-      expect(decoding.kernels.includes('AgenticRlRope')).toBe(backend === 'wasm');
-      const training = await names(() => tf.grad((input: tf.Tensor) => { expect(tf.engine().state.gradientDepth).toBeGreaterThan(0); return tf.sum(applyRope(input, cos, sin, rotation)); })(x));
-      const ropeCalls = training.kernels.filter((name) => name === 'AgenticRlRope').length;
-      expect(ropeCalls).toBe(backend === 'wasm' ? 2 : 0); // forward and backward
-      expect(training.kernels.includes('BatchMatMul') || training.kernels.includes('AgenticRlSimdStridedMatMul')).toBe(backend !== 'wasm');
-      const textbookGrad = await names(() => tf.grad((input: tf.Tensor) => tf.sum(tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin))))(x));
-      expect(training.bits).toEqual(textbookGrad.bits);
-      tf.dispose([x, cos, sin, rotation]);
-      setSwitches({ simdRope: true });
-    });
+    it.each([
+      [64, true],
+      [64, false],
+      [12, true],
+    ])(
+      'on wasm, RoPE (hd %i, SIMD %s) runs as one kernel with the same bits, under a gradient too (forward and backward)',
+      async (hd, simd) => {
+        setSwitches({ simdRope: simd });
+        const x = filledTensor([3, 4, 2, hd], 1, { scale: 3 });
+        const cos = filledTensor([3, 1, 2, hd], 2, { scale: 3 });
+        const sin = filledTensor([3, 1, 2, hd], 3, { scale: 3 });
+        const rotation = rotateHalfMatrix(hd);
+        const names = async (f: () => tf.Tensor) => {
+          const { kernels, result } = await tf.profile(() => tf.tidy(f));
+          const resultBits = bits(result as tf.Tensor);
+          tf.dispose(result as tf.Tensor);
+          return { kernels: kernels.map((k) => k.name), bits: resultBits };
+        };
+        const decoding = await names(() => applyRope(x, cos, sin, rotation));
+        const textbook = await names(() =>
+          tf.add(tf.mul(x, cos), tf.mul(rotateHalfByConcat(x), sin)),
+        );
+        expect(decoding.bits).toEqual(textbook.bits);
+        expect(decoding.kernels.includes('AgenticRlRope')).toBe(backend === 'wasm');
+        const training = await names(() =>
+          tf.grad((input: tf.Tensor) => {
+            expect(tf.engine().state.gradientDepth).toBeGreaterThan(0);
+            return tf.sum(applyRope(input, cos, sin, rotation));
+          })(x),
+        );
+        const ropeCalls = training.kernels.filter((name) => name === 'AgenticRlRope').length;
+        expect(ropeCalls).toBe(backend === 'wasm' ? 2 : 0); // forward and backward
+        expect(
+          training.kernels.includes('BatchMatMul') ||
+            training.kernels.includes('AgenticRlSimdStridedMatMul'),
+        ).toBe(backend !== 'wasm');
+        const textbookGrad = await names(() =>
+          tf.grad((input: tf.Tensor) =>
+            tf.sum(tf.add(tf.mul(input, cos), tf.mul(rotateHalfByConcat(input), sin))),
+          )(x),
+        );
+        expect(training.bits).toEqual(textbookGrad.bits);
+        tf.dispose([x, cos, sin, rotation]);
+        setSwitches({ simdRope: true });
+      },
+    );
 
     it('the RoPE kernel is a valid module under 4 KB', () => {
       expect(WebAssembly.validate(simdRopeModule())).toBe(true);

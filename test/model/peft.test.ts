@@ -14,14 +14,36 @@ const files = {
   'adapter_config.json': new Uint8Array(readFileSync(`${fixture}/adapter_config.json`)),
   'adapter_model.safetensors': new Uint8Array(readFileSync(`${fixture}/adapter_model.safetensors`)),
 };
-const golden = JSON.parse(readFileSync(`${fixture}/golden.json`, 'utf8')) as { ids: number[]; logits: number[][] };
-const lora = (rank: number, alpha: number) => ({ kind: 'lora' as const, lora: { rank, alpha, dropout: 0, targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as ('q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj')[], seed: 0 } });
+const golden = JSON.parse(readFileSync(`${fixture}/golden.json`, 'utf8')) as {
+  ids: number[];
+  logits: number[][];
+};
+const lora = (rank: number, alpha: number) => ({
+  kind: 'lora' as const,
+  lora: {
+    rank,
+    alpha,
+    dropout: 0,
+    targetModules: [
+      'q_proj',
+      'k_proj',
+      'v_proj',
+      'o_proj',
+      'gate_proj',
+      'up_proj',
+      'down_proj',
+    ] as ('q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj')[],
+    seed: 0,
+  },
+});
 
 describe('PEFT adapters', () => {
   beforeAll(() => useBackend('wasm'));
 
   it('an imported PEFT adapter gives the logits of the PyTorch-merged model', async () => {
-    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), { training: lora(4, 8) });
+    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), {
+      training: lora(4, 8),
+    });
     const before = model.logits(golden.ids);
     importPeftAdapter(model, files);
     const rows = model.logits(golden.ids);
@@ -32,7 +54,9 @@ describe('PEFT adapters', () => {
   });
 
   it('export writes the same tensors under the same names, and a config PEFT reads', async () => {
-    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), { training: lora(4, 8) });
+    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), {
+      training: lora(4, 8),
+    });
     importPeftAdapter(model, files);
     const exported = await exportPeftAdapter(model, 'tiny-llama');
     const ours = parseSafetensors(exported['adapter_model.safetensors']!);
@@ -42,15 +66,30 @@ describe('PEFT adapters', () => {
       expect(ours.entries.get(name)!.shape).toEqual(theirs.entries.get(name)!.shape);
       expect(maxAbsDiff(ours.float32(name), theirs.float32(name))).toBe(0);
     }
-    const config = JSON.parse(new TextDecoder().decode(exported['adapter_config.json']!)) as Record<string, unknown>;
-    expect(config).toMatchObject({ peft_type: 'LORA', task_type: 'CAUSAL_LM', r: 4, lora_alpha: 8, base_model_name_or_path: 'tiny-llama' });
+    const config = JSON.parse(new TextDecoder().decode(exported['adapter_config.json']!)) as Record<
+      string,
+      unknown
+    >;
+    expect(config).toMatchObject({
+      peft_type: 'LORA',
+      task_type: 'CAUSAL_LM',
+      r: 4,
+      lora_alpha: 8,
+      base_model_name_or_path: 'tiny-llama',
+    });
     model.dispose();
   });
 
   it('refuses an adapter whose rank differs from the run, saying what to set', async () => {
-    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), { training: lora(8, 16) });
-    expect(() => importPeftAdapter(model, files)).toThrow(/r=4, lora_alpha=8 but this run uses r=8.*Fix: set loraRank/);
-    expect(() => importPeftAdapter(model, { 'adapter_config.json': files['adapter_config.json'] })).toThrow(/adapter_model.safetensors/);
+    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), {
+      training: lora(8, 16),
+    });
+    expect(() => importPeftAdapter(model, files)).toThrow(
+      /r=4, lora_alpha=8 but this run uses r=8.*Fix: set loraRank/,
+    );
+    expect(() =>
+      importPeftAdapter(model, { 'adapter_config.json': files['adapter_config.json'] }),
+    ).toThrow(/adapter_model.safetensors/);
     model.dispose();
   });
 });

@@ -13,7 +13,9 @@ import { loadFixture, useBackend } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
 
 const entry = (ids: number[], width = 2): PrefixEntry => ({
-  ids, keys: [tf.zeros([1, 1, ids.length, width])], values: [tf.zeros([1, 1, ids.length, width])],
+  ids,
+  keys: [tf.zeros([1, 1, ids.length, width])],
+  values: [tf.zeros([1, 1, ids.length, width])],
 });
 
 describe('PrefixCache', () => {
@@ -56,21 +58,39 @@ describe('PrefixCache', () => {
 describe('KvCache.extract', () => {
   beforeAll(() => useBackend('wasm'));
 
-  it('gives a row\'s keys and values at the ranges asked, the same from an in-place cache as from a concatenating one', () => {
+  it("gives a row's keys and values at the ranges asked, the same from an in-place cache as from a concatenating one", () => {
     const [B, Hkv, hd, layers] = [3, 2, 4, 2];
-    const caches = [new KvCache(layers, { inPlace: true }), new KvCache(layers, { inPlace: false })];
+    const caches = [
+      new KvCache(layers, { inPlace: true }),
+      new KvCache(layers, { inPlace: false }),
+    ];
     const before = tf.memory().numTensors;
     // two writes (50 slots, then 20): the in-place storage grows to 128 slots, 70 of them filled
-    for (const [step, T] of [[0, 50], [1, 20]] as const) {
+    for (const [step, T] of [
+      [0, 50],
+      [1, 20],
+    ] as const) {
       for (let layer = 0; layer < layers; layer++) {
-        const key = tf.tidy(() => tf.add(tf.range(0, B * Hkv * T * hd).reshape([B, Hkv, T, hd]), 1000 * (10 * step + layer)));
+        const key = tf.tidy(() =>
+          tf.add(
+            tf.range(0, B * Hkv * T * hd).reshape([B, Hkv, T, hd]),
+            1000 * (10 * step + layer),
+          ),
+        );
         const value = tf.tidy(() => tf.neg(key));
         caches[0]!.write(layer, key, value);
-        tf.tidy(() => { caches[1]!.append(layer, key.clone(), value.clone()); }); // it keeps what it returns (the first time, its input)
+        tf.tidy(() => {
+          caches[1]!.append(layer, key.clone(), value.clone());
+        }); // it keeps what it returns (the first time, its input)
         tf.dispose([key, value]);
       }
     }
-    const ranges: [number, number][] = [[3, 9], [9, 9], [40, 61], [69, 70]];
+    const ranges: [number, number][] = [
+      [3, 9],
+      [9, 9],
+      [40, 61],
+      [69, 70],
+    ];
     const [inPlace, concat] = caches.map((cache) => cache.extract(1, ranges));
     for (const part of ['keys', 'values'] as const) {
       inPlace![part].forEach((tensor, layer) => {
@@ -78,7 +98,8 @@ describe('KvCache.extract', () => {
         expect(Array.from(tensor.dataSync())).toEqual(Array.from(concat![part][layer]!.dataSync()));
       });
     }
-    // spot check against the numbers written: row 1, head 1, slot 40 (the second write's first rows start at 50)
+    // spot check against the numbers written: row 1, head 1, slot 40 (the second write's first rows
+    // start at 50)
     const want = 1000 * 0 + ((1 * Hkv + 1) * 50 + 40) * hd;
     expect(inPlace!.keys[0]!.dataSync()[(1 * 28 + 6) * hd]).toBe(want);
     tf.dispose([...inPlace!.keys, ...inPlace!.values, ...concat!.keys, ...concat!.values]);
@@ -102,8 +123,17 @@ describe('generate from cached prefixes (wasm)', () => {
     it(`a second turn from cached prefixes samples as from whole prompts (${inPlaceCache ? 'in-place' : 'concatenating'} cache)`, async () => {
       const before = tf.memory().numTensors;
       const cache = new PrefixCache();
-      const first = [[257, 72, 105, 33], [257, 10]];
-      const options = { maxNewTokens: 5, temperature: 0, eosIds: [] as number[], prefillChunk: 3, inPlaceCache };
+      const first = [
+        [257, 72, 105, 33],
+        [257, 10],
+      ];
+      const options = {
+        maxNewTokens: 5,
+        temperature: 0,
+        eosIds: [] as number[],
+        prefillChunk: 3,
+        inPlaceCache,
+      };
       const turn1 = await generate(model, first, { ...options, prefixCache: cache });
       expect(cache.size).toBe(2);
       const second = [
@@ -115,12 +145,23 @@ describe('generate from cached prefixes (wasm)', () => {
       expect(cache.reusedTokens).toBe(first[0]!.length + 4 + first[1]!.length + 4); // each prompt and all its output but the last token
       const whole = await generate(model, second, options);
       expect(cached.ids).toEqual(whole.ids);
-      cached.logprobs.forEach((row, i) => expect(maxAbsDiff(row, whole.logprobs[i]!)).toBeLessThan(1e-4));
+      cached.logprobs.forEach((row, i) =>
+        expect(maxAbsDiff(row, whole.logprobs[i]!)).toBeLessThan(1e-4),
+      );
       // sampled, with the same streams: the same draws
       const streams = () => second.map((_, i) => new Rng(50 + i));
-      const again = await generate(model, second, { ...options, temperature: 1, prefixCache: cache, streams: streams() });
+      const again = await generate(model, second, {
+        ...options,
+        temperature: 1,
+        prefixCache: cache,
+        streams: streams(),
+      });
       expect(cache.reusedTokens).toBeGreaterThan(0);
-      const fresh = await generate(model, second, { ...options, temperature: 1, streams: streams() });
+      const fresh = await generate(model, second, {
+        ...options,
+        temperature: 1,
+        streams: streams(),
+      });
       expect(again.ids).toEqual(fresh.ids);
       cache.clear();
       expect(tf.memory().numTensors).toBe(before);
@@ -131,7 +172,14 @@ describe('generate from cached prefixes (wasm)', () => {
     const before = tf.memory().numTensors;
     const sampler = modelSampler(model);
     const options = { maxNewTokens: 4, temperature: 1, eosIds: [] as number[] };
-    await sampler.sample([[257, 72], [257, 10, 11]], [new Rng(1), new Rng(2)], options);
+    await sampler.sample(
+      [
+        [257, 72],
+        [257, 10, 11],
+      ],
+      [new Rng(1), new Rng(2)],
+      options,
+    );
     expect(sampler.prefixCache.size).toBe(2);
     expect(tf.memory().numTensors).toBeGreaterThan(before);
     sampler.release!();

@@ -4,13 +4,17 @@ import { Rng } from '../../src/model/rng.ts';
 describe('Rng (xoshiro128**)', () => {
   it('matches the reference sequence for state [1, 2, 3, 4]', () => {
     const rng = new Rng([1, 2, 3, 4]);
-    expect(Array.from({ length: 6 }, () => rng.nextUint32())).toEqual([11520, 0, 5927040, 70819200, 2031721883, 1637235492]);
+    expect(Array.from({ length: 6 }, () => rng.nextUint32())).toEqual([
+      11520, 0, 5927040, 70819200, 2031721883, 1637235492,
+    ]);
   });
 
   it('is reproducible from a seed and from a saved state', () => {
     const a = new Rng(42);
     const b = new Rng(42);
-    expect(Array.from({ length: 5 }, () => a.uniform())).toEqual(Array.from({ length: 5 }, () => b.uniform()));
+    expect(Array.from({ length: 5 }, () => a.uniform())).toEqual(
+      Array.from({ length: 5 }, () => b.uniform()),
+    );
     const saved = a.state();
     const next = a.uniform();
     expect(new Rng(saved).uniform()).toBe(next);

@@ -24,7 +24,8 @@ describe('KV cache and batched sampling (wasm)', () => {
   });
   afterAll(() => model.dispose());
 
-  it('cached decoding gives the full forward logits at every position', () => cachedMatchesFull(model));
+  it('cached decoding gives the full forward logits at every position', () =>
+    cachedMatchesFull(model));
 
   it('so does Qwen3 (q/k head norms before the cache, head width 16 != hidden / heads)', async () => {
     const qwen3 = await loadFixture('tiny-qwen3');
@@ -32,22 +33,31 @@ describe('KV cache and batched sampling (wasm)', () => {
     qwen3.dispose();
   });
 
-  /** Prefill 4 positions, then 3, then one token at a time: every position's logits as the full forward's. */
+  /**
+   * Prefill 4 positions, then 3, then one token at a time: every position's logits as the full
+   * forward's.
+   */
   function cachedMatchesFull(model: CausalLM): void {
     const ids = [257, 72, 105, 33, 258, 10, 287, 0, 200, 45, 46];
     const full = model.logits(ids);
     const cache = new KvCache(model.config.numLayers);
     // prefill 4 positions at once, then 3, then one token at a time
-    const pieces = [[0, 4], [4, 7], ...ids.slice(7).map((_, k) => [7 + k, 8 + k])] as [number, number][];
+    const pieces = [[0, 4], [4, 7], ...ids.slice(7).map((_, k) => [7 + k, 8 + k])] as [
+      number,
+      number,
+    ][];
     for (const [start, end] of pieces) {
       const T = end - start;
       const rows = tf.tidy(() => {
         const hidden = decoderForward(
           model,
           {
-            ids: Int32Array.from(ids.slice(start, end)), batch: 1, time: T,
+            ids: Int32Array.from(ids.slice(start, end)),
+            batch: 1,
+            time: T,
             positions: Array.from({ length: T }, (_, t) => start + t),
-            maskBias: maskBias(1, T, end, (_b, i, j) => j <= start + i), cache,
+            maskBias: maskBias(1, T, end, (_b, i, j) => j <= start + i),
+            cache,
           },
           model.forwardMode(false),
         );
@@ -56,7 +66,12 @@ describe('KV cache and batched sampling (wasm)', () => {
       const data = rows.dataSync() as Float32Array;
       rows.dispose();
       for (let t = 0; t < T; t++) {
-        expect(maxAbsDiff(data.subarray(t * model.config.vocabSize, (t + 1) * model.config.vocabSize), full[start + t]!)).toBeLessThan(1e-4);
+        expect(
+          maxAbsDiff(
+            data.subarray(t * model.config.vocabSize, (t + 1) * model.config.vocabSize),
+            full[start + t]!,
+          ),
+        ).toBeLessThan(1e-4);
       }
     }
     expect(cache.length).toBe(ids.length);
@@ -70,14 +85,30 @@ describe('KV cache and batched sampling (wasm)', () => {
     const before = tf.memory().numTensors;
     const run = (cache: KvCache, ids: number[], T: number, start: number, rowPad: number[]) => {
       const batch = ids.length / T;
-      const rows = tf.tidy(() => outputLogits(model.params, decoderForward(
-        model,
-        {
-          ids: Int32Array.from(ids), batch, time: T, positions: ids.map((_, n) => Math.max(0, start + (n % T) - rowPad[Math.floor(n / T)]!)),
-          maskBias: maskBias(batch, T, start + T, (b, i, j) => j <= start + i && j >= rowPad[b]!), cache,
-        },
-        model.forwardMode(false),
-      )));
+      const rows = tf.tidy(() =>
+        outputLogits(
+          model.params,
+          decoderForward(
+            model,
+            {
+              ids: Int32Array.from(ids),
+              batch,
+              time: T,
+              positions: ids.map((_, n) =>
+                Math.max(0, start + (n % T) - rowPad[Math.floor(n / T)]!),
+              ),
+              maskBias: maskBias(
+                batch,
+                T,
+                start + T,
+                (b, i, j) => j <= start + i && j >= rowPad[b]!,
+              ),
+              cache,
+            },
+            model.forwardMode(false),
+          ),
+        ),
+      );
       const data = rows.dataSync() as Float32Array;
       rows.dispose();
       for (const logit of data) scale = Math.max(scale, Math.abs(logit));
@@ -95,7 +126,10 @@ describe('KV cache and batched sampling (wasm)', () => {
         rowPad = [0, 2];
       }
       const ids = rowPad.map((_, b) => (step * 37 + b * 11) % model.config.vocabSize);
-      maxDiff = Math.max(maxDiff, maxAbsDiff(run(inPlace, ids, 1, 5 + step, rowPad), run(concat, ids, 1, 5 + step, rowPad)));
+      maxDiff = Math.max(
+        maxDiff,
+        maxAbsDiff(run(inPlace, ids, 1, 5 + step, rowPad), run(concat, ids, 1, 5 + step, rowPad)),
+      );
     }
     // the two caches' attention products sum in different orders: a few float32 ulps of the logits
     // (the largest ~38, where an ulp is 3.8e-6)
@@ -105,13 +139,25 @@ describe('KV cache and batched sampling (wasm)', () => {
     concat.dispose();
     expect(tf.memory().numTensors).toBe(before);
     // misuse is refused rather than mis-run
-    expect(() => tf.tidy(() => { concat.write(0, tf.zeros([1, 1, 1, 1]), tf.zeros([1, 1, 1, 1])); })).toThrow(/concatenates/);
-    expect(() => tf.tidy(() => { inPlace.append(0, tf.zeros([1, 1, 1, 1]), tf.zeros([1, 1, 1, 1])); })).toThrow(/in place/);
+    expect(() =>
+      tf.tidy(() => {
+        concat.write(0, tf.zeros([1, 1, 1, 1]), tf.zeros([1, 1, 1, 1]));
+      }),
+    ).toThrow(/concatenates/);
+    expect(() =>
+      tf.tidy(() => {
+        inPlace.append(0, tf.zeros([1, 1, 1, 1]), tf.zeros([1, 1, 1, 1]));
+      }),
+    ).toThrow(/in place/);
   });
 
   it('greedy tokens and their log-probs equal a full forward pass at every step', async () => {
     const prompt = [257, 72, 105, 33];
-    const { ids, logprobs } = await generate(model, [prompt], { maxNewTokens: 8, temperature: 0, eosIds: [] });
+    const { ids, logprobs } = await generate(model, [prompt], {
+      maxNewTokens: 8,
+      temperature: 0,
+      eosIds: [],
+    });
     expect(ids[0]).toHaveLength(8);
     ids[0]!.forEach((token, k) => {
       const row = model.logits([...prompt, ...ids[0]!.slice(0, k)]).at(-1)!;
@@ -122,7 +168,11 @@ describe('KV cache and batched sampling (wasm)', () => {
   });
 
   it('a batch of prompts of different lengths equals each prompt alone', async () => {
-    const prompts = [[257, 10], [257, 72, 105, 33, 258, 10, 287], [1, 2, 3, 4, 5]];
+    const prompts = [
+      [257, 10],
+      [257, 72, 105, 33, 258, 10, 287],
+      [1, 2, 3, 4, 5],
+    ];
     const options = { maxNewTokens: 6, temperature: 0, eosIds: [] as number[], prefillChunk: 3 };
     const batched = await generate(model, prompts, options);
     for (let i = 0; i < prompts.length; i++) {
@@ -133,17 +183,26 @@ describe('KV cache and batched sampling (wasm)', () => {
   });
 
   it('identical prompts prefilled once (a GRPO group) sample as if each had been prefilled alone', async () => {
-    // rows 0, 2, 3 share a prompt and rows 1, 4 another, interleaved, with a prompt of another length
+    // rows 0, 2, 3 share a prompt and rows 1, 4 another, interleaved, with a prompt of another
+    // length
     const a = [257, 72, 105, 33];
     const b = [257, 10];
     const prompts = [a, b, a, [...a], b, [1, 2, 3, 4, 5, 6]];
-    const options = { maxNewTokens: 8, temperature: 1, seed: 4, eosIds: [] as number[], prefillChunk: 3 };
+    const options = {
+      maxNewTokens: 8,
+      temperature: 1,
+      seed: 4,
+      eosIds: [] as number[],
+      prefillChunk: 3,
+    };
     const before = tf.memory().numTensors;
     const shared = await generate(model, prompts, options);
     expect(tf.memory().numTensors).toBe(before);
     const separate = await generate(model, prompts, { ...options, sharePrefill: false });
     expect(shared.ids).toEqual(separate.ids);
-    shared.logprobs.forEach((row, i) => expect(maxAbsDiff(row, separate.logprobs[i]!)).toBeLessThan(1e-5));
+    shared.logprobs.forEach((row, i) =>
+      expect(maxAbsDiff(row, separate.logprobs[i]!)).toBeLessThan(1e-5),
+    );
     // each copy samples from its own stream, so a group's members differ
     expect(new Set([0, 2, 3].map((i) => shared.ids[i]!.join())).size).toBeGreaterThan(1);
   });
@@ -151,7 +210,12 @@ describe('KV cache and batched sampling (wasm)', () => {
   it('sampled log-probs are those of the sampled tokens at the sampling temperature', async () => {
     const prompt = [257, 72, 105];
     const temperature = 0.7;
-    const { ids, logprobs } = await generate(model, [prompt], { maxNewTokens: 5, temperature, seed: 3, eosIds: [] });
+    const { ids, logprobs } = await generate(model, [prompt], {
+      maxNewTokens: 5,
+      temperature,
+      seed: 3,
+      eosIds: [],
+    });
     ids[0]!.forEach((token, k) => {
       const row = model.logits([...prompt, ...ids[0]!.slice(0, k)]).at(-1)!;
       const reference = logSoftmax(row.map((z) => z / temperature));
@@ -160,7 +224,10 @@ describe('KV cache and batched sampling (wasm)', () => {
   });
 
   it('the same seed gives the same tokens, another seed other tokens', async () => {
-    const prompts = [[257, 72], [257, 105, 33]];
+    const prompts = [
+      [257, 72],
+      [257, 105, 33],
+    ];
     const options = { maxNewTokens: 12, temperature: 1, eosIds: [] as number[] };
     const first = await generate(model, prompts, { ...options, seed: 11 });
     const again = await generate(model, prompts, { ...options, seed: 11 });
@@ -169,11 +236,17 @@ describe('KV cache and batched sampling (wasm)', () => {
     expect(other.ids).not.toEqual(first.ids);
     // a caller's Rng advances, so two calls with one Rng differ
     const rng = new Rng(5);
-    expect((await generate(model, prompts, { ...options, rng })).ids).not.toEqual((await generate(model, prompts, { ...options, rng })).ids);
+    expect((await generate(model, prompts, { ...options, rng })).ids).not.toEqual(
+      (await generate(model, prompts, { ...options, rng })).ids,
+    );
   });
 
   it('each sequence stops on its own: eos, stop test, or length', async () => {
-    const prompts = [[257, 72], [257, 105, 33], [1, 2, 3]];
+    const prompts = [
+      [257, 72],
+      [257, 105, 33],
+      [1, 2, 3],
+    ];
     const greedy = await generate(model, prompts, { maxNewTokens: 6, temperature: 0, eosIds: [] });
     const eosToken = greedy.ids[0]![2]!; // sequence 0 produces this token third
     const stopped = await generate(model, prompts, {
@@ -191,19 +264,30 @@ describe('KV cache and batched sampling (wasm)', () => {
     }
     // sequences that never meet a stop keep decoding correctly after others left the batch
     const firstEos2 = greedy.ids[2]!.indexOf(eosToken);
-    expect(stopped.ids[2]).toEqual(firstEos2 === -1 ? greedy.ids[2] : greedy.ids[2]!.slice(0, firstEos2 + 1));
+    expect(stopped.ids[2]).toEqual(
+      firstEos2 === -1 ? greedy.ids[2] : greedy.ids[2]!.slice(0, firstEos2 + 1),
+    );
     expect(stopped.finishReasons[2]).toBe(firstEos2 === -1 ? 'length' : 'eos');
   });
 
   it('leaves no tensors behind', async () => {
     await generate(model, [[257, 72]], { maxNewTokens: 2, temperature: 1 });
     const before = tf.memory().numTensors;
-    await generate(model, [[257, 72], [1, 2, 3, 4]], { maxNewTokens: 5, temperature: 1, shouldStop: (i, g) => i === 0 && g.length === 2 });
+    await generate(
+      model,
+      [
+        [257, 72],
+        [1, 2, 3, 4],
+      ],
+      { maxNewTokens: 5, temperature: 1, shouldStop: (i, g) => i === 0 && g.length === 2 },
+    );
     expect(tf.memory().numTensors).toBe(before);
   });
 
   it('refuses ids outside the vocabulary with a clear message', async () => {
-    await expect(generate(model, [[1, 999]], { maxNewTokens: 1, temperature: 1 })).rejects.toThrow(/token id 999 outside the vocabulary/);
+    await expect(generate(model, [[1, 999]], { maxNewTokens: 1, temperature: 1 })).rejects.toThrow(
+      /token id 999 outside the vocabulary/,
+    );
   });
 });
 
@@ -215,7 +299,9 @@ describe('sampleToken', () => {
     for (let i = 0; i < 4000; i++) counts[sampleToken(logits, 0, 2, 1, rng).id]!++;
     expect(counts[1]! / 4000).toBeGreaterThan(0.72);
     expect(counts[1]! / 4000).toBeLessThan(0.78);
-    expect(sampleToken(logits, 0, 2, 1, new Rng(1)).logprob).toBeOneOf([Math.log(0.25), Math.log(0.75)].map((x) => expect.closeTo(x, 6)));
+    expect(sampleToken(logits, 0, 2, 1, new Rng(1)).logprob).toBeOneOf(
+      [Math.log(0.25), Math.log(0.75)].map((x) => expect.closeTo(x, 6)),
+    );
     // temperature 0.5 squares the odds: 1/10 and 9/10
     const greedy = sampleToken(logits, 0, 2, 0, rng);
     expect(greedy.id).toBe(1);

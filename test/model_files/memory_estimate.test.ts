@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import {
-  countLoraParameters, countParameters, estimateFromSource, estimateMemory, formatBytes, memoryBudget, memoryVerdict,
+  countLoraParameters,
+  countParameters,
+  estimateFromSource,
+  estimateMemory,
+  formatBytes,
+  memoryBudget,
+  memoryVerdict,
 } from '../../src/model_files/memory_estimate.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 
@@ -15,21 +21,60 @@ const fixtures = join(import.meta.dirname, '..', 'fixtures', 'models');
 function safetensorsParameters(path: string): number {
   const bytes = readFileSync(path);
   const headerLength = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8')) as Record<string, { shape?: number[] }>;
-  return Object.entries(header).filter(([name]) => name !== '__metadata__')
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8')) as Record<
+    string,
+    { shape?: number[] }
+  >;
+  return Object.entries(header)
+    .filter(([name]) => name !== '__metadata__')
     .reduce((sum, [, tensor]) => sum + (tensor.shape ?? []).reduce((a, b) => a * b, 1), 0);
 }
 
 // Public config.json values of the hub presets (hidden sizes, heads, vocab; all tie embeddings).
-const smollm135 = { model_type: 'llama', vocab_size: 49152, hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30, num_attention_heads: 9, num_key_value_heads: 3, tie_word_embeddings: true, torch_dtype: 'bfloat16' };
-const smollm360 = { model_type: 'llama', vocab_size: 49152, hidden_size: 960, intermediate_size: 2560, num_hidden_layers: 32, num_attention_heads: 15, num_key_value_heads: 5, tie_word_embeddings: true };
-const qwen05 = { model_type: 'qwen2', vocab_size: 151936, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, tie_word_embeddings: true };
+const smollm135 = {
+  model_type: 'llama',
+  vocab_size: 49152,
+  hidden_size: 576,
+  intermediate_size: 1536,
+  num_hidden_layers: 30,
+  num_attention_heads: 9,
+  num_key_value_heads: 3,
+  tie_word_embeddings: true,
+  torch_dtype: 'bfloat16',
+};
+const smollm360 = {
+  model_type: 'llama',
+  vocab_size: 49152,
+  hidden_size: 960,
+  intermediate_size: 2560,
+  num_hidden_layers: 32,
+  num_attention_heads: 15,
+  num_key_value_heads: 5,
+  tie_word_embeddings: true,
+};
+const qwen05 = {
+  model_type: 'qwen2',
+  vocab_size: 151936,
+  hidden_size: 896,
+  intermediate_size: 4864,
+  num_hidden_layers: 24,
+  num_attention_heads: 14,
+  num_key_value_heads: 2,
+  tie_word_embeddings: true,
+};
 
 describe('countParameters', () => {
-  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('matches the safetensors header of %s (untied llama, tied qwen2 with qkv bias, qwen3 with q/k norms)', (name) => {
-    const config = parseModelConfig(JSON.parse(readFileSync(join(fixtures, name, 'config.json'), 'utf8')));
-    expect(countParameters(config)).toBe(safetensorsParameters(join(fixtures, name, 'model.safetensors')));
-  });
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])(
+    'matches the safetensors header of %s (untied llama, tied qwen2 with qkv bias, qwen3 with q/k norms)',
+    (name) => {
+      const config = parseModelConfig(
+        JSON.parse(readFileSync(join(fixtures, name, 'config.json'), 'utf8')),
+      );
+      expect(countParameters(config)).toBe(
+        safetensorsParameters(join(fixtures, name, 'model.safetensors')),
+      );
+    },
+  );
 
   it('matches the published sizes of the hub presets', () => {
     expect(countParameters(parseModelConfig(smollm135))).toBe(134_515_008);
@@ -38,21 +83,41 @@ describe('countParameters', () => {
   });
 
   it('counts Qwen3-0.6B by hand (heads of 128 wider than hidden / heads, q/k norms)', () => {
-    const qwen3 = { model_type: 'qwen3', vocab_size: 151936, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, tie_word_embeddings: true };
-    // a layer: q 1024·2048 + k, v 1024·1024 each + o 2048·1024 + MLP 3·1024·3072 + norms 2·1024 + 2·128
-    const layer = 1024 * 2048 + 2 * 1024 * 1024 + 2048 * 1024 + 3 * 1024 * 3072 + 2 * 1024 + 2 * 128;
+    const qwen3 = {
+      model_type: 'qwen3',
+      vocab_size: 151936,
+      hidden_size: 1024,
+      intermediate_size: 3072,
+      num_hidden_layers: 28,
+      num_attention_heads: 16,
+      num_key_value_heads: 8,
+      head_dim: 128,
+      tie_word_embeddings: true,
+    };
+    // a layer: q 1024·2048 + k, v 1024·1024 each + o 2048·1024 + MLP 3·1024·3072 + norms 2·1024 +
+    // 2·128
+    const layer =
+      1024 * 2048 + 2 * 1024 * 1024 + 2048 * 1024 + 3 * 1024 * 3072 + 2 * 1024 + 2 * 128;
     expect(countParameters(parseModelConfig(qwen3))).toBe(151936 * 1024 + 28 * layer + 1024); // 596,049,920: the model card's 0.6B, 0.44B without embeddings
   });
 
   it('counts LoRA on q, k, v, o by hand for the tiny llama (D 32, 4 heads of 8, 2 kv heads, 2 layers, rank 4)', () => {
-    const config = parseModelConfig(JSON.parse(readFileSync(join(fixtures, 'tiny-llama', 'config.json'), 'utf8')));
+    const config = parseModelConfig(
+      JSON.parse(readFileSync(join(fixtures, 'tiny-llama', 'config.json'), 'utf8')),
+    );
     // q: 4·(32+32), k and v: 4·(32+16) each, o: 4·(32+32) → 256 + 384 + 256 = 896 per layer
     expect(countLoraParameters(config, 4)).toBe(2 * 896);
   });
 });
 
 describe('estimateMemory and memoryVerdict', () => {
-  const run = { sequences: 4, contextTokens: 1024, microBatch: 1, loraRank: 8, fileBytesPerParameter: 2 };
+  const run = {
+    sequences: 4,
+    contextTokens: 1024,
+    microBatch: 1,
+    loraRank: 8,
+    fileBytesPerParameter: 2,
+  };
 
   it('puts the float32 weights at 4 bytes per parameter and grows with the run', () => {
     const config = parseModelConfig(qwen05);
@@ -68,14 +133,32 @@ describe('estimateMemory and memoryVerdict', () => {
 
   it('lets the presets load on WASM but refuses a 7B model with the reason and a fix', () => {
     const wasm = memoryBudget({ backend: 'wasm' });
-    expect(memoryVerdict(estimateMemory(parseModelConfig(smollm135), run), wasm, 'SmolLM2-135M').fit).toBe('fits');
+    expect(
+      memoryVerdict(estimateMemory(parseModelConfig(smollm135), run), wasm, 'SmolLM2-135M').fit,
+    ).toBe('fits');
     for (const preset of [smollm360, qwen05]) {
-      expect(memoryVerdict(estimateMemory(parseModelConfig(preset), run), wasm, 'preset').fit).not.toBe('too_large');
+      expect(
+        memoryVerdict(estimateMemory(parseModelConfig(preset), run), wasm, 'preset').fit,
+      ).not.toBe('too_large');
     }
-    const qwen7b = { model_type: 'qwen2', vocab_size: 152064, hidden_size: 3584, intermediate_size: 18944, num_hidden_layers: 28, num_attention_heads: 28, num_key_value_heads: 4 };
-    const verdict = memoryVerdict(estimateMemory(parseModelConfig(qwen7b), run), wasm, 'Qwen2.5-7B');
+    const qwen7b = {
+      model_type: 'qwen2',
+      vocab_size: 152064,
+      hidden_size: 3584,
+      intermediate_size: 18944,
+      num_hidden_layers: 28,
+      num_attention_heads: 28,
+      num_key_value_heads: 4,
+    };
+    const verdict = memoryVerdict(
+      estimateMemory(parseModelConfig(qwen7b), run),
+      wasm,
+      'Qwen2.5-7B',
+    );
     expect(verdict.fit).toBe('too_large');
-    expect(verdict.message).toMatch(/Qwen2\.5-7B cannot even load here: \d+(\.\d)? GB.*4 GiB heap limit of WebAssembly.*Fix:/);
+    expect(verdict.message).toMatch(
+      /Qwen2\.5-7B cannot even load here: \d+(\.\d)? GB.*4 GiB heap limit of WebAssembly.*Fix:/,
+    );
   });
 
   it('calls a run that loads but may not train tight, and one that cannot load too large', () => {
@@ -85,8 +168,12 @@ describe('estimateMemory and memoryVerdict', () => {
     const tight = memoryVerdict(estimate, budget(estimate.totalBytes - 1), 'm');
     expect(tight.fit).toBe('tight');
     expect(tight.message).toMatch(/lower Micro-batch, Tokens per turn or Turns/);
-    expect(memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes), 'm').fit).toBe('tight');
-    expect(memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes - 1), 'm').fit).toBe('too_large');
+    expect(
+      memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes), 'm').fit,
+    ).toBe('tight');
+    expect(
+      memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes - 1), 'm').fit,
+    ).toBe('too_large');
   });
 
   it('refuses on a small device, and on WebGPU when one tensor exceeds the largest buffer', () => {
@@ -100,12 +187,23 @@ describe('estimateMemory and memoryVerdict', () => {
     expect(verdict.message).toContain('one GPU buffer can hold at most 128 MB');
   });
 
-  it('estimates from config.json alone and passes unsupported architectures\' errors through', async () => {
-    const { estimate } = await estimateFromSource(directorySource(join(fixtures, 'tiny-llama')), { sequences: 4, contextTokens: 256, microBatch: 1, loraRank: 4 });
+  it("estimates from config.json alone and passes unsupported architectures' errors through", async () => {
+    const { estimate } = await estimateFromSource(directorySource(join(fixtures, 'tiny-llama')), {
+      sequences: 4,
+      contextTokens: 256,
+      microBatch: 1,
+      loraRank: 4,
+    });
     expect(estimate.parameters).toBe(33952);
     expect(estimate.downloadBytes).toBe(33952 * 4); // torch_dtype float32
-    const gpt2 = { name: 'gpt2', has: async () => true, readFile: async () => new TextEncoder().encode('{"model_type": "gpt2"}') };
-    await expect(estimateFromSource(gpt2, run)).rejects.toThrow(/unsupported model: model_type "gpt2"/);
+    const gpt2 = {
+      name: 'gpt2',
+      has: async () => true,
+      readFile: async () => new TextEncoder().encode('{"model_type": "gpt2"}'),
+    };
+    await expect(estimateFromSource(gpt2, run)).rejects.toThrow(
+      /unsupported model: model_type "gpt2"/,
+    );
   });
 
   it('formats bytes', () => {

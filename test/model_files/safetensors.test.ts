@@ -13,7 +13,9 @@ import { fixture, loadFixture, useBackend } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
 
 /** A safetensors file from float32 tensors (the format: u64 header length, JSON header, data). */
-function safetensorsBytes(tensors: Record<string, { shape: number[]; data: Float32Array }>): Uint8Array {
+function safetensorsBytes(
+  tensors: Record<string, { shape: number[]; data: Float32Array }>,
+): Uint8Array {
   const header: Record<string, unknown> = {};
   let offset = 0;
   for (const [name, { shape, data }] of Object.entries(tensors)) {
@@ -47,7 +49,9 @@ describe('dtype conversion', () => {
 
   it('decodes bfloat16 and float16 little-endian bytes', () => {
     // bf16 0x3f80 = 1, 0xc040 = -3; f16 0x3800 = 0.5
-    expect(Array.from(toFloat32(Uint8Array.from([0x80, 0x3f, 0x40, 0xc0]), 'BF16'))).toEqual([1, -3]);
+    expect(Array.from(toFloat32(Uint8Array.from([0x80, 0x3f, 0x40, 0xc0]), 'BF16'))).toEqual([
+      1, -3,
+    ]);
     expect(Array.from(toFloat32(Uint8Array.from([0x00, 0x38]), 'F16'))).toEqual([0.5]);
   });
 });
@@ -60,8 +64,12 @@ describe('corrupt files', () => {
   });
 
   it('refuses truncated data, a header longer than the file, junk headers, and wrong sizes', () => {
-    expect(() => parseSafetensors(good.subarray(0, good.length - 4), 'm.safetensors')).toThrow(/m.safetensors is not a valid safetensors file: tensor w ends at byte 16 but the data section has 12 bytes \(truncated\?\)/);
-    expect(() => parseSafetensors(good.subarray(0, 20))).toThrow(/header length \d+ exceeds the file size 20/);
+    expect(() => parseSafetensors(good.subarray(0, good.length - 4), 'm.safetensors')).toThrow(
+      /m.safetensors is not a valid safetensors file: tensor w ends at byte 16 but the data section has 12 bytes \(truncated\?\)/,
+    );
+    expect(() => parseSafetensors(good.subarray(0, 20))).toThrow(
+      /header length \d+ exceeds the file size 20/,
+    );
     expect(() => parseSafetensors(Uint8Array.from([1, 2, 3]))).toThrow(/only 3 bytes/);
     const junk = good.slice();
     junk[9] = 0x7b; // break the JSON
@@ -78,23 +86,28 @@ describe('corrupt files', () => {
     copyFileSync(join(fixture('tiny-llama'), 'config.json'), join(dir, 'config.json'));
     const bytes = readFileSync(join(fixture('tiny-llama'), 'model.safetensors'));
     writeFileSync(join(dir, 'model.safetensors'), bytes.subarray(0, bytes.length - 100));
-    await expect(CausalLM.load(directorySource(dir))).rejects.toThrow(/model.safetensors is not a valid safetensors file: .*truncated/);
+    await expect(CausalLM.load(directorySource(dir))).rejects.toThrow(
+      /model.safetensors is not a valid safetensors file: .*truncated/,
+    );
   });
 });
 
 describe('checkpoints', () => {
-  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])('%s: hfWeights writes back exactly the tensors it was loaded from', async (name) => {
-    await useBackend('cpu');
-    const source = await readWeightFiles(directorySource(fixture(name)));
-    const model = await loadFixture(name);
-    const written = hfWeights(model.params);
-    expect(written.map((t) => t.name).sort()).toEqual(source.names().sort()); // q/k norms included for Qwen3
-    for (const tensor of written) {
-      expect(tensor.shape, tensor.name).toEqual(source.shape(tensor.name));
-      expect(maxAbsDiff(tensor.data, source.float32(tensor.name)), tensor.name).toBe(0);
-    }
-    model.dispose();
-  });
+  it.each(['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])(
+    '%s: hfWeights writes back exactly the tensors it was loaded from',
+    async (name) => {
+      await useBackend('cpu');
+      const source = await readWeightFiles(directorySource(fixture(name)));
+      const model = await loadFixture(name);
+      const written = hfWeights(model.params);
+      expect(written.map((t) => t.name).sort()).toEqual(source.names().sort()); // q/k norms included for Qwen3
+      for (const tensor of written) {
+        expect(tensor.shape, tensor.name).toEqual(source.shape(tensor.name));
+        expect(maxAbsDiff(tensor.data, source.float32(tensor.name)), tensor.name).toBe(0);
+      }
+      model.dispose();
+    },
+  );
 
   it('loads a sharded checkpoint (model.safetensors.index.json) to the same logits', async () => {
     await useBackend('cpu');
@@ -114,7 +127,10 @@ describe('checkpoints', () => {
       }
       writeFileSync(join(dir, file), safetensorsBytes(tensors));
     });
-    writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
+    writeFileSync(
+      join(dir, 'model.safetensors.index.json'),
+      JSON.stringify({ metadata: {}, weight_map: weightMap }),
+    );
     const sharded = await CausalLM.load(directorySource(dir));
     const reference = await loadFixture('tiny-qwen2');
     const ids = [257, 72, 105];
@@ -128,12 +144,24 @@ describe('checkpoints', () => {
     const dir = join(scratch, 'no-weights');
     await import('node:fs').then((fs) => fs.mkdirSync(dir, { recursive: true }));
     copyFileSync(join(fixture('tiny-qwen2'), 'config.json'), join(dir, 'config.json'));
-    await expect(CausalLM.load(directorySource(dir))).rejects.toThrow(/neither model.safetensors nor model.safetensors.index.json/);
+    await expect(CausalLM.load(directorySource(dir))).rejects.toThrow(
+      /neither model.safetensors nor model.safetensors.index.json/,
+    );
     const mismatched = join(scratch, 'mismatch');
     await import('node:fs').then((fs) => fs.mkdirSync(mismatched, { recursive: true }));
-    const config = JSON.parse(readFileSync(join(fixture('tiny-qwen2'), 'config.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(mismatched, 'config.json'), JSON.stringify({ ...config, intermediate_size: 64 }));
-    copyFileSync(join(fixture('tiny-qwen2'), 'model.safetensors'), join(mismatched, 'model.safetensors'));
-    await expect(CausalLM.load(directorySource(mismatched))).rejects.toThrow(/gate_proj.weight has shape \[48, 32\] but config.json implies \[64, 32\]/);
+    const config = JSON.parse(
+      readFileSync(join(fixture('tiny-qwen2'), 'config.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    writeFileSync(
+      join(mismatched, 'config.json'),
+      JSON.stringify({ ...config, intermediate_size: 64 }),
+    );
+    copyFileSync(
+      join(fixture('tiny-qwen2'), 'model.safetensors'),
+      join(mismatched, 'model.safetensors'),
+    );
+    await expect(CausalLM.load(directorySource(mismatched))).rejects.toThrow(
+      /gate_proj.weight has shape \[48, 32\] but config.json implies \[64, 32\]/,
+    );
   });
 });

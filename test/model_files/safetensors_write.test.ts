@@ -5,7 +5,14 @@ import { floatToBf16Bits, writeSafetensors } from '../../src/model_files/safeten
 describe('writeSafetensors', () => {
   it('round-trips F32 exactly through the reader, with an 8-byte-aligned data section', () => {
     const a = new Float32Array([1, -2.5, 3.25, 1e-30, 6]);
-    const bytes = writeSafetensors([{ name: 'a', shape: [5], data: a }, { name: 'b', shape: [1, 2], data: new Float32Array([7, 8]) }], 'F32', { format: 'pt' });
+    const bytes = writeSafetensors(
+      [
+        { name: 'a', shape: [5], data: a },
+        { name: 'b', shape: [1, 2], data: new Float32Array([7, 8]) },
+      ],
+      'F32',
+      { format: 'pt' },
+    );
     const headerLength = Number(new DataView(bytes.buffer).getBigUint64(0, true));
     expect((8 + headerLength) % 8).toBe(0);
     const file = parseSafetensors(bytes);
@@ -20,11 +27,18 @@ describe('writeSafetensors', () => {
     expect(floatToBf16Bits(1 + 2 ** -8)).toBe(0x3f80);
     // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 (odd mantissa) and 1 + 2^-6: rounds up to even.
     expect(floatToBf16Bits(1 + 3 * 2 ** -8)).toBe(0x3f82);
-    const file = parseSafetensors(writeSafetensors([{ name: 'x', shape: [2], data: new Float32Array([3.140625, 1 + 3 * 2 ** -8]) }], 'BF16'));
+    const file = parseSafetensors(
+      writeSafetensors(
+        [{ name: 'x', shape: [2], data: new Float32Array([3.140625, 1 + 3 * 2 ** -8]) }],
+        'BF16',
+      ),
+    );
     expect([...file.float32('x')]).toEqual([3.140625, 1 + 2 ** -6]);
   });
 
   it('refuses a shape that does not match the data', () => {
-    expect(() => writeSafetensors([{ name: 'a', shape: [3], data: new Float32Array(2) }])).toThrow(/2 values for shape \[3\]/);
+    expect(() => writeSafetensors([{ name: 'a', shape: [3], data: new Float32Array(2) }])).toThrow(
+      /2 values for shape \[3\]/,
+    );
   });
 });

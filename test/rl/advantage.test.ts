@@ -3,9 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { assignAdvantages, groupAdvantages, trainable } from '../../src/rl/advantage.ts';
 import { newTrajectory, type Trajectory } from '../../src/rl/types.ts';
 
-const trajectory = (groupIndex: number, sampleIndex: number, reward: number, extra: Partial<Trajectory> = {}): Trajectory => ({
-  ...newTrajectory({ id: `0/${groupIndex}/${sampleIndex}`, taskId: `task${groupIndex}`, groupIndex, sampleIndex, prompt: 'p' }),
-  reward, ...extra,
+const trajectory = (
+  groupIndex: number,
+  sampleIndex: number,
+  reward: number,
+  extra: Partial<Trajectory> = {},
+): Trajectory => ({
+  ...newTrajectory({
+    id: `0/${groupIndex}/${sampleIndex}`,
+    taskId: `task${groupIndex}`,
+    groupIndex,
+    sampleIndex,
+    prompt: 'p',
+  }),
+  reward,
+  ...extra,
 });
 
 describe('groupAdvantages', () => {
@@ -46,14 +58,23 @@ describe('groupAdvantages', () => {
 
 describe('assignAdvantages', () => {
   const batch = [
-    trajectory(1, 0, 1), trajectory(0, 0, 0), trajectory(0, 1, 1), trajectory(1, 1, 1),
-    trajectory(0, 2, 0, { prefixBroken: true }), trajectory(0, 3, 0),
+    trajectory(1, 0, 1),
+    trajectory(0, 0, 0),
+    trajectory(0, 1, 1),
+    trajectory(1, 1, 1),
+    trajectory(0, 2, 0, { prefixBroken: true }),
+    trajectory(0, 3, 0),
   ];
 
   it('groups by groupIndex, sets each advantage, reports per-group stats', () => {
     const { trajectories, groups, zeroStdGroups } = assignAdvantages(batch);
-    expect(trajectories.map((t) => Number(t.advantage.toFixed(12)))).toEqual([0, -0.5, 1.5, 0, -0.5, -0.5]);
-    expect(groups.map((g) => [g.groupIndex, g.taskId, g.mean, g.zeroStd, g.included])).toEqual([[0, 'task0', 0.25, false, true], [1, 'task1', 1, true, true]]);
+    expect(trajectories.map((t) => Number(t.advantage.toFixed(12)))).toEqual([
+      0, -0.5, 1.5, 0, -0.5, -0.5,
+    ]);
+    expect(groups.map((g) => [g.groupIndex, g.taskId, g.mean, g.zeroStd, g.included])).toEqual([
+      [0, 'task0', 0.25, false, true],
+      [1, 'task1', 1, true, true],
+    ]);
     expect(groups[0]!.rewards).toEqual([0, 1, 0, 0]);
     expect(zeroStdGroups).toBe(1);
     expect(batch[0]!.advantage).toBe(0); // input records are not mutated
@@ -62,15 +83,27 @@ describe('assignAdvantages', () => {
 
   it('skipZeroStdGroups leaves those groups out of the update but still counts them', () => {
     const kept = assignAdvantages(batch, { skipZeroStdGroups: false });
-    expect(trainable(kept.trajectories, kept.groups).map((t) => t.id)).toEqual(['0/1/0', '0/0/0', '0/0/1', '0/1/1', '0/0/3']);
+    expect(trainable(kept.trajectories, kept.groups).map((t) => t.id)).toEqual([
+      '0/1/0',
+      '0/0/0',
+      '0/0/1',
+      '0/1/1',
+      '0/0/3',
+    ]);
     const skipped = assignAdvantages(batch, { skipZeroStdGroups: true });
     expect(skipped.zeroStdGroups).toBe(1);
     expect(skipped.groups[1]!.included).toBe(false);
     // prefix-broken trajectories are out of the update either way
-    expect(trainable(skipped.trajectories, skipped.groups).map((t) => t.id)).toEqual(['0/0/0', '0/0/1', '0/0/3']);
+    expect(trainable(skipped.trajectories, skipped.groups).map((t) => t.id)).toEqual([
+      '0/0/0',
+      '0/0/1',
+      '0/0/3',
+    ]);
   });
 
   it('names the group and task of a bad reward', () => {
-    expect(() => assignAdvantages([trajectory(3, 0, 1), trajectory(3, 1, Number.POSITIVE_INFINITY)])).toThrow(/group 3 \(task task3\).*Infinity/);
+    expect(() =>
+      assignAdvantages([trajectory(3, 0, 1), trajectory(3, 1, Number.POSITIVE_INFINITY)]),
+    ).toThrow(/group 3 \(task task3\).*Infinity/);
   });
 });

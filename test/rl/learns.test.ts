@@ -25,10 +25,35 @@ const task = customTask({ prompt: 'Print the number seven.', expectedOutput: '7'
 const CHOICES = ['3', '5', '7', '8', '9', '4'];
 
 const settings: TrainerSettings = {
-  tasks: [task], evalTasks: [], promptsPerStep: 1, groupSize: 16, maxTurns: 1, maxNewTokens: 24, temperature: 1,
-  parser: 'strict', timeoutMs: 5000, rewards: { weights: { output_match: 1, tests: 0, final_answer: 0, format: 0 }, partialCredit: false, timeoutMs: 5000 },
-  skipZeroStdGroups: false, weightDecay: 0, seed: 7, evalEvery: 0,
-  update: { temperature: 1, clipEps: 0.2, clipEpsHigh: 0.2, klCoef: 0, aggregation: 'seed', ppoEpochs: 2, microBatchSize: 16, gradClip: 1, learningRate: 1e-3 },
+  tasks: [task],
+  evalTasks: [],
+  promptsPerStep: 1,
+  groupSize: 16,
+  maxTurns: 1,
+  maxNewTokens: 24,
+  temperature: 1,
+  parser: 'strict',
+  timeoutMs: 5000,
+  rewards: {
+    weights: { output_match: 1, tests: 0, final_answer: 0, format: 0 },
+    partialCredit: false,
+    timeoutMs: 5000,
+  },
+  skipZeroStdGroups: false,
+  weightDecay: 0,
+  seed: 7,
+  evalEvery: 0,
+  update: {
+    temperature: 1,
+    clipEps: 0.2,
+    clipEpsHigh: 0.2,
+    klCoef: 0,
+    aggregation: 'seed',
+    ppoEpochs: 2,
+    microBatchSize: 16,
+    gradClip: 1,
+    learningRate: 1e-3,
+  },
 };
 
 describe('GRPO learns', () => {
@@ -44,21 +69,44 @@ describe('GRPO learns', () => {
   it('raises the mean reward of a tiny model from below 0.3 to at least 0.3 higher', async () => {
     const tokenizer = await loadTokenizer(directorySource('test/fixtures/tokenizers/bytes'));
     const config = parseModelConfig({
-      model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: 259, hidden_size: 64, intermediate_size: 128,
-      num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 512,
-      rms_norm_eps: 1e-5, rope_theta: 10000, tie_word_embeddings: true, eos_token_id: 258,
+      model_type: 'llama',
+      architectures: ['LlamaForCausalLM'],
+      vocab_size: 259,
+      hidden_size: 64,
+      intermediate_size: 128,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      num_key_value_heads: 2,
+      max_position_embeddings: 512,
+      rms_norm_eps: 1e-5,
+      rope_theta: 10000,
+      tie_word_embeddings: true,
+      eos_token_id: 258,
     });
     const model = CausalLM.fromWeights(config, randomWeights(config, 3), { kind: 'full' });
 
     // SFT: the six programs equally often, so the model starts near 1/6 on the right one.
-    const prompt = tokenizer.encodeChat([{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task.prompt }], { addGenerationPrompt: true });
+    const prompt = tokenizer.encodeChat(
+      [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: task.prompt },
+      ],
+      { addGenerationPrompt: true },
+    );
     const examples: SftExample[] = CHOICES.map((digit) => {
-      const answer = [...tokenizer.encode(`\`\`\`python\nprint(${digit})\n\`\`\``, { addSpecialTokens: false }), tokenizer.eosIds[0]!];
-      return { ids: [...prompt, ...answer], mask: [...prompt.map(() => 0), ...answer.map(() => 1)] };
+      const answer = [
+        ...tokenizer.encode(`\`\`\`python\nprint(${digit})\n\`\`\``, { addSpecialTokens: false }),
+        tokenizer.eosIds[0]!,
+      ];
+      return {
+        ids: [...prompt, ...answer],
+        mask: [...prompt.map(() => 0), ...answer.map(() => 1)],
+      };
     });
     const sft = new AdamW(model.trainableVariables(), { ...defaultAdamWConfig, weightDecay: 0 });
     let loss = Infinity;
-    for (let i = 0; i < 400 && loss > 0.09; i++) loss = sftStep(model, sft, examples, { learningRate: 1e-2, gradClip: 1 });
+    for (let i = 0; i < 400 && loss > 0.09; i++)
+      loss = sftStep(model, sft, examples, { learningRate: 1e-2, gradClip: 1 });
     sft.dispose();
     // The answer has ~20 tokens and one 6-way choice: ln 6 / 21 ≈ 0.085 nats/token is the floor.
     expect(loss).toBeLessThan(0.1);
@@ -79,11 +127,16 @@ describe('GRPO learns', () => {
     expect(last).toBeGreaterThanOrEqual(first + 0.3);
     // Greedy evaluation (temperature 0) is deterministic: 8 samples agree, whatever the seed (at
     // the run's temperature 1 they need not: the model still gives the other programs some weight).
-    const greedy = [await trainer.evaluate([task], 8, 11, 0), await trainer.evaluate([task], 8, 12, 0)];
+    const greedy = [
+      await trainer.evaluate([task], 8, 11, 0),
+      await trainer.evaluate([task], 8, 12, 0),
+    ];
     expect([0, 1]).toContain(greedy[0]!.passAt1);
     expect(greedy[1]!.passAt1).toBe(greedy[0]!.passAt1);
     // a bad sample count or temperature is refused, not silently scored as NaN
-    await expect(trainer.evaluate([task], 0)).rejects.toThrow(/samples must be a whole number >= 1, got 0/);
+    await expect(trainer.evaluate([task], 0)).rejects.toThrow(
+      /samples must be a whole number >= 1, got 0/,
+    );
     await expect(trainer.evaluate([task], Number('abc'))).rejects.toThrow(/samples must be/);
     await expect(trainer.evaluate([task], 2, 1, -1)).rejects.toThrow(/temperature must be >= 0/);
     trainer.dispose();

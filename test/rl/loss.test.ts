@@ -5,7 +5,12 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { grpoLoss, lossNormalizer, type GrpoLossOptions, type Aggregation } from '../../src/rl/loss.ts';
+import {
+  grpoLoss,
+  lossNormalizer,
+  type GrpoLossOptions,
+  type Aggregation,
+} from '../../src/rl/loss.ts';
 
 interface Case {
   name: string;
@@ -22,34 +27,66 @@ interface Case {
   ratioMean: number;
   actionTokens: number;
 }
-const golden = JSON.parse(readFileSync(new URL('../fixtures/grpo_loss.json', import.meta.url), 'utf8')) as { cases: Case[] };
+const golden = JSON.parse(
+  readFileSync(new URL('../fixtures/grpo_loss.json', import.meta.url), 'utf8'),
+) as { cases: Case[] };
 
 /** Loss terms as numbers plus d loss / d logprobs, leaving no tensors behind. */
-function evaluate(c: Omit<Case, 'name' | 'loss' | 'grad' | 'kl' | 'clipFraction' | 'ratioMean' | 'actionTokens'>) {
+function evaluate(
+  c: Omit<Case, 'name' | 'loss' | 'grad' | 'kl' | 'clipFraction' | 'ratioMean' | 'actionTokens'>,
+) {
   const before = tf.memory().numTensors;
   const t2 = (rows: number[][] | null) => (rows ? tf.tensor2d(rows) : null);
   const inputs = {
-    logprobs: tf.tensor2d(c.logprobs), oldLogprobs: t2(c.oldLogprobs), refLogprobs: t2(c.refLogprobs),
-    actionMask: tf.tensor2d(c.actionMask), advantages: tf.tensor1d(c.advantages),
+    logprobs: tf.tensor2d(c.logprobs),
+    oldLogprobs: t2(c.oldLogprobs),
+    refLogprobs: t2(c.refLogprobs),
+    actionMask: tf.tensor2d(c.actionMask),
+    advantages: tf.tensor1d(c.advantages),
   };
   const variable = tf.variable(inputs.logprobs);
   let kept: tf.Tensor[] = [];
   const { value, grads } = tf.variableGrads(() => {
     const terms = grpoLoss({ ...inputs, logprobs: variable }, c.options);
-    kept = [terms.kl, terms.clipFraction, terms.ratioMean, terms.actionTokens].map((t) => tf.keep(t));
+    kept = [terms.kl, terms.clipFraction, terms.ratioMean, terms.actionTokens].map((t) =>
+      tf.keep(t),
+    );
     return terms.loss;
   }, [variable]);
   const [kl, clipFraction, ratioMean, actionTokens] = kept.map((t) => t.dataSync()[0]!);
-  const result = { loss: value.dataSync()[0]!, grad: grads[variable.name]!.arraySync() as number[][], kl, clipFraction, ratioMean, actionTokens };
-  tf.dispose([value, ...Object.values(grads), ...kept, variable, ...Object.values(inputs).filter((t) => t !== null)]);
+  const result = {
+    loss: value.dataSync()[0]!,
+    grad: grads[variable.name]!.arraySync() as number[][],
+    kl,
+    clipFraction,
+    ratioMean,
+    actionTokens,
+  };
+  tf.dispose([
+    value,
+    ...Object.values(grads),
+    ...kept,
+    variable,
+    ...Object.values(inputs).filter((t) => t !== null),
+  ]);
   expect(tf.memory().numTensors).toBe(before);
   return result;
 }
 
-const one = (newLp: number, advantage: number, options: Partial<GrpoLossOptions> = {}, old = 0, ref: number | null = null) =>
+const one = (
+  newLp: number,
+  advantage: number,
+  options: Partial<GrpoLossOptions> = {},
+  old = 0,
+  ref: number | null = null,
+) =>
   evaluate({
-    logprobs: [[0, newLp]], oldLogprobs: [[0, old]], refLogprobs: ref === null ? null : [[0, ref]], actionMask: [[0, 1]],
-    advantages: [advantage], options: { clipEps: 0.2, klCoef: 0, aggregation: 'seed', ...options },
+    logprobs: [[0, newLp]],
+    oldLogprobs: [[0, old]],
+    refLogprobs: ref === null ? null : [[0, ref]],
+    actionMask: [[0, 1]],
+    advantages: [advantage],
+    options: { clipEps: 0.2, klCoef: 0, aggregation: 'seed', ...options },
   });
 
 for (const backend of ['cpu', 'wasm'] as const) {
@@ -112,16 +149,34 @@ for (const backend of ['cpu', 'wasm'] as const) {
 
     // Detached old log-probs: ratio 1, per-token loss -A; row 0 has 2 action tokens (A=1),
     // row 1 has 1 (A=2), row 2 has none (A=5, must not count).
-    const aggregationBatch = (aggregation: Aggregation) => evaluate({
-      logprobs: [[-1, -2, -3, -4], [-1, -2, -3, -4], [-1, -2, -3, -4]], oldLogprobs: null, refLogprobs: null,
-      actionMask: [[0, 1, 1, 0], [0, 0, 1, 0], [0, 0, 0, 0]], advantages: [1, 2, 5],
-      options: { clipEps: 0.2, klCoef: 0.04, aggregation, maxTokens: 4 },
-    });
+    const aggregationBatch = (aggregation: Aggregation) =>
+      evaluate({
+        logprobs: [
+          [-1, -2, -3, -4],
+          [-1, -2, -3, -4],
+          [-1, -2, -3, -4],
+        ],
+        oldLogprobs: null,
+        refLogprobs: null,
+        actionMask: [
+          [0, 1, 1, 0],
+          [0, 0, 1, 0],
+          [0, 0, 0, 0],
+        ],
+        advantages: [1, 2, 5],
+        options: { clipEps: 0.2, klCoef: 0.04, aggregation, maxTokens: 4 },
+      });
 
     it("'seed' averages each trajectory, then trajectories with action tokens", () => {
       const r = aggregationBatch('seed');
       expect(r.loss).toBeCloseTo(-1.5, 6);
-      expect(r.grad).toEqual([[0, -0.25, -0.25, 0], [0, 0, -1, 0], [0, 0, 0, 0]].map((row) => row.map((v) => expect.closeTo(v, 6))));
+      expect(r.grad).toEqual(
+        [
+          [0, -0.25, -0.25, 0],
+          [0, 0, -1, 0],
+          [0, 0, 0, 0],
+        ].map((row) => row.map((v) => expect.closeTo(v, 6))),
+      );
       expect(r.actionTokens).toBe(3);
     });
 
@@ -136,15 +191,33 @@ for (const backend of ['cpu', 'wasm'] as const) {
       const r = aggregationBatch('dr_grpo');
       expect(r.loss).toBeCloseTo(-4 / 12, 6);
       expect(r.grad[1]![2]).toBeCloseTo(-2 / 12, 6);
-      expect(() => grpoLoss({
-        logprobs: tf.zeros([1, 2]), oldLogprobs: null, refLogprobs: null, actionMask: tf.ones([1, 2]), advantages: tf.zeros([1]),
-      }, { clipEps: 0.2, klCoef: 0, aggregation: 'dr_grpo' })).toThrow(/maxTokens/);
+      expect(() =>
+        grpoLoss(
+          {
+            logprobs: tf.zeros([1, 2]),
+            oldLogprobs: null,
+            refLogprobs: null,
+            actionMask: tf.ones([1, 2]),
+            advantages: tf.zeros([1]),
+          },
+          { clipEps: 0.2, klCoef: 0, aggregation: 'dr_grpo' },
+        ),
+      ).toThrow(/maxTokens/);
     });
 
     it('masked tokens contribute nothing to loss or gradient, whatever junk they hold', () => {
-      const base = { logprobs: [[-1, -2, -0.5]], actionMask: [[0, 1, 0]], advantages: [1.5], options: { clipEps: 0.2, klCoef: 0.04, aggregation: 'seed' as const } };
+      const base = {
+        logprobs: [[-1, -2, -0.5]],
+        actionMask: [[0, 1, 0]],
+        advantages: [1.5],
+        options: { clipEps: 0.2, klCoef: 0.04, aggregation: 'seed' as const },
+      };
       const clean = evaluate({ ...base, oldLogprobs: [[0, -2.1, 0]], refLogprobs: [[0, -1.8, 0]] });
-      const junk = evaluate({ ...base, oldLogprobs: [[40, -2.1, -60]], refLogprobs: [[-70, -1.8, 30]] });
+      const junk = evaluate({
+        ...base,
+        oldLogprobs: [[40, -2.1, -60]],
+        refLogprobs: [[-70, -1.8, 30]],
+      });
       expect(junk.loss).toBeCloseTo(clean.loss, 6);
       expect(Math.abs(junk.grad[0]![0]!)).toBe(0);
       expect(Math.abs(junk.grad[0]![2]!)).toBe(0);
@@ -153,10 +226,28 @@ for (const backend of ['cpu', 'wasm'] as const) {
     });
 
     it('rejects mismatched shapes and bad options with a fix', () => {
-      const inputs = { logprobs: tf.zeros([2, 3]) as tf.Tensor2D, oldLogprobs: tf.zeros([2, 4]) as tf.Tensor2D, refLogprobs: null, actionMask: tf.ones([2, 3]) as tf.Tensor2D, advantages: tf.zeros([2]) as tf.Tensor1D };
-      expect(() => grpoLoss(inputs, { clipEps: 0.2, klCoef: 0, aggregation: 'seed' })).toThrow(/oldLogprobs has shape \[2,4\].*Fix/);
-      expect(() => grpoLoss({ ...inputs, oldLogprobs: null }, { clipEps: 1.5, klCoef: 0, aggregation: 'seed' })).toThrow(/clipEps.*Fix/);
-      expect(() => grpoLoss({ ...inputs, oldLogprobs: null }, { clipEps: 0.2, klCoef: 0, aggregation: 'mean' as Aggregation })).toThrow(/aggregation.*Fix/);
+      const inputs = {
+        logprobs: tf.zeros([2, 3]) as tf.Tensor2D,
+        oldLogprobs: tf.zeros([2, 4]) as tf.Tensor2D,
+        refLogprobs: null,
+        actionMask: tf.ones([2, 3]) as tf.Tensor2D,
+        advantages: tf.zeros([2]) as tf.Tensor1D,
+      };
+      expect(() => grpoLoss(inputs, { clipEps: 0.2, klCoef: 0, aggregation: 'seed' })).toThrow(
+        /oldLogprobs has shape \[2,4\].*Fix/,
+      );
+      expect(() =>
+        grpoLoss(
+          { ...inputs, oldLogprobs: null },
+          { clipEps: 1.5, klCoef: 0, aggregation: 'seed' },
+        ),
+      ).toThrow(/clipEps.*Fix/);
+      expect(() =>
+        grpoLoss(
+          { ...inputs, oldLogprobs: null },
+          { clipEps: 0.2, klCoef: 0, aggregation: 'mean' as Aggregation },
+        ),
+      ).toThrow(/aggregation.*Fix/);
       tf.dispose([inputs.logprobs, inputs.oldLogprobs, inputs.actionMask, inputs.advantages]);
     });
 
@@ -164,7 +255,9 @@ for (const backend of ['cpu', 'wasm'] as const) {
       it(`matches PyTorch: ${c.name}`, () => {
         const r = evaluate(c);
         expect(Math.abs(r.loss - c.loss)).toBeLessThan(1e-5);
-        r.grad.forEach((row, b) => row.forEach((g, t) => expect(Math.abs(g - c.grad[b]![t]!)).toBeLessThan(1e-5)));
+        r.grad.forEach((row, b) =>
+          row.forEach((g, t) => expect(Math.abs(g - c.grad[b]![t]!)).toBeLessThan(1e-5)),
+        );
         expect(r.kl).toBeCloseTo(c.kl, 5);
         expect(r.clipFraction).toBeCloseTo(c.clipFraction, 6);
         expect(r.ratioMean).toBeCloseTo(c.ratioMean, 5);
@@ -177,13 +270,25 @@ for (const backend of ['cpu', 'wasm'] as const) {
         const full = evaluate(c);
         const counts = c.actionMask.map((row) => row.reduce((s, m) => s + m, 0));
         const normalizer = lossNormalizer(counts, c.options.aggregation, c.options.maxTokens);
-        const rows = (x: number[][] | null, from: number, to: number) => (x ? x.slice(from, to) : null);
-        const halves = [[0, 2], [2, c.advantages.length]].map(([from, to]) => evaluate({
-          logprobs: c.logprobs.slice(from, to), oldLogprobs: rows(c.oldLogprobs, from!, to!), refLogprobs: rows(c.refLogprobs, from!, to!),
-          actionMask: c.actionMask.slice(from, to), advantages: c.advantages.slice(from, to), options: { ...c.options, normalizer },
-        }));
+        const rows = (x: number[][] | null, from: number, to: number) =>
+          x ? x.slice(from, to) : null;
+        const halves = [
+          [0, 2],
+          [2, c.advantages.length],
+        ].map(([from, to]) =>
+          evaluate({
+            logprobs: c.logprobs.slice(from, to),
+            oldLogprobs: rows(c.oldLogprobs, from!, to!),
+            refLogprobs: rows(c.refLogprobs, from!, to!),
+            actionMask: c.actionMask.slice(from, to),
+            advantages: c.advantages.slice(from, to),
+            options: { ...c.options, normalizer },
+          }),
+        );
         expect(halves[0]!.loss + halves[1]!.loss).toBeCloseTo(full.loss, 5);
-        expect([...halves[0]!.grad, ...halves[1]!.grad].flat().map((g) => expect.closeTo(g, 6))).toEqual(full.grad.flat());
+        expect(
+          [...halves[0]!.grad, ...halves[1]!.grad].flat().map((g) => expect.closeTo(g, 6)),
+        ).toEqual(full.grad.flat());
       }
     });
   });

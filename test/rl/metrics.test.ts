@@ -1,27 +1,85 @@
 // Step metrics from hand-built records.
 import { describe, expect, it } from 'vitest';
 import { assignAdvantages } from '../../src/rl/advantage.ts';
-import { combineDiagnostics, flattenMetrics, populationStd, stepMetrics, summarizeRun } from '../../src/rl/metrics.ts';
+import {
+  combineDiagnostics,
+  flattenMetrics,
+  populationStd,
+  stepMetrics,
+  summarizeRun,
+} from '../../src/rl/metrics.ts';
 import { newTrajectory, type Trajectory, type Turn } from '../../src/rl/types.ts';
 
 const turn = (tokens: number, type: 'execute_code' | 'finish' | 'format_error'): Turn => ({
-  generated: { start: 10, end: 10 + tokens }, observation: null, text: '', stop: 'eos', execution: null,
-  action: type === 'execute_code' ? { type, code: 'x', unterminated: false } : type === 'finish' ? { type, answer: '1' } : { type, observation: 'o' },
+  generated: { start: 10, end: 10 + tokens },
+  observation: null,
+  text: '',
+  stop: 'eos',
+  execution: null,
+  action:
+    type === 'execute_code'
+      ? { type, code: 'x', unterminated: false }
+      : type === 'finish'
+        ? { type, answer: '1' }
+        : { type, observation: 'o' },
 });
 const trajectory = (group: number, sample: number, fields: Partial<Trajectory>): Trajectory => ({
-  ...newTrajectory({ id: `0/${group}/${sample}`, taskId: `t${group}`, groupIndex: group, sampleIndex: sample, prompt: 'p' }), ...fields,
+  ...newTrajectory({
+    id: `0/${group}/${sample}`,
+    taskId: `t${group}`,
+    groupIndex: group,
+    sampleIndex: sample,
+    prompt: 'p',
+  }),
+  ...fields,
 });
 
 describe('stepMetrics', () => {
   const trajectories = [
-    trajectory(0, 0, { reward: 1, passed: true, rewardParts: { output_match: 1 }, turns: [turn(10, 'execute_code'), turn(4, 'finish')] }),
-    trajectory(0, 1, { reward: 0, rewardParts: { output_match: 0 }, turns: [turn(6, 'format_error'), turn(8, 'execute_code')], truncated: true }),
-    trajectory(1, 0, { reward: 0.5, rewardParts: { output_match: 1, tests: 0 }, turns: [turn(20, 'execute_code')], timedOut: true, rewardErrors: [{ part: 'tests', message: 'x' }] }),
-    trajectory(1, 1, { reward: 0.5, rewardParts: { output_match: 0, tests: 1 }, turns: [turn(12, 'execute_code')], prefixBroken: true }),
+    trajectory(0, 0, {
+      reward: 1,
+      passed: true,
+      rewardParts: { output_match: 1 },
+      turns: [turn(10, 'execute_code'), turn(4, 'finish')],
+    }),
+    trajectory(0, 1, {
+      reward: 0,
+      rewardParts: { output_match: 0 },
+      turns: [turn(6, 'format_error'), turn(8, 'execute_code')],
+      truncated: true,
+    }),
+    trajectory(1, 0, {
+      reward: 0.5,
+      rewardParts: { output_match: 1, tests: 0 },
+      turns: [turn(20, 'execute_code')],
+      timedOut: true,
+      rewardErrors: [{ part: 'tests', message: 'x' }],
+    }),
+    trajectory(1, 1, {
+      reward: 0.5,
+      rewardParts: { output_match: 0, tests: 1 },
+      turns: [turn(12, 'execute_code')],
+      prefixBroken: true,
+    }),
   ];
   const { groups } = assignAdvantages(trajectories);
-  const update = { loss: 0.1, kl: 0.01, clipFraction: 0.2, ratioMean: 1.01, entropy: 1.5, gradNorm: 0.7, skipped: null, trainedTrajectories: 3 };
-  const m = stepMetrics({ step: 7, trajectories, groups, update, seconds: { generate: 2, sandbox: 0.5, train: 1 } });
+  const update = {
+    loss: 0.1,
+    kl: 0.01,
+    clipFraction: 0.2,
+    ratioMean: 1.01,
+    entropy: 1.5,
+    gradNorm: 0.7,
+    skipped: null,
+    trainedTrajectories: 3,
+  };
+  const m = stepMetrics({
+    step: 7,
+    trajectories,
+    groups,
+    update,
+    seconds: { generate: 2, sandbox: 0.5, train: 1 },
+  });
 
   it('summarizes rewards, parts, pass rate and zero-std groups', () => {
     expect(m.step).toBe(7);
@@ -39,16 +97,52 @@ describe('stepMetrics', () => {
     expect(m.ran_code_fraction).toBe(1); // the format error of trajectory 1 is followed by code
     const guessed = trajectory(2, 0, { turns: [turn(5, 'finish')] });
     const noCode = trajectory(2, 1, { turns: [turn(5, 'format_error'), turn(3, 'finish')] });
-    expect(stepMetrics({ step: 1, trajectories: [...trajectories, guessed, noCode], groups, update, seconds: { generate: 1, sandbox: 0, train: 0 } }).ran_code_fraction).toBe(4 / 6);
-    expect([m.timeouts, m.truncations, m.prefix_breaks, m.reward_errors, m.format_errors]).toEqual([1, 1, 1, 1, 1]);
+    expect(
+      stepMetrics({
+        step: 1,
+        trajectories: [...trajectories, guessed, noCode],
+        groups,
+        update,
+        seconds: { generate: 1, sandbox: 0, train: 0 },
+      }).ran_code_fraction,
+    ).toBe(4 / 6);
+    expect([m.timeouts, m.truncations, m.prefix_breaks, m.reward_errors, m.format_errors]).toEqual([
+      1, 1, 1, 1, 1,
+    ]);
     expect(m.tokens_per_s).toBe(60 / 2);
-    expect([m.loss, m.kl, m.clip_fraction, m.grad_norm, m.update_skipped, m.trained_trajectories]).toEqual([0.1, 0.01, 0.2, 0.7, null, 3]);
+    expect([
+      m.loss,
+      m.kl,
+      m.clip_fraction,
+      m.grad_norm,
+      m.update_skipped,
+      m.trained_trajectories,
+    ]).toEqual([0.1, 0.01, 0.2, 0.7, null, 3]);
   });
 
   it('a skipped update shows nulls and the reason', () => {
-    const skipped = stepMetrics({ step: 1, trajectories, groups, update: { ...update, loss: null, kl: null, skipped: 'non-finite loss' }, seconds: { generate: 0, sandbox: 0, train: 0 } });
-    expect([skipped.loss, skipped.kl, skipped.update_skipped, skipped.tokens_per_s]).toEqual([null, null, 'non-finite loss', 0]);
-    expect(stepMetrics({ step: 1, trajectories: [], groups: [], update: null, seconds: { generate: 0, sandbox: 0, train: 0 } })).toMatchObject({ reward_mean: 0, reward_max: 0, update_skipped: 'no update' });
+    const skipped = stepMetrics({
+      step: 1,
+      trajectories,
+      groups,
+      update: { ...update, loss: null, kl: null, skipped: 'non-finite loss' },
+      seconds: { generate: 0, sandbox: 0, train: 0 },
+    });
+    expect([skipped.loss, skipped.kl, skipped.update_skipped, skipped.tokens_per_s]).toEqual([
+      null,
+      null,
+      'non-finite loss',
+      0,
+    ]);
+    expect(
+      stepMetrics({
+        step: 1,
+        trajectories: [],
+        groups: [],
+        update: null,
+        seconds: { generate: 0, sandbox: 0, train: 0 },
+      }),
+    ).toMatchObject({ reward_mean: 0, reward_max: 0, update_skipped: 'no update' });
   });
 
   it('flattens reward parts into columns', () => {
@@ -61,14 +155,43 @@ describe('stepMetrics', () => {
 
 describe('helpers', () => {
   it('combines micro-batch diagnostics weighted by action tokens', () => {
-    expect(combineDiagnostics([{ kl: 0.1, clipFraction: 0, ratioMean: 1, actionTokens: 30 }, { kl: 0.3, clipFraction: 0.5, ratioMean: 1.2, actionTokens: 10 }]))
-      .toEqual({ kl: expect.closeTo(0.15, 12), clipFraction: 0.125, ratioMean: expect.closeTo(1.05, 12), actionTokens: 40 });
-    expect(combineDiagnostics([])).toEqual({ kl: 0, clipFraction: 0, ratioMean: 0, actionTokens: 0 });
+    expect(
+      combineDiagnostics([
+        { kl: 0.1, clipFraction: 0, ratioMean: 1, actionTokens: 30 },
+        { kl: 0.3, clipFraction: 0.5, ratioMean: 1.2, actionTokens: 10 },
+      ]),
+    ).toEqual({
+      kl: expect.closeTo(0.15, 12),
+      clipFraction: 0.125,
+      ratioMean: expect.closeTo(1.05, 12),
+      actionTokens: 40,
+    });
+    expect(combineDiagnostics([])).toEqual({
+      kl: 0,
+      clipFraction: 0,
+      ratioMean: 0,
+      actionTokens: 0,
+    });
   });
 
   it('population std and the run summary', () => {
     expect(populationStd([2, 4, 4, 4, 5, 5, 7, 9])).toBe(2);
-    const history = [0.1, 0.2, 0.1, 0.2, 0.1, 0.5, 0.6, 0.5, 0.6, 0.5].map((r, i) => ({ ...stepMetrics({ step: i, trajectories: [], groups: [], update: null, seconds: { generate: 1, sandbox: 1, train: 1 } }), reward_mean: r }));
-    expect(summarizeRun(history)).toMatchObject({ steps: 10, reward_mean_first: expect.closeTo(0.14, 12), reward_mean_last: expect.closeTo(0.54, 12), reward_gain: expect.closeTo(0.4, 12), seconds_total: 30 });
+    const history = [0.1, 0.2, 0.1, 0.2, 0.1, 0.5, 0.6, 0.5, 0.6, 0.5].map((r, i) => ({
+      ...stepMetrics({
+        step: i,
+        trajectories: [],
+        groups: [],
+        update: null,
+        seconds: { generate: 1, sandbox: 1, train: 1 },
+      }),
+      reward_mean: r,
+    }));
+    expect(summarizeRun(history)).toMatchObject({
+      steps: 10,
+      reward_mean_first: expect.closeTo(0.14, 12),
+      reward_mean_last: expect.closeTo(0.54, 12),
+      reward_gain: expect.closeTo(0.4, 12),
+      seconds_total: 30,
+    });
   });
 });

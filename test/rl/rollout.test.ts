@@ -12,13 +12,31 @@ import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
 
 const task = (id: string): Task => ({
-  id, source: 'custom', prompt: `Task ${id}: print 55.`, expectedOutput: '55', tests: null,
-  family: 'numbers', kind: 'print', difficulty: 1, split: 'train', solution: null,
+  id,
+  source: 'custom',
+  prompt: `Task ${id}: print 55.`,
+  expectedOutput: '55',
+  tests: null,
+  family: 'numbers',
+  kind: 'print',
+  difficulty: 1,
+  split: 'train',
+  solution: null,
 });
 
-const options: RolloutOptions = { groupSize: 1, maxTurns: 3, maxNewTokens: 64, temperature: 1, parser: 'strict', timeoutMs: 1000, step: 1 };
+const options: RolloutOptions = {
+  groupSize: 1,
+  maxTurns: 3,
+  maxNewTokens: 64,
+  temperature: 1,
+  parser: 'strict',
+  timeoutMs: 1000,
+  step: 1,
+};
 
-/** A policy that replays fixed turn texts per episode (episodes are told apart by their Rng stream). */
+/**
+ * A policy that replays fixed turn texts per episode (episodes are told apart by their Rng stream).
+ */
 function scriptedSampler(tokenizer: Tokenizer, scripts: string[][], log: number[][] = []): Sampler {
   const owners = new Map<Rng, number>();
   let nextOwner = 0;
@@ -27,7 +45,11 @@ function scriptedSampler(tokenizer: Tokenizer, scripts: string[][], log: number[
     maxPositions: 4096,
     async sample(contexts, rngs, sampleOptions) {
       const batch: number[] = [];
-      const out = { ids: [] as number[][], logprobs: [] as number[][], finishReasons: [] as ('eos' | 'length')[] };
+      const out = {
+        ids: [] as number[][],
+        logprobs: [] as number[][],
+        finishReasons: [] as ('eos' | 'length')[],
+      };
       rngs.forEach((rng, i) => {
         if (!owners.has(rng)) owners.set(rng, nextOwner++);
         const episode = owners.get(rng)!;
@@ -36,8 +58,10 @@ function scriptedSampler(tokenizer: Tokenizer, scripts: string[][], log: number[
         turnOf.set(episode, turn + 1);
         let ids = tokenizer.encode(scripts[episode]![turn]!, { addSpecialTokens: false });
         let reason: 'eos' | 'length' = 'length';
-        if (ids.length < sampleOptions.maxNewTokens) { ids = [...ids, sampleOptions.eosIds[0]!]; reason = 'eos'; }
-        else ids = ids.slice(0, sampleOptions.maxNewTokens);
+        if (ids.length < sampleOptions.maxNewTokens) {
+          ids = [...ids, sampleOptions.eosIds[0]!];
+          reason = 'eos';
+        } else ids = ids.slice(0, sampleOptions.maxNewTokens);
         expect(contexts[i]!.length).toBeGreaterThan(0);
         out.ids.push(ids);
         out.logprobs.push(ids.map(() => -0.5));
@@ -54,7 +78,8 @@ function fakeExecutor(delayMs: (code: string) => number = () => 0): CodeExecutor
   return {
     async execute(code): Promise<ExecOutcome> {
       await new Promise((resolve) => setTimeout(resolve, delayMs(code)));
-      if (code.includes('while True')) return { ok: false, observation: 'TIMEOUT', timedOut: true, error: null };
+      if (code.includes('while True'))
+        return { ok: false, observation: 'TIMEOUT', timedOut: true, error: null };
       const match = /print\((.*)\)/.exec(code);
       return { ok: true, observation: match ? `${match[1]}\n` : '', timedOut: false, error: null };
     },
@@ -69,7 +94,11 @@ describe('rollout', () => {
 
   it('runs code, appends the observation as a user turn, then finishes', async () => {
     const sampler = scriptedSampler(tokenizer, [['```python\nprint(55)\n```', 'FINAL ANSWER: 55']]);
-    const { trajectories } = await rollout([task('a')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(1) }, options);
+    const { trajectories } = await rollout(
+      [task('a')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(1) },
+      options,
+    );
     const [t] = trajectories;
     expect(t!.finishReason).toBe('final_answer');
     expect(t!.finalAnswer).toBe('55');
@@ -79,19 +108,37 @@ describe('rollout', () => {
     // The token sequence is exactly the rendered conversation: prompt, turn, observation, turn.
     // (The template ends the last turn with <|im_end|>\n; the model stopped at <|im_end|>.)
     expect(tokenizer.applyChatTemplate(t!.messages)).toBe(`${tokenizer.decode(t!.ids)}\n`);
-    expect(t!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    expect(t!.messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(t!.messages[0]!.content).toBe(SYSTEM_PROMPT);
     expect(t!.messages[3]!.content).toBe('Execution result:\n55\n');
     // Mask 1 on exactly the sampled ids (text + eos of both turns), 0 elsewhere.
-    const sampled = t!.turns.flatMap((turn) => t!.ids.slice(turn.generated.start, turn.generated.end));
+    const sampled = t!.turns.flatMap((turn) =>
+      t!.ids.slice(turn.generated.start, turn.generated.end),
+    );
     expect(t!.actionMask.filter((m) => m === 1).length).toBe(sampled.length);
-    expect(tokenizer.decode(sampled)).toBe('```python\nprint(55)\n```<|im_end|>FINAL ANSWER: 55<|im_end|>');
-    expect(t!.oldLogprobs!.filter((lp, i) => t!.actionMask[i] === 1).every((lp) => lp === -0.5)).toBe(true);
+    expect(tokenizer.decode(sampled)).toBe(
+      '```python\nprint(55)\n```<|im_end|>FINAL ANSWER: 55<|im_end|>',
+    );
+    expect(
+      t!.oldLogprobs!.filter((_lp, i) => t!.actionMask[i] === 1).every((lp) => lp === -0.5),
+    ).toBe(true);
   });
 
   it('answers a turn with neither code nor answer with the format observation, and stops at maxTurns', async () => {
     const sampler = scriptedSampler(tokenizer, [['hello', 'still nothing', 'nope']]);
-    const { trajectories: [t] } = await rollout([task('b')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(2) }, options);
+    const {
+      trajectories: [t],
+    } = await rollout(
+      [task('b')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(2) },
+      options,
+    );
     expect(t!.finishReason).toBe('max_turns');
     expect(t!.turns).toHaveLength(3);
     expect(t!.messages[3]!.content).toBe(FORMAT_ERROR_OBSERVATION);
@@ -99,8 +146,16 @@ describe('rollout', () => {
   });
 
   it('ends the episode on a sandbox timeout, as the reference design does', async () => {
-    const sampler = scriptedSampler(tokenizer, [['```python\nwhile True: pass\n```', 'FINAL ANSWER: 1']]);
-    const { trajectories: [t] } = await rollout([task('c')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(3) }, options);
+    const sampler = scriptedSampler(tokenizer, [
+      ['```python\nwhile True: pass\n```', 'FINAL ANSWER: 1'],
+    ]);
+    const {
+      trajectories: [t],
+    } = await rollout(
+      [task('c')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(3) },
+      options,
+    );
     expect(t!.finishReason).toBe('timeout');
     expect(t!.timedOut).toBe(true);
     expect(t!.turns).toHaveLength(1);
@@ -109,20 +164,43 @@ describe('rollout', () => {
   it('closes a turn cut off by maxNewTokens with the end-of-turn markup (mask 0) and flags truncation', async () => {
     const long = `\`\`\`python\nprint(${'1'.repeat(80)})\n\`\`\``;
     const sampler = scriptedSampler(tokenizer, [[long, 'FINAL ANSWER: 55']]);
-    const { trajectories: [t] } = await rollout([task('d')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(4) }, { ...options, maxNewTokens: 20 });
+    const {
+      trajectories: [t],
+    } = await rollout(
+      [task('d')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(4) },
+      { ...options, maxNewTokens: 20 },
+    );
     expect(t!.truncated).toBe(true);
     expect(t!.turns[0]!.stop).toBe('length');
     const observation = t!.turns[0]!.observation!;
-    expect(tokenizer.decode(t!.ids.slice(observation.start, observation.start + 1))).toBe('<|im_end|>');
+    expect(tokenizer.decode(t!.ids.slice(observation.start, observation.start + 1))).toBe(
+      '<|im_end|>',
+    );
     expect(t!.actionMask[observation.start]).toBe(0);
     expect(layoutProblems(t!)).toEqual([]);
   });
 
   it('ends an episode whose observation would not fit the context, so no sequence outgrows the model', async () => {
-    const sampler = { ...scriptedSampler(tokenizer, [['```python\nprint(55)\n```', 'FINAL ANSWER: 55']]), maxPositions: 0 };
-    const prompt = tokenizer.encodeChat([{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task('i').prompt }], { addGenerationPrompt: true });
+    const sampler = {
+      ...scriptedSampler(tokenizer, [['```python\nprint(55)\n```', 'FINAL ANSWER: 55']]),
+      maxPositions: 0,
+    };
+    const prompt = tokenizer.encodeChat(
+      [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: task('i').prompt },
+      ],
+      { addGenerationPrompt: true },
+    );
     sampler.maxPositions = prompt.length + 40; // room for the turn, not for "Execution result:" and a reply
-    const { trajectories: [t] } = await rollout([task('i')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) }, options);
+    const {
+      trajectories: [t],
+    } = await rollout(
+      [task('i')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) },
+      options,
+    );
     expect(t!.finishReason).toBe('context_full');
     expect(t!.turns).toHaveLength(1);
     expect(t!.turns[0]!.execution!.result.observation).toBe('55\n'); // the execution still counts for the reward
@@ -132,15 +210,42 @@ describe('rollout', () => {
 
   it('refuses a task whose prompt leaves no room to answer, naming it, before sampling anything', async () => {
     const sampler = { ...scriptedSampler(tokenizer, [['FINAL ANSWER: 55']]), maxPositions: 0 };
-    const prompt = tokenizer.encodeChat([{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: task('j').prompt }], { addGenerationPrompt: true });
+    const prompt = tokenizer.encodeChat(
+      [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: task('j').prompt },
+      ],
+      { addGenerationPrompt: true },
+    );
     sampler.maxPositions = prompt.length + 1; // one short of room for a single token
     let sampled = 0;
-    const counting = { ...sampler, sample: (...args: Parameters<typeof sampler.sample>) => { sampled++; return sampler.sample(...args); } };
-    await expect(rollout([task('j')], { sampler: counting, tokenizer, executor: fakeExecutor(), rng: new Rng(9) }, options))
-      .rejects.toThrow(new RegExp(`task ${task('j').id}: its prompt is ${prompt.length} tokens .* context \\(max_position_embeddings\\) is ${prompt.length + 1}.*Fix: shorten`));
+    const counting = {
+      ...sampler,
+      sample: (...args: Parameters<typeof sampler.sample>) => {
+        sampled++;
+        return sampler.sample(...args);
+      },
+    };
+    await expect(
+      rollout(
+        [task('j')],
+        { sampler: counting, tokenizer, executor: fakeExecutor(), rng: new Rng(9) },
+        options,
+      ),
+    ).rejects.toThrow(
+      new RegExp(
+        `task ${task('j').id}: its prompt is ${prompt.length} tokens .* context \\(max_position_embeddings\\) is ${prompt.length + 1}.*Fix: shorten`,
+      ),
+    );
     expect(sampled).toBe(0);
     sampler.maxPositions = prompt.length + 2; // room for one token: it runs
-    const { trajectories: [t] } = await rollout([task('j')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) }, options);
+    const {
+      trajectories: [t],
+    } = await rollout(
+      [task('j')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) },
+      options,
+    );
     expect(t!.ids.length).toBeLessThanOrEqual(prompt.length + 2);
   });
 
@@ -152,7 +257,11 @@ describe('rollout', () => {
     ];
     const sampler = scriptedSampler(tokenizer, scripts, log);
     const executor = fakeExecutor((code) => (code.includes('slow') ? 400 : 5));
-    const { trajectories } = await rollout([task('e'), task('f')], { sampler, tokenizer, executor, rng: new Rng(5) }, options);
+    const { trajectories } = await rollout(
+      [task('e'), task('f')],
+      { sampler, tokenizer, executor, rng: new Rng(5) },
+      options,
+    );
     expect(trajectories.map((t) => t.finishReason)).toEqual(['final_answer', 'final_answer']);
     // Round 1 decodes both; episode 1 then takes turns 2 and 3 alone while episode 0's code runs.
     expect(log[0]).toEqual([0, 1]);
@@ -161,11 +270,19 @@ describe('rollout', () => {
   });
 
   it('times the sandbox as the wall-clock wait, not the sum of programs that ran side by side', async () => {
-    const scripts = Array.from({ length: 4 }, () => ['```python\nprint(1)\n```', 'FINAL ANSWER: 1']);
+    const scripts = Array.from({ length: 4 }, () => [
+      '```python\nprint(1)\n```',
+      'FINAL ANSWER: 1',
+    ]);
     const sampler = scriptedSampler(tokenizer, scripts);
     const executor = fakeExecutor(() => 300); // four programs at once, 300 ms each
-    const { trajectories, timing } = await rollout([task('t')], { sampler, tokenizer, executor, rng: new Rng(9) }, { ...options, groupSize: 4 });
-    const summed = trajectories.reduce((sum, t) => sum + t.turns[0]!.execution!.durationMs, 0) / 1000;
+    const { trajectories, timing } = await rollout(
+      [task('t')],
+      { sampler, tokenizer, executor, rng: new Rng(9) },
+      { ...options, groupSize: 4 },
+    );
+    const summed =
+      trajectories.reduce((sum, t) => sum + t.turns[0]!.execution!.durationMs, 0) / 1000;
     expect(summed).toBeGreaterThan(1.1);
     expect(timing.sandboxSeconds).toBeGreaterThan(0.25);
     expect(timing.sandboxSeconds).toBeLessThan(0.6);
@@ -177,14 +294,33 @@ describe('rollout', () => {
       maxPositions: 4096,
       async sample(contexts, rngs) {
         seen.push(rngs.map((rng) => rng.uniform()));
-        return { ids: contexts.map(() => [tokenizer.eosIds[0]!]), logprobs: contexts.map(() => [0]), finishReasons: contexts.map(() => 'eos' as const) };
+        return {
+          ids: contexts.map(() => [tokenizer.eosIds[0]!]),
+          logprobs: contexts.map(() => [0]),
+          finishReasons: contexts.map(() => 'eos' as const),
+        };
       },
     };
-    await rollout([task('g'), task('h')], { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(6) }, { ...options, groupSize: 2 });
+    await rollout(
+      [task('g'), task('h')],
+      { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(6) },
+      { ...options, groupSize: 2 },
+    );
     const again: number[][] = [];
-    const sampler2: Sampler = { ...sampler, async sample(contexts, rngs, o) { again.push(rngs.map((rng) => rng.uniform())); return sampler.sample(contexts, rngs, o); } };
-    await rollout([task('g')], { sampler: sampler2, tokenizer, executor: fakeExecutor(), rng: new Rng(6) }, { ...options, groupSize: 2 });
-    // The first two episodes draw the same numbers whether or not two more episodes share the batch.
+    const sampler2: Sampler = {
+      ...sampler,
+      async sample(contexts, rngs, o) {
+        again.push(rngs.map((rng) => rng.uniform()));
+        return sampler.sample(contexts, rngs, o);
+      },
+    };
+    await rollout(
+      [task('g')],
+      { sampler: sampler2, tokenizer, executor: fakeExecutor(), rng: new Rng(6) },
+      { ...options, groupSize: 2 },
+    );
+    // The first two episodes draw the same numbers whether or not two more episodes share the
+    // batch.
     expect(again[0]).toEqual(seen[0]!.slice(0, 2));
   });
 });

@@ -11,8 +11,15 @@ import { meanLearnedTokens } from '../../scripts/demo/sft_loop.ts';
 import { useBackend } from '../helpers/models.ts';
 
 const config = parseModelConfig({
-  model_type: 'llama', vocab_size: 40, hidden_size: 16, intermediate_size: 32, num_hidden_layers: 1,
-  num_attention_heads: 2, num_key_value_heads: 2, max_position_embeddings: 64, tie_word_embeddings: true,
+  model_type: 'llama',
+  vocab_size: 40,
+  hidden_size: 16,
+  intermediate_size: 32,
+  num_hidden_layers: 1,
+  num_attention_heads: 2,
+  num_key_value_heads: 2,
+  max_position_embeddings: 64,
+  tie_word_embeddings: true,
 });
 // 3 + 1 learned (predicted) tokens: mask[0] is never predicted
 const batch: SftExample[] = [
@@ -25,9 +32,20 @@ function stepDelta(normalizer?: number): { delta: Float32Array; loss: number } {
   const model = CausalLM.fromWeights(config, randomWeights(config, 2), { kind: 'full' });
   const variables = [...model.trainableVariables().values()];
   const before = variables.map((v) => v.dataSync().slice());
-  const optimizer = new AdamW(model.trainableVariables(), { learningRate: 1, beta1: 0.9, beta2: 0.999, epsilon: 1e4, weightDecay: 0 });
-  const loss = sftStep(model, optimizer, batch, { learningRate: 1, ...(normalizer ? { normalizer } : {}) });
-  const delta = Float32Array.from(variables.flatMap((v, i) => Array.from(v.dataSync(), (x, j) => x - before[i]![j]!)));
+  const optimizer = new AdamW(model.trainableVariables(), {
+    learningRate: 1,
+    beta1: 0.9,
+    beta2: 0.999,
+    epsilon: 1e4,
+    weightDecay: 0,
+  });
+  const loss = sftStep(model, optimizer, batch, {
+    learningRate: 1,
+    ...(normalizer ? { normalizer } : {}),
+  });
+  const delta = Float32Array.from(
+    variables.flatMap((v, i) => Array.from(v.dataSync(), (x, j) => x - before[i]![j]!)),
+  );
   optimizer.dispose();
   model.dispose();
   return { delta, loss };
@@ -56,7 +74,9 @@ describe('sftStep weighting', () => {
   it('refuses a normalizer that is not positive', () => {
     const model = CausalLM.fromWeights(config, randomWeights(config, 2), { kind: 'full' });
     const optimizer = new AdamW(model.trainableVariables());
-    expect(() => sftStep(model, optimizer, batch, { learningRate: 1, normalizer: 0 })).toThrow(/normalizer must be positive/);
+    expect(() => sftStep(model, optimizer, batch, { learningRate: 1, normalizer: 0 })).toThrow(
+      /normalizer must be positive/,
+    );
     optimizer.dispose();
     model.dispose();
   });

@@ -6,7 +6,16 @@ import type { GroupStats } from '../../src/rl/advantage.ts';
 import { SIGNAL_FLOOR, TaskSampler } from '../../src/rl/task_sampler.ts';
 
 const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
-const group = (taskId: string, std: number): GroupStats => ({ groupIndex: 0, taskId, rewards: [], mean: 0, std, advantages: [], zeroStd: std === 0, included: true });
+const group = (taskId: string, std: number): GroupStats => ({
+  groupIndex: 0,
+  taskId,
+  rewards: [],
+  mean: 0,
+  std,
+  advantages: [],
+  zeroStd: std === 0,
+  included: true,
+});
 
 describe('TaskSampler', () => {
   it("'shuffle' visits every task once per epoch, distinct within a step", () => {
@@ -31,7 +40,9 @@ describe('TaskSampler', () => {
     for (let step = 0; step < 3; step++) {
       const chosen = sampler.next(3, rng);
       // each task's group is observed before the next step, as the trainer does
-      sampler.observe(chosen.map((i) => group(ids[i]!, ids[i] === 'b' ? 0.5 : ids[i] === 'e' ? 0.25 : 0)));
+      sampler.observe(
+        chosen.map((i) => group(ids[i]!, ids[i] === 'b' ? 0.5 : ids[i] === 'e' ? 0.25 : 0)),
+      );
       first.push(...chosen);
     }
     // steps 1-3 picked 9 tasks: all 7 once (the first pass), then 2 drawn by signal

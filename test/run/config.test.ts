@@ -1,14 +1,41 @@
-// The RunConfig schema: defaults, type and range checks with fixes, unknown keys, cross-field rules.
+// The RunConfig schema: defaults, type and range checks with fixes, unknown keys, cross-field
+// rules.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_SCHEMA, FIELD_NAMES, LORA_TARGETS, checkField, defaultConfig, effectiveClipEpsHigh, parseRunConfig, validateConfig } from '../../src/run/config.ts';
+import {
+  CONFIG_SCHEMA,
+  FIELD_NAMES,
+  LORA_TARGETS,
+  checkField,
+  defaultConfig,
+  effectiveClipEpsHigh,
+  parseRunConfig,
+  validateConfig,
+} from '../../src/run/config.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 
 describe('defaults', () => {
   it("reproduce the reference design's run where it has a value", () => {
     expect(defaultConfig()).toMatchObject({
-      groupSize: 4, maxTurns: 3, steps: 30, lr: 5e-5, clipEps: 0.2, klCoef: 0.04, temperature: 1.0, maxNewTokens: 128,
-      timeoutMs: 10_000, maxOutputChars: 500, ppoEpochs: 1, aggregation: 'seed', tasks: 'seed', customTasks: [],
-      clipEpsHigh: null, gradClip: 1.0, parser: 'strict', backend: 'auto', model: 'demo', skipZeroStdGroups: false,
+      groupSize: 4,
+      maxTurns: 3,
+      steps: 30,
+      lr: 5e-5,
+      clipEps: 0.2,
+      klCoef: 0.04,
+      temperature: 1.0,
+      maxNewTokens: 128,
+      timeoutMs: 10_000,
+      maxOutputChars: 500,
+      ppoEpochs: 1,
+      aggregation: 'seed',
+      tasks: 'seed',
+      customTasks: [],
+      clipEpsHigh: null,
+      gradClip: 1.0,
+      parser: 'strict',
+      backend: 'auto',
+      model: 'demo',
+      skipZeroStdGroups: false,
       rewards: { output_match: 1, tests: 1, final_answer: 0, format: 0 },
     });
     expect(effectiveClipEpsHigh(defaultConfig())).toBe(0.2);
@@ -21,7 +48,10 @@ describe('defaults', () => {
     a.rewards.tests = 0;
     expect(defaultConfig().loraTargets).toHaveLength(7);
     expect(defaultConfig().rewards.tests).toBe(1);
-    for (const name of FIELD_NAMES) expect(checkField(name, defaultConfig()[name]), name).toEqual({ value: defaultConfig()[name] });
+    for (const name of FIELD_NAMES)
+      expect(checkField(name, defaultConfig()[name]), name).toEqual({
+        value: defaultConfig()[name],
+      });
   });
 
   it('short keys are unique; LoRA targets match the model', () => {
@@ -35,37 +65,62 @@ describe('validation', () => {
   const errorsOf = (input: unknown) => validateConfig(input).errors.map((e) => e.message);
 
   it('wrong types and out-of-range values say how to fix', () => {
-    expect(errorsOf({ groupSize: 1 })).toEqual(['groupSize must be a whole number from 2 to 64, got 1. Fix: set groupSize to a whole number from 2 to 64, e.g. 4.']);
-    expect(errorsOf({ groupSize: '4' })[0]).toMatch(/groupSize must be a whole number, got "4". Fix: set groupSize/);
+    expect(errorsOf({ groupSize: 1 })).toEqual([
+      'groupSize must be a whole number from 2 to 64, got 1. Fix: set groupSize to a whole number from 2 to 64, e.g. 4.',
+    ]);
+    expect(errorsOf({ groupSize: '4' })[0]).toMatch(
+      /groupSize must be a whole number, got "4". Fix: set groupSize/,
+    );
     expect(errorsOf({ groupSize: 2.5 })[0]).toMatch(/must be a whole number/);
     expect(errorsOf({ lr: 0 })[0]).toMatch(/lr must be a number above 0 and at most 1, got 0. Fix/);
     expect(errorsOf({ temperature: Number.NaN })[0]).toMatch(/temperature must be a number/);
-    expect(errorsOf({ aggregation: 'mean' })[0]).toMatch(/aggregation must be one of seed, token, dr_grpo, got "mean". Fix: set aggregation to one of "seed", "token", "dr_grpo"/);
+    expect(errorsOf({ aggregation: 'mean' })[0]).toMatch(
+      /aggregation must be one of seed, token, dr_grpo, got "mean". Fix: set aggregation to one of "seed", "token", "dr_grpo"/,
+    );
     expect(errorsOf({ skipZeroStdGroups: 'yes' })[0]).toMatch(/true or false/);
-    expect(errorsOf({ loraTargets: ['q_proj', 'qkv'] })[0]).toMatch(/loraTargets must be a list of distinct names from q_proj.*Fix/);
+    expect(errorsOf({ loraTargets: ['q_proj', 'qkv'] })[0]).toMatch(
+      /loraTargets must be a list of distinct names from q_proj.*Fix/,
+    );
     expect(errorsOf({ loraTargets: [] })[0]).toMatch(/non-empty list/);
-    expect(errorsOf({ model: '' })[0]).toMatch(/model must be non-empty text.*Fix: set model to e.g. "demo"/);
+    expect(errorsOf({ model: '' })[0]).toMatch(
+      /model must be non-empty text.*Fix: set model to e.g. "demo"/,
+    );
     expect(errorsOf({ clipEpsHigh: -1 })[0]).toMatch(/or null for the default behaviour/);
     expect(errorsOf([])[0]).toMatch(/must be a JSON object.*Fix/);
   });
 
   it('unknown keys are errors, with a suggestion', () => {
-    expect(errorsOf({ gropSize: 4 })[0]).toMatch(/unknown field "gropSize". Fix: did you mean groupSize\? remove it/);
+    expect(errorsOf({ gropSize: 4 })[0]).toMatch(
+      /unknown field "gropSize". Fix: did you mean groupSize\? remove it/,
+    );
     expect(errorsOf({ zzzzzzzzzz: 1 })[0]).not.toMatch(/did you mean/);
   });
 
   it('reward weights merge with defaults; unknown parts and all-zero weights are errors', () => {
-    expect(parseRunConfig({ rewards: { tests: 0 } }).rewards).toEqual({ output_match: 1, tests: 0, final_answer: 0, format: 0 });
+    expect(parseRunConfig({ rewards: { tests: 0 } }).rewards).toEqual({
+      output_match: 1,
+      tests: 0,
+      final_answer: 0,
+      format: 0,
+    });
     expect(errorsOf({ rewards: { speed: 1 } })[0]).toMatch(/not speed/);
     expect(errorsOf({ rewards: { output_match: 0, tests: 0 } })[0]).toMatch(/at least one above 0/);
   });
 
   it('custom tasks: validated, normalized, and checked against the set and the weights', () => {
-    const custom = [{ prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3', expectedOutput: null }];
-    expect(parseRunConfig({ tasks: 'custom', customTasks: custom }).customTasks).toEqual([{ prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3' }]);
-    expect(errorsOf({ customTasks: [{ prompt: '' , expectedOutput: '1' }] })[0]).toMatch(/custom task 1: the prompt is empty. Fix/);
+    const custom = [
+      { prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3', expectedOutput: null },
+    ];
+    expect(parseRunConfig({ tasks: 'custom', customTasks: custom }).customTasks).toEqual([
+      { prompt: 'Define add(a, b).', tests: 'assert add(1, 2) == 3' },
+    ]);
+    expect(errorsOf({ customTasks: [{ prompt: '', expectedOutput: '1' }] })[0]).toMatch(
+      /custom task 1: the prompt is empty. Fix/,
+    );
     expect(errorsOf({ tasks: 'custom' })[0]).toMatch(/no custom tasks. Fix: add a custom task/);
-    expect(errorsOf({ customTasks: custom, rewards: { tests: 0 } })[0]).toMatch(/custom\/1 has no reward.*Fix: give tests a weight above 0/);
+    expect(errorsOf({ customTasks: custom, rewards: { tests: 0 } })[0]).toMatch(
+      /custom\/1 has no reward.*Fix: give tests a weight above 0/,
+    );
   });
 
   it('falls back field by field and collects every error; parseRunConfig throws them all', () => {
@@ -74,6 +129,8 @@ describe('validation', () => {
     expect(config.maxTurns).toBe(3);
     expect(config.steps).toBe(30);
     expect(errors.map((e) => e.field)).toEqual(['maxTurns', 'steps']);
-    expect(() => parseRunConfig({ maxTurns: 0, steps: 'ten' })).toThrow(/invalid run config:\n- maxTurns .*\n- steps /);
+    expect(() => parseRunConfig({ maxTurns: 0, steps: 'ten' })).toThrow(
+      /invalid run config:\n- maxTurns .*\n- steps /,
+    );
   });
 });

@@ -40,8 +40,8 @@ describe('serve.mjs', () => {
   });
 
   it('refuses paths outside the served folder and answers 404 for missing files', async () => {
-    const escape = await fetch(`${isolated.url}..%2f..%2fetc%2fpasswd`);
-    expect([403, 404]).toContain(escape.status);
+    const outside = await fetch(`${isolated.url}..%2f..%2fetc%2fpasswd`);
+    expect([403, 404]).toContain(outside.status);
     expect((await fetch(`${isolated.url}missing.js`)).status).toBe(404);
   });
 });

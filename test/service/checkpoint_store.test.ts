@@ -4,29 +4,64 @@
 import { describe, expect, it } from 'vitest';
 import type { TrainerCheckpoint } from '../../src/service/trainer_api.ts';
 import {
-  CheckpointStore, memoryRecordStore, savedModel, shouldCheckpoint, StorageQuotaError, type CheckpointSummary, type RecordStore,
+  CheckpointStore,
+  memoryRecordStore,
+  savedModel,
+  shouldCheckpoint,
+  StorageQuotaError,
+  type CheckpointSummary,
+  type RecordStore,
 } from '../../src/service/checkpoint_store.ts';
 import { buildMetrics } from '../helpers/records.ts';
 
 function checkpoint(step: number, fragment = 'v=1&g=4'): TrainerCheckpoint {
   return {
-    version: 1, configFragment: fragment, step, rngState: [1, 2, 3, step], taskOrder: [2, 0, 1], taskCursor: 1,
-    model: { name: 'demo', source: 'demo', architecture: 'llama', parameters: 1000, trainableParameters: 10, card: null, warnings: [] },
+    version: 1,
+    configFragment: fragment,
+    step,
+    rngState: [1, 2, 3, step],
+    taskOrder: [2, 0, 1],
+    taskCursor: 1,
+    model: {
+      name: 'demo',
+      source: 'demo',
+      architecture: 'llama',
+      parameters: 1000,
+      trainableParameters: 10,
+      card: null,
+      warnings: [],
+    },
     tensors: [{ name: 'lora.a', shape: [2, 2], data: Float32Array.from([step, 2, 3, 4]) }],
-    optimizer: { step, moments: [{ name: 'lora.a', shape: [2, 2], m: new Float32Array(4), v: new Float32Array(4) }] },
-    metrics: Array.from({ length: step }, (_, i) => buildMetrics(i + 1)), evals: [],
+    optimizer: {
+      step,
+      moments: [{ name: 'lora.a', shape: [2, 2], m: new Float32Array(4), v: new Float32Array(4) }],
+    },
+    metrics: Array.from({ length: step }, (_, i) => buildMetrics(i + 1)),
+    evals: [],
   };
 }
 
-const entry = (runId: string, savedAt: number) => ({ runId, savedAt, reason: 'auto' as const, model: { kind: 'demo' as const }, modelName: 'demo' });
+const entry = (runId: string, savedAt: number) => ({
+  runId,
+  savedAt,
+  reason: 'auto' as const,
+  model: { kind: 'demo' as const },
+  modelName: 'demo',
+});
 
 /** A RecordStore whose puts fail with the browser's quota error while `full` is true. */
-function quotaStore<T>(inner: RecordStore<T>, state: { full: boolean | ((key: string) => boolean) }): RecordStore<T> {
+function quotaStore<T>(
+  inner: RecordStore<T>,
+  state: { full: boolean | ((key: string) => boolean) },
+): RecordStore<T> {
   return {
     ...inner,
     put: async (key, value) => {
       const full = typeof state.full === 'function' ? state.full(key) : state.full;
-      if (full) throw Object.assign(new Error('The quota has been exceeded.'), { name: 'QuotaExceededError' });
+      if (full)
+        throw Object.assign(new Error('The quota has been exceeded.'), {
+          name: 'QuotaExceededError',
+        });
       await inner.put(key, value);
     },
   };
@@ -45,7 +80,12 @@ describe('CheckpointStore', () => {
     expect(list.map((s) => s.key)).toEqual(['run-a/000015', 'run-a/000010', 'run-b/000002']);
     expect(data.size()).toBe(3); // run-a/000005 pruned with its weights
     const latest = await store.latest();
-    expect(latest).toMatchObject({ runId: 'run-a', step: 15, configFragment: 'v=1&g=4', modelName: 'demo' });
+    expect(latest).toMatchObject({
+      runId: 'run-a',
+      step: 15,
+      configFragment: 'v=1&g=4',
+      modelName: 'demo',
+    });
     const loaded = await store.load(latest!.key);
     expect(loaded.tensors[0]!.data).toEqual(Float32Array.from([15, 2, 3, 4]));
     expect(loaded.metrics).toHaveLength(15);
@@ -76,10 +116,15 @@ describe('CheckpointStore', () => {
   });
 
   it('throws StorageQuotaError with a fix when nothing can be freed', async () => {
-    const store = new CheckpointStore(memoryRecordStore(), quotaStore(memoryRecordStore<TrainerCheckpoint>(), { full: true }));
+    const store = new CheckpointStore(
+      memoryRecordStore(),
+      quotaStore(memoryRecordStore<TrainerCheckpoint>(), { full: true }),
+    );
     const failure = store.save(entry('r', 1), checkpoint(6));
     await expect(failure).rejects.toBeInstanceOf(StorageQuotaError);
-    await expect(store.save(entry('r', 1), checkpoint(6))).rejects.toThrow(/storage is full.*step 6.*Fix: export the adapter/);
+    await expect(store.save(entry('r', 1), checkpoint(6))).rejects.toThrow(
+      /storage is full.*step 6.*Fix: export the adapter/,
+    );
     expect(await store.latest()).toBeNull();
   });
 });
@@ -91,8 +136,15 @@ describe('helpers', () => {
   });
 
   it('keeps hub coordinates and turns picked files into their folder name', () => {
-    expect(savedModel({ kind: 'hub', repo: 'a/b', baseUrl: 'http://h' }, 'a/b')).toEqual({ kind: 'hub', repo: 'a/b', baseUrl: 'http://h' });
-    expect(savedModel({ kind: 'files', files: [] }, 'my-model')).toEqual({ kind: 'files', name: 'my-model' });
+    expect(savedModel({ kind: 'hub', repo: 'a/b', baseUrl: 'http://h' }, 'a/b')).toEqual({
+      kind: 'hub',
+      repo: 'a/b',
+      baseUrl: 'http://h',
+    });
+    expect(savedModel({ kind: 'files', files: [] }, 'my-model')).toEqual({
+      kind: 'files',
+      name: 'my-model',
+    });
     expect(savedModel({ kind: 'demo' }, 'demo')).toEqual({ kind: 'demo' });
   });
 });

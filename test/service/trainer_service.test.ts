@@ -14,8 +14,12 @@ import { makeModelFolder, PROMPT } from '../helpers/tiny_policy.ts';
 describe('TrainerService (the worker API) in Node', () => {
   let dir: string;
   const services: TrainerService[] = [];
-  beforeAll(async () => { dir = await makeModelFolder(); }, 300_000);
-  afterAll(async () => { await Promise.all(services.map((s) => s.close())); });
+  beforeAll(async () => {
+    dir = await makeModelFolder();
+  }, 300_000);
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.close()));
+  });
 
   const newService = async () => {
     const deps: ServiceDeps = {
@@ -28,7 +32,16 @@ describe('TrainerService (the worker API) in Node', () => {
     const progress: string[] = [];
     await service.init({ backend: 'wasm', sandboxes: 2 }, (p) => progress.push(p.stage));
     expect(progress).toContain('sandbox');
-    const config = { ...defaultConfig(), tasks: 'custom' as const, customTasks: [{ prompt: PROMPT, expectedOutput: '7' }], groupSize: 6, maxTurns: 1, maxNewTokens: 24, lr: 3e-3, seed: 11 };
+    const config = {
+      ...defaultConfig(),
+      tasks: 'custom' as const,
+      customTasks: [{ prompt: PROMPT, expectedOutput: '7' }],
+      groupSize: 6,
+      maxTurns: 1,
+      maxNewTokens: 24,
+      lr: 3e-3,
+      seed: 11,
+    };
     await service.configure(await encodeLink(config));
     const info = await service.loadModel({ kind: 'demo' }, () => {});
     expect(info.trainableParameters).toBeGreaterThan(0);
@@ -59,9 +72,13 @@ describe('TrainerService (the worker API) in Node', () => {
     // so the equality above means something.
     expect(phases[3]!.metrics!.reward_std).toBeGreaterThan(0);
     const a = await service.checkpoint();
-    expect(a.tensors.some((tensor, i) => tensor.data.some((v, j) => v !== saved.tensors[i]!.data[j]))).toBe(true);
+    expect(
+      a.tensors.some((tensor, i) => tensor.data.some((v, j) => v !== saved.tensors[i]!.data[j])),
+    ).toBe(true);
     const b = await resumed.checkpoint();
-    a.tensors.forEach((tensor, i) => expect(Array.from(b.tensors[i]!.data)).toEqual(Array.from(tensor.data)));
+    a.tensors.forEach((tensor, i) =>
+      expect(Array.from(b.tensors[i]!.data)).toEqual(Array.from(tensor.data)),
+    );
     expect(b.metrics.map((m) => m.step)).toEqual([1, 2]);
   }, 300_000);
 
@@ -69,7 +86,11 @@ describe('TrainerService (the worker API) in Node', () => {
     const service = services[0]!;
     const files = await service.exportAdapter();
     const tensors = parseSafetensors(files['adapter_model.safetensors']!);
-    expect([...tensors.entries.keys()].every((name) => name.startsWith('base_model.model.model.layers.'))).toBe(true);
+    expect(
+      [...tensors.entries.keys()].every((name) =>
+        name.startsWith('base_model.model.model.layers.'),
+      ),
+    ).toBe(true);
     const saved = await service.checkpoint();
     saved.tensors[0] = { ...saved.tensors[0]!, shape: [3, 3], data: new Float32Array(9) };
     await expect(service.restore(saved)).rejects.toThrow(/does not fit the loaded model/);

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import {
-  assistantContent, createTokenizer, encodeChatDelta, findPrefixBreak, loadTokenizer, type ChatMessage, type Tokenizer,
+  assistantContent,
+  createTokenizer,
+  encodeChatDelta,
+  findPrefixBreak,
+  loadTokenizer,
+  type ChatMessage,
+  type Tokenizer,
 } from '../../src/tokenizer/index.ts';
 import { BYTES_DIR, QWEN3_DIR, readJsonFile, TEMPLATES_DIR } from './helpers.ts';
 
@@ -19,7 +25,10 @@ const code = '```python\nprint(6*7)\n```';
 function oneTurn(tokenizer: Tokenizer, sampledText: string, stopped: boolean) {
   const messages = [system, task];
   const promptIds = tokenizer.encodeChat(messages, { addGenerationPrompt: true });
-  const generatedIds = [...tokenizer.encode(sampledText, { addSpecialTokens: false }), ...(stopped ? [tokenizer.eosIds[0]!] : [])];
+  const generatedIds = [
+    ...tokenizer.encode(sampledText, { addSpecialTokens: false }),
+    ...(stopped ? [tokenizer.eosIds[0]!] : []),
+  ];
   const delta = encodeChatDelta(tokenizer, { messages, generatedIds, newMessages: [observation] });
   return { messages, promptIds, generatedIds, delta };
 }
@@ -37,10 +46,14 @@ for (const [label, load] of [
     it('appends "\\n" + the user turn + the generation prompt after a turn that ended with <|im_end|>', () => {
       const { messages, promptIds, generatedIds, delta } = oneTurn(tokenizer, code, true);
       if (!delta.ok) throw new Error(delta.reason);
-      expect(delta.text).toBe('\n<|im_start|>user\nOutput:\n42\n<|im_end|>\n<|im_start|>assistant\n');
+      expect(delta.text).toBe(
+        '\n<|im_start|>user\nOutput:\n42\n<|im_end|>\n<|im_start|>assistant\n',
+      );
       expect(delta.assistantMessage).toEqual({ role: 'assistant', content: code });
       // The context built token by token equals encoding the re-rendered conversation in one go.
-      const whole = tokenizer.encodeChat([...messages, delta.assistantMessage, observation], { addGenerationPrompt: true });
+      const whole = tokenizer.encodeChat([...messages, delta.assistantMessage, observation], {
+        addGenerationPrompt: true,
+      });
       expect([...promptIds, ...generatedIds, ...delta.ids]).toEqual(whole);
     });
 
@@ -54,15 +67,25 @@ for (const [label, load] of [
     it('keeps the sampled ids even where re-tokenizing the text would merge differently', () => {
       // Sample "print" one character at a time: a non-canonical tokenization the model may produce.
       const messages = [system, task];
-      const generatedIds = [...'print'].flatMap((c) => tokenizer.encode(c, { addSpecialTokens: false })).concat(tokenizer.eosIds[0]!);
-      const delta = encodeChatDelta(tokenizer, { messages, generatedIds, newMessages: [observation] });
+      const generatedIds = [...'print']
+        .flatMap((c) => tokenizer.encode(c, { addSpecialTokens: false }))
+        .concat(tokenizer.eosIds[0]!);
+      const delta = encodeChatDelta(tokenizer, {
+        messages,
+        generatedIds,
+        newMessages: [observation],
+      });
       if (!delta.ok) throw new Error(delta.reason);
       expect(delta.assistantMessage.content).toBe('print');
       expect(delta.text.startsWith('\n<|im_start|>user')).toBe(true);
     });
 
     it('an empty turn (only eos sampled) still extends the conversation', () => {
-      const delta = encodeChatDelta(tokenizer, { messages: [task], generatedIds: [tokenizer.eosIds[0]!], newMessages: [observation] });
+      const delta = encodeChatDelta(tokenizer, {
+        messages: [task],
+        generatedIds: [tokenizer.eosIds[0]!],
+        newMessages: [observation],
+      });
       expect(delta.ok && delta.assistantMessage.content).toBe('');
     });
   });
@@ -75,34 +98,58 @@ describe('prefix stability', () => {
   beforeAll(async () => {
     qwen = await loadTokenizer(directorySource(QWEN3_DIR));
     bytes = await loadTokenizer(directorySource(BYTES_DIR));
-    // The byte vocabulary with Llama-style markup as plain text: enough to check the template logic.
+    // The byte vocabulary with Llama-style markup as plain text: enough to check the template
+    // logic.
     llama = createTokenizer('llama3-style', {
       tokenizerJson: readJsonFile(join(BYTES_DIR, 'tokenizer.json')),
-      tokenizerConfig: { ...readJsonFile(join(BYTES_DIR, 'tokenizer_config.json')), bos_token: '<|endoftext|>', eos_token: '<|im_end|>' },
-      chatTemplate: readFileSync(join(TEMPLATES_DIR, 'llama3-style.jinja'), 'utf8').replaceAll('<|eot_id|>', '<|im_end|>'),
+      tokenizerConfig: {
+        ...readJsonFile(join(BYTES_DIR, 'tokenizer_config.json')),
+        bos_token: '<|endoftext|>',
+        eos_token: '<|im_end|>',
+      },
+      chatTemplate: readFileSync(join(TEMPLATES_DIR, 'llama3-style.jinja'), 'utf8').replaceAll(
+        '<|eot_id|>',
+        '<|im_end|>',
+      ),
     });
   }, 60_000);
 
-  const thinking = '<think>\n6 times 7.\n</think>\n\n' + code;
+  const thinking = `<think>\n6 times 7.\n</think>\n\n${code}`;
 
   it('reports Qwen3 dropping the <think> block of an earlier turn', () => {
     const delta = oneTurn(qwen, thinking, true).delta;
     expect(delta.ok).toBe(false);
     expect(!delta.ok && delta.reason).toMatch(/renders the model's turn differently.*<think>/s);
-    const conversation = [system, task, { role: 'assistant', content: thinking }, observation, { role: 'assistant', content: 'Done.' }];
+    const conversation = [
+      system,
+      task,
+      { role: 'assistant', content: thinking },
+      observation,
+      { role: 'assistant', content: 'Done.' },
+    ];
     expect(findPrefixBreak(qwen, conversation)).toMatchObject({ index: 2 });
   });
 
   it('accepts Qwen3 turns without thinking, and ChatML conversations', () => {
-    const conversation = [system, task, { role: 'assistant', content: code }, observation, { role: 'assistant', content: 'Done.' }];
+    const conversation = [
+      system,
+      task,
+      { role: 'assistant', content: code },
+      observation,
+      { role: 'assistant', content: 'Done.' },
+    ];
     expect(findPrefixBreak(qwen, conversation)).toBeNull();
     expect(findPrefixBreak(bytes, conversation)).toBeNull();
     expect(findPrefixBreak(bytes, [...conversation, observation])).toBeNull();
   });
 
   it('reports a template that trims what the model wrote (Llama style)', () => {
-    expect(findPrefixBreak(llama, [task, { role: 'assistant', content: code }, observation], { now: new Date(0) })).toBeNull();
-    const padded = [task, { role: 'assistant', content: code + '\n\n' }, observation];
+    expect(
+      findPrefixBreak(llama, [task, { role: 'assistant', content: code }, observation], {
+        now: new Date(0),
+      }),
+    ).toBeNull();
+    const padded = [task, { role: 'assistant', content: `${code}\n\n` }, observation];
     expect(findPrefixBreak(llama, padded, { now: new Date(0) })).toMatchObject({ index: 1 });
   });
 

@@ -23,13 +23,20 @@ export interface GoldenChatCase {
   error?: string;
 }
 
-export const goldenChat = JSON.parse(readFileSync(join(GOLDEN_DIR, 'chat_templates.json'), 'utf8')) as {
+export const goldenChat = JSON.parse(
+  readFileSync(join(GOLDEN_DIR, 'chat_templates.json'), 'utf8'),
+) as {
   now: string;
   cases: GoldenChatCase[];
 };
 
-/** Token ids from scripts/golden/qwen_bpe.py (a from-scratch Python BPE over the same tokenizer.json). */
-export const goldenQwenIds = JSON.parse(readFileSync(join(GOLDEN_DIR, 'qwen_ids.json'), 'utf8')) as {
+/**
+ * Token ids from scripts/golden/qwen_bpe.py (a from-scratch Python BPE over the same
+ * tokenizer.json).
+ */
+export const goldenQwenIds = JSON.parse(
+  readFileSync(join(GOLDEN_DIR, 'qwen_ids.json'), 'utf8'),
+) as {
   special: Record<string, number>;
   texts: { text: string; ids: number[] }[];
   chat: { text: string; ids: number[] };

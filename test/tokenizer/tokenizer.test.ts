@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { CHATML_TEMPLATE, loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
-import { BYTES_DIR, goldenChat, goldenQwenIds, memorySource, QWEN3_DIR, readJsonFile } from './helpers.ts';
+import {
+  BYTES_DIR,
+  goldenChat,
+  goldenQwenIds,
+  memorySource,
+  QWEN3_DIR,
+  readJsonFile,
+} from './helpers.ts';
 
 const roundTrips = [
   'def add(a, b):\n\treturn a + b  # sum\n\n\n    x = add(1, 22)\n',
@@ -25,7 +32,11 @@ describe('Qwen3 tokenizer (real, from node_modules)', () => {
     expect(qwen.tokenToId('<|endoftext|>')).toBe(151643);
     expect(qwen.tokenToId('<|im_start|>')).toBe(151644);
     expect(qwen.tokenToId('<|im_end|>')).toBe(151645);
-    expect(goldenQwenIds.special).toMatchObject({ '<|im_start|>': 151644, '<|im_end|>': 151645, '<think>': 151667 });
+    expect(goldenQwenIds.special).toMatchObject({
+      '<|im_start|>': 151644,
+      '<|im_end|>': 151645,
+      '<think>': 151667,
+    });
     expect(qwen.bosId).toBeNull();
     expect(qwen.eosIds).toEqual([151645]);
     expect(qwen.padId).toBe(151643);
@@ -53,10 +64,15 @@ describe('Qwen3 tokenizer (real, from node_modules)', () => {
   }
 
   it('renders and encodes a fixed agent conversation exactly as Jinja2 + the Python BPE do', () => {
-    const golden = goldenChat.cases.find((c) => c.template === 'qwen3' && c.conversation === 'agent' && c.options.add_generation_prompt)!;
+    const golden = goldenChat.cases.find(
+      (c) =>
+        c.template === 'qwen3' && c.conversation === 'agent' && c.options.add_generation_prompt,
+    )!;
     const text = qwen.applyChatTemplate(golden.messages, { addGenerationPrompt: true });
     expect(text).toBe(goldenQwenIds.chat.text);
-    expect(qwen.encodeChat(golden.messages, { addGenerationPrompt: true })).toEqual(goldenQwenIds.chat.ids);
+    expect(qwen.encodeChat(golden.messages, { addGenerationPrompt: true })).toEqual(
+      goldenQwenIds.chat.ids,
+    );
     expect(goldenQwenIds.chat.ids.slice(0, 3)).toEqual([151644, 8948, 198]); // <|im_start|> system \n
     expect(goldenQwenIds.chat.ids.slice(-3)).toEqual([151644, 77091, 198]); // <|im_start|> assistant \n
   });
@@ -93,7 +109,11 @@ describe('byte tokenizer fixture', () => {
   });
 
   it('has ChatML specials, no bos, eos <|im_end|>, pad <|endoftext|>', () => {
-    expect([bytes.tokenToId('<|endoftext|>'), bytes.tokenToId('<|im_start|>'), bytes.tokenToId('<|im_end|>')]).toEqual([256, 257, 258]);
+    expect([
+      bytes.tokenToId('<|endoftext|>'),
+      bytes.tokenToId('<|im_start|>'),
+      bytes.tokenToId('<|im_end|>'),
+    ]).toEqual([256, 257, 258]);
     expect(bytes.bosId).toBeNull();
     expect(bytes.eosIds).toEqual([258]);
     expect(bytes.padId).toBe(256);
@@ -107,7 +127,9 @@ describe('byte tokenizer fixture', () => {
 
   it('renders ChatML and encodes the markup as single special ids', () => {
     const messages = [{ role: 'user', content: 'hi' }];
-    expect(bytes.applyChatTemplate(messages, { addGenerationPrompt: true })).toBe('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
+    expect(bytes.applyChatTemplate(messages, { addGenerationPrompt: true })).toBe(
+      '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n',
+    );
     expect(bytes.encodeChat(messages)).toEqual([257, 117, 115, 101, 114, 10, 104, 105, 258, 10]);
   });
 });
@@ -117,21 +139,35 @@ describe('loadTokenizer errors and fallbacks', () => {
   const tokenizerConfig = readJsonFile(join(BYTES_DIR, 'tokenizer_config.json'));
 
   it('says what is missing when there is no tokenizer.json', async () => {
-    await expect(loadTokenizer(memorySource({ 'config.json': {} }, 'my-model'))).rejects.toThrow(/my-model has no tokenizer.json.*tokenizer.model/);
+    await expect(loadTokenizer(memorySource({ 'config.json': {} }, 'my-model'))).rejects.toThrow(
+      /my-model has no tokenizer.json.*tokenizer.model/,
+    );
   });
 
   it('names the file when tokenizer.json is corrupt or not a tokenizer', async () => {
-    await expect(loadTokenizer(memorySource({ 'tokenizer.json': '{"model": {', 'tokenizer_config.json': tokenizerConfig }, 'm')))
-      .rejects.toThrow(/m\/tokenizer.json is not valid JSON/);
-    await expect(loadTokenizer(memorySource({ 'tokenizer.json': { hello: 1 } }, 'm'))).rejects.toThrow(/not a Hugging Face tokenizer file/);
+    await expect(
+      loadTokenizer(
+        memorySource(
+          { 'tokenizer.json': '{"model": {', 'tokenizer_config.json': tokenizerConfig },
+          'm',
+        ),
+      ),
+    ).rejects.toThrow(/m\/tokenizer.json is not valid JSON/);
+    await expect(
+      loadTokenizer(memorySource({ 'tokenizer.json': { hello: 1 } }, 'm')),
+    ).rejects.toThrow(/not a Hugging Face tokenizer file/);
   });
 
   it('falls back to ChatML with a warning when there is no chat template', async () => {
     const { chat_template: _dropped, ...config } = tokenizerConfig;
-    const tokenizer = await loadTokenizer(memorySource({ 'tokenizer.json': tokenizerJson, 'tokenizer_config.json': config }));
+    const tokenizer = await loadTokenizer(
+      memorySource({ 'tokenizer.json': tokenizerJson, 'tokenizer_config.json': config }),
+    );
     expect(tokenizer.chatTemplate).toBe(CHATML_TEMPLATE);
     expect(tokenizer.warnings.join('\n')).toMatch(/no chat template; using plain ChatML/);
-    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'x' }])).toBe('<|im_start|>user\nx<|im_end|>\n');
+    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'x' }])).toBe(
+      '<|im_start|>user\nx<|im_end|>\n',
+    );
   });
 
   it('loads without tokenizer_config.json, warning that roles are unknown', async () => {
@@ -141,34 +177,58 @@ describe('loadTokenizer errors and fallbacks', () => {
   });
 
   it('prefers chat_template.jinja and adds generation_config eos ids', async () => {
-    const tokenizer = await loadTokenizer(memorySource({
-      'tokenizer.json': tokenizerJson,
-      'tokenizer_config.json': tokenizerConfig,
-      'chat_template.jinja': '{% for m in messages %}[{{ m.role }}] {{ m.content }}{{ eos_token }}{% endfor %}',
-      'generation_config.json': { eos_token_id: [258, 256] },
-    }));
-    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'x' }])).toBe('[user] x<|im_end|>');
+    const tokenizer = await loadTokenizer(
+      memorySource({
+        'tokenizer.json': tokenizerJson,
+        'tokenizer_config.json': tokenizerConfig,
+        'chat_template.jinja':
+          '{% for m in messages %}[{{ m.role }}] {{ m.content }}{{ eos_token }}{% endfor %}',
+        'generation_config.json': { eos_token_id: [258, 256] },
+      }),
+    );
+    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'x' }])).toBe(
+      '[user] x<|im_end|>',
+    );
     expect(tokenizer.eosIds).toEqual([258, 256]);
   });
 
   it('accepts the named-list chat_template form and AddedToken objects for special tokens', async () => {
-    const tokenizer = await loadTokenizer(memorySource({
-      'tokenizer.json': tokenizerJson,
-      'tokenizer_config.json': {
-        ...tokenizerConfig,
-        eos_token: { content: '<|endoftext|>', __type: 'AddedToken' },
-        chat_template: [{ name: 'tool_use', template: 'tools' }, { name: 'default', template: 'default {{ eos_token }}' }],
-      },
-    }));
+    const tokenizer = await loadTokenizer(
+      memorySource({
+        'tokenizer.json': tokenizerJson,
+        'tokenizer_config.json': {
+          ...tokenizerConfig,
+          eos_token: { content: '<|endoftext|>', __type: 'AddedToken' },
+          chat_template: [
+            { name: 'tool_use', template: 'tools' },
+            { name: 'default', template: 'default {{ eos_token }}' },
+          ],
+        },
+      }),
+    );
     expect(tokenizer.eosIds).toEqual([256]);
-    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'x' }])).toBe('default <|endoftext|>');
+    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'x' }])).toBe(
+      'default <|endoftext|>',
+    );
   });
 
   it('refuses special tokens that are not in the vocabulary, and bad eos_token_id', async () => {
-    await expect(loadTokenizer(memorySource({ 'tokenizer.json': tokenizerJson, 'tokenizer_config.json': { ...tokenizerConfig, eos_token: '</s>' } })))
-      .rejects.toThrow(/eos_token "<\/s>", which is not in tokenizer.json's vocabulary/);
-    await expect(loadTokenizer(memorySource({
-      'tokenizer.json': tokenizerJson, 'tokenizer_config.json': tokenizerConfig, 'generation_config.json': { eos_token_id: 'x' },
-    }))).rejects.toThrow(/eos_token_id must be an id or a list of ids/);
+    await expect(
+      loadTokenizer(
+        memorySource({
+          'tokenizer.json': tokenizerJson,
+          'tokenizer_config.json': { ...tokenizerConfig, eos_token: '</s>' },
+        }),
+      ),
+    ).rejects.toThrow(/eos_token "<\/s>", which is not in tokenizer.json's vocabulary/);
+    await expect(
+      loadTokenizer(
+        memorySource({
+          'tokenizer.json': tokenizerJson,
+          'tokenizer_config.json': tokenizerConfig,
+          'generation_config.json': { eos_token_id: 'x' },
+        }),
+      ),
+    ).rejects.toThrow(/eos_token_id must be an id or a list of ids/);
   });
 });

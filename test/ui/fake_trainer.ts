@@ -5,7 +5,15 @@
 // harness page (test/ui/harness/) import it.
 import type { BackendInfo } from '../../src/kernels/backend.ts';
 import type {
-  EvalReport, GroupStats, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport, TrainerApi, TrainerCheckpoint,
+  EvalReport,
+  GroupStats,
+  LoadProgress,
+  ModelChoice,
+  ModelInfo,
+  Phase,
+  PhaseReport,
+  TrainerApi,
+  TrainerCheckpoint,
 } from '../../src/service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../../src/run/config.ts';
@@ -67,7 +75,11 @@ export class FakeTrainer implements TrainerApi {
     if (failure) throw new Error(failure);
   }
 
-  private async bytes(stage: LoadProgress['stage'], message: string, onProgress: (p: LoadProgress) => void): Promise<void> {
+  private async bytes(
+    stage: LoadProgress['stage'],
+    message: string,
+    onProgress: (p: LoadProgress) => void,
+  ): Promise<void> {
     const total = this.options.loadBytes ?? 4_000_000;
     for (let loaded = 0; loaded <= total; loaded += total / 4) {
       onProgress({ stage, message, loadedBytes: loaded, totalBytes: total });
@@ -78,21 +90,43 @@ export class FakeTrainer implements TrainerApi {
   /** The sandbox settings the last init() was given. */
   initSandbox: SandboxSettings | undefined;
 
-  async init(options: { backend: string; sandbox?: SandboxSettings }, onProgress: (progress: LoadProgress) => void): Promise<BackendInfo> {
+  async init(
+    options: { backend: string; sandbox?: SandboxSettings },
+    onProgress: (progress: LoadProgress) => void,
+  ): Promise<BackendInfo> {
     this.initSandbox = options.sandbox;
     await this.enter('init', options.backend);
     onProgress({ stage: 'backend', message: 'Starting the WASM backend…' });
     await this.bytes('sandbox', 'Loading the Python sandbox (Pyodide)…', onProgress);
-    return { name: options.backend === 'cpu' ? 'cpu' : 'wasm', adapter: null, simd: true, fma: true, threads: 2, skipped: ['webgpu: no WebGPU adapter (fake)'] };
+    return {
+      name: options.backend === 'cpu' ? 'cpu' : 'wasm',
+      adapter: null,
+      simd: true,
+      fma: true,
+      threads: 2,
+      skipped: ['webgpu: no WebGPU adapter (fake)'],
+    };
   }
 
-  async loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo> {
+  async loadModel(
+    choice: ModelChoice,
+    onProgress: (progress: LoadProgress) => void,
+  ): Promise<ModelInfo> {
     await this.enter('loadModel', choice.kind === 'hub' ? choice.repo : choice.kind);
     await this.bytes('model', 'Downloading model weights…', onProgress);
-    const name = choice.kind === 'hub' ? choice.repo : choice.kind === 'files' ? 'picked-model' : 'demo';
+    const name =
+      choice.kind === 'hub' ? choice.repo : choice.kind === 'files' ? 'picked-model' : 'demo';
     this.model = {
-      name, source: choice.kind, architecture: 'llama', parameters: choice.kind === 'demo' ? 3_400_000 : 134_515_008,
-      trainableParameters: 40_960, card: choice.kind === 'demo' ? 'A tiny Llama trained on synthetic Python transcripts (fake).' : null, warnings: [],
+      name,
+      source: choice.kind,
+      architecture: 'llama',
+      parameters: choice.kind === 'demo' ? 3_400_000 : 134_515_008,
+      trainableParameters: 40_960,
+      card:
+        choice.kind === 'demo'
+          ? 'A tiny Llama trained on synthetic Python transcripts (fake).'
+          : null,
+      warnings: [],
     };
     return this.model;
   }
@@ -120,7 +154,10 @@ export class FakeTrainer implements TrainerApi {
 
   private rollout(step: number): void {
     const rng = random(this.config.seed * 7919 + step);
-    const tasks = tasksFor(this.config.tasks, this.config.customTasks).slice(0, this.config.promptsPerStep ?? 3);
+    const tasks = tasksFor(this.config.tasks, this.config.customTasks).slice(
+      0,
+      this.config.promptsPerStep ?? 3,
+    );
     const p = this.passProbability(step);
     this.trajectories = [];
     this.tokenTexts = {};
@@ -129,20 +166,47 @@ export class FakeTrainer implements TrainerApi {
         const roll = rng();
         const solution = task.solution ?? `print(${JSON.stringify(task.expectedOutput ?? 'done')})`;
         const expected = task.expectedOutput ?? 'done';
-        const fence = (code: string) => '```python\n' + code.trimEnd() + '\n```';
+        const fence = (code: string) => `\`\`\`python\n${code.trimEnd()}\n\`\`\``;
         const timedOut = roll > 0.97;
-        const turns = roll < p
-          ? [{ text: fence(solution), code: solution, result: { observation: `${expected}\n` } }, { text: `FINAL ANSWER: ${expected}`, code: null }]
-          : timedOut
-            ? [{ text: fence('while True:\n    pass'), code: 'while True:\n    pass', result: { ok: false, timedOut: true, observation: 'TIMEOUT' } }]
-            : [
-              { text: fence('print(reslt)'), code: 'print(reslt)', result: { ok: false, observation: "Traceback (most recent call last):\n  File \"<exec>\", line 1, in <module>\nNameError: name 'reslt' is not defined", error: { type: 'NameError', message: "name 'reslt' is not defined" } } },
-              { text: 'FINAL ANSWER: 42', code: null },
-            ];
+        const turns =
+          roll < p
+            ? [
+                { text: fence(solution), code: solution, result: { observation: `${expected}\n` } },
+                { text: `FINAL ANSWER: ${expected}`, code: null },
+              ]
+            : timedOut
+              ? [
+                  {
+                    text: fence('while True:\n    pass'),
+                    code: 'while True:\n    pass',
+                    result: { ok: false, timedOut: true, observation: 'TIMEOUT' },
+                  },
+                ]
+              : [
+                  {
+                    text: fence('print(reslt)'),
+                    code: 'print(reslt)',
+                    result: {
+                      ok: false,
+                      observation:
+                        'Traceback (most recent call last):\n  File "<exec>", line 1, in <module>\nNameError: name \'reslt\' is not defined',
+                      error: { type: 'NameError', message: "name 'reslt' is not defined" },
+                    },
+                  },
+                  { text: 'FINAL ANSWER: 42', code: null },
+                ];
         const passed = roll < p;
         const built = buildTrajectory({
-          step, taskId: task.id, prompt: task.prompt, groupIndex, sampleIndex, turns, reward: 0, passed: false,
-          finalAnswer: timedOut ? null : passed ? expected : '42', timedOut,
+          step,
+          taskId: task.id,
+          prompt: task.prompt,
+          groupIndex,
+          sampleIndex,
+          turns,
+          reward: 0,
+          passed: false,
+          finalAnswer: timedOut ? null : passed ? expected : '42',
+          timedOut,
         });
         built.trajectory.passed = passed; // scored at the reward phase
         this.trajectories.push(built.trajectory);
@@ -152,19 +216,37 @@ export class FakeTrainer implements TrainerApi {
   }
 
   private rewardPhase(): void {
-    this.trajectories = this.trajectories.map((t) => ({ ...t, reward: t.passed ? 1 : 0, rewardParts: { output_match: t.passed ? 1 : 0 } }));
+    this.trajectories = this.trajectories.map((t) => ({
+      ...t,
+      reward: t.passed ? 1 : 0,
+      rewardParts: { output_match: t.passed ? 1 : 0 },
+    }));
   }
 
   private advantagePhase(): void {
     const byGroup = new Map<number, Trajectory[]>();
-    for (const t of this.trajectories) byGroup.set(t.groupIndex, [...(byGroup.get(t.groupIndex) ?? []), t]);
+    for (const t of this.trajectories)
+      byGroup.set(t.groupIndex, [...(byGroup.get(t.groupIndex) ?? []), t]);
     this.groups = [...byGroup.values()].map((members) => {
       const rewards = members.map((t) => t.reward);
       const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
-      const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / (rewards.length - 1));
+      const std = Math.sqrt(
+        rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / (rewards.length - 1),
+      );
       const advantages = rewards.map((r) => (std < 1e-8 ? 0 : (r - mean) / std));
-      members.forEach((t, i) => { t.advantage = advantages[i]!; });
-      return { groupIndex: members[0]!.groupIndex, taskId: members[0]!.taskId, rewards, mean, std, advantages, zeroStd: std < 1e-8, included: true };
+      members.forEach((t, i) => {
+        t.advantage = advantages[i]!;
+      });
+      return {
+        groupIndex: members[0]!.groupIndex,
+        taskId: members[0]!.taskId,
+        rewards,
+        mean,
+        std,
+        advantages,
+        zeroStd: std < 1e-8,
+        included: true,
+      };
     });
   }
 
@@ -172,12 +254,24 @@ export class FakeTrainer implements TrainerApi {
     const rewards = this.trajectories.map((t) => t.reward);
     const mean = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
     const metrics = buildMetrics(step, {
-      reward_mean: mean, reward_max: Math.max(0, ...rewards), pass_rate: this.trajectories.filter((t) => t.passed).length / Math.max(1, rewards.length),
-      reward_parts: { output_match: mean }, zero_std_fraction: (this.groups ?? []).filter((g) => g.zeroStd).length / Math.max(1, this.groups?.length ?? 1),
-      loss: 0.05 / step, kl: 0.002 * step, clip_fraction: 0.02 * (step % 4), turns_mean: 2 - 0.03 * step, ran_code_fraction: Math.min(1, 0.5 + 0.02 * step),
-      timeouts: this.trajectories.filter((t) => t.timedOut).length, trained_trajectories: this.trajectories.length,
+      reward_mean: mean,
+      reward_max: Math.max(0, ...rewards),
+      pass_rate: this.trajectories.filter((t) => t.passed).length / Math.max(1, rewards.length),
+      reward_parts: { output_match: mean },
+      zero_std_fraction:
+        (this.groups ?? []).filter((g) => g.zeroStd).length / Math.max(1, this.groups?.length ?? 1),
+      loss: 0.05 / step,
+      kl: 0.002 * step,
+      clip_fraction: 0.02 * (step % 4),
+      turns_mean: 2 - 0.03 * step,
+      ran_code_fraction: Math.min(1, 0.5 + 0.02 * step),
+      timeouts: this.trajectories.filter((t) => t.timedOut).length,
+      trained_trajectories: this.trajectories.length,
       // like the real trainer, evaluate every evalEvery steps as part of the step
-      eval_pass_at_1: this.config.evalEvery > 0 && step % this.config.evalEvery === 0 ? this.passProbability(step) : null,
+      eval_pass_at_1:
+        this.config.evalEvery > 0 && step % this.config.evalEvery === 0
+          ? this.passProbability(step)
+          : null,
     });
     this.metrics.push(metrics);
     return metrics;
@@ -185,7 +279,11 @@ export class FakeTrainer implements TrainerApi {
 
   private report(phase: Phase, step: number, metrics: StepMetrics | null): PhaseReport {
     const report: PhaseReport & { tokenTexts?: Record<string, string[]> } = {
-      step, phase, trajectories: structuredClone(this.trajectories), groups: phase === 'advantage' || phase === 'update' ? this.groups : null, metrics,
+      step,
+      phase,
+      trajectories: structuredClone(this.trajectories),
+      groups: phase === 'advantage' || phase === 'update' ? this.groups : null,
+      metrics,
     };
     if (this.options.tokenTexts) report.tokenTexts = this.tokenTexts;
     return report;
@@ -218,7 +316,11 @@ export class FakeTrainer implements TrainerApi {
 
   async evaluate(): Promise<EvalReport> {
     await this.enter('evaluate');
-    const report = { step: this.finished, passAt1: this.passProbability(this.finished), perTask: {} };
+    const report = {
+      step: this.finished,
+      passAt1: this.passProbability(this.finished),
+      perTask: {},
+    };
     this.evals.push(report);
     return report;
   }
@@ -231,9 +333,17 @@ export class FakeTrainer implements TrainerApi {
   async checkpoint(): Promise<TrainerCheckpoint> {
     await this.enter('checkpoint');
     return {
-      version: 1, configFragment: this.fragment, model: this.model!, step: this.finished, rngState: [this.finished], taskOrder: [], taskCursor: 0,
+      version: 1,
+      configFragment: this.fragment,
+      model: this.model!,
+      step: this.finished,
+      rngState: [this.finished],
+      taskOrder: [],
+      taskCursor: 0,
       tensors: [{ name: 'lora_A', shape: [2], data: Float32Array.from([this.finished, 1]) }],
-      optimizer: { step: this.finished, moments: [] }, metrics: [...this.metrics], evals: [...this.evals],
+      optimizer: { step: this.finished, moments: [] },
+      metrics: [...this.metrics],
+      evals: [...this.evals],
     };
   }
 
@@ -251,8 +361,20 @@ export class FakeTrainer implements TrainerApi {
   async exportAdapter(): Promise<Record<string, Uint8Array>> {
     await this.enter('exportAdapter');
     return {
-      'adapter_config.json': new TextEncoder().encode(JSON.stringify({ peft_type: 'LORA', r: this.config.loraRank })),
-      'adapter_model.safetensors': Uint8Array.from([8, 0, 0, 0, 0, 0, 0, 0, ...new TextEncoder().encode('{}      ')]),
+      'adapter_config.json': new TextEncoder().encode(
+        JSON.stringify({ peft_type: 'LORA', r: this.config.loraRank }),
+      ),
+      'adapter_model.safetensors': Uint8Array.from([
+        8,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        ...new TextEncoder().encode('{}      '),
+      ]),
     };
   }
 

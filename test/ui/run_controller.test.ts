@@ -7,10 +7,19 @@ import { defaultConfig, type RunConfig } from '../../src/run/config.ts';
 import { RunController, type Change } from '../../src/ui/state/run_controller.ts';
 import { FakeTrainer, type FakeTrainerOptions } from './fake_trainer.ts';
 
-function setup(options: FakeTrainerOptions = {}, config: Partial<RunConfig> = {}, extra: { checkpointEvery?: number } = {}) {
+function setup(
+  options: FakeTrainerOptions = {},
+  config: Partial<RunConfig> = {},
+  extra: { checkpointEvery?: number } = {},
+) {
   const trainer = new FakeTrainer(options);
   const checkpoints = memoryCheckpointStore();
-  const controller = new RunController({ trainer, proxy: (f) => f, checkpoints, checkpointEvery: extra.checkpointEvery ?? 2 });
+  const controller = new RunController({
+    trainer,
+    proxy: (f) => f,
+    checkpoints,
+    checkpointEvery: extra.checkpointEvery ?? 2,
+  });
   const changes: Change[] = [];
   controller.subscribe((change) => changes.push(change));
   return { trainer, checkpoints, controller, changes, config: { ...defaultConfig(), ...config } };
@@ -18,20 +27,36 @@ function setup(options: FakeTrainerOptions = {}, config: Partial<RunConfig> = {}
 
 describe('RunController', () => {
   it('starts: init, configure, then load; shows backend, model and progress; enables Train', async () => {
-    const { trainer, controller, config, changes } = setup({}, { timeoutMs: 2000, maxOutputChars: 300 });
+    const { trainer, controller, config, changes } = setup(
+      {},
+      { timeoutMs: 2000, maxOutputChars: 300 },
+    );
     expect(controller.controls().train).toBe(false);
     expect(await controller.start(config)).toBe(true);
     expect(trainer.calls).toEqual(['init:auto', 'configure', 'loadModel:demo']);
-    // the pool starts with the run's sandbox settings, so the configure after it need not restart it
-    expect(trainer.initSandbox).toEqual({ timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars });
+    // the pool starts with the run's sandbox settings, so the configure after it need not restart
+    // it
+    expect(trainer.initSandbox).toEqual({
+      timeoutMs: config.timeoutMs,
+      maxOutputChars: config.maxOutputChars,
+    });
     expect(controller.backend?.name).toBe('wasm');
     expect(controller.model?.name).toBe('demo');
-    expect(controller.progress.get('model')).toMatchObject({ loadedBytes: 4_000_000, totalBytes: 4_000_000 });
+    expect(controller.progress.get('model')).toMatchObject({
+      loadedBytes: 4_000_000,
+      totalBytes: 4_000_000,
+    });
     expect(controller.progress.get('sandbox')?.message).toMatch(/Pyodide/);
     expect(changes).toContain('backend');
     expect(controller.state).toBe('idle');
     expect(controller.status).toMatch(/^Ready/);
-    expect(controller.controls()).toMatchObject({ train: true, step: true, phase: true, pause: false, reset: false });
+    expect(controller.controls()).toMatchObject({
+      train: true,
+      step: true,
+      phase: true,
+      pause: false,
+      reset: false,
+    });
   });
 
   it('trains to the configured number of steps, keeps records, evaluates and checkpoints', async () => {
@@ -50,7 +75,7 @@ describe('RunController', () => {
     expect((await checkpoints.list()).map((s) => s.step)).toEqual([4, 2]);
   });
 
-  it('steps through one phase at a time, showing each phase\'s data', async () => {
+  it("steps through one phase at a time, showing each phase's data", async () => {
     const { controller, config, trainer } = setup({ tokenTexts: true });
     await controller.start(config);
     const seen: string[] = [];
@@ -62,7 +87,8 @@ describe('RunController', () => {
         expect(controller.current?.trajectories).toHaveLength(12);
         expect(controller.finishedSteps).toBe(0);
       }
-      if (report.phase === 'advantage') expect(controller.current?.groups?.[0]?.advantages).toHaveLength(4);
+      if (report.phase === 'advantage')
+        expect(controller.current?.groups?.[0]?.advantages).toHaveLength(4);
     }
     expect(seen).toEqual(['rollout', 'reward', 'advantage', 'update']);
     expect(controller.finishedSteps).toBe(1);
@@ -88,7 +114,11 @@ describe('RunController', () => {
   });
 
   it('pauses after the step in flight, checkpoints on pause, and refuses other calls meanwhile', async () => {
-    const { controller, config, checkpoints } = setup({ phaseDelayMs: 5 }, {}, { checkpointEvery: 0 });
+    const { controller, config, checkpoints } = setup(
+      { phaseDelayMs: 5 },
+      {},
+      { checkpointEvery: 0 },
+    );
     await controller.start(config);
     const training = controller.train();
     await new Promise((resolve) => setTimeout(resolve, 15));
@@ -111,7 +141,11 @@ describe('RunController', () => {
     await first.controller.train();
     // A fresh page: new trainer, same storage.
     const trainer = new FakeTrainer();
-    const controller = new RunController({ trainer, proxy: (f) => f, checkpoints: first.checkpoints });
+    const controller = new RunController({
+      trainer,
+      proxy: (f) => f,
+      checkpoints: first.checkpoints,
+    });
     await controller.start(defaultConfig());
     expect(controller.resumable).toMatchObject({ step: 3, modelName: 'demo' });
     expect(await controller.resume(controller.resumable!)).toBe(true);
@@ -123,23 +157,32 @@ describe('RunController', () => {
   });
 
   it('turns a failed load into an actionable error and keeps Train disabled', async () => {
-    const { controller, config } = setup({ failOn: { loadModel: 'WebAssembly.Memory(): could not allocate memory: out of memory' } });
+    const { controller, config } = setup({
+      failOn: { loadModel: 'WebAssembly.Memory(): could not allocate memory: out of memory' },
+    });
     expect(await controller.start(config)).toBe(false);
-    expect(controller.error).toMatchObject({ kind: 'memory', title: 'Out of memory', during: 'starting the trainer' });
+    expect(controller.error).toMatchObject({
+      kind: 'memory',
+      title: 'Out of memory',
+      during: 'starting the trainer',
+    });
     expect(controller.error!.fix).toMatch(/smaller model/);
     expect(controller.controls().train).toBe(false);
     controller.dismissError();
     expect(controller.error).toBeNull();
   });
 
-  it('keeps a failed step\'s error in the status when a phase report lands after the failure', async () => {
+  it("keeps a failed step's error in the status when a phase report lands after the failure", async () => {
     const { controller, config, trainer } = setup();
     await controller.start(config);
-    // comlink delivers the phase callback on a port of its own, so it can arrive after the call's rejection
+    // comlink delivers the phase callback on a port of its own, so it can arrive after the call's
+    // rejection
     trainer.runStep = async (onPhase) => {
       const report = await trainer.runPhase();
       setTimeout(() => onPhase(report), 10);
-      throw new Error("task seed/fib: its prompt is 301 tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is 256, so there is no room to answer. Fix: shorten the task's prompt or leave the task out, or use a model with a longer context.");
+      throw new Error(
+        "task seed/fib: its prompt is 301 tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is 256, so there is no room to answer. Fix: shorten the task's prompt or leave the task out, or use a model with a longer context.",
+      );
     };
     expect(await controller.train()).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -152,15 +195,25 @@ describe('RunController', () => {
   it('refuses a model the memory check rejects, before asking the worker to load it', async () => {
     const trainer = new FakeTrainer();
     const controller = new RunController({
-      trainer, proxy: (f) => f, checkpoints: null,
+      trainer,
+      proxy: (f) => f,
+      checkpoints: null,
       checkModel: async (choice) => {
-        if (choice.kind === 'hub') throw new Error('Qwen/Qwen2.5-7B cannot even load here: 45 GB. Fix: choose a smaller model.');
+        if (choice.kind === 'hub')
+          throw new Error(
+            'Qwen/Qwen2.5-7B cannot even load here: 45 GB. Fix: choose a smaller model.',
+          );
         return null;
       },
     });
     await controller.start(defaultConfig());
-    expect(await controller.applyConfig({ ...defaultConfig(), model: 'Qwen/Qwen2.5-7B' })).toBe(false);
-    expect(controller.error).toMatchObject({ message: 'Qwen/Qwen2.5-7B cannot even load here: 45 GB.', fix: 'choose a smaller model.' });
+    expect(await controller.applyConfig({ ...defaultConfig(), model: 'Qwen/Qwen2.5-7B' })).toBe(
+      false,
+    );
+    expect(controller.error).toMatchObject({
+      message: 'Qwen/Qwen2.5-7B cannot even load here: 45 GB.',
+      fix: 'choose a smaller model.',
+    });
     expect(trainer.calls.filter((c) => c.startsWith('loadModel'))).toEqual(['loadModel:demo']);
   });
 

@@ -45,15 +45,27 @@ interface LinkRequest {
 async function readLink(url: string): Promise<LinkRequest> {
   const hash = url.indexOf('#');
   const fragment = hash >= 0 ? url.slice(hash + 1) : '';
-  if (fragment.trim() === '') return { config: presetConfig('default'), fallbacks: [], autostart: false, hide: [] };
+  if (fragment.trim() === '')
+    return { config: presetConfig('default'), fallbacks: [], autostart: false, hide: [] };
   return decodeLink(fragment);
 }
 
-/** Builds the page into `root` and starts the run; resolves to the controller (for tests and lesson scripts). */
-export async function startApp(root: HTMLElement, trainer: TrainerApi, deps: AppDeps): Promise<RunController> {
+/**
+ * Builds the page into `root` and starts the run; resolves to the controller (for tests and lesson
+ * scripts).
+ */
+export async function startApp(
+  root: HTMLElement,
+  trainer: TrainerApi,
+  deps: AppDeps,
+): Promise<RunController> {
   const link = await readLink(deps.url);
   const controller = new RunController({
-    trainer, proxy: deps.proxy, checkpoints: deps.checkpoints, checkModel: deps.checkModel, checkpointEvery: deps.checkpointEvery,
+    trainer,
+    proxy: deps.proxy,
+    checkpoints: deps.checkpoints,
+    checkModel: deps.checkModel,
+    checkpointEvery: deps.checkpointEvery,
   });
   controller.config = link.config;
   const choices: LinkChoices = { autostart: false, hide: [] };
@@ -74,40 +86,91 @@ export async function startApp(root: HTMLElement, trainer: TrainerApi, deps: App
     } catch {
       copied = false; // the box below still lets a person copy it by hand
     }
-    const field = h('input', { class: 'link-box mono', readonly: true, 'data-testid': 'link-text', value: address });
-    replace(linkBox, h('div', { class: 'body' },
-      h('b', null, copied ? 'Link copied. ' : 'Copy this link: '),
-      'It restores this configuration (seed included); the same seed and backend give the same first-step samples.', field),
-    h('button', { class: 'small', onclick: () => { linkBox.hidden = true; } }, 'Close'));
+    const field = h('input', {
+      class: 'link-box mono',
+      readonly: true,
+      'data-testid': 'link-text',
+      value: address,
+    });
+    replace(
+      linkBox,
+      h(
+        'div',
+        { class: 'body' },
+        h('b', null, copied ? 'Link copied. ' : 'Copy this link: '),
+        'It restores this configuration (seed included); the same seed and backend give the same first-step samples.',
+        field,
+      ),
+      h(
+        'button',
+        {
+          class: 'small',
+          onclick: () => {
+            linkBox.hidden = true;
+          },
+        },
+        'Close',
+      ),
+    );
     linkBox.hidden = false;
     field.select();
   };
 
   const lesson = link.hide.length > 0;
-  replace(root,
-    headerPanel(controller, () => void copyLink().catch((error) => controller.showError(error, 'making the link')), lesson),
+  replace(
+    root,
+    headerPanel(
+      controller,
+      () => void copyLink().catch((error) => controller.showError(error, 'making the link')),
+      lesson,
+    ),
     toolbarPanel(controller),
     progressPanel(controller),
     noticesPanel(controller),
     h('div', { class: 'notices' }, linkBox),
-    h('main', { class: 'layout' },
-      h('div', { class: 'col setup-col' }, modelPanel(controller, deps.settings), configPanel(controller)),
-      h('div', { class: 'col main-col' }, phasePanel(controller), trajectoryPanel(controller), storagePanel(controller, deps.download, choices)),
-      h('div', { class: 'col charts-col' }, chartsPanel(controller))));
+    h(
+      'main',
+      { class: 'layout' },
+      h(
+        'div',
+        { class: 'col setup-col' },
+        modelPanel(controller, deps.settings),
+        configPanel(controller),
+      ),
+      h(
+        'div',
+        { class: 'col main-col' },
+        phasePanel(controller),
+        trajectoryPanel(controller),
+        storagePanel(controller, deps.download, choices),
+      ),
+      h('div', { class: 'col charts-col' }, chartsPanel(controller)),
+    ),
+  );
 
   // Lesson mode: hide what the link names (by data-control), keep everything else working.
   for (const name of link.hide) {
-    for (const element of root.querySelectorAll<HTMLElement>(`[data-control="${CSS.escape(name)}"]`)) element.hidden = true;
+    for (const element of root.querySelectorAll<HTMLElement>(
+      `[data-control="${CSS.escape(name)}"]`,
+    ))
+      element.hidden = true;
   }
   if (link.fallbacks.length > 0) {
-    controller.showError(new Error(
-      `part of this link could not be restored; these fields use their defaults:\n${link.fallbacks.map((f) => `• ${f.field}: ${f.reason}`).join('\n')}` +
-        '\nFix: check the configuration below; Copy link makes a fresh link from what is loaded.'), 'opening the run link', 'This link is damaged or from another version');
+    controller.showError(
+      new Error(
+        `part of this link could not be restored; these fields use their defaults:\n${link.fallbacks.map((f) => `• ${f.field}: ${f.reason}`).join('\n')}` +
+          '\nFix: check the configuration below; Copy link makes a fresh link from what is loaded.',
+      ),
+      'opening the run link',
+      'This link is damaged or from another version',
+    );
   }
 
   const started = await controller.start(link.config);
   if (started && link.autostart) {
-    void controller.train().catch((error) => controller.showError(new Error(errorMessage(error)), 'training'));
+    void controller
+      .train()
+      .catch((error) => controller.showError(new Error(errorMessage(error)), 'training'));
   }
   return controller;
 }

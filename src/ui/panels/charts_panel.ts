@@ -10,15 +10,27 @@ import type { RunController } from '../state/run_controller.ts';
 const HEIGHT = 150;
 
 function options(chart: ChartSpec, width: number): uPlot.Options {
-  const axis = { stroke: '#57606a', grid: { stroke: '#eaeef2', width: 1 }, ticks: { stroke: '#d0d7de', width: 1 }, font: '12px system-ui, sans-serif' };
+  const axis = {
+    stroke: '#57606a',
+    grid: { stroke: '#eaeef2', width: 1 },
+    ticks: { stroke: '#d0d7de', width: 1 },
+    font: '12px system-ui, sans-serif',
+  };
   return {
-    width, height: HEIGHT,
+    width,
+    height: HEIGHT,
     scales: {
       x: { time: false },
-      // A flat series (all zeros before learning starts) would otherwise get uPlot's 0..100 default.
-      y: chart.range ? { range: () => chart.range! } : {
-        range: (_u, min, max) => (min === max ? [min - (Math.abs(min) || 1) * 0.5, max + (Math.abs(max) || 1) * 0.5] : uPlot.rangeNum(min, max, 0.1, true)),
-      },
+      // A flat series (all zeros before learning starts) would otherwise get uPlot's 0..100
+      // default.
+      y: chart.range
+        ? { range: () => chart.range! }
+        : {
+            range: (_u, min, max) =>
+              min === max
+                ? [min - (Math.abs(min) || 1) * 0.5, max + (Math.abs(max) || 1) * 0.5]
+                : uPlot.rangeNum(min, max, 0.1, true),
+          },
     },
     // Steps are whole numbers: integer tick increments only.
     axes: [
@@ -28,11 +40,19 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
     ],
     series: [
       { label: 'step' },
-      ...chart.series.map((series): uPlot.Series => ({
-        label: series.label, stroke: series.color, width: 2, dash: series.dash, spanGaps: false,
-        points: series.points ? { show: true, size: 8, fill: series.color, stroke: series.color } : { show: false },
-        paths: series.points ? () => null : undefined,
-      })),
+      ...chart.series.map(
+        (series): uPlot.Series => ({
+          label: series.label,
+          stroke: series.color,
+          width: 2,
+          dash: series.dash,
+          spanGaps: false,
+          points: series.points
+            ? { show: true, size: 8, fill: series.color, stroke: series.color }
+            : { show: false },
+          paths: series.points ? () => null : undefined,
+        }),
+      ),
     ],
     legend: { show: false }, // our own legend (below the title) shows the latest values
     cursor: { drag: { x: false, y: false } },
@@ -41,38 +61,71 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
 
 /** The charts column. */
 export function chartsPanel(controller: RunController): HTMLElement {
-  const charts: { spec: ChartSpec; root: HTMLElement; plot: uPlot | null; host: HTMLElement; legend: HTMLElement; empty: HTMLElement }[] = CHARTS.map((spec) => {
+  const charts: {
+    spec: ChartSpec;
+    root: HTMLElement;
+    plot: uPlot | null;
+    host: HTMLElement;
+    legend: HTMLElement;
+    empty: HTMLElement;
+  }[] = CHARTS.map((spec) => {
     const host = h('div');
     const legend = h('div', { class: 'chart-legend' });
     const empty = h('div', { class: 'chart-empty' }, 'waiting for the first step');
-    const root = h('div', { class: 'chart', 'data-testid': `chart-${spec.id}`, 'data-points': '0' },
-      h('div', { class: 'chart-head' }, h('h3', null, spec.title), legend), h('div', { class: 'caption' }, spec.caption), h('div', { class: 'chart-body' }, host, empty));
+    const root = h(
+      'div',
+      { class: 'chart', 'data-testid': `chart-${spec.id}`, 'data-points': '0' },
+      h('div', { class: 'chart-head' }, h('h3', null, spec.title), legend),
+      h('div', { class: 'caption' }, spec.caption),
+      h('div', { class: 'chart-body' }, host, empty),
+    );
     return { spec, root, plot: null, host, legend, empty };
   });
   // The charts sit in a grid (styles.css): one column beside the run, two or more where the panel
   // is wide (narrow windows put it under the step's panel), so each chart takes its cell's width.
-  const section = h('section', { class: 'card', 'data-control': 'charts' }, h('h2', null, 'Training curves'), h('div', { class: 'charts' }, ...charts.map((c) => c.root)));
+  const section = h(
+    'section',
+    { class: 'card', 'data-control': 'charts' },
+    h('h2', null, 'Training curves'),
+    h('div', { class: 'charts' }, ...charts.map((c) => c.root)),
+  );
 
   const width = (root: HTMLElement) => Math.max(200, root.clientWidth);
   const draw = () => {
     for (const chart of charts) {
       const columns = chartColumns(chart.spec, controller.metrics, controller.evals);
-      const points = columns.slice(1).reduce((n, col) => n + col.filter((v) => v !== null).length, 0);
+      const points = columns
+        .slice(1)
+        .reduce((n, col) => n + col.filter((v) => v !== null).length, 0);
       chart.root.setAttribute('data-points', String(points));
       chart.empty.hidden = points > 0;
-      replace(chart.legend, ...chart.spec.series.map((series, i) => {
-        const latest = [...columns[i + 1]!].reverse().find((v) => v !== null) ?? null;
-        return h('span', null, h('span', { class: 'swatch', style: `background:${series.color}` }), `${series.label} ${formatValue(latest)}${chart.spec.units ?? ''}`);
-      }));
+      replace(
+        chart.legend,
+        ...chart.spec.series.map((series, i) => {
+          const latest = [...columns[i + 1]!].reverse().find((v) => v !== null) ?? null;
+          return h(
+            'span',
+            null,
+            h('span', { class: 'swatch', style: `background:${series.color}` }),
+            `${series.label} ${formatValue(latest)}${chart.spec.units ?? ''}`,
+          );
+        }),
+      );
       if (!chart.plot) {
         if (!section.isConnected) continue;
-        chart.plot = new uPlot(options(chart.spec, width(chart.root)), columns as uPlot.AlignedData, chart.host);
+        chart.plot = new uPlot(
+          options(chart.spec, width(chart.root)),
+          columns as uPlot.AlignedData,
+          chart.host,
+        );
       } else {
         chart.plot.setData(columns as uPlot.AlignedData);
       }
     }
   };
-  controller.subscribe((change) => { if (change === 'step' || change === 'reset') draw(); });
+  controller.subscribe((change) => {
+    if (change === 'step' || change === 'reset') draw();
+  });
   // uPlot needs a width: draw once the section is in the page, and follow its size.
   const resize = new ResizeObserver(() => {
     if (charts.some((c) => !c.plot)) draw();

@@ -5,7 +5,13 @@ import { REWARDS } from '../../rl/rewards.ts';
 import { checkField, type FieldName, type RunConfig } from '../../run/config.ts';
 import { presetConfig } from '../../run/presets.ts';
 import type { CustomTaskInput } from '../../tasks/custom.ts';
-import { configProblems, formFields, numberText, parseNumberField, type FormField } from '../state/config_fields.ts';
+import {
+  configProblems,
+  formFields,
+  numberText,
+  parseNumberField,
+  type FormField,
+} from '../state/config_fields.ts';
 import { h, replace, setText } from './dom.ts';
 import type { RunController } from '../state/run_controller.ts';
 
@@ -17,9 +23,38 @@ export function configPanel(controller: RunController): HTMLElement {
   const errorSlots = new Map<string, HTMLElement>();
   const fieldRoots = new Map<string, HTMLElement>();
   const inputs = new Map<string, () => void>(); // field -> refresh input from draft
-  const apply = h('button', { class: 'primary', 'data-testid': 'apply-config', onclick: () => void controller.applyConfig(structuredClone(draft)) }, 'Apply');
-  const revert = h('button', { onclick: () => { draft = structuredClone(controller.config); invalid.clear(); refreshAll(); } }, 'Revert');
-  const defaults = h('button', { class: 'link', onclick: () => { draft = { ...presetConfig('default'), model: draft.model }; invalid.clear(); refreshAll(); } }, 'Defaults');
+  const apply = h(
+    'button',
+    {
+      class: 'primary',
+      'data-testid': 'apply-config',
+      onclick: () => void controller.applyConfig(structuredClone(draft)),
+    },
+    'Apply',
+  );
+  const revert = h(
+    'button',
+    {
+      onclick: () => {
+        draft = structuredClone(controller.config);
+        invalid.clear();
+        refreshAll();
+      },
+    },
+    'Revert',
+  );
+  const defaults = h(
+    'button',
+    {
+      class: 'link',
+      onclick: () => {
+        draft = { ...presetConfig('default'), model: draft.model };
+        invalid.clear();
+        refreshAll();
+      },
+    },
+    'Defaults',
+  );
   const hint = h('span', { class: 'hint' });
 
   const setValue = (name: FieldName, value: unknown) => {
@@ -31,7 +66,9 @@ export function configPanel(controller: RunController): HTMLElement {
   const validate = () => {
     const problems = configProblems(draft);
     for (const [name, slot] of errorSlots) {
-      const messages = [invalid.get(name), ...(problems.get(name) ?? [])].filter((m): m is string => Boolean(m));
+      const messages = [invalid.get(name), ...(problems.get(name) ?? [])].filter((m): m is string =>
+        Boolean(m),
+      );
       setText(slot, messages.join('\n'));
       fieldRoots.get(name)?.classList.toggle('invalid', messages.length > 0);
     }
@@ -39,7 +76,14 @@ export function configPanel(controller: RunController): HTMLElement {
     const ok = invalid.size === 0 && problems.size === 0;
     apply.disabled = !dirty || !ok || !controller.controls().configure;
     revert.disabled = !dirty;
-    setText(hint, !ok ? 'Fix the highlighted fields first.' : dirty ? 'Apply restarts the run from step 0.' : 'Hover a name for help.');
+    setText(
+      hint,
+      !ok
+        ? 'Fix the highlighted fields first.'
+        : dirty
+          ? 'Apply restarts the run from step 0.'
+          : 'Hover a name for help.',
+    );
   };
 
   const refreshAll = () => {
@@ -52,8 +96,17 @@ export function configPanel(controller: RunController): HTMLElement {
     const value = () => (draft as Record<string, unknown>)[name];
     switch (field.input) {
       case 'number': {
-        const input = h('input', { type: 'text', inputmode: 'decimal', id: `f-${name}`, name, 'data-testid': `field-${name}`, autocomplete: 'off' });
-        inputs.set(name, () => { input.value = numberText(value() as number | null); });
+        const input = h('input', {
+          type: 'text',
+          inputmode: 'decimal',
+          id: `f-${name}`,
+          name,
+          'data-testid': `field-${name}`,
+          autocomplete: 'off',
+        });
+        inputs.set(name, () => {
+          input.value = numberText(value() as number | null);
+        });
         input.addEventListener('input', () => {
           const parsed = parseNumberField(name, input.value);
           if ('error' in parsed) {
@@ -64,14 +117,26 @@ export function configPanel(controller: RunController): HTMLElement {
         return input;
       }
       case 'checkbox': {
-        const input = h('input', { type: 'checkbox', id: `f-${name}`, 'data-testid': `field-${name}` });
-        inputs.set(name, () => { input.checked = value() === true; });
+        const input = h('input', {
+          type: 'checkbox',
+          id: `f-${name}`,
+          'data-testid': `field-${name}`,
+        });
+        inputs.set(name, () => {
+          input.checked = value() === true;
+        });
         input.addEventListener('change', () => setValue(name, input.checked));
         return input;
       }
       case 'select': {
-        const select = h('select', { id: `f-${name}`, 'data-testid': `field-${name}` }, ...field.choices.map((choice) => h('option', { value: choice }, choice)));
-        inputs.set(name, () => { select.value = String(value()); });
+        const select = h(
+          'select',
+          { id: `f-${name}`, 'data-testid': `field-${name}` },
+          ...field.choices.map((choice) => h('option', { value: choice }, choice)),
+        );
+        inputs.set(name, () => {
+          select.value = String(value());
+        });
         select.addEventListener('change', () => setValue(name, select.value));
         return select;
       }
@@ -81,41 +146,85 @@ export function configPanel(controller: RunController): HTMLElement {
           box.addEventListener('change', () => {
             const chosen = boxes.filter((b) => b.checked).map((b) => b.value);
             const checked = checkField(name, chosen);
-            if ('error' in checked) { invalid.set(name, checked.error); validate(); } else setValue(name, checked.value);
+            if ('error' in checked) {
+              invalid.set(name, checked.error);
+              validate();
+            } else setValue(name, checked.value);
           });
           return box;
         });
-        inputs.set(name, () => { const chosen = value() as string[]; for (const box of boxes) box.checked = chosen.includes(box.value); });
-        return h('div', { class: 'choices', 'data-testid': `field-${name}` }, ...boxes.map((box) => h('label', null, box, ` ${box.value}`)));
+        inputs.set(name, () => {
+          const chosen = value() as string[];
+          for (const box of boxes) box.checked = chosen.includes(box.value);
+        });
+        return h(
+          'div',
+          { class: 'choices', 'data-testid': `field-${name}` },
+          ...boxes.map((box) => h('label', null, box, ` ${box.value}`)),
+        );
       }
       case 'weights': {
         const parts = [...REWARDS.keys()];
-        const boxes = parts.map((part) => h('input', { type: 'text', inputmode: 'decimal', 'data-part': part, title: REWARDS.get(part)!.description }));
+        const boxes = parts.map((part) =>
+          h('input', {
+            type: 'text',
+            inputmode: 'decimal',
+            'data-part': part,
+            title: REWARDS.get(part)!.description,
+          }),
+        );
         const read = () => {
           const weights: Record<string, unknown> = {};
-          parts.forEach((part, i) => { const text = boxes[i]!.value.trim(); weights[part] = text === '' ? Number.NaN : Number(text); });
+          parts.forEach((part, i) => {
+            const text = boxes[i]!.value.trim();
+            weights[part] = text === '' ? Number.NaN : Number(text);
+          });
           const checked = checkField(name, weights);
-          if ('error' in checked) { invalid.set(name, checked.error); validate(); } else setValue(name, checked.value);
-        };
-        for (const box of boxes) box.addEventListener('input', read);
-        inputs.set(name, () => { const weights = value() as Record<string, number>; parts.forEach((part, i) => { boxes[i]!.value = String(weights[part] ?? 0); }); });
-        return h('div', { class: 'weights', 'data-testid': `field-${name}` }, ...parts.flatMap((part, i) => [h('span', { title: REWARDS.get(part)!.description }, part), boxes[i]!]));
-      }
-      case 'tasks':
-        return customTasksEditor(() => value() as CustomTaskInput[], (tasks) => {
-          const checked = checkField(name, tasks);
           if ('error' in checked) {
-            (draft as Record<string, unknown>)[name] = tasks;
             invalid.set(name, checked.error);
             validate();
           } else setValue(name, checked.value);
-        }, (refresh) => inputs.set(name, refresh));
+        };
+        for (const box of boxes) box.addEventListener('input', read);
+        inputs.set(name, () => {
+          const weights = value() as Record<string, number>;
+          parts.forEach((part, i) => {
+            boxes[i]!.value = String(weights[part] ?? 0);
+          });
+        });
+        return h(
+          'div',
+          { class: 'weights', 'data-testid': `field-${name}` },
+          ...parts.flatMap((part, i) => [
+            h('span', { title: REWARDS.get(part)!.description }, part),
+            boxes[i]!,
+          ]),
+        );
+      }
+      case 'tasks':
+        return customTasksEditor(
+          () => value() as CustomTaskInput[],
+          (tasks) => {
+            const checked = checkField(name, tasks);
+            if ('error' in checked) {
+              (draft as Record<string, unknown>)[name] = tasks;
+              invalid.set(name, checked.error);
+              validate();
+            } else setValue(name, checked.value);
+          },
+          (refresh) => inputs.set(name, refresh),
+        );
       case 'text': {
         const input = h('input', { type: 'text', id: `f-${name}`, 'data-testid': `field-${name}` });
-        inputs.set(name, () => { input.value = String(value()); });
+        inputs.set(name, () => {
+          input.value = String(value());
+        });
         input.addEventListener('input', () => {
           const checked = checkField(name, input.value);
-          if ('error' in checked) { invalid.set(name, checked.error); validate(); } else setValue(name, checked.value);
+          if ('error' in checked) {
+            invalid.set(name, checked.error);
+            validate();
+          } else setValue(name, checked.value);
         });
         return input;
       }
@@ -126,14 +235,29 @@ export function configPanel(controller: RunController): HTMLElement {
   for (const field of formFields().filter((f) => f.generic)) {
     let section = sections.get(field.section);
     if (!section) {
-      section = h('details', { open: field.section === 'Tasks' || field.section === 'Rollout' || field.section === 'GRPO update' }, h('summary', null, field.section));
+      section = h(
+        'details',
+        {
+          open:
+            field.section === 'Tasks' ||
+            field.section === 'Rollout' ||
+            field.section === 'GRPO update',
+        },
+        h('summary', null, field.section),
+      );
       sections.set(field.section, section);
     }
     const error = h('div', { class: 'field-error', 'data-testid': `field-error-${field.name}` });
     errorSlots.set(field.name, error);
     const wide = field.input === 'tasks' || field.input === 'weights' || field.input === 'multi';
-    const root = h('div', { class: `field${wide ? ' wide' : ''}`, 'data-field': field.name },
-      h('label', { for: `f-${field.name}`, title: field.help }, field.label), fieldInput(field), h('div', { class: 'help' }, field.help), error);
+    const root = h(
+      'div',
+      { class: `field${wide ? ' wide' : ''}`, 'data-field': field.name },
+      h('label', { for: `f-${field.name}`, title: field.help }, field.label),
+      fieldInput(field),
+      h('div', { class: 'help' }, field.help),
+      error,
+    );
     fieldRoots.set(field.name, root);
     section.append(root);
   }
@@ -145,50 +269,134 @@ export function configPanel(controller: RunController): HTMLElement {
       refreshAll();
     }
     if (change === 'state') {
-      fieldset.disabled = controller.state === 'training' || controller.state === 'pausing' || controller.state === 'starting';
+      fieldset.disabled =
+        controller.state === 'training' ||
+        controller.state === 'pausing' ||
+        controller.state === 'starting';
       validate();
     }
   });
   refreshAll();
-  return h('section', { class: 'card form', 'data-control': 'config', 'data-testid': 'config' },
-    h('h2', null, 'Configuration'), h('div', { class: 'form-actions' }, apply, revert, defaults, hint), fieldset);
+  return h(
+    'section',
+    { class: 'card form', 'data-control': 'config', 'data-testid': 'config' },
+    h('h2', null, 'Configuration'),
+    h('div', { class: 'form-actions' }, apply, revert, defaults, hint),
+    fieldset,
+  );
 }
 
 /** The custom task editor: prompt + expected output, or prompt + assert tests, per task. */
-function customTasksEditor(get: () => CustomTaskInput[], set: (tasks: CustomTaskInput[]) => void, onRefresh: (refresh: () => void) => void): HTMLElement {
+function customTasksEditor(
+  get: () => CustomTaskInput[],
+  set: (tasks: CustomTaskInput[]) => void,
+  onRefresh: (refresh: () => void) => void,
+): HTMLElement {
   const list = h('div');
   const render = () => {
     const tasks = get();
-    replace(list, ...tasks.map((task, index) => {
-      const mode = typeof task.tests === 'string' && !task.expectedOutput ? 'tests' : 'expected';
-      const update = (patch: Partial<CustomTaskInput>) => {
-        const next = get().map((t, i) => (i === index ? { ...t, ...patch } : t));
-        set(next);
-      };
-      const prompt = h('textarea', { placeholder: 'What should the program do? e.g. Print the sum of the squares of 1..10.', 'data-testid': `task-prompt-${index}` });
-      prompt.value = task.prompt;
-      prompt.addEventListener('input', () => update({ prompt: prompt.value }));
-      const check = mode === 'tests' ? h('textarea', { placeholder: 'assert f(2) == 4', class: 'mono' }) : h('input', { type: 'text', placeholder: 'last printed line, e.g. 385' });
-      check.setAttribute('data-testid', `task-check-${index}`);
-      check.value = (mode === 'tests' ? task.tests : task.expectedOutput) ?? '';
-      check.addEventListener('input', () => update(mode === 'tests' ? { tests: check.value, expectedOutput: null } : { expectedOutput: check.value, tests: null }));
-      const toggle = (next: 'tests' | 'expected') => () => {
-        set(get().map((t, i) => (i === index ? (next === 'tests' ? { prompt: t.prompt, tests: '' } : { prompt: t.prompt, expectedOutput: '' }) : t)));
-        render();
-      };
-      return h('div', { class: 'task-editor' },
-        prompt,
-        h('div', { class: 'row' },
-          h('label', null, h('input', { type: 'radio', name: `mode-${index}`, checked: mode === 'expected', onchange: toggle('expected') }), ' expected output'),
-          h('label', null, h('input', { type: 'radio', name: `mode-${index}`, checked: mode === 'tests', onchange: toggle('tests') }), ' assert tests'),
-          h('span', { class: 'spacer', style: 'flex:1' }),
-          h('button', { class: 'small', onclick: () => { set(get().filter((_, i) => i !== index)); render(); } }, 'Remove')),
-        check);
-    }));
+    replace(
+      list,
+      ...tasks.map((task, index) => {
+        const mode = typeof task.tests === 'string' && !task.expectedOutput ? 'tests' : 'expected';
+        const update = (patch: Partial<CustomTaskInput>) => {
+          const next = get().map((t, i) => (i === index ? { ...t, ...patch } : t));
+          set(next);
+        };
+        const prompt = h('textarea', {
+          placeholder: 'What should the program do? e.g. Print the sum of the squares of 1..10.',
+          'data-testid': `task-prompt-${index}`,
+        });
+        prompt.value = task.prompt;
+        prompt.addEventListener('input', () => update({ prompt: prompt.value }));
+        const check =
+          mode === 'tests'
+            ? h('textarea', { placeholder: 'assert f(2) == 4', class: 'mono' })
+            : h('input', { type: 'text', placeholder: 'last printed line, e.g. 385' });
+        check.setAttribute('data-testid', `task-check-${index}`);
+        check.value = (mode === 'tests' ? task.tests : task.expectedOutput) ?? '';
+        check.addEventListener('input', () =>
+          update(
+            mode === 'tests'
+              ? { tests: check.value, expectedOutput: null }
+              : { expectedOutput: check.value, tests: null },
+          ),
+        );
+        const toggle = (next: 'tests' | 'expected') => () => {
+          set(
+            get().map((t, i) =>
+              i === index
+                ? next === 'tests'
+                  ? { prompt: t.prompt, tests: '' }
+                  : { prompt: t.prompt, expectedOutput: '' }
+                : t,
+            ),
+          );
+          render();
+        };
+        return h(
+          'div',
+          { class: 'task-editor' },
+          prompt,
+          h(
+            'div',
+            { class: 'row' },
+            h(
+              'label',
+              null,
+              h('input', {
+                type: 'radio',
+                name: `mode-${index}`,
+                checked: mode === 'expected',
+                onchange: toggle('expected'),
+              }),
+              ' expected output',
+            ),
+            h(
+              'label',
+              null,
+              h('input', {
+                type: 'radio',
+                name: `mode-${index}`,
+                checked: mode === 'tests',
+                onchange: toggle('tests'),
+              }),
+              ' assert tests',
+            ),
+            h('span', { class: 'spacer', style: 'flex:1' }),
+            h(
+              'button',
+              {
+                class: 'small',
+                onclick: () => {
+                  set(get().filter((_, i) => i !== index));
+                  render();
+                },
+              },
+              'Remove',
+            ),
+          ),
+          check,
+        );
+      }),
+    );
   };
   onRefresh(render);
-  return h('div', null, list, h('button', {
-    class: 'small', 'data-testid': 'add-task',
-    onclick: () => { set([...get(), { prompt: '', expectedOutput: '' }]); render(); },
-  }, '+ Add a task'));
+  return h(
+    'div',
+    null,
+    list,
+    h(
+      'button',
+      {
+        class: 'small',
+        'data-testid': 'add-task',
+        onclick: () => {
+          set([...get(), { prompt: '', expectedOutput: '' }]);
+          render();
+        },
+      },
+      '+ Add a task',
+    ),
+  );
 }

@@ -2,11 +2,18 @@
 
 type Child = Node | string | number | null | undefined | false;
 
-/** Attributes and properties: `class`, `data-*`, `aria-*` and other attributes as strings; `on*` as listeners. */
+/**
+ * Attributes and properties: `class`, `data-*`, `aria-*` and other attributes as strings; `on*` as
+ * listeners.
+ */
 export type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
 
 /** Creates an element: h('button', { class: 'primary', onclick: go }, 'Train'). */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props ?? {})) {
     if (value === null || value === undefined || value === false) continue;
@@ -22,7 +29,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | 
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    parent.appendChild(
+      typeof child === 'string' || typeof child === 'number'
+        ? document.createTextNode(String(child))
+        : child,
+    );
   }
 }
 

@@ -16,9 +16,16 @@ const OTHER = '__hub__';
 const FOLDER = '__folder__';
 
 /** Files of a dropped folder (one level deep is what a model repo needs), or the dropped files. */
-async function droppedFiles(transfer: DataTransfer): Promise<{ name: string; files: File[] } | null> {
-  const entries = [...transfer.items].map((item) => item.webkitGetAsEntry?.()).filter((e): e is FileSystemEntry => Boolean(e));
-  const folder = entries.length === 1 && entries[0]!.isDirectory ? entries[0] as FileSystemDirectoryEntry : null;
+async function droppedFiles(
+  transfer: DataTransfer,
+): Promise<{ name: string; files: File[] } | null> {
+  const entries = [...transfer.items]
+    .map((item) => item.webkitGetAsEntry?.())
+    .filter((e): e is FileSystemEntry => Boolean(e));
+  const folder =
+    entries.length === 1 && entries[0]!.isDirectory
+      ? (entries[0] as FileSystemDirectoryEntry)
+      : null;
   if (!folder) {
     const files = [...transfer.files];
     return files.length > 0 ? { name: 'dropped files', files } : null;
@@ -26,12 +33,20 @@ async function droppedFiles(transfer: DataTransfer): Promise<{ name: string; fil
   const reader = folder.createReader();
   const children: FileSystemEntry[] = [];
   for (;;) {
-    const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+    const batch = await new Promise<FileSystemEntry[]>((resolve, reject) =>
+      reader.readEntries(resolve, reject),
+    );
     if (batch.length === 0) break;
     children.push(...batch);
   }
-  const files = await Promise.all(children.filter((e) => e.isFile)
-    .map((e) => new Promise<File>((resolve, reject) => (e as FileSystemFileEntry).file(resolve, reject))));
+  const files = await Promise.all(
+    children
+      .filter((e) => e.isFile)
+      .map(
+        (e) =>
+          new Promise<File>((resolve, reject) => (e as FileSystemFileEntry).file(resolve, reject)),
+      ),
+  );
   return { name: folder.name, files };
 }
 
@@ -40,13 +55,28 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   const name = h('div', { class: 'name', 'data-testid': 'model-card-name' }, '…');
   const facts = h('div', { class: 'facts' });
   const notes = h('div');
-  const select = h('select', { 'data-testid': 'model-select' },
+  const select = h(
+    'select',
+    { 'data-testid': 'model-select' },
     h('option', { value: 'demo' }, modelLabel('demo')),
-    h('optgroup', { label: 'Hugging Face hub' }, ...HUB_PRESETS.map((p) => h('option', { value: p.repo }, `${p.label} (${p.note})`))),
+    h(
+      'optgroup',
+      { label: 'Hugging Face hub' },
+      ...HUB_PRESETS.map((p) => h('option', { value: p.repo }, `${p.label} (${p.note})`)),
+    ),
     h('option', { value: OTHER }, 'Other hub model…'),
-    h('option', { value: FOLDER }, 'Folder from disk…'));
-  const hubId = h('input', { type: 'text', placeholder: 'owner/name, e.g. HuggingFaceTB/SmolLM2-135M-Instruct', 'data-testid': 'hub-id' });
-  const hubUrl = h('input', { type: 'text', 'data-testid': 'hub-url', placeholder: DEFAULT_HUB_URL });
+    h('option', { value: FOLDER }, 'Folder from disk…'),
+  );
+  const hubId = h('input', {
+    type: 'text',
+    placeholder: 'owner/name, e.g. HuggingFaceTB/SmolLM2-135M-Instruct',
+    'data-testid': 'hub-id',
+  });
+  const hubUrl = h('input', {
+    type: 'text',
+    'data-testid': 'hub-url',
+    placeholder: DEFAULT_HUB_URL,
+  });
   hubUrl.value = settings.get('hubBaseUrl') ?? DEFAULT_HUB_URL;
   controller.context = { ...controller.context, hubBaseUrl: hubUrl.value || DEFAULT_HUB_URL };
   hubUrl.addEventListener('change', () => {
@@ -54,8 +84,17 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
     settings.set('hubBaseUrl', value);
     controller.context = { ...controller.context, hubBaseUrl: value };
   });
-  const folderInput = h('input', { type: 'file', webkitdirectory: true, multiple: true, 'data-testid': 'model-folder' });
-  const drop = h('div', { class: 'drop', 'data-testid': 'model-drop' }, 'Drop a model folder here (config.json, tokenizer.json, *.safetensors)');
+  const folderInput = h('input', {
+    type: 'file',
+    webkitdirectory: true,
+    multiple: true,
+    'data-testid': 'model-folder',
+  });
+  const drop = h(
+    'div',
+    { class: 'drop', 'data-testid': 'model-drop' },
+    'Drop a model folder here (config.json, tokenizer.json, *.safetensors)',
+  );
   const folderRow = h('div', null, folderInput, drop);
   const hubRow = h('div', null, hubId);
   const load = h('button', { class: 'primary', 'data-testid': 'load-model' }, 'Load model');
@@ -65,7 +104,8 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
     if (select.value === FOLDER) return controller.context.picked?.name ?? null;
     return select.value;
   };
-  const loadModel = (model: string) => void controller.applyConfig({ ...structuredClone(controller.config), model });
+  const loadModel = (model: string) =>
+    void controller.applyConfig({ ...structuredClone(controller.config), model });
   const usePicked = (picked: { name: string; files: File[] } | null) => {
     if (!picked || picked.files.length === 0) return;
     controller.context = { ...controller.context, picked };
@@ -74,20 +114,34 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   };
   folderInput.addEventListener('change', () => {
     const files = [...(folderInput.files ?? [])];
-    const first = (files[0] as (File & { webkitRelativePath?: string }) | undefined)?.webkitRelativePath?.split('/')[0];
+    const first = (
+      files[0] as (File & { webkitRelativePath?: string }) | undefined
+    )?.webkitRelativePath?.split('/')[0];
     usePicked({ name: first || 'picked folder', files });
   });
-  drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    drop.classList.add('over');
+  });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));
   drop.addEventListener('drop', (event) => {
     event.preventDefault();
     drop.classList.remove('over');
-    if (event.dataTransfer) droppedFiles(event.dataTransfer).then(usePicked, (error) => controller.showError(error, 'reading the dropped folder'));
+    if (event.dataTransfer)
+      droppedFiles(event.dataTransfer).then(usePicked, (error) =>
+        controller.showError(error, 'reading the dropped folder'),
+      );
   });
   load.addEventListener('click', () => {
     const model = chosenModel();
     if (model) loadModel(model);
-    else controller.showError(new Error('that is not a hub model id. Fix: write it as owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct.'), 'choosing a model');
+    else
+      controller.showError(
+        new Error(
+          'that is not a hub model id. Fix: write it as owner/name, e.g. Qwen/Qwen2.5-0.5B-Instruct.',
+        ),
+        'choosing a model',
+      );
   });
 
   const syncPicker = () => {
@@ -99,20 +153,51 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
 
   const render = () => {
     const info = controller.model;
-    setText(name, info?.name ?? (controller.state === 'starting' || controller.state === 'busy' ? 'Loading…' : 'No model loaded'));
-    setText(facts, info ? `${formatParameters(info.parameters)} parameters · ${formatParameters(info.trainableParameters)} trainable · ${info.architecture} · from ${info.source}` : '');
-    replace(notes,
-      info && info.source === 'demo' ? h('p', { class: 'facts' }, 'A tiny model made by this project: trained on synthetic Python task transcripts so it learns visibly in minutes, offline. It is not a general assistant.') : null,
-      controller.modelWarning ? h('div', { class: 'notice warn' }, h('div', { class: 'body' }, controller.modelWarning)) : null,
-      ...(info?.warnings ?? []).map((warning) => h('div', { class: 'notice warn' }, h('div', { class: 'body' }, warning))),
-      info?.card ? h('details', null, h('summary', null, 'Model card'), h('pre', null, info.card)) : null);
+    setText(
+      name,
+      info?.name ??
+        (controller.state === 'starting' || controller.state === 'busy'
+          ? 'Loading…'
+          : 'No model loaded'),
+    );
+    setText(
+      facts,
+      info
+        ? `${formatParameters(info.parameters)} parameters · ${formatParameters(info.trainableParameters)} trainable · ${info.architecture} · from ${info.source}`
+        : '',
+    );
+    replace(
+      notes,
+      info && info.source === 'demo'
+        ? h(
+            'p',
+            { class: 'facts' },
+            'A tiny model made by this project: trained on synthetic Python task transcripts so it learns visibly in minutes, offline. It is not a general assistant.',
+          )
+        : null,
+      controller.modelWarning
+        ? h('div', { class: 'notice warn' }, h('div', { class: 'body' }, controller.modelWarning))
+        : null,
+      ...(info?.warnings ?? []).map((warning) =>
+        h('div', { class: 'notice warn' }, h('div', { class: 'body' }, warning)),
+      ),
+      info?.card
+        ? h('details', null, h('summary', null, 'Model card'), h('pre', null, info.card))
+        : null,
+    );
     load.disabled = !controller.controls().configure;
   };
-  /** Shows the config's model in the picker (only when the config or model changes: never under the user's hand). */
+  /**
+   * Shows the config's model in the picker (only when the config or model changes: never under the
+   * user's hand).
+   */
   const syncToConfig = () => {
     const model = controller.config.model;
     if (model === 'demo' || HUB_PRESETS.some((p) => p.repo === model)) select.value = model;
-    else if (isHubId(model)) { select.value = OTHER; hubId.value = model; } else select.value = FOLDER;
+    else if (isHubId(model)) {
+      select.value = OTHER;
+      hubId.value = model;
+    } else select.value = FOLDER;
     syncPicker();
   };
   controller.subscribe((change) => {
@@ -121,9 +206,27 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   });
   render();
   syncToConfig();
-  return h('section', { class: 'card model-card', 'data-control': 'model' },
-    h('h2', null, 'Model'), name, facts, notes,
-    h('div', { class: 'field wide' }, select), hubRow, folderRow,
-    h('details', null, h('summary', null, 'Hub address'), h('p', { class: 'facts' }, 'Any server with the hub\'s /{repo}/resolve/{revision}/{file} layout (a mirror, a local copy).'), hubUrl),
-    h('div', { class: 'form-actions' }, load));
+  return h(
+    'section',
+    { class: 'card model-card', 'data-control': 'model' },
+    h('h2', null, 'Model'),
+    name,
+    facts,
+    notes,
+    h('div', { class: 'field wide' }, select),
+    hubRow,
+    folderRow,
+    h(
+      'details',
+      null,
+      h('summary', null, 'Hub address'),
+      h(
+        'p',
+        { class: 'facts' },
+        "Any server with the hub's /{repo}/resolve/{revision}/{file} layout (a mirror, a local copy).",
+      ),
+      hubUrl,
+    ),
+    h('div', { class: 'form-actions' }, load),
+  );
 }

@@ -21,41 +21,149 @@ function rolloutData(report: PhaseReport): HTMLElement {
   const turns = t.reduce((sum, x) => sum + x.turns.length, 0) / Math.max(1, t.length);
   const timeouts = t.filter((x) => x.timedOut).length;
   const answered = t.filter((x) => x.finalAnswer !== null).length;
-  return h('div', null,
-    h('h3', null, `Rollout of step ${report.step}: ${t.length} episodes (${groups} prompts × ${t.length / Math.max(1, groups)} samples)`),
-    h('div', { class: 'stats' },
-      h('span', null, `turns per episode ${formatValue(turns)}`), h('span', null, `answered ${answered}/${t.length}`), h('span', null, `timeouts ${timeouts}`)),
-    h('p', null, 'Each sample below is one episode. Blue text is what the model generated: only those tokens will be trained.'));
+  return h(
+    'div',
+    null,
+    h(
+      'h3',
+      null,
+      `Rollout of step ${report.step}: ${t.length} episodes (${groups} prompts × ${t.length / Math.max(1, groups)} samples)`,
+    ),
+    h(
+      'div',
+      { class: 'stats' },
+      h('span', null, `turns per episode ${formatValue(turns)}`),
+      h('span', null, `answered ${answered}/${t.length}`),
+      h('span', null, `timeouts ${timeouts}`),
+    ),
+    h(
+      'p',
+      null,
+      'Each sample below is one episode. Blue text is what the model generated: only those tokens will be trained.',
+    ),
+  );
 }
 
-function rewardTable(trajectories: readonly Trajectory[], cell: (t: Trajectory) => HTMLElement | string, label: string): HTMLElement {
+function rewardTable(
+  trajectories: readonly Trajectory[],
+  cell: (t: Trajectory) => HTMLElement | string,
+  label: string,
+): HTMLElement {
   const byGroup = new Map<number, Trajectory[]>();
-  for (const t of trajectories) byGroup.set(t.groupIndex, [...(byGroup.get(t.groupIndex) ?? []), t]);
+  for (const t of trajectories)
+    byGroup.set(t.groupIndex, [...(byGroup.get(t.groupIndex) ?? []), t]);
   const width = Math.max(0, ...[...byGroup.values()].map((g) => g.length));
-  return h('div', { class: 'table-wrap' }, h('table', null,
-    h('thead', null, h('tr', null, h('th', null, 'prompt'), ...Array.from({ length: width }, (_, i) => h('th', null, `${label} ${i + 1}`)))),
-    h('tbody', null, ...[...byGroup.values()].map((group) => h('tr', null,
-      h('td', null, group[0]!.taskId), ...group.sort((a, b) => a.sampleIndex - b.sampleIndex).map((t) => h('td', null, cell(t))))))));
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      null,
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', null, 'prompt'),
+          ...Array.from({ length: width }, (_, i) => h('th', null, `${label} ${i + 1}`)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        ...[...byGroup.values()].map((group) =>
+          h(
+            'tr',
+            null,
+            h('td', null, group[0]!.taskId),
+            ...group
+              .sort((a, b) => a.sampleIndex - b.sampleIndex)
+              .map((t) => h('td', null, cell(t))),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 function rewardData(report: PhaseReport): HTMLElement {
-  const mean = report.trajectories.reduce((s, t) => s + t.reward, 0) / Math.max(1, report.trajectories.length);
-  return h('div', null,
+  const mean =
+    report.trajectories.reduce((s, t) => s + t.reward, 0) / Math.max(1, report.trajectories.length);
+  return h(
+    'div',
+    null,
     h('h3', null, `Rewards of step ${report.step}: mean ${formatValue(mean)}`),
-    rewardTable(report.trajectories, (t) => h('span', { class: t.passed ? 'pos' : 'neg', title: Object.entries(t.rewardParts).map(([k, v]) => `${k}: ${v}`).join(', ') }, `${formatValue(t.reward)} ${t.passed ? '✓' : '✗'}`), 'r'));
+    rewardTable(
+      report.trajectories,
+      (t) =>
+        h(
+          'span',
+          {
+            class: t.passed ? 'pos' : 'neg',
+            title: Object.entries(t.rewardParts)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(', '),
+          },
+          `${formatValue(t.reward)} ${t.passed ? '✓' : '✗'}`,
+        ),
+      'r',
+    ),
+  );
 }
 
 function advantageData(report: PhaseReport): HTMLElement {
   const groups = report.groups ?? [];
-  return h('div', null,
+  return h(
+    'div',
+    null,
     h('h3', null, `Advantages of step ${report.step}`),
-    h('span', { class: 'formula' }, 'Aᵢ = (rᵢ − mean(r)) / std(r)'), ' with the sample std (n − 1); A = 0 when all rewards are equal.',
-    h('div', { class: 'table-wrap' }, h('table', null,
-      h('thead', null, h('tr', null, h('th', null, 'prompt'), h('th', null, 'rewards'), h('th', null, 'mean'), h('th', null, 'std'), h('th', null, 'advantages'))),
-      h('tbody', null, ...groups.map((g) => h('tr', null,
-        h('td', null, g.taskId), h('td', null, g.rewards.map((r) => formatValue(r)).join('  ')),
-        h('td', null, formatValue(g.mean)), h('td', null, g.zeroStd ? '0 (no signal)' : formatValue(g.std)),
-        h('td', null, ...g.advantages.flatMap((a, i) => [i > 0 ? '  ' : '', h('span', { class: a > 0 ? 'pos' : a < 0 ? 'neg' : '' }, formatSigned(a))]))))))));
+    h('span', { class: 'formula' }, 'Aᵢ = (rᵢ − mean(r)) / std(r)'),
+    ' with the sample std (n − 1); A = 0 when all rewards are equal.',
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        null,
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            h('th', null, 'prompt'),
+            h('th', null, 'rewards'),
+            h('th', null, 'mean'),
+            h('th', null, 'std'),
+            h('th', null, 'advantages'),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          ...groups.map((g) =>
+            h(
+              'tr',
+              null,
+              h('td', null, g.taskId),
+              h('td', null, g.rewards.map((r) => formatValue(r)).join('  ')),
+              h('td', null, formatValue(g.mean)),
+              h('td', null, g.zeroStd ? '0 (no signal)' : formatValue(g.std)),
+              h(
+                'td',
+                null,
+                ...g.advantages.flatMap((a, i) => [
+                  i > 0 ? '  ' : '',
+                  h('span', { class: a > 0 ? 'pos' : a < 0 ? 'neg' : '' }, formatSigned(a)),
+                ]),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 function updateData(report: PhaseReport): HTMLElement {
@@ -63,39 +171,95 @@ function updateData(report: PhaseReport): HTMLElement {
   const trained = report.trajectories.filter((t) => !t.prefixBroken);
   const tokens = trained.reduce((sum, t) => sum + maskSummary(t).trained, 0);
   const total = trained.reduce((sum, t) => sum + maskSummary(t).total, 0);
-  return h('div', null,
+  return h(
+    'div',
+    null,
     h('h3', null, `Update of step ${report.step}`),
     m?.update_skipped ? h('p', { class: 'neg' }, `Update skipped: ${m.update_skipped}`) : null,
-    h('div', { class: 'stats' },
-      h('span', null, 'loss ', h('b', null, formatValue(m?.loss))), h('span', null, 'KL ', h('b', null, formatValue(m?.kl))),
-      h('span', null, 'clip fraction ', h('b', null, formatValue(m?.clip_fraction))), h('span', null, 'entropy ', h('b', null, formatValue(m?.entropy))),
-      h('span', null, 'grad norm ', h('b', null, formatValue(m?.grad_norm)))),
-    h('p', null, `Trained on ${m?.trained_trajectories ?? trained.length} trajectories: ${tokens} generated tokens of ${total} (the rest is prompt, markup and observations, mask 0). `,
-      'Green samples had a positive advantage (their tokens were made more likely), red ones negative.'));
+    h(
+      'div',
+      { class: 'stats' },
+      h('span', null, 'loss ', h('b', null, formatValue(m?.loss))),
+      h('span', null, 'KL ', h('b', null, formatValue(m?.kl))),
+      h('span', null, 'clip fraction ', h('b', null, formatValue(m?.clip_fraction))),
+      h('span', null, 'entropy ', h('b', null, formatValue(m?.entropy))),
+      h('span', null, 'grad norm ', h('b', null, formatValue(m?.grad_norm))),
+    ),
+    h(
+      'p',
+      null,
+      `Trained on ${m?.trained_trajectories ?? trained.length} trajectories: ${tokens} generated tokens of ${total} (the rest is prompt, markup and observations, mask 0). `,
+      'Green samples had a positive advantage (their tokens were made more likely), red ones negative.',
+    ),
+  );
 }
 
 /** The pipeline card. */
 export function phasePanel(controller: RunController): HTMLElement {
-  const boxes = new Map<Phase, HTMLElement>(PHASES.map((phase) => [phase, h('div', { class: 'phase', 'data-testid': `phase-${phase}` },
-    h('div', { class: 'title' }, ABOUT[phase].title), h('div', { class: 'what' }, ABOUT[phase].what))]));
+  const boxes = new Map<Phase, HTMLElement>(
+    PHASES.map((phase) => [
+      phase,
+      h(
+        'div',
+        { class: 'phase', 'data-testid': `phase-${phase}` },
+        h('div', { class: 'title' }, ABOUT[phase].title),
+        h('div', { class: 'what' }, ABOUT[phase].what),
+      ),
+    ]),
+  );
   const data = h('div', { class: 'phase-data', 'data-testid': 'phase-data' });
   const render = () => {
     const report = controller.lastReport;
-    const doneUpTo = controller.current && report ? PHASES.indexOf(report.phase) : report?.phase === 'update' ? 3 : -1;
+    const doneUpTo =
+      controller.current && report
+        ? PHASES.indexOf(report.phase)
+        : report?.phase === 'update'
+          ? 3
+          : -1;
     PHASES.forEach((phase, i) => {
       const box = boxes.get(phase)!;
       box.classList.toggle('done', i <= doneUpTo && controller.activePhase !== phase);
       box.classList.toggle('active', controller.activePhase === phase);
-      box.classList.toggle('next', controller.activePhase === null && controller.state === 'idle' && controller.nextPhase === phase && controller.model !== null);
+      box.classList.toggle(
+        'next',
+        controller.activePhase === null &&
+          controller.state === 'idle' &&
+          controller.nextPhase === phase &&
+          controller.model !== null,
+      );
     });
     if (!report) {
-      replace(data, h('p', { class: 'empty' }, 'Press Train to run steps, or Next phase to stop after each phase and see its data here.'));
+      replace(
+        data,
+        h(
+          'p',
+          { class: 'empty' },
+          'Press Train to run steps, or Next phase to stop after each phase and see its data here.',
+        ),
+      );
       return;
     }
-    replace(data, report.phase === 'rollout' ? rolloutData(report) : report.phase === 'reward' ? rewardData(report)
-      : report.phase === 'advantage' ? advantageData(report) : updateData(report));
+    replace(
+      data,
+      report.phase === 'rollout'
+        ? rolloutData(report)
+        : report.phase === 'reward'
+          ? rewardData(report)
+          : report.phase === 'advantage'
+            ? advantageData(report)
+            : updateData(report),
+    );
   };
-  controller.subscribe((change) => { if (change === 'phase' || change === 'step' || change === 'reset' || change === 'state') render(); });
+  controller.subscribe((change) => {
+    if (change === 'phase' || change === 'step' || change === 'reset' || change === 'state')
+      render();
+  });
   render();
-  return h('section', { class: 'card', 'data-control': 'pipeline' }, h('h2', null, 'One step of GRPO'), h('div', { class: 'pipeline' }, ...boxes.values()), data);
+  return h(
+    'section',
+    { class: 'card', 'data-control': 'pipeline' },
+    h('h2', null, 'One step of GRPO'),
+    h('div', { class: 'pipeline' }, ...boxes.values()),
+    data,
+  );
 }

@@ -14,26 +14,64 @@ export type Download = (name: string, data: Uint8Array | string, type: string) =
 export function noticesPanel(controller: RunController): HTMLElement {
   const error = h('div', { class: 'notice error', role: 'alert' });
   const errorText = h('div', { class: 'body', 'data-testid': 'error' });
-  error.append(errorText, h('button', { class: 'small', 'data-testid': 'dismiss-error', onclick: () => controller.dismissError() }, 'Dismiss'));
+  error.append(
+    errorText,
+    h(
+      'button',
+      { class: 'small', 'data-testid': 'dismiss-error', onclick: () => controller.dismissError() },
+      'Dismiss',
+    ),
+  );
   const resume = h('div', { class: 'notice info', 'data-testid': 'resume-offer' });
   const render = () => {
     const shown = controller.errors;
     error.hidden = shown.length === 0;
     errorText.hidden = shown.length === 0;
-    replace(errorText, ...shown.map((e) => h('div', { class: 'error-entry' },
-      h('h3', null, e.title), h('p', { style: 'white-space: pre-line' }, sentence(e.message)),
-      h('p', { class: 'fix' }, `What to do: ${e.fix}`), h('p', { class: 'facts' }, `(while ${e.during})`))));
+    replace(
+      errorText,
+      ...shown.map((e) =>
+        h(
+          'div',
+          { class: 'error-entry' },
+          h('h3', null, e.title),
+          h('p', { style: 'white-space: pre-line' }, sentence(e.message)),
+          h('p', { class: 'fix' }, `What to do: ${e.fix}`),
+          h('p', { class: 'facts' }, `(while ${e.during})`),
+        ),
+      ),
+    );
     const saved = controller.resumable;
     resume.hidden = saved === null;
     if (saved) {
-      replace(resume, h('div', { class: 'body' },
-        h('h3', null, 'Resume your last run?'),
-        h('p', null, `Step ${saved.step} of ${saved.modelName}, saved ${formatClock(saved.savedAt)}${saved.reason === 'pause' ? ' on pause' : ''}. Charts and adapters come back as they were.`)),
-      h('button', { class: 'primary', 'data-testid': 'resume', disabled: !controller.controls().configure, onclick: () => void controller.resume(saved) }, `Resume at step ${saved.step}`),
-      h('button', { onclick: () => controller.dismissResume() }, 'Start fresh'));
+      replace(
+        resume,
+        h(
+          'div',
+          { class: 'body' },
+          h('h3', null, 'Resume your last run?'),
+          h(
+            'p',
+            null,
+            `Step ${saved.step} of ${saved.modelName}, saved ${formatClock(saved.savedAt)}${saved.reason === 'pause' ? ' on pause' : ''}. Charts and adapters come back as they were.`,
+          ),
+        ),
+        h(
+          'button',
+          {
+            class: 'primary',
+            'data-testid': 'resume',
+            disabled: !controller.controls().configure,
+            onclick: () => void controller.resume(saved),
+          },
+          `Resume at step ${saved.step}`,
+        ),
+        h('button', { onclick: () => controller.dismissResume() }, 'Start fresh'),
+      );
     }
   };
-  controller.subscribe((change) => { if (change === 'error' || change === 'checkpoint' || change === 'state') render(); });
+  controller.subscribe((change) => {
+    if (change === 'error' || change === 'checkpoint' || change === 'state') render();
+  });
   render();
   return h('div', { class: 'notices' }, error, resume);
 }
@@ -45,28 +83,77 @@ export interface LinkChoices {
 }
 
 /** Controls a lesson link can hide (their data-control names). */
-export const HIDEABLE = ['train', 'pause', 'step', 'phase', 'reset', 'config', 'model', 'copy-link', 'charts', 'viewer', 'storage'] as const;
+export const HIDEABLE = [
+  'train',
+  'pause',
+  'step',
+  'phase',
+  'reset',
+  'config',
+  'model',
+  'copy-link',
+  'charts',
+  'viewer',
+  'storage',
+] as const;
 
 /** The "Save & share" card. */
-export function storagePanel(controller: RunController, download: Download, linkChoices: LinkChoices): HTMLElement {
-  const checkpointText = h('span', { class: 'facts', 'data-testid': 'checkpoint-status' }, 'No checkpoint yet.');
-  const saveNow = h('button', { class: 'small', onclick: () => void controller.saveCheckpoint('manual') }, 'Save checkpoint now');
-  const stamp = () => `${controller.model?.name.replace(/[^\w.-]+/g, '_') ?? 'model'}-step${controller.finishedSteps}`;
-  const exportAdapter = h('button', {
-    'data-testid': 'export-adapter',
-    onclick: async () => {
-      const files = await controller.exportAdapter();
-      if (files) download(`adapter-${stamp()}.zip`, zipFiles(files), 'application/zip');
+export function storagePanel(
+  controller: RunController,
+  download: Download,
+  linkChoices: LinkChoices,
+): HTMLElement {
+  const checkpointText = h(
+    'span',
+    { class: 'facts', 'data-testid': 'checkpoint-status' },
+    'No checkpoint yet.',
+  );
+  const saveNow = h(
+    'button',
+    { class: 'small', onclick: () => void controller.saveCheckpoint('manual') },
+    'Save checkpoint now',
+  );
+  const stamp = () =>
+    `${controller.model?.name.replace(/[^\w.-]+/g, '_') ?? 'model'}-step${controller.finishedSteps}`;
+  const exportAdapter = h(
+    'button',
+    {
+      'data-testid': 'export-adapter',
+      onclick: async () => {
+        const files = await controller.exportAdapter();
+        if (files) download(`adapter-${stamp()}.zip`, zipFiles(files), 'application/zip');
+      },
     },
-  }, 'Adapter (PEFT .zip)');
-  const exportTrajectories = h('button', {
-    'data-testid': 'export-trajectories',
-    onclick: () => download(`trajectories-${stamp()}.jsonl`, trajectoriesJsonl(controller.trajectoryLog), 'application/x-ndjson'),
-  }, 'Trajectories (.jsonl)');
-  const exportMetrics = h('button', {
-    'data-testid': 'export-metrics', onclick: () => download(`metrics-${stamp()}.csv`, metricsCsv(controller.metrics), 'text/csv'),
-  }, 'Metrics (.csv)');
-  const importInput = h('input', { type: 'file', multiple: true, accept: '.zip,.json,.safetensors', 'data-testid': 'import-adapter', hidden: true });
+    'Adapter (PEFT .zip)',
+  );
+  const exportTrajectories = h(
+    'button',
+    {
+      'data-testid': 'export-trajectories',
+      onclick: () =>
+        download(
+          `trajectories-${stamp()}.jsonl`,
+          trajectoriesJsonl(controller.trajectoryLog),
+          'application/x-ndjson',
+        ),
+    },
+    'Trajectories (.jsonl)',
+  );
+  const exportMetrics = h(
+    'button',
+    {
+      'data-testid': 'export-metrics',
+      onclick: () => download(`metrics-${stamp()}.csv`, metricsCsv(controller.metrics), 'text/csv'),
+    },
+    'Metrics (.csv)',
+  );
+  const importInput = h('input', {
+    type: 'file',
+    multiple: true,
+    accept: '.zip,.json,.safetensors',
+    'data-testid': 'import-adapter',
+    hidden: true,
+  });
   importInput.addEventListener('change', async () => {
     try {
       const picked = [...(importInput.files ?? [])];
@@ -77,7 +164,9 @@ export function storagePanel(controller: RunController, download: Download, link
         else files[file.name] = bytes;
       }
       if (!files['adapter_config.json'] || !files['adapter_model.safetensors']) {
-        throw new Error('an adapter needs adapter_config.json and adapter_model.safetensors. Fix: pick both files, or the .zip this page exported.');
+        throw new Error(
+          'an adapter needs adapter_config.json and adapter_model.safetensors. Fix: pick both files, or the .zip this page exported.',
+        );
       }
       await controller.importAdapter(files);
     } catch (error) {
@@ -89,16 +178,25 @@ export function storagePanel(controller: RunController, download: Download, link
   const importButton = h('button', { onclick: () => importInput.click() }, 'Import adapter…');
 
   const autostart = h('input', { type: 'checkbox', 'data-testid': 'link-autostart' });
-  autostart.addEventListener('change', () => { linkChoices.autostart = autostart.checked; });
+  autostart.addEventListener('change', () => {
+    linkChoices.autostart = autostart.checked;
+  });
   const hideBoxes = HIDEABLE.map((name) => {
     const box = h('input', { type: 'checkbox', value: name });
-    box.addEventListener('change', () => { linkChoices.hide = hideBoxes.filter((b) => b.checked).map((b) => b.value); });
+    box.addEventListener('change', () => {
+      linkChoices.hide = hideBoxes.filter((b) => b.checked).map((b) => b.value);
+    });
     return box;
   });
 
   const render = () => {
     const last = controller.lastCheckpoint;
-    setText(checkpointText, last ? `Checkpoint: step ${last.step}, ${formatClock(last.savedAt)}.` : 'Checkpoints are saved every few steps and on pause.');
+    setText(
+      checkpointText,
+      last
+        ? `Checkpoint: step ${last.step}, ${formatClock(last.savedAt)}.`
+        : 'Checkpoints are saved every few steps and on pause.',
+    );
     const ready = controller.controls().configure && controller.model !== null;
     exportAdapter.disabled = !ready;
     importButton.disabled = !ready;
@@ -108,13 +206,37 @@ export function storagePanel(controller: RunController, download: Download, link
   };
   controller.subscribe(render);
   render();
-  return h('section', { class: 'card', 'data-control': 'storage' },
+  return h(
+    'section',
+    { class: 'card', 'data-control': 'storage' },
     h('h2', null, 'Save & share'),
-    h('div', { class: 'storage' },
+    h(
+      'div',
+      { class: 'storage' },
       h('div', { class: 'group' }, checkpointText, saveNow),
       h('span', { class: 'sep' }),
-      h('div', { class: 'group' }, h('b', null, 'Export'), exportAdapter, exportTrajectories, exportMetrics, importButton, importInput)),
-    h('details', null, h('summary', null, 'Link options (for lessons)'),
+      h(
+        'div',
+        { class: 'group' },
+        h('b', null, 'Export'),
+        exportAdapter,
+        exportTrajectories,
+        exportMetrics,
+        importButton,
+        importInput,
+      ),
+    ),
+    h(
+      'details',
+      null,
+      h('summary', null, 'Link options (for lessons)'),
       h('label', null, autostart, ' start training as soon as the link opens'),
-      h('div', { class: 'choices' }, 'Hide: ', ...hideBoxes.map((box) => h('label', null, box, ` ${box.value}`)))));
+      h(
+        'div',
+        { class: 'choices' },
+        'Hide: ',
+        ...hideBoxes.map((box) => h('label', null, box, ` ${box.value}`)),
+      ),
+    ),
+  );
 }

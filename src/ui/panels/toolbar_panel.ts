@@ -7,40 +7,110 @@ import { backendLabel, formatValue } from '../state/format.ts';
 import type { RunController } from '../state/run_controller.ts';
 
 /** The dark title bar. `onCopyLink` builds and copies the run link. */
-export function headerPanel(controller: RunController, onCopyLink: () => void, lesson: boolean): HTMLElement {
+export function headerPanel(
+  controller: RunController,
+  onCopyLink: () => void,
+  lesson: boolean,
+): HTMLElement {
   const model = h('span', { 'data-testid': 'model-name' }, '…');
   const backend = h('b', { 'data-testid': 'backend' }, '…');
   const render = () => {
     const info = controller.model;
-    setText(model, info ? `${info.name} · ${formatParameters(info.parameters)} params` : 'no model loaded');
-    setText(backend, controller.backend ? backendLabel(controller.backend) : controller.state === 'starting' ? 'starting…' : 'not started');
-    backend.title = controller.backend?.skipped.length ? `Skipped: ${controller.backend.skipped.join('; ')}` : '';
+    setText(
+      model,
+      info ? `${info.name} · ${formatParameters(info.parameters)} params` : 'no model loaded',
+    );
+    setText(
+      backend,
+      controller.backend
+        ? backendLabel(controller.backend)
+        : controller.state === 'starting'
+          ? 'starting…'
+          : 'not started',
+    );
+    backend.title = controller.backend?.skipped.length
+      ? `Skipped: ${controller.backend.skipped.join('; ')}`
+      : '';
   };
-  controller.subscribe((change) => { if (change === 'model' || change === 'backend' || change === 'state') render(); });
+  controller.subscribe((change) => {
+    if (change === 'model' || change === 'backend' || change === 'state') render();
+  });
   render();
-  return h('header', { class: 'top' },
+  return h(
+    'header',
+    { class: 'top' },
     h('h1', null, 'Agentic RL Playground', h('small', null, 'GRPO in your browser tab')),
     h('span', { class: 'chip', title: 'The model being trained' }, 'Model ', model),
     h('span', { class: 'chip', title: 'Where the tensors run' }, 'Backend ', backend),
     lesson ? h('span', { class: 'chip lesson-badge' }, 'Lesson') : null,
     h('span', { class: 'spacer' }),
-    h('button', { 'data-testid': 'copy-link', 'data-control': 'copy-link', onclick: onCopyLink, title: 'Copy a link that restores this run' }, 'Copy link'),
+    h(
+      'button',
+      {
+        'data-testid': 'copy-link',
+        'data-control': 'copy-link',
+        onclick: onCopyLink,
+        title: 'Copy a link that restores this run',
+      },
+      'Copy link',
+    ),
   );
 }
 
 /** The controls and live readouts. */
 export function toolbarPanel(controller: RunController): HTMLElement {
   const button = (testid: string, label: string, title: string, onclick: () => void, extra = '') =>
-    h('button', { 'data-testid': testid, 'data-control': testid, class: `round ${extra}`, title, onclick, disabled: true }, label);
-  const reset = button('reset', '⟲ Reset', 'Back to step 0: fresh adapters, same config', () => void controller.reset());
-  const train = button('train', '▶ Train', 'Train until the configured number of steps', () => void controller.train(), 'primary train');
-  const pause = button('pause', '❚❚ Pause', 'Stop after the step in flight (and save a checkpoint)', () => controller.pause());
-  const step = button('step', 'Step', 'Run one whole step: rollout, reward, advantage, update', () => void controller.step());
-  const phase = button('phase', 'Next phase ▸', 'Run only the next phase, then stop and show its data', () => void controller.phase());
+    h(
+      'button',
+      {
+        'data-testid': testid,
+        'data-control': testid,
+        class: `round ${extra}`,
+        title,
+        onclick,
+        disabled: true,
+      },
+      label,
+    );
+  const reset = button(
+    'reset',
+    '⟲ Reset',
+    'Back to step 0: fresh adapters, same config',
+    () => void controller.reset(),
+  );
+  const train = button(
+    'train',
+    '▶ Train',
+    'Train until the configured number of steps',
+    () => void controller.train(),
+    'primary train',
+  );
+  const pause = button(
+    'pause',
+    '❚❚ Pause',
+    'Stop after the step in flight (and save a checkpoint)',
+    () => controller.pause(),
+  );
+  const step = button(
+    'step',
+    'Step',
+    'Run one whole step: rollout, reward, advantage, update',
+    () => void controller.step(),
+  );
+  const phase = button(
+    'phase',
+    'Next phase ▸',
+    'Run only the next phase, then stop and show its data',
+    () => void controller.phase(),
+  );
   const stepCount = h('span', { 'data-testid': 'step-count' }, '0');
   const stepTotal = h('small', null, ' / 30');
   const reward = h('span', { 'data-testid': 'reward-mean' }, '–');
-  const status = h('div', { class: 'status', 'data-testid': 'status', role: 'status', 'aria-live': 'polite' }, controller.status);
+  const status = h(
+    'div',
+    { class: 'status', 'data-testid': 'status', role: 'status', 'aria-live': 'polite' },
+    controller.status,
+  );
   const render = () => {
     const controls = controller.controls();
     train.disabled = !controls.train;
@@ -58,10 +128,26 @@ export function toolbarPanel(controller: RunController): HTMLElement {
   };
   controller.subscribe(render);
   render();
-  return h('div', { class: 'toolbar' },
-    reset, train, pause, step, phase,
-    h('div', { class: 'readout' }, h('span', { class: 'label' }, 'Step'), h('span', { class: 'value' }, stepCount, stepTotal)),
-    h('div', { class: 'readout' }, h('span', { class: 'label' }, 'Mean reward'), h('span', { class: 'value' }, reward)),
+  return h(
+    'div',
+    { class: 'toolbar' },
+    reset,
+    train,
+    pause,
+    step,
+    phase,
+    h(
+      'div',
+      { class: 'readout' },
+      h('span', { class: 'label' }, 'Step'),
+      h('span', { class: 'value' }, stepCount, stepTotal),
+    ),
+    h(
+      'div',
+      { class: 'readout' },
+      h('span', { class: 'label' }, 'Mean reward'),
+      h('span', { class: 'value' }, reward),
+    ),
     status,
   );
 }
@@ -69,7 +155,11 @@ export function toolbarPanel(controller: RunController): HTMLElement {
 /** One progress bar per loading stage that reports bytes (model files, the Python sandbox). */
 export function progressPanel(controller: RunController): HTMLElement {
   const bars = new Map<string, { root: HTMLElement; fill: HTMLElement; text: HTMLElement }>();
-  const labels: Record<string, string> = { model: 'Model', tokenizer: 'Tokenizer', sandbox: 'Python sandbox' };
+  const labels: Record<string, string> = {
+    model: 'Model',
+    tokenizer: 'Tokenizer',
+    sandbox: 'Python sandbox',
+  };
   const row = h('div', { class: 'progress-row', 'data-testid': 'progress' });
   row.hidden = true;
   const bar = (stage: string) => {
@@ -77,7 +167,13 @@ export function progressPanel(controller: RunController): HTMLElement {
     if (!found) {
       const fill = h('div');
       const text = h('span', { class: 'bytes' });
-      const root = h('div', { class: 'progress', 'data-testid': `progress-${stage}` }, h('span', null, labels[stage] ?? stage), h('div', { class: 'bar' }, fill), text);
+      const root = h(
+        'div',
+        { class: 'progress', 'data-testid': `progress-${stage}` },
+        h('span', null, labels[stage] ?? stage),
+        h('div', { class: 'bar' }, fill),
+        text,
+      );
       found = { root, fill, text };
       bars.set(stage, found);
       row.append(root);
@@ -91,11 +187,17 @@ export function progressPanel(controller: RunController): HTMLElement {
     const fraction = total ? Math.min(1, progress.loadedBytes / total) : null;
     fill.style.width = fraction === null ? '100%' : `${(fraction * 100).toFixed(1)}%`;
     root.classList.toggle('done', fraction === 1);
-    setText(text, total ? `${formatBytes(progress.loadedBytes)} / ${formatBytes(total)}` : `${formatBytes(progress.loadedBytes)}`);
+    setText(
+      text,
+      total
+        ? `${formatBytes(progress.loadedBytes)} / ${formatBytes(total)}`
+        : `${formatBytes(progress.loadedBytes)}`,
+    );
     row.hidden = false;
   };
   controller.subscribe((change) => {
-    if (change === 'progress') for (const progress of controller.progress.values()) render(progress);
+    if (change === 'progress')
+      for (const progress of controller.progress.values()) render(progress);
   });
   return row;
 }

@@ -7,16 +7,30 @@ import { h, replace } from './dom.ts';
 import { formatSigned, formatValue } from '../state/format.ts';
 import type { RunController, StepRecord } from '../state/run_controller.ts';
 import {
-  TRAJECTORY_FILTERS, filterSamples, groupTrajectories, outcomeBadges, turnViews, type Segment, type TrajectoryFilter, type TurnView,
+  TRAJECTORY_FILTERS,
+  filterSamples,
+  groupTrajectories,
+  outcomeBadges,
+  turnViews,
+  type Segment,
+  type TrajectoryFilter,
+  type TurnView,
 } from '../state/trajectory_model.ts';
 
 const OBSERVATION_LABEL: Record<TurnView['outcome'], string> = {
-  ok: 'Sandbox output', error: 'Traceback', timeout: 'Sandbox: timed out', format: 'Format feedback', answer: '', none: 'Observation',
+  ok: 'Sandbox output',
+  error: 'Traceback',
+  timeout: 'Sandbox: timed out',
+  format: 'Format feedback',
+  answer: '',
+  none: 'Observation',
 };
 
 function tokens(segments: readonly Segment[]): (HTMLElement | string)[] {
   // One span per token shows where tokens start; the class says whether the loss sees it.
-  return segments.map((s) => h('span', { class: `tok ${s.kind === 'generated' ? 'g' : 's'}` }, s.text));
+  return segments.map((s) =>
+    h('span', { class: `tok ${s.kind === 'generated' ? 'g' : 's'}` }, s.text),
+  );
 }
 
 function sampleCard(t: Trajectory, record: StepRecord): HTMLElement {
@@ -24,20 +38,71 @@ function sampleCard(t: Trajectory, record: StepRecord): HTMLElement {
   const tint = advantageKnown ? (t.advantage > 0 ? ' up' : t.advantage < 0 ? ' down' : '') : '';
   const scored = record.phase !== 'rollout';
   const views = turnViews(t, record.tokenTexts?.[t.id] ?? null);
-  return h('article', { class: `sample ${scored ? (t.passed ? 'passed' : 'failed') : ''}`, 'data-testid': 'trajectory', 'data-id': t.id },
-    h('header', null,
+  return h(
+    'article',
+    {
+      class: `sample ${scored ? (t.passed ? 'passed' : 'failed') : ''}`,
+      'data-testid': 'trajectory',
+      'data-id': t.id,
+    },
+    h(
+      'header',
+      null,
       h('span', { class: 'num' }, `#${t.sampleIndex + 1}`),
-      ...(scored ? outcomeBadges(t) : []).map((b) => h('span', { class: `badge ${b.tone}` }, b.label)),
-      h('span', { class: 'reward', 'data-testid': 'sample-reward' },
+      ...(scored ? outcomeBadges(t) : []).map((b) =>
+        h('span', { class: `badge ${b.tone}` }, b.label),
+      ),
+      h(
+        'span',
+        { class: 'reward', 'data-testid': 'sample-reward' },
         scored ? `r = ${formatValue(t.reward)}` : 'not scored yet',
-        advantageKnown ? h('span', { class: t.advantage > 0 ? 'pos' : t.advantage < 0 ? 'neg' : '', 'data-testid': 'sample-advantage' }, `  A = ${formatSigned(t.advantage)}`) : null)),
-    ...views.map((view) => h('div', { class: 'turn' },
-      h('div', { class: 'label' }, `Turn ${view.index + 1} · generated (trained)`),
-      h('pre', { class: `tokens generated${tint}`, 'data-testid': 'turn-generated' }, ...tokens(view.generated)),
-      view.observation !== null ? h('div', { class: 'label' }, `${OBSERVATION_LABEL[view.outcome]} (shown, not trained)`) : null,
-      view.observation !== null ? h('pre', { class: `tokens shown${view.outcome === 'error' || view.outcome === 'timeout' ? ' error' : ''}`, 'data-testid': 'turn-observation' },
-        ...(view.observationTokens ? tokens(view.observationTokens) : [view.observation || '(no output)'])) : null)),
-    h('div', { class: 'answer' }, t.finalAnswer !== null ? `FINAL ANSWER: ${t.finalAnswer}` : h('span', { class: 'neg' }, `no final answer (${t.finishReason.replace('_', ' ')})`)));
+        advantageKnown
+          ? h(
+              'span',
+              {
+                class: t.advantage > 0 ? 'pos' : t.advantage < 0 ? 'neg' : '',
+                'data-testid': 'sample-advantage',
+              },
+              `  A = ${formatSigned(t.advantage)}`,
+            )
+          : null,
+      ),
+    ),
+    ...views.map((view) =>
+      h(
+        'div',
+        { class: 'turn' },
+        h('div', { class: 'label' }, `Turn ${view.index + 1} · generated (trained)`),
+        h(
+          'pre',
+          { class: `tokens generated${tint}`, 'data-testid': 'turn-generated' },
+          ...tokens(view.generated),
+        ),
+        view.observation !== null
+          ? h('div', { class: 'label' }, `${OBSERVATION_LABEL[view.outcome]} (shown, not trained)`)
+          : null,
+        view.observation !== null
+          ? h(
+              'pre',
+              {
+                class: `tokens shown${view.outcome === 'error' || view.outcome === 'timeout' ? ' error' : ''}`,
+                'data-testid': 'turn-observation',
+              },
+              ...(view.observationTokens
+                ? tokens(view.observationTokens)
+                : [view.observation || '(no output)']),
+            )
+          : null,
+      ),
+    ),
+    h(
+      'div',
+      { class: 'answer' },
+      t.finalAnswer !== null
+        ? `FINAL ANSWER: ${t.finalAnswer}`
+        : h('span', { class: 'neg' }, `no final answer (${t.finishReason.replace('_', ' ')})`),
+    ),
+  );
 }
 
 /** The viewer card. */
@@ -46,7 +111,10 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
   let groupIndex = 0;
   let filter: TrajectoryFilter = 'all';
   const stepSelect = h('select', { 'data-testid': 'viewer-step', 'aria-label': 'Step shown' });
-  stepSelect.addEventListener('change', () => { stepChoice = stepSelect.value === 'latest' ? null : Number(stepSelect.value); render(); });
+  stepSelect.addEventListener('change', () => {
+    stepChoice = stepSelect.value === 'latest' ? null : Number(stepSelect.value);
+    render();
+  });
   const tabs = h('div', { class: 'tabs' });
   const filters = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Filter samples' });
   const prompt = h('div', { class: 'prompt' });
@@ -54,10 +122,23 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
 
   const render = () => {
     const records = controller.viewableSteps();
-    replace(stepSelect, h('option', { value: 'latest' }, 'latest step'),
-      ...records.slice().reverse().map((r) => h('option', { value: String(r.step) }, `step ${r.step}${r.metrics ? '' : ' (in progress)'}`)));
+    replace(
+      stepSelect,
+      h('option', { value: 'latest' }, 'latest step'),
+      ...records
+        .slice()
+        .reverse()
+        .map((r) =>
+          h(
+            'option',
+            { value: String(r.step) },
+            `step ${r.step}${r.metrics ? '' : ' (in progress)'}`,
+          ),
+        ),
+    );
     stepSelect.value = stepChoice === null ? 'latest' : String(stepChoice);
-    const record = (stepChoice === null ? records.at(-1) : records.find((r) => r.step === stepChoice)) ?? null;
+    const record =
+      (stepChoice === null ? records.at(-1) : records.find((r) => r.step === stepChoice)) ?? null;
     if (!record || record.trajectories.length === 0) {
       replace(tabs);
       prompt.hidden = true;
@@ -66,30 +147,91 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     }
     const groups = groupTrajectories(record.trajectories);
     if (!groups.some((g) => g.groupIndex === groupIndex)) groupIndex = groups[0]!.groupIndex;
-    replace(tabs, ...groups.map((g) => {
-      const mean = g.samples.reduce((s, t) => s + t.reward, 0) / g.samples.length;
-      return h('button', {
-        class: `tab${g.groupIndex === groupIndex ? ' on' : ''}`, 'data-testid': 'viewer-group', title: g.prompt,
-        onclick: () => { groupIndex = g.groupIndex; render(); },
-      }, `${g.taskId.replace(/^[^/]+\//, '')} · ${formatValue(mean)}`);
-    }));
-    replace(filters, ...TRAJECTORY_FILTERS.map((f) => h('button', {
-      class: `tab${f === filter ? ' on' : ''}`, 'data-testid': `filter-${f}`, onclick: () => { filter = f; render(); },
-    }, f)));
+    replace(
+      tabs,
+      ...groups.map((g) => {
+        const mean = g.samples.reduce((s, t) => s + t.reward, 0) / g.samples.length;
+        return h(
+          'button',
+          {
+            class: `tab${g.groupIndex === groupIndex ? ' on' : ''}`,
+            'data-testid': 'viewer-group',
+            title: g.prompt,
+            onclick: () => {
+              groupIndex = g.groupIndex;
+              render();
+            },
+          },
+          `${g.taskId.replace(/^[^/]+\//, '')} · ${formatValue(mean)}`,
+        );
+      }),
+    );
+    replace(
+      filters,
+      ...TRAJECTORY_FILTERS.map((f) =>
+        h(
+          'button',
+          {
+            class: `tab${f === filter ? ' on' : ''}`,
+            'data-testid': `filter-${f}`,
+            onclick: () => {
+              filter = f;
+              render();
+            },
+          },
+          f,
+        ),
+      ),
+    );
     const group = groups.find((g) => g.groupIndex === groupIndex)!;
     prompt.hidden = false;
     replace(prompt, h('b', null, `Step ${record.step} · ${group.taskId}: `), group.prompt);
     const shown = filterSamples(group.samples, filter);
-    replace(samples, ...(shown.length > 0 ? shown.map((t) => sampleCard(t, record)) : [h('p', { class: 'empty' }, `No ${filter} in this group.`)]));
+    replace(
+      samples,
+      ...(shown.length > 0
+        ? shown.map((t) => sampleCard(t, record))
+        : [h('p', { class: 'empty' }, `No ${filter} in this group.`)]),
+    );
   };
-  controller.subscribe((change) => { if (change === 'phase' || change === 'step' || change === 'reset') render(); });
+  controller.subscribe((change) => {
+    if (change === 'phase' || change === 'step' || change === 'reset') render();
+  });
   render();
-  return h('section', { class: 'card', 'data-control': 'viewer' },
+  return h(
+    'section',
+    { class: 'card', 'data-control': 'viewer' },
     h('h2', null, 'Trajectories'),
     h('div', { class: 'viewer-bar' }, stepSelect, tabs),
-    h('div', { class: 'viewer-bar' }, filters, h('span', { class: 'legend' },
-      h('span', null, h('span', { class: 'swatch', style: 'background:#ddf4ff;border:1px solid #54aeff' }), 'generated: action mask 1, trained'),
-      h('span', null, h('span', { class: 'swatch', style: 'background:#f0f1f3;border:1px solid #afb8c1' }), 'shown to the model: mask 0'),
-      h('span', null, h('span', { class: 'swatch', style: 'background:#e6f7ea' }), h('span', { class: 'swatch', style: 'background:#fff0ef' }), 'advantage + / −'))),
-    prompt, samples);
+    h(
+      'div',
+      { class: 'viewer-bar' },
+      filters,
+      h(
+        'span',
+        { class: 'legend' },
+        h(
+          'span',
+          null,
+          h('span', { class: 'swatch', style: 'background:#ddf4ff;border:1px solid #54aeff' }),
+          'generated: action mask 1, trained',
+        ),
+        h(
+          'span',
+          null,
+          h('span', { class: 'swatch', style: 'background:#f0f1f3;border:1px solid #afb8c1' }),
+          'shown to the model: mask 0',
+        ),
+        h(
+          'span',
+          null,
+          h('span', { class: 'swatch', style: 'background:#e6f7ea' }),
+          h('span', { class: 'swatch', style: 'background:#fff0ef' }),
+          'advantage + / −',
+        ),
+      ),
+    ),
+    prompt,
+    samples,
+  );
 }

@@ -26,34 +26,81 @@ export interface ChartSpec {
   units?: string;
 }
 
-const perTurn = (m: StepMetrics) => (m.turns_mean > 0 ? m.generated_tokens_mean / m.turns_mean : null);
+const perTurn = (m: StepMetrics) =>
+  m.turns_mean > 0 ? m.generated_tokens_mean / m.turns_mean : null;
 
 /** The charts, in display order. */
 export const CHARTS: readonly ChartSpec[] = [
   {
-    id: 'reward', title: 'Reward', caption: 'mean and best reward per step, pass rate, held-out pass@1', range: [0, 1],
+    id: 'reward',
+    title: 'Reward',
+    caption: 'mean and best reward per step, pass rate, held-out pass@1',
+    range: [0, 1],
     series: [
       { label: 'mean', color: '#1f6feb', value: (m) => m.reward_mean },
       { label: 'max', color: '#8fb8f5', value: (m) => m.reward_max, dash: [4, 3] },
       { label: 'pass rate', color: '#2da44e', value: (m) => m.pass_rate },
-      { label: 'eval pass@1', color: '#d4521a', value: (m, evals) => evals.get(m.step) ?? m.eval_pass_at_1, points: true },
+      {
+        label: 'eval pass@1',
+        color: '#d4521a',
+        value: (m, evals) => evals.get(m.step) ?? m.eval_pass_at_1,
+        points: true,
+      },
     ],
   },
-  { id: 'loss', title: 'Loss', caption: 'the clipped policy-gradient loss + β·KL', series: [{ label: 'loss', color: '#8250df', value: (m) => m.loss }] },
-  { id: 'kl', title: 'KL to reference', caption: 'k3 estimate: how far the policy moved from the base model', series: [{ label: 'KL', color: '#bf3989', value: (m) => m.kl }] },
-  { id: 'clip', title: 'Clip fraction', caption: 'share of action tokens whose ratio hit the clip range', range: [0, 1], series: [{ label: 'clipped', color: '#9a6700', value: (m) => m.clip_fraction }] },
   {
-    id: 'tokens', title: 'Tokens', caption: 'generated tokens per turn and per episode',
+    id: 'loss',
+    title: 'Loss',
+    caption: 'the clipped policy-gradient loss + β·KL',
+    series: [{ label: 'loss', color: '#8250df', value: (m) => m.loss }],
+  },
+  {
+    id: 'kl',
+    title: 'KL to reference',
+    caption: 'k3 estimate: how far the policy moved from the base model',
+    series: [{ label: 'KL', color: '#bf3989', value: (m) => m.kl }],
+  },
+  {
+    id: 'clip',
+    title: 'Clip fraction',
+    caption: 'share of action tokens whose ratio hit the clip range',
+    range: [0, 1],
+    series: [{ label: 'clipped', color: '#9a6700', value: (m) => m.clip_fraction }],
+  },
+  {
+    id: 'tokens',
+    title: 'Tokens',
+    caption: 'generated tokens per turn and per episode',
     series: [
       { label: 'per turn', color: '#0969da', value: perTurn },
-      { label: 'per episode', color: '#54aeff', value: (m) => m.generated_tokens_mean, dash: [4, 3] },
+      {
+        label: 'per episode',
+        color: '#54aeff',
+        value: (m) => m.generated_tokens_mean,
+        dash: [4, 3],
+      },
     ],
   },
-  { id: 'turns', title: 'Turns per episode', caption: 'how many times the agent acted before it answered or ran out', series: [{ label: 'turns', color: '#1a7f37', value: (m) => m.turns_mean }] },
-  // Runs saved before this metric existed have no value: a gap, not a zero.
-  { id: 'tools', title: 'Runs code', caption: 'share of episodes that ran code at least once (the rest answered without running any)', range: [0, 1], series: [{ label: 'ran code', color: '#0a7f8f', value: (m) => m.ran_code_fraction ?? null }] },
   {
-    id: 'time', title: 'Seconds per phase', caption: 'where a step spends its time', units: 's',
+    id: 'turns',
+    title: 'Turns per episode',
+    caption: 'how many times the agent acted before it answered or ran out',
+    series: [{ label: 'turns', color: '#1a7f37', value: (m) => m.turns_mean }],
+  },
+  // Runs saved before this metric existed have no value: a gap, not a zero.
+  {
+    id: 'tools',
+    title: 'Runs code',
+    caption:
+      'share of episodes that ran code at least once (the rest answered without running any)',
+    range: [0, 1],
+    series: [{ label: 'ran code', color: '#0a7f8f', value: (m) => m.ran_code_fraction ?? null }],
+  },
+  {
+    id: 'time',
+    title: 'Seconds per phase',
+    caption: 'where a step spends its time',
+    units: 's',
     series: [
       { label: 'generate', color: '#1f6feb', value: (m) => m.seconds_generate },
       { label: 'sandbox', color: '#d4521a', value: (m) => m.seconds_sandbox },
@@ -62,10 +109,17 @@ export const CHARTS: readonly ChartSpec[] = [
   },
 ];
 
-/** The uPlot columns of `chart`: steps, then one array per series (null where there is no value). */
-export function chartColumns(chart: ChartSpec, metrics: readonly StepMetrics[], evals: readonly EvalReport[] = []): (number | null)[][] {
+/**
+ * The uPlot columns of `chart`: steps, then one array per series (null where there is no value).
+ */
+export function chartColumns(
+  chart: ChartSpec,
+  metrics: readonly StepMetrics[],
+  evals: readonly EvalReport[] = [],
+): (number | null)[][] {
   const evalByStep = new Map(evals.map((e) => [e.step, e.passAt1]));
-  const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
+  const finite = (value: number | null) =>
+    value !== null && Number.isFinite(value) ? value : null;
   return [
     metrics.map((m) => m.step),
     ...chart.series.map((series) => metrics.map((m) => finite(series.value(m, evalByStep)))),

@@ -1,7 +1,15 @@
 // The configuration form's model, derived from CONFIG_SCHEMA (no second list of fields): each
 // schema field becomes an input of the right kind, its text parsed and checked by the schema's own
 // checkField, so the form explains a bad value with the same words as the CLI. Pure: no DOM.
-import { CONFIG_SCHEMA, FIELD_NAMES, checkField, validateConfig, type FieldName, type FieldSpec, type RunConfig } from '../../run/config.ts';
+import {
+  CONFIG_SCHEMA,
+  FIELD_NAMES,
+  checkField,
+  validateConfig,
+  type FieldName,
+  type FieldSpec,
+  type RunConfig,
+} from '../../run/config.ts';
 
 /** How the form shows a field. */
 export type InputKind = 'number' | 'checkbox' | 'select' | 'text' | 'multi' | 'weights' | 'tasks';
@@ -25,8 +33,32 @@ export interface FormField {
  */
 const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
   ['Tasks', ['tasks', 'customTasks', 'rewards', 'partialCredit']],
-  ['Rollout', ['groupSize', 'promptsPerStep', 'taskSampling', 'maxTurns', 'maxNewTokens', 'temperature', 'parser', 'timeoutMs', 'maxOutputChars']],
-  ['GRPO update', ['clipEps', 'clipEpsHigh', 'klCoef', 'ppoEpochs', 'aggregation', 'skipZeroStdGroups', 'microBatchSize']],
+  [
+    'Rollout',
+    [
+      'groupSize',
+      'promptsPerStep',
+      'taskSampling',
+      'maxTurns',
+      'maxNewTokens',
+      'temperature',
+      'parser',
+      'timeoutMs',
+      'maxOutputChars',
+    ],
+  ],
+  [
+    'GRPO update',
+    [
+      'clipEps',
+      'clipEpsHigh',
+      'klCoef',
+      'ppoEpochs',
+      'aggregation',
+      'skipZeroStdGroups',
+      'microBatchSize',
+    ],
+  ],
   ['Optimizer', ['lr', 'weightDecay', 'gradClip']],
   ['Fine-tuning', ['finetune', 'loraRank', 'loraAlpha', 'loraTargets']],
   ['Run', ['steps', 'seed', 'backend', 'evalEvery']],
@@ -34,11 +66,26 @@ const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
 
 /** Labels that read better than the humanized field name (symbols from the paper). */
 const LABELS: Partial<Record<string, string>> = {
-  groupSize: 'Group size G', clipEps: 'Clip ε', clipEpsHigh: 'Clip ε high', klCoef: 'KL β', lr: 'Learning rate',
-  ppoEpochs: 'PPO epochs', maxNewTokens: 'Tokens per turn', maxTurns: 'Turns', loraRank: 'LoRA rank', loraAlpha: 'LoRA alpha',
-  loraTargets: 'LoRA targets', timeoutMs: 'Timeout (ms)', maxOutputChars: 'Output chars', evalEvery: 'Eval every',
-  promptsPerStep: 'Prompts per step', customTasks: 'Custom tasks', skipZeroStdGroups: 'Skip zero-std groups',
-  microBatchSize: 'Micro-batch', gradClip: 'Grad clip', partialCredit: 'Partial credit',
+  groupSize: 'Group size G',
+  clipEps: 'Clip ε',
+  clipEpsHigh: 'Clip ε high',
+  klCoef: 'KL β',
+  lr: 'Learning rate',
+  ppoEpochs: 'PPO epochs',
+  maxNewTokens: 'Tokens per turn',
+  maxTurns: 'Turns',
+  loraRank: 'LoRA rank',
+  loraAlpha: 'LoRA alpha',
+  loraTargets: 'LoRA targets',
+  timeoutMs: 'Timeout (ms)',
+  maxOutputChars: 'Output chars',
+  evalEvery: 'Eval every',
+  promptsPerStep: 'Prompts per step',
+  customTasks: 'Custom tasks',
+  skipZeroStdGroups: 'Skip zero-std groups',
+  microBatchSize: 'Micro-batch',
+  gradClip: 'Grad clip',
+  partialCredit: 'Partial credit',
 };
 
 /** "maxNewTokens" → "Max new tokens". */
@@ -49,13 +96,21 @@ export function humanize(name: string): string {
 
 function inputKind(spec: FieldSpec): InputKind {
   switch (spec.kind) {
-    case 'int': case 'number': return 'number';
-    case 'bool': return 'checkbox';
-    case 'enum': return 'select';
-    case 'string': return 'text';
-    case 'list': return 'multi';
-    case 'weights': return 'weights';
-    case 'customTasks': return 'tasks';
+    case 'int':
+    case 'number':
+      return 'number';
+    case 'bool':
+      return 'checkbox';
+    case 'enum':
+      return 'select';
+    case 'string':
+      return 'text';
+    case 'list':
+      return 'multi';
+    case 'weights':
+      return 'weights';
+    case 'customTasks':
+      return 'tasks';
   }
 }
 
@@ -67,14 +122,21 @@ export function formFields(): FormField[] {
   const fields = FIELD_NAMES.map((name): FormField => {
     const spec: FieldSpec = CONFIG_SCHEMA[name];
     return {
-      name, label: LABELS[name] ?? humanize(name), help: spec.help, input: inputKind(spec),
+      name,
+      label: LABELS[name] ?? humanize(name),
+      help: spec.help,
+      input: inputKind(spec),
       choices: spec.kind === 'enum' || spec.kind === 'list' ? spec.values : [],
-      section: sectionOf.get(name) ?? 'More', generic: name !== 'model',
+      section: sectionOf.get(name) ?? 'More',
+      generic: name !== 'model',
     };
   });
   const position = (field: FormField) => {
     const list = SECTIONS.find(([section]) => section === field.section)?.[1] ?? [];
-    return order.indexOf(field.section) * 1000 + (list.includes(field.name) ? list.indexOf(field.name) : 999);
+    return (
+      order.indexOf(field.section) * 1000 +
+      (list.includes(field.name) ? list.indexOf(field.name) : 999)
+    );
   };
   return fields.sort((a, b) => position(a) - position(b));
 }
@@ -88,10 +150,14 @@ export function numberText(value: number | null): string {
  * Parses a number input's text for `name` and checks it against the schema. Empty text means null
  * for nullable fields. Returns the value, or the schema's message (which says how to fix it).
  */
-export function parseNumberField(name: FieldName, text: string): { value: unknown } | { error: string } {
+export function parseNumberField(
+  name: FieldName,
+  text: string,
+): { value: unknown } | { error: string } {
   const spec: FieldSpec = CONFIG_SCHEMA[name];
   const trimmed = text.trim();
-  if (trimmed === '' && (spec.kind === 'int' || spec.kind === 'number') && spec.nullable) return checkField(name, null);
+  if (trimmed === '' && (spec.kind === 'int' || spec.kind === 'number') && spec.nullable)
+    return checkField(name, null);
   const value = trimmed === '' ? Number.NaN : Number(trimmed);
   const checked = checkField(name, Number.isNaN(value) ? trimmed : value);
   return checked;
@@ -100,6 +166,7 @@ export function parseNumberField(name: FieldName, text: string): { value: unknow
 /** Field-level and cross-field problems of a whole config, by field name. */
 export function configProblems(config: RunConfig): Map<string, string[]> {
   const problems = new Map<string, string[]>();
-  for (const error of validateConfig(config).errors) problems.set(error.field, [...(problems.get(error.field) ?? []), error.message]);
+  for (const error of validateConfig(config).errors)
+    problems.set(error.field, [...(problems.get(error.field) ?? []), error.message]);
   return problems;
 }

@@ -1,17 +1,23 @@
 // Short, readable numbers and labels for the page (pure, tested in Node).
 import type { BackendInfo } from '../../kernels/backend.ts';
 
-/** The backend as the header shows it: "WebGPU · NVIDIA …", "WASM · SIMD + FMA · 1 thread", "CPU". */
+/**
+ * The backend as the header shows it: "WebGPU · NVIDIA …", "WASM · SIMD + FMA · 1 thread", "CPU".
+ */
 export function backendLabel(info: BackendInfo): string {
   if (info.name === 'webgpu') {
     const adapter = info.adapter;
-    const name = adapter ? (adapter.description || [adapter.vendor, adapter.architecture, adapter.device].filter(Boolean).join(' ')) : '';
+    const name = adapter
+      ? adapter.description ||
+        [adapter.vendor, adapter.architecture, adapter.device].filter(Boolean).join(' ')
+      : '';
     return `WebGPU${name ? ` · ${name}` : ''}${adapter?.isFallback ? ' (software)' : ''}`;
   }
   if (info.name === 'wasm') {
     const parts = ['WASM'];
     if (info.simd) parts.push(info.fma ? 'SIMD + FMA' : 'SIMD');
-    if (info.threads !== null) parts.push(info.threads > 1 ? `${info.threads} threads` : '1 thread');
+    if (info.threads !== null)
+      parts.push(info.threads > 1 ? `${info.threads} threads` : '1 thread');
     return parts.join(' · ');
   }
   return 'CPU (plain JavaScript)';

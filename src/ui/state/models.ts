@@ -1,7 +1,7 @@
-// Model choices the page offers (docs/architecture.md §9.6: one registry for the picker and the checks): the
-// embedded demo model, hub presets, any hub id, or a folder from disk. The run config names the
-// model as text (`model`: "demo", a hub id, or a folder name); this turns that text into the
-// worker's ModelChoice and sizes the run for the memory estimate. Pure: no DOM.
+// Model choices the page offers (docs/architecture.md §9.6: one registry for the picker and the
+// checks): the embedded demo model, hub presets, any hub id, or a folder from disk. The run config
+// names the model as text (`model`: "demo", a hub id, or a folder name); this turns that text into
+// the worker's ModelChoice and sizes the run for the memory estimate. Pure: no DOM.
 import type { RunShape } from '../../model_files/memory_estimate.ts';
 import type { ModelChoice } from '../../service/trainer_api.ts';
 import type { RunConfig } from '../../run/config.ts';
@@ -16,9 +16,21 @@ export interface ModelPreset {
 
 /** The hub presets (docs/architecture.md §4). */
 export const HUB_PRESETS: readonly ModelPreset[] = [
-  { repo: 'HuggingFaceTB/SmolLM2-135M-Instruct', label: 'SmolLM2 135M Instruct', note: '~270 MB download' },
-  { repo: 'HuggingFaceTB/SmolLM2-360M-Instruct', label: 'SmolLM2 360M Instruct', note: '~720 MB download' },
-  { repo: 'Qwen/Qwen2.5-0.5B-Instruct', label: 'Qwen2.5 0.5B Instruct', note: "the reference design's model, ~1 GB" },
+  {
+    repo: 'HuggingFaceTB/SmolLM2-135M-Instruct',
+    label: 'SmolLM2 135M Instruct',
+    note: '~270 MB download',
+  },
+  {
+    repo: 'HuggingFaceTB/SmolLM2-360M-Instruct',
+    label: 'SmolLM2 360M Instruct',
+    note: '~720 MB download',
+  },
+  {
+    repo: 'Qwen/Qwen2.5-0.5B-Instruct',
+    label: 'Qwen2.5 0.5B Instruct',
+    note: "the reference design's model, ~1 GB",
+  },
   { repo: 'Qwen/Qwen2.5-Coder-0.5B-Instruct', label: 'Qwen2.5 Coder 0.5B Instruct', note: '~1 GB' },
 ];
 
@@ -47,10 +59,15 @@ export function modelChoice(model: string, context: ModelContext): ModelChoice {
   if (model === 'demo') return { kind: 'demo' };
   if (isHubId(model)) {
     const baseUrl = context.hubBaseUrl.replace(/\/+$/, '');
-    return baseUrl && baseUrl !== DEFAULT_HUB_URL ? { kind: 'hub', repo: model, baseUrl } : { kind: 'hub', repo: model };
+    return baseUrl && baseUrl !== DEFAULT_HUB_URL
+      ? { kind: 'hub', repo: model, baseUrl }
+      : { kind: 'hub', repo: model };
   }
-  if (context.picked && context.picked.name === model) return { kind: 'files', files: context.picked.files };
-  throw new Error(`this run uses the local model folder ${JSON.stringify(model)}, which is not loaded in this tab. Fix: pick or drop that folder under Model, or choose the demo model.`);
+  if (context.picked && context.picked.name === model)
+    return { kind: 'files', files: context.picked.files };
+  throw new Error(
+    `this run uses the local model folder ${JSON.stringify(model)}, which is not loaded in this tab. Fix: pick or drop that folder under Model, or choose the demo model.`,
+  );
 }
 
 /** A short name for the model picker and status line. */

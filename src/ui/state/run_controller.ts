@@ -6,7 +6,15 @@ import { decodeLink } from '../../run/link.ts';
 import { RunCore } from './run_core.ts';
 import type { StepRecord } from './run_types.ts';
 
-export { PHASES, type Change, type ControllerDeps, type Controls, type PhaseReportExtras, type RunState, type StepRecord } from './run_types.ts';
+export {
+  PHASES,
+  type Change,
+  type ControllerDeps,
+  type Controls,
+  type PhaseReportExtras,
+  type RunState,
+  type StepRecord,
+} from './run_types.ts';
 
 /** The run as the page sees it. */
 export class RunController extends RunCore {
@@ -16,16 +24,25 @@ export class RunController extends RunCore {
     if (!store || !this.model || !this.choice || this.finishedSteps === 0) return;
     try {
       const checkpoint = await this.deps.trainer.checkpoint();
-      this.lastCheckpoint = await store.save({
-        runId: this.runId, savedAt: this.now(), reason, model: savedModel(this.choice, this.model.name), modelName: this.model.name,
-      }, checkpoint);
+      this.lastCheckpoint = await store.save(
+        {
+          runId: this.runId,
+          savedAt: this.now(),
+          reason,
+          model: savedModel(this.choice, this.model.name),
+          modelName: this.model.name,
+        },
+        checkpoint,
+      );
       this.emit('checkpoint');
     } catch (error) {
       this.showError(error, 'saving a checkpoint');
     }
   }
 
-  /** Resumes a saved run: loads its model and config if they differ, restores weights and charts. */
+  /**
+   * Resumes a saved run: loads its model and config if they differ, restores weights and charts.
+   */
   async resume(summary: CheckpointSummary): Promise<boolean> {
     const store = this.deps.checkpoints;
     if (!store) return false;
@@ -33,15 +50,22 @@ export class RunController extends RunCore {
       const checkpoint = await store.load(summary.key);
       const { config } = await decodeLink(checkpoint.configFragment);
       if (summary.model.kind === 'files' && this.context.picked?.name !== summary.model.name) {
-        throw new Error(`the saved run used the local folder "${summary.model.name}". Fix: pick that folder under Model, then resume.`);
+        throw new Error(
+          `the saved run used the local folder "${summary.model.name}". Fix: pick that folder under Model, then resume.`,
+        );
       }
-      if (summary.model.kind === 'hub' && summary.model.baseUrl) this.context = { ...this.context, hubBaseUrl: summary.model.baseUrl };
+      if (summary.model.kind === 'hub' && summary.model.baseUrl)
+        this.context = { ...this.context, hubBaseUrl: summary.model.baseUrl };
       if (config.backend !== this.config.backend || !this.backend) {
-        this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
+        this.backend = await this.deps.trainer.init(
+          { backend: config.backend, sandbox: sandboxSettings(config) },
+          this.deps.proxy(this.onProgress),
+        );
         this.emit('backend');
         this.model = null;
       }
-      if (config.model !== this.config.model || !this.model) await this.loadModelInner(config, await this.checkModelInner(config));
+      if (config.model !== this.config.model || !this.model)
+        await this.loadModelInner(config, await this.checkModelInner(config));
       // restore() configures the worker from the checkpoint's own fragment
       await this.deps.trainer.restore(checkpoint);
       this.config = config;

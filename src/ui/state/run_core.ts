@@ -1,9 +1,17 @@
-// The page's run logic without the DOM (the core; run_controller.ts adds storage): it drives a TrainerApi (the worker through comlink, or a
-// test double), keeps what the panels show (progress, metrics, recent steps, the phase stepper's
-// position), serializes calls (the worker takes one at a time), checkpoints, and turns failures into
-// errors a person can act on. Panels subscribe and re-render; tests drive it in Node.
+// The page's run logic without the DOM (the core; run_controller.ts adds storage): it drives a
+// TrainerApi (the worker through comlink, or a test double), keeps what the panels show (progress,
+// metrics, recent steps, the phase stepper's position), serializes calls (the worker takes one at a
+// time), checkpoints, and turns failures into errors a person can act on. Panels subscribe and
+// re-render; tests drive it in Node.
 import type { BackendInfo } from '../../kernels/backend.ts';
-import type { EvalReport, LoadProgress, ModelChoice, ModelInfo, Phase, PhaseReport } from '../../service/trainer_api.ts';
+import type {
+  EvalReport,
+  LoadProgress,
+  ModelChoice,
+  ModelInfo,
+  Phase,
+  PhaseReport,
+} from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import { shouldCheckpoint, type CheckpointSummary } from '../../service/checkpoint_store.ts';
 import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
@@ -11,7 +19,15 @@ import { encodeLink } from '../../run/link.ts';
 import { explainError, type UiError } from './errors.ts';
 import { modelChoice, modelLabel, type ModelContext } from './models.ts';
 
-import { following, type Change, type ControllerDeps, type Controls, type PhaseReportExtras, type RunState, type StepRecord } from './run_types.ts';
+import {
+  following,
+  type Change,
+  type ControllerDeps,
+  type Controls,
+  type PhaseReportExtras,
+  type RunState,
+  type StepRecord,
+} from './run_types.ts';
 
 /**
  * The run as the page sees it: state, errors, loading and training. Checkpoints, resume, exports
@@ -31,7 +47,10 @@ export abstract class RunCore {
   evals: EvalReport[] = [];
   /** Finished steps, newest last (the last `keepSteps` only). */
   steps: StepRecord[] = [];
-  /** Every finished step's trajectories, without token arrays, for the JSONL export (the last 1000 steps). */
+  /**
+   * Every finished step's trajectories, without token arrays, for the JSONL export (the last 1000
+   * steps).
+   */
   trajectoryLog: { step: number; trajectories: Trajectory[] }[] = [];
   /** The step the phase stepper is in the middle of, or null. */
   current: StepRecord | null = null;
@@ -119,7 +138,10 @@ export abstract class RunCore {
     this.emit('error');
   }
 
-  /** Shows an error that happened outside the controller (e.g. a bad custom task file); `title` overrides the kind's. */
+  /**
+   * Shows an error that happened outside the controller (e.g. a bad custom task file); `title`
+   * overrides the kind's.
+   */
   showError(error: unknown, during: string, title?: string): void {
     const explained = explainError(error, during);
     if (title) explained.title = title;
@@ -130,7 +152,11 @@ export abstract class RunCore {
    * Runs `body` as the one call in flight: refuses when another is running, shows its error, and
    * returns whether it succeeded.
    */
-  protected async exclusive(during: string, state: RunState, body: () => Promise<void>): Promise<boolean> {
+  protected async exclusive(
+    during: string,
+    state: RunState,
+    body: () => Promise<void>,
+  ): Promise<boolean> {
     if (this.state !== 'idle' && !(this.state === 'starting' && state === 'starting')) return false;
     this.setState(state);
     try {
@@ -162,7 +188,10 @@ export abstract class RunCore {
     this.emit('config');
     const ok = await this.exclusive('starting the trainer', 'starting', async () => {
       this.setState('starting', 'Starting the backend and the Python sandbox…');
-      this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
+      this.backend = await this.deps.trainer.init(
+        { backend: config.backend, sandbox: sandboxSettings(config) },
+        this.deps.proxy(this.onProgress),
+      );
       this.emit('backend');
       const choice = await this.checkModelInner(config);
       // configure before loading: the worker builds the model's adapters from the config
@@ -181,12 +210,17 @@ export abstract class RunCore {
     return ok;
   }
 
-  /** Resolves and checks the config's model before anything changes (a refusal leaves the run as it was). */
+  /**
+   * Resolves and checks the config's model before anything changes (a refusal leaves the run as it
+   * was).
+   */
   protected async checkModelInner(config: RunConfig): Promise<ModelChoice> {
     const choice = modelChoice(config.model, this.context);
     this.status = `Checking ${modelLabel(config.model)}…`;
     this.emit('state');
-    this.modelWarning = this.deps.checkModel ? await this.deps.checkModel(choice, config, this.backend) : null;
+    this.modelWarning = this.deps.checkModel
+      ? await this.deps.checkModel(choice, config, this.backend)
+      : null;
     return choice;
   }
 
@@ -228,10 +262,14 @@ export abstract class RunCore {
   async applyConfig(config: RunConfig): Promise<boolean> {
     return this.exclusive('applying the configuration', 'busy', async () => {
       if (config.backend !== this.config.backend || !this.backend) {
-        this.backend = await this.deps.trainer.init({ backend: config.backend, sandbox: sandboxSettings(config) }, this.deps.proxy(this.onProgress));
+        this.backend = await this.deps.trainer.init(
+          { backend: config.backend, sandbox: sandboxSettings(config) },
+          this.deps.proxy(this.onProgress),
+        );
         this.emit('backend');
       }
-      const newModel = config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
+      const newModel =
+        config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
       const choice = newModel ? await this.checkModelInner(config) : null;
       // A new model is loaded right after, so the worker need not reload the old one first.
       await this.configureInner(config, !choice);
@@ -242,7 +280,14 @@ export abstract class RunCore {
 
   protected onPhase = (report: PhaseReport): void => {
     const extras = report as PhaseReport & PhaseReportExtras;
-    const record: StepRecord = this.current ?? { step: report.step, phase: report.phase, trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    const record: StepRecord = this.current ?? {
+      step: report.step,
+      phase: report.phase,
+      trajectories: [],
+      groups: null,
+      tokenTexts: null,
+      metrics: null,
+    };
     record.step = report.step;
     record.phase = report.phase;
     record.trajectories = report.trajectories;
@@ -261,7 +306,14 @@ export abstract class RunCore {
   };
 
   protected async finishStep(metrics: StepMetrics): Promise<void> {
-    const record: StepRecord = this.current ?? { step: metrics.step, phase: 'update', trajectories: [], groups: null, tokenTexts: null, metrics: null };
+    const record: StepRecord = this.current ?? {
+      step: metrics.step,
+      phase: 'update',
+      trajectories: [],
+      groups: null,
+      tokenTexts: null,
+      metrics: null,
+    };
     record.metrics = metrics;
     record.phase = 'update';
     this.steps.push(record);
@@ -270,16 +322,24 @@ export abstract class RunCore {
     this.metrics.push(metrics);
     this.trajectoryLog.push({
       step: metrics.step,
-      trajectories: record.trajectories.map((t) => ({ ...t, ids: [], actionMask: [], oldLogprobs: null, refLogprobs: null })),
+      trajectories: record.trajectories.map((t) => ({
+        ...t,
+        ids: [],
+        actionMask: [],
+        oldLogprobs: null,
+        refLogprobs: null,
+      })),
     });
     if (this.trajectoryLog.length > 1000) this.trajectoryLog.shift();
     this.current = null;
     this.nextPhase = 'rollout';
     this.status = `Step ${metrics.step} done: mean reward ${metrics.reward_mean.toFixed(2)}, pass rate ${(metrics.pass_rate * 100).toFixed(0)}%.`;
     // The trainer evaluates every `evalEvery` steps itself and reports it in the step's metrics.
-    if (metrics.eval_pass_at_1 !== null) this.evals.push({ step: metrics.step, passAt1: metrics.eval_pass_at_1, perTask: {} });
+    if (metrics.eval_pass_at_1 !== null)
+      this.evals.push({ step: metrics.step, passAt1: metrics.eval_pass_at_1, perTask: {} });
     this.emit('step');
-    if (shouldCheckpoint(metrics.step, this.deps.checkpointEvery ?? 5)) await this.saveCheckpoint('auto');
+    if (shouldCheckpoint(metrics.step, this.deps.checkpointEvery ?? 5))
+      await this.saveCheckpoint('auto');
   }
 
   /** One whole step (or the rest of the current one). */
@@ -332,7 +392,8 @@ export abstract class RunCore {
       const report = await this.deps.trainer.runPhase();
       this.onPhase(report);
       if (report.phase === 'update') {
-        if (!report.metrics) throw new Error('the update phase reported no metrics (a trainer worker bug)');
+        if (!report.metrics)
+          throw new Error('the update phase reported no metrics (a trainer worker bug)');
         await this.finishStep(report.metrics);
       }
     });

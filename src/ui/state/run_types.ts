@@ -30,7 +30,17 @@ export interface PhaseReportExtras {
 }
 
 /** What changed, so panels re-render only what they must. */
-export type Change = 'state' | 'progress' | 'backend' | 'model' | 'phase' | 'step' | 'reset' | 'error' | 'config' | 'checkpoint';
+export type Change =
+  | 'state'
+  | 'progress'
+  | 'backend'
+  | 'model'
+  | 'phase'
+  | 'step'
+  | 'reset'
+  | 'error'
+  | 'config'
+  | 'checkpoint';
 
 /** Everything the controller needs from the page. */
 export interface ControllerDeps {
@@ -39,7 +49,11 @@ export interface ControllerDeps {
   proxy: <T extends object>(callback: T) => T;
   checkpoints: CheckpointStore | null;
   /** Refuses a model that will not fit (throws), or returns a warning; called before every load. */
-  checkModel?: (choice: ModelChoice, config: RunConfig, backend: BackendInfo | null) => Promise<string | null>;
+  checkModel?: (
+    choice: ModelChoice,
+    config: RunConfig,
+    backend: BackendInfo | null,
+  ) => Promise<string | null>;
   now?: () => number;
   /** Save a checkpoint every N finished steps (0 = only on pause). Default 5. */
   checkpointEvery?: number;
@@ -58,5 +72,5 @@ export interface Controls {
 }
 
 /** The phase after `phase` (update wraps to rollout). */
-export const following = (phase: Phase): Phase => PHASES[(PHASES.indexOf(phase) + 1) % PHASES.length]!;
-
+export const following = (phase: Phase): Phase =>
+  PHASES[(PHASES.indexOf(phase) + 1) % PHASES.length]!;

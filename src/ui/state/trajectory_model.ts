@@ -1,6 +1,6 @@
 // What the trajectory viewer shows, computed from the records alone (no DOM): groups of samples per
-// prompt, filters, outcome badges, and each turn split into what the model generated (action mask 1,
-// trained on) and what it was shown (mask 0). With per-token texts the split is exact per token.
+// prompt, filters, outcome badges, and each turn split into what the model generated (action mask
+// 1, trained on) and what it was shown (mask 0). With per-token texts the split is exact per token.
 import type { Trajectory, Turn } from '../../rl/types.ts';
 
 /** The viewer's filters. */
@@ -20,7 +20,12 @@ export interface SampleGroup {
 export function groupTrajectories(trajectories: readonly Trajectory[]): SampleGroup[] {
   const groups = new Map<number, SampleGroup>();
   for (const t of trajectories) {
-    const group = groups.get(t.groupIndex) ?? { groupIndex: t.groupIndex, taskId: t.taskId, prompt: t.prompt, samples: [] };
+    const group = groups.get(t.groupIndex) ?? {
+      groupIndex: t.groupIndex,
+      taskId: t.taskId,
+      prompt: t.prompt,
+      samples: [],
+    };
     group.samples.push(t);
     groups.set(t.groupIndex, group);
   }
@@ -28,31 +33,51 @@ export function groupTrajectories(trajectories: readonly Trajectory[]): SampleGr
   return [...groups.values()].sort((a, b) => a.groupIndex - b.groupIndex);
 }
 
-/** The samples of a group that pass `filter` (best/worst: the highest/lowest reward, first on ties). */
-export function filterSamples(samples: readonly Trajectory[], filter: TrajectoryFilter): Trajectory[] {
+/**
+ * The samples of a group that pass `filter` (best/worst: the highest/lowest reward, first on ties).
+ */
+export function filterSamples(
+  samples: readonly Trajectory[],
+  filter: TrajectoryFilter,
+): Trajectory[] {
   switch (filter) {
-    case 'all': return [...samples];
-    case 'failures': return samples.filter((t) => !t.passed);
-    case 'timeouts': return samples.filter((t) => t.timedOut);
+    case 'all':
+      return [...samples];
+    case 'failures':
+      return samples.filter((t) => !t.passed);
+    case 'timeouts':
+      return samples.filter((t) => t.timedOut);
     case 'best':
     case 'worst': {
       if (samples.length === 0) return [];
-      const pick = samples.reduce((a, b) => ((filter === 'best' ? b.reward > a.reward : b.reward < a.reward) ? b : a));
+      const pick = samples.reduce((a, b) =>
+        (filter === 'best' ? b.reward > a.reward : b.reward < a.reward) ? b : a,
+      );
       return [pick];
     }
   }
 }
 
 /** Short labels for how an episode went, most important first. */
-export function outcomeBadges(t: Trajectory): { label: string; tone: 'good' | 'bad' | 'warn' | 'info' }[] {
+export function outcomeBadges(
+  t: Trajectory,
+): { label: string; tone: 'good' | 'bad' | 'warn' | 'info' }[] {
   const badges: { label: string; tone: 'good' | 'bad' | 'warn' | 'info' }[] = [];
   badges.push(t.passed ? { label: 'passed', tone: 'good' } : { label: 'failed', tone: 'bad' });
   if (t.timedOut) badges.push({ label: 'timeout', tone: 'bad' });
   if (t.truncated) badges.push({ label: 'truncated', tone: 'warn' });
   const formatErrors = t.turns.filter((turn) => turn.action.type === 'format_error').length;
-  if (formatErrors > 0) badges.push({ label: `format error${formatErrors > 1 ? ` ×${formatErrors}` : ''}`, tone: 'warn' });
+  if (formatErrors > 0)
+    badges.push({
+      label: `format error${formatErrors > 1 ? ` ×${formatErrors}` : ''}`,
+      tone: 'warn',
+    });
   if (t.prefixBroken) badges.push({ label: 'prefix broken (not trained)', tone: 'warn' });
-  if (t.rewardErrors.length > 0) badges.push({ label: `reward error${t.rewardErrors.length > 1 ? ` ×${t.rewardErrors.length}` : ''}`, tone: 'bad' });
+  if (t.rewardErrors.length > 0)
+    badges.push({
+      label: `reward error${t.rewardErrors.length > 1 ? ` ×${t.rewardErrors.length}` : ''}`,
+      tone: 'bad',
+    });
   if (t.finishReason === 'max_turns') badges.push({ label: 'out of turns', tone: 'info' });
   if (t.finishReason === 'context_full') badges.push({ label: 'context full', tone: 'warn' });
   return badges;
@@ -72,7 +97,10 @@ export interface TurnView {
   generated: Segment[];
   /** The code executed this turn, if any. */
   code: string | null;
-  /** The observation the model was shown next: sandbox output, traceback, TIMEOUT, or a format message. */
+  /**
+   * The observation the model was shown next: sandbox output, traceback, TIMEOUT, or a format
+   * message.
+   */
   observation: string | null;
   /** The observation as tokens, when token texts are known. */
   observationTokens: Segment[] | null;
@@ -81,9 +109,14 @@ export interface TurnView {
 }
 
 /** Token texts of `span` as segments of the given kind (one per token). */
-function tokenSegments(tokenTexts: readonly string[], span: { start: number; end: number }, mask: readonly number[]): Segment[] {
+function tokenSegments(
+  tokenTexts: readonly string[],
+  span: { start: number; end: number },
+  mask: readonly number[],
+): Segment[] {
   const segments: Segment[] = [];
-  for (let t = span.start; t < span.end; t++) segments.push({ text: tokenTexts[t] ?? '', kind: mask[t] === 1 ? 'generated' : 'shown' });
+  for (let t = span.start; t < span.end; t++)
+    segments.push({ text: tokenTexts[t] ?? '', kind: mask[t] === 1 ? 'generated' : 'shown' });
   return segments;
 }
 
@@ -99,14 +132,22 @@ function turnOutcome(turn: Turn): TurnView['outcome'] {
 export function turnViews(t: Trajectory, tokenTexts?: readonly string[] | null): TurnView[] {
   const exact = tokenTexts && tokenTexts.length === t.ids.length;
   return t.turns.map((turn, index) => {
-    const observation = turn.execution ? turn.execution.result.observation
-      : turn.action.type === 'format_error' ? turn.action.observation : null;
+    const observation = turn.execution
+      ? turn.execution.result.observation
+      : turn.action.type === 'format_error'
+        ? turn.action.observation
+        : null;
     return {
       index,
-      generated: exact ? tokenSegments(tokenTexts, turn.generated, t.actionMask) : [{ text: turn.text, kind: 'generated' }],
+      generated: exact
+        ? tokenSegments(tokenTexts, turn.generated, t.actionMask)
+        : [{ text: turn.text, kind: 'generated' }],
       code: turn.execution?.code ?? (turn.action.type === 'execute_code' ? turn.action.code : null),
       observation,
-      observationTokens: exact && turn.observation ? tokenSegments(tokenTexts, turn.observation, t.actionMask) : null,
+      observationTokens:
+        exact && turn.observation
+          ? tokenSegments(tokenTexts, turn.observation, t.actionMask)
+          : null,
       outcome: turnOutcome(turn),
       answer: turn.action.type === 'finish' ? turn.action.answer : null,
     };
