@@ -8,7 +8,7 @@
 // pass@1 after, and minutes. One JSON line per seed, then a summary.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { fusedMultiplyAddActive } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
 import { openNodeSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { presetConfig } from '../../src/run/presets.ts';

@@ -28,7 +28,7 @@ import {
   type UpdateOptions,
 } from '../rl/update.ts';
 import { tasksFor } from '../tasks/registry.ts';
-import { median } from './model.ts';
+import { median } from './model_setup.ts';
 
 const config = presetConfig('default');
 const options: UpdateOptions = {

@@ -4,7 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { importPeftAdapter } from '../model/peft.ts';
-import { defaultConfig, parseRunConfig } from '../run/config.ts';
+import { defaultConfig } from '../run/config.ts';
+import { parseRunConfig } from '../run/config_validation.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { tasksFor } from '../tasks/registry.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';

@@ -1,6 +1,6 @@
 // Attention's batched matMul, differentiable, fast on WASM: the strided SIMD kernel
-// (matmul_dispatch.ts stridedMatMul) forward and, written out here with the same op, backward, so
-// the backward pass is fast too; elsewhere, or without WebAssembly SIMD, tf.matMul. The kernel
+// (matmul_tfjs_kernels.ts stridedMatMul) forward and, written out here with the same op,
+// backward, so the backward pass is fast too; elsewhere, or without WebAssembly SIMD, tf.matMul. The kernel
 // computes only A @ B: a transposed operand is transposed first (a copy costing one pass over it,
 // small next to the product), or the product is computed transposed, whichever moves less. Under a
 // causal mask (`causal`), the products whose structure allows it skip what the mask makes zero
@@ -12,12 +12,8 @@
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of a
 // and b must be equal.
 import * as tf from '@tensorflow/tfjs';
-import {
-  causalMatMulActive,
-  fusedKernels,
-  simdMatMulActive,
-  stridedMatMul,
-} from './matmul_dispatch.ts';
+import { causalMatMulActive, fusedKernels, simdMatMulActive } from './matmul_kernels.ts';
+import { stridedMatMul } from './matmul_tfjs_kernels.ts';
 import { ALL_K } from './simd_matmul_variants.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './tfjs_wasm.ts';
 

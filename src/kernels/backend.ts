@@ -11,7 +11,7 @@
 // Instead our own matmul kernel's large products (training, prefill) can use more cores
 // (`threads`, matmul_threads.ts): helper threads with the same kernel on shared memory.
 import * as tf from '@tensorflow/tfjs';
-import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './matmul_dispatch.ts';
+import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './matmul_kernels.ts';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 /** Backends we run on. */
@@ -32,7 +32,7 @@ export interface BackendInfo {
   simd: boolean | null;
   /**
    * Whether WASM has relaxed SIMD, so our matmul kernel's fused multiply-add build runs
-   * (matmul_dispatch.ts).
+   * (matmul_kernels.ts).
    */
   fma: boolean | null;
   /** Threads our SIMD kernel's large products run on, when WASM runs (the `threads` option). */

@@ -9,13 +9,8 @@
 // of matMul2d and matMulTransposeA (tested). dx reads W as stored (simd_matmul_nt.ts), with the
 // bits of a product with W^T, so a backward pass no longer transposes its weights.
 import * as tf from '@tensorflow/tfjs';
-import {
-  fusedKernels,
-  kernelTakes,
-  LINEAR_MIN_ROWS,
-  matMul2d,
-  matMulTransposeA,
-} from './matmul_dispatch.ts';
+import { fusedKernels } from './matmul_kernels.ts';
+import { kernelTakes, LINEAR_MIN_ROWS, matMul2d, matMulTransposeA } from './matmul_dispatch.ts';
 import { MIN_THREADED_MACS } from './matmul_threads.ts';
 import { ALL_K } from './simd_matmul_variants.ts';
 import { NT_MAX_K, simdMatmulNTModule, type MatmulNTKernel } from './simd_matmul_nt.ts';

@@ -17,39 +17,15 @@
 // weights stay resident in the dot store's shared memory, which every helper also maps, so only the
 // rows of A go in and every block runs in place. Those products take tens of microseconds, less
 // than waking a sleeping thread, so a helper spins for SPIN_MS after each product before it sleeps.
-import { simdMatmulModule, type MatmulKernel } from './simd_matmul.ts';
-import {
-  ALL_K,
-  simdMatmulCausalModule,
-  simdMatmulTAModule,
-  type MatmulCausalKernel,
-  type MatmulTAKernel,
-} from './simd_matmul_variants.ts';
-import { simdMatmulTModule, type MatmulTKernel } from './simd_dot.ts';
+//
+// This file cuts each kind of product into blocks and lays out their operands in the pool; the
+// pool itself (starting the helpers, handing them a queue, waiting) is matmul_thread_pool.ts.
+import type { MatmulKernel } from './simd_matmul.ts';
+import { ALL_K, type MatmulCausalKernel, type MatmulTAKernel } from './simd_matmul_variants.ts';
+import type { MatmulTKernel } from './simd_dot.ts';
 import type { DotCall } from './decode_products.ts';
-import { kernelCounts } from './switches.ts';
-import {
-  BUILD,
-  canWait,
-  CAUSAL,
-  CONTROL_WORDS,
-  DOT,
-  FAILED,
-  FINISHED,
-  FUSED,
-  GENERATION,
-  HOLD,
-  MAX_BLOCKS,
-  NEXT,
-  PLAIN,
-  ROW,
-  spawn,
-  SPIN_MS,
-  TA,
-  TABLE,
-  type Helper,
-  type HelperInit,
-} from './matmul_thread_code.ts';
+import { CAUSAL, DOT, FUSED, MAX_BLOCKS, PLAIN, TA } from './matmul_thread_code.ts';
+import { type Block, HelperPool, launchHelpers } from './matmul_thread_pool.ts';
 
 /** Products below this many multiply-adds stay on one thread: waking a helper costs ~10-50 µs. */
 export const MIN_THREADED_MACS = 1 << 21;
@@ -70,12 +46,6 @@ export const MIN_THREADED_DOT_MACS = 1 << 15;
  */
 const BLOCKS_PER_HELPER = 4;
 
-/** Largest pool memory (pages of 64 KB): 1 GB; products needing more stay on one thread. */
-const MAX_PAGES = 16384;
-
-/** How long the caller waits for a helper before it gives up on the pool (ms). */
-const HELPER_DEADLINE_MS = 60_000;
-
 /** The operands of one kernel call, as the kernel takes them (byte pointers and strides). */
 export interface MatmulCall {
   a: number;
@@ -87,18 +57,6 @@ export interface MatmulCall {
   n: number;
   strideA: number;
   strideB: number;
-}
-
-/**
- * One block of a split product: the call a helper makes (12 arguments at most) with its build, the
- * same block computed in place by the caller instead, and, for a block a helper computed on the
- * pool, copying its C back (absent when it wrote C in place).
- */
-interface Block {
-  args: number[];
-  build: number;
-  here(): void;
-  back?(): void;
 }
 
 /**
@@ -122,22 +80,8 @@ function shares(
 }
 
 /** A pool of helper threads for the matmul kernel; see the file comment. */
-export class MatmulThreads {
-  private generation = 0;
-  private broken = false;
-
-  private constructor(
-    private readonly memory: WebAssembly.Memory,
-    private readonly control: Int32Array,
-    private readonly helpers: Helper[],
-    /** Whether the helpers hold the dot kernel on the dot store's memory. */
-    private readonly dot: boolean,
-    /** Whether the helpers hold the transposed-A kernel. */
-    private readonly ta: boolean,
-    /** Whether the helpers hold the causal kernel. */
-    private readonly causal: boolean,
-  ) {}
-
+/** A pool of helper threads for the matmul kernel; see the file comment. */
+export class MatmulThreads extends HelperPool {
   /**
    * Starts `helpers` helper threads (the caller is one more), or returns null where threads cannot
    * work (no shared memory, waiting not allowed, WebAssembly SIMD missing) or helpers <= 0.
@@ -148,57 +92,8 @@ export class MatmulThreads {
     helpers: number,
     dotMemory: WebAssembly.Memory | null = null,
   ): Promise<MatmulThreads | null> {
-    if (helpers <= 0 || !canWait()) return null;
-    const plain = simdMatmulModule(false, true);
-    if (!WebAssembly.validate(plain)) return null;
-    const fusedBytes = simdMatmulModule(true, true);
-    const fused = WebAssembly.validate(fusedBytes) ? fusedBytes : null;
-    let memory: WebAssembly.Memory;
-    try {
-      memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
-    } catch {
-      return null;
-    }
-    const valid = (bytes: Uint8Array<ArrayBuffer> | null) =>
-      bytes && WebAssembly.validate(bytes) ? bytes : null;
-    const dot = valid(dotMemory && fused ? simdMatmulTModule(true) : null);
-    const ta = valid(fused ? simdMatmulTAModule(true) : null);
-    const causal = valid(fused ? simdMatmulCausalModule(true) : null);
-    const control = new SharedArrayBuffer(CONTROL_WORDS * 4);
-    const init: HelperInit = {
-      memory,
-      control,
-      plain,
-      fused,
-      dotMemory: dot ? dotMemory : null,
-      dot,
-      ta,
-      causal,
-    };
-    const started = await Promise.allSettled(Array.from({ length: helpers }, () => spawn(init)));
-    const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    if (ok.length < helpers) {
-      for (const helper of ok) helper.terminate();
-      const failure = started.find(
-        (result) => result.status === 'rejected',
-      ) as PromiseRejectedResult;
-      throw new Error(
-        `matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`,
-      );
-    }
-    return new MatmulThreads(
-      memory,
-      new Int32Array(control),
-      ok,
-      dot !== null,
-      ta !== null,
-      causal !== null,
-    );
-  }
-
-  /** Threads a product is split over: the helpers and the caller. */
-  get threads(): number {
-    return this.broken ? 1 : this.helpers.length + 1;
+    const parts = await launchHelpers(helpers, dotMemory);
+    return parts && new MatmulThreads(...parts);
   }
 
   /**
@@ -478,93 +373,5 @@ export class MatmulThreads {
     });
     this.share(() => kernel(a, w, c, m, k, first, n), queue);
     return true;
-  }
-
-  /**
-   * Runs a split product: publishes `queue` to the helpers, runs `own` (the caller's share), then
-   * takes queued blocks itself until none is left, waits for the helpers' blocks to finish and
-   * copies back the ones they computed on the pool. See matmul_thread_code.ts for the protocol.
-   */
-  private share(own: () => void, queue: Block[]): void {
-    const words = this.control;
-    queue.forEach(({ args, build }, i) => {
-      words.set(args, TABLE + i * ROW);
-      words[TABLE + i * ROW + BUILD] = build;
-    });
-    Atomics.store(words, FINISHED, 0);
-    Atomics.store(words, NEXT, queue.length << 8); // the table is complete before this store
-    this.generation = this.generation === 0x7fffffff ? 1 : this.generation + 1;
-    Atomics.store(words, GENERATION, this.generation);
-    Atomics.notify(words, GENERATION);
-    own();
-    const ranHere = new Uint8Array(queue.length);
-    for (;;) {
-      const next = Atomics.load(words, NEXT);
-      const i = next & 255;
-      if (i >= next >>> 8) break;
-      if (Atomics.compareExchange(words, NEXT, next, next + 1) !== next) continue;
-      queue[i]!.here();
-      ranHere[i] = 1;
-      kernelCounts.takenOver++; // tests: that a late helper's blocks are taken over
-      Atomics.add(words, FINISHED, 1);
-    }
-    this.awaitFinished(queue.length);
-    if (Atomics.load(words, FAILED) !== 0) this.fail('a matmul helper thread failed');
-    queue.forEach((block, i) => ranHere[i] || block.back?.());
-    kernelCounts.splitProducts++; // tests: that large products are split, small ones not
-  }
-
-  /**
-   * Waits until `count` blocks have finished: spinning SPIN_MS, then sleeping; fails the pool after
-   * HELPER_DEADLINE_MS.
-   */
-  private awaitFinished(count: number): void {
-    const words = this.control;
-    const spinUntil = performance.now() + SPIN_MS;
-    for (
-      let spins = 1;
-      Atomics.load(words, FINISHED) !== count &&
-      ((spins++ & 255) !== 0 || performance.now() < spinUntil);
-    );
-    const deadline = performance.now() + HELPER_DEADLINE_MS;
-    for (;;) {
-      const finished = Atomics.load(words, FINISHED);
-      if (finished === count) break;
-      if (performance.now() > deadline)
-        this.fail(`a matmul helper thread did not answer in ${HELPER_DEADLINE_MS / 1000} s`);
-      Atomics.wait(words, FINISHED, finished, 100);
-    }
-  }
-
-  /**
-   * Tests: true makes the helpers hold off claiming blocks, as a helper the system has not yet
-   * scheduled would, so the caller runs every block itself; false lets them go again.
-   */
-  hold(on: boolean): void {
-    Atomics.store(this.control, HOLD, on ? 1 : 0);
-    Atomics.notify(this.control, HOLD);
-  }
-
-  /** Grows the pool memory to hold `bytes`; false where that passes MAX_PAGES. */
-  private reserve(bytes: number): boolean {
-    if (bytes <= this.memory.buffer.byteLength) return true;
-    const pages = Math.ceil((bytes - this.memory.buffer.byteLength) / 65536);
-    if (this.memory.buffer.byteLength / 65536 + pages > MAX_PAGES) return false;
-    this.memory.grow(pages);
-    return true;
-  }
-
-  private fail(message: string): never {
-    this.stop();
-    throw new Error(`${message}; products run on one thread from now on`);
-  }
-
-  /** Ends the helpers. */
-  stop(): void {
-    this.broken = true;
-    Atomics.store(this.control, GENERATION, -1);
-    Atomics.notify(this.control, GENERATION);
-    Atomics.notify(this.control, HOLD);
-    for (const helper of this.helpers) helper.terminate();
   }
 }

@@ -5,8 +5,8 @@
 // broadcast add, softmax), each dispatch costing more than its arithmetic, and the strided
 // products at one row or one column ran at a few GFLOP/s.
 //
-// Numbers: the scores are the strided kernel's (matmul_dispatch.ts) bits, its dot products summed
-// in the same order (fused multiply-adds over 4-wide steps, then the lanes ((l0 + l1) + l2) + l3),
+// Numbers: the scores are the strided kernel's (matmul_tfjs_kernels.ts) bits, its dot products
+// summed in the same order (fused multiply-adds over 4-wide steps, then the lanes ((l0 + l1) + l2) + l3),
 // and the bias added in float32 as tf.add does; the softmax is ours: exp from simd_exp.ts (a few
 // float32 ulps, arguments clamped to [-87, 0], and 0 at or below -87, so a masked key gets 0 as
 // from tf.softmax, and no weight is a subnormal, slow on x86) and the weights divided by their

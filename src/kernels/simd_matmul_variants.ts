@@ -1,7 +1,8 @@
-// Variants of the matmul kernel, emitted from the same body (simd_matmul.ts matmulBody), all in
-// the relaxed-SIMD build: C += A @ B (LoRA's layer), attention's products under a causal mask, and
-// C = A^T @ B with A read as stored (weight gradients; attention's dK and dV).
-import { exported, matmulBody, type MatmulKernel } from './simd_matmul.ts';
+// Variants of the matmul kernel, emitted from the same body (simd_matmul_body.ts matmulBody), all
+// in the relaxed-SIMD build: C += A @ B (LoRA's layer), attention's products under a causal mask,
+// and C = A^T @ B with A read as stored (weight gradients; attention's dK and dV).
+import { exported, type MatmulKernel } from './simd_matmul.ts';
+import { matmulBody } from './simd_matmul_body.ts';
 import { moduleBytes } from './assembler.ts';
 
 /**

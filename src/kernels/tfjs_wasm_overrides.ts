@@ -1,6 +1,6 @@
 // Replacements for five tfjs-wasm 4.22 kernels that cost a training step time for no numeric
 // reason, registered in front of the originals (the kernel registry is how tfjs lets a backend's
-// kernels be replaced) the first time our wasm kernels are used (matmul_dispatch.ts kernelsFor):
+// kernels be replaced) the first time our wasm kernels are used (matmul_kernels.ts kernelsFor):
 // - Transpose goes number by number through a generic N-dimensional loop; every transpose that
 //   swaps the last two axes of a float32 tensor (after dropping axes of size 1, as tfjs-wasm does),
 //   or two adjacent axes before trailing ones of a multiple of 4 numbers (attention's head

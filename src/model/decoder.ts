@@ -6,12 +6,9 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import {
-  causalMatMulActive,
-  embeddingRows,
-  matMul2d,
-  stridedMatMul,
-} from '../kernels/matmul_dispatch.ts';
+import { causalMatMulActive } from '../kernels/matmul_kernels.ts';
+import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
+import { stridedMatMul } from '../kernels/matmul_tfjs_kernels.ts';
 import { mergedLoraProduct } from './merged_lora.ts';
 import { batchMatMul, type CausalProduct } from '../kernels/attention_products.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
@@ -20,7 +17,7 @@ import type { KvCache } from './kv_cache.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
-import { maskedSoftmax } from '../kernels/simd_softmax.ts';
+import { maskedSoftmax } from '../kernels/masked_softmax.ts';
 import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
 import {
   simdAddRmsNormValue,

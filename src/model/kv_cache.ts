@@ -4,11 +4,12 @@
 //   the old ones, copying the whole cache once per layer per token;
 // - in place (wasm with our SIMD kernel): per layer one preallocated (B, Hkv, capacity, hd) tensor,
 //   owned by the cache and never handed out, into which each step writes only its new rows;
-//   attention reads the first S rows of every (b, head) slice where they lie (matmul_dispatch.ts
-//   stridedMatMul). Capacity doubles when full, so the copies of growing are amortized.
+//   attention reads the first S rows of every (b, head) slice where they lie
+//   (matmul_tfjs_kernels.ts stridedMatMul). Capacity doubles when full, so the copies of growing
+//   are amortized.
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive } from '../kernels/matmul_dispatch.ts';
+import { simdMatMulActive } from '../kernels/matmul_kernels.ts';
 import { copySlices, unfilled } from '../kernels/heap_copies.ts';
 
 /**

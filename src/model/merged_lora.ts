@@ -1,8 +1,10 @@
 // LoRA layers without a gradient (sampling, prefill) as one product on a merged weight: the dot
 // store (decode_products.ts) keeps (W + scale A B)^T for each adapted projection, and the
-// dot-product kernel (matmul_dispatch.ts) runs x against it instead of the adapter's five ops.
+// dot-product kernel (matmul_tfjs_kernels.ts) runs x against it instead of the adapter's five ops.
 import * as tf from '@tensorflow/tfjs';
-import { dotProductActive, productOnCopy, TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
+import { dotProductActive } from '../kernels/matmul_kernels.ts';
+import { productOnCopy } from '../kernels/matmul_tfjs_kernels.ts';
+import { TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
 import { mergedTransposedWeight } from '../kernels/decode_products.ts';
 import { switches } from '../kernels/switches.ts';
 

@@ -6,13 +6,12 @@
 import {
   CONFIG_SCHEMA,
   FIELD_NAMES,
-  checkField,
   defaultConfig,
-  validateConfig,
   type FieldName,
   type FieldSpec,
   type RunConfig,
 } from './config.ts';
+import { checkField, validateConfig } from './config_validation.ts';
 
 /** Bump when a field changes meaning; old links then report what they could not restore. */
 export const LINK_VERSION = 1;

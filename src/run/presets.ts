@@ -3,7 +3,8 @@
 // take a few minutes and visibly raise pass@1 (README, "The default run"; history in
 // docs/performance.md). The schema's own defaults stay the reference design's values; presets only
 // override fields.
-import { defaultConfig, parseRunConfig, type RunConfig } from './config.ts';
+import { defaultConfig, type RunConfig } from './config.ts';
+import { parseRunConfig } from './config_validation.ts';
 
 /** Fields a preset changes, by name. */
 export type Preset = Partial<RunConfig>;

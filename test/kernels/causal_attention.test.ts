@@ -6,11 +6,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  causalMatMulActive,
-  stridedMatMul,
-  useMatmulThreads,
-} from '../../src/kernels/matmul_dispatch.ts';
+import { causalMatMulActive, useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
+import { stridedMatMul } from '../../src/kernels/matmul_tfjs_kernels.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { CausalLM } from '../../src/model/model.ts';

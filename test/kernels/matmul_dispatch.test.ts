@@ -4,13 +4,9 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  embeddingRows,
-  fusedMultiplyAddActive,
-  matMul2d,
-  simdMatMulActive,
-  stridedMatMul,
-} from '../../src/kernels/matmul_dispatch.ts';
+import { embeddingRows, matMul2d } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, simdMatMulActive } from '../../src/kernels/matmul_kernels.ts';
+import { stridedMatMul } from '../../src/kernels/matmul_tfjs_kernels.ts';
 import { batchMatMul } from '../../src/kernels/attention_products.ts';
 import {
   releaseTransposedWeights,

@@ -9,13 +9,12 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   holdMatmulHelpers,
-  matMul2d,
-  matMulTransposeA,
   matmulThreadCount,
   simdMatMulActive,
-  stridedMatMul,
   useMatmulThreads,
-} from '../../src/kernels/matmul_dispatch.ts';
+} from '../../src/kernels/matmul_kernels.ts';
+import { matMul2d, matMulTransposeA } from '../../src/kernels/matmul_dispatch.ts';
+import { stridedMatMul } from '../../src/kernels/matmul_tfjs_kernels.ts';
 import { MIN_THREADED_DOT_MACS, MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
 import { productsBeside } from '../../src/kernels/backward_pairs.ts';
 import { generate } from '../../src/model/sample.ts';

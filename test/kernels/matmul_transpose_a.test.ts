@@ -6,13 +6,9 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fusedMultiplyAddActive,
-  matMul2d,
-  matMulTransposeA,
-  stridedMatMul,
-  useMatmulThreads,
-} from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
+import { matMul2d, matMulTransposeA } from '../../src/kernels/matmul_dispatch.ts';
+import { stridedMatMul } from '../../src/kernels/matmul_tfjs_kernels.ts';
 import { MIN_THREADED_MACS } from '../../src/kernels/matmul_threads.ts';
 import {
   ALL_K,

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
+import { simdMatMulActive } from '../../src/kernels/matmul_kernels.ts';
 import { simdMaxModule } from '../../src/kernels/simd_max.ts';
 import { filled } from '../helpers/numbers.ts';
 import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simdMatMulActive } from '../../src/kernels/matmul_dispatch.ts';
+import { simdMatMulActive } from '../../src/kernels/matmul_kernels.ts';
 import { filled } from '../helpers/numbers.ts';
 import { setSwitches } from '../../src/kernels/switches.ts';
 

@@ -5,7 +5,7 @@
 // model.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dotProductActive } from '../../src/kernels/matmul_dispatch.ts';
+import { dotProductActive } from '../../src/kernels/matmul_kernels.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { transposedWeightStats } from '../../src/kernels/decode_products.ts';
 import { defaultLoraConfig } from '../../src/model/lora.ts';

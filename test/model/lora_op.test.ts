@@ -6,12 +6,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fusedMultiplyAddActive,
-  matMul2d,
-  matMulPair,
-  useMatmulThreads,
-} from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
+import { matMul2d, matMulPair } from '../../src/kernels/matmul_dispatch.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';

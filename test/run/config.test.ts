@@ -5,12 +5,10 @@ import {
   CONFIG_SCHEMA,
   FIELD_NAMES,
   LORA_TARGETS,
-  checkField,
   defaultConfig,
   effectiveClipEpsHigh,
-  parseRunConfig,
-  validateConfig,
 } from '../../src/run/config.ts';
+import { checkField, parseRunConfig, validateConfig } from '../../src/run/config_validation.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 
 describe('defaults', () => {

@@ -1,7 +1,8 @@
 // Run links: round trips (including compressed custom tasks) and bad links that fall back field by
 // field.
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, parseRunConfig } from '../../src/run/config.ts';
+import { defaultConfig } from '../../src/run/config.ts';
+import { parseRunConfig } from '../../src/run/config_validation.ts';
 import { compressText, decodeLink, decompressText, encodeLink } from '../../src/run/link.ts';
 
 const customTasks = [

@@ -4,12 +4,11 @@
 import {
   CONFIG_SCHEMA,
   FIELD_NAMES,
-  checkField,
-  validateConfig,
   type FieldName,
   type FieldSpec,
   type RunConfig,
 } from '../../run/config.ts';
+import { checkField, validateConfig } from '../../run/config_validation.ts';
 
 /** How the form shows a field. */
 export type InputKind = 'number' | 'checkbox' | 'select' | 'text' | 'multi' | 'weights' | 'tasks';

@@ -1,9 +1,10 @@
-// The page's run controller: the run core (run_core.ts) plus what touches stored state:
-// checkpoints and resume, adapter export and import, and held-out evaluation on demand.
+// The page's run controller: the run core and its training steps (run_core.ts, run_training.ts)
+// plus what touches stored state: checkpoints and resume, adapter export and import, and held-out
+// evaluation on demand.
 import { savedModel, type CheckpointSummary } from '../../service/checkpoint_store.ts';
 import { sandboxSettings } from '../../run/config.ts';
 import { decodeLink } from '../../run/link.ts';
-import { RunCore } from './run_core.ts';
+import { RunTraining } from './run_training.ts';
 import type { StepRecord } from './run_types.ts';
 
 export {
@@ -17,7 +18,7 @@ export {
 } from './run_types.ts';
 
 /** The run as the page sees it. */
-export class RunController extends RunCore {
+export class RunController extends RunTraining {
   /** Saves a checkpoint now; failures (a full disk) are shown but never stop training. */
   async saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void> {
     const store = this.deps.checkpoints;

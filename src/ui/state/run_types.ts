@@ -1,4 +1,5 @@
-// Types of the page's run logic (run_core.ts, run_controller.ts), shared by the panels.
+// Types of the page's run logic (run_core.ts, run_training.ts, run_controller.ts), shared by the
+// panels.
 import type { BackendInfo } from '../../kernels/backend.ts';
 import type { GroupStats, ModelChoice, Phase, TrainerApi } from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';

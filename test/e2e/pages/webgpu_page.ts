@@ -2,7 +2,8 @@
 // returns its logits, so the test can compare WebGPU (Chromium's software adapter) with WASM.
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend, type BackendName } from '../../../src/kernels/backend.ts';
-import { fusedMultiplyAddActive, matMul2d, simdMatMulActive } from '../../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, simdMatMulActive } from '../../../src/kernels/matmul_kernels.ts';
+import { matMul2d } from '../../../src/kernels/matmul_dispatch.ts';
 import { decoderForward, outputLogits } from '../../../src/model/decoder.ts';
 import { maskBias } from '../../../src/model/kv_cache.ts';
 import { CausalLM } from '../../../src/model/model.ts';
@@ -13,29 +14,59 @@ import { urlSource } from '../../../src/model_files/url_source.ts';
 const harness = {
   /** Logits of every position, token log-probs at a temperature, and 8 greedy tokens, on `backend`. */
   async run(backend: BackendName, model: string, ids: number[]) {
-    const info = await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
+    const info = await selectBackend({
+      force: backend,
+      wasmPaths: new URL('./tfjs-wasm/', location.href).href,
+    });
     const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href));
     // Every position's logits, read asynchronously (WebGPU's synchronous readback fails on the
     // software adapter, so the product never uses it).
-    const rows = tf.tidy(() => outputLogits(lm.params, decoderForward(lm, {
-      ids: Int32Array.from(ids), batch: 1, time: ids.length, positions: ids.map((_, t) => t),
-      maskBias: maskBias(1, ids.length, ids.length, (_b, i, j) => j <= i),
-    }, lm.forwardMode(false))));
+    const rows = tf.tidy(() =>
+      outputLogits(
+        lm.params,
+        decoderForward(
+          lm,
+          {
+            ids: Int32Array.from(ids),
+            batch: 1,
+            time: ids.length,
+            positions: ids.map((_, t) => t),
+            maskBias: maskBias(1, ids.length, ids.length, (_b, i, j) => j <= i),
+          },
+          lm.forwardMode(false),
+        ),
+      ),
+    );
     const logits = (await rows.array()) as number[][];
     rows.dispose();
     const lp = tokenLogprobs(lm, [ids], { temperature: 0.7 });
     const logprobs = Array.from(await lp.data());
     lp.dispose();
-    const greedy = await generate(lm, [ids.slice(0, 3)], { maxNewTokens: 8, temperature: 0, eosIds: [] });
+    const greedy = await generate(lm, [ids.slice(0, 3)], {
+      maxNewTokens: 8,
+      temperature: 0,
+      eosIds: [],
+    });
     lm.dispose();
     // A linear layer's product with enough rows for the relaxed-SIMD kernel (wasm), against tf.matMul.
     const fma = tf.tidy(() => {
       const a = tf.sin(tf.range(0, 128 * 64).reshape([128, 64])) as tf.Tensor2D;
       const b = tf.cos(tf.range(0, 64 * 96).reshape([64, 96])) as tf.Tensor2D;
-      return { active: fusedMultiplyAddActive(), maxDiff: tf.max(tf.abs(tf.sub(matMul2d(a, b), tf.matMul(a, b)))).dataSync()[0]! };
+      return {
+        active: fusedMultiplyAddActive(),
+        maxDiff: tf.max(tf.abs(tf.sub(matMul2d(a, b), tf.matMul(a, b)))).dataSync()[0]!,
+      };
     });
     // Whether attention ran on our WebAssembly SIMD kernel (wasm only) rather than tf.matMul.
-    return { backend: tf.getBackend(), simd: simdMatMulActive(), fma, adapter: info.adapter, logits, logprobs, greedy: greedy.ids[0] };
+    return {
+      backend: tf.getBackend(),
+      simd: simdMatMulActive(),
+      fma,
+      adapter: info.adapter,
+      logits,
+      logprobs,
+      greedy: greedy.ids[0],
+    };
   },
 
   /**
@@ -47,15 +78,33 @@ const harness = {
    */
   async shared(backend: BackendName, model: string, ids: number[], prefix: number) {
     await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
-    const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href), { training: { kind: 'full' } });
-    const sequences = [ids, [...ids.slice(0, prefix), ...ids.slice(prefix).reverse()], ids.slice(0, prefix + 2)];
+    const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href), {
+      training: { kind: 'full' },
+    });
+    const sequences = [
+      ids,
+      [...ids.slice(0, prefix), ...ids.slice(prefix).reverse()],
+      ids.slice(0, prefix + 2),
+    ];
     const T = ids.length - 1;
-    const weights = tf.tensor2d(Array.from({ length: 3 * T }, (_, i) => (i % T < prefix ? 0 : Math.sin(i))), [3, T]);
+    const weights = tf.tensor2d(
+      Array.from({ length: 3 * T }, (_, i) => (i % T < prefix ? 0 : Math.sin(i))),
+      [3, T],
+    );
     const list = [...lm.trainableVariables().values()];
     const score = async (sharedPrefix: number) => {
-      const { value, grads } = tf.variableGrads(() => tf.sum(tf.mul(tokenLogprobs(lm, sequences, { temperature: 0.7, sharedPrefix }), weights)) as tf.Scalar, list);
+      const { value, grads } = tf.variableGrads(
+        () =>
+          tf.sum(
+            tf.mul(tokenLogprobs(lm, sequences, { temperature: 0.7, sharedPrefix }), weights),
+          ) as tf.Scalar,
+        list,
+      );
       const lp = tokenLogprobs(lm, sequences, { temperature: 0.7, sharedPrefix });
-      const out = { logprobs: (await lp.array()) as number[][], grads: await Promise.all(list.map(async (v) => Array.from(await grads[v.name]!.data()))) };
+      const out = {
+        logprobs: (await lp.array()) as number[][],
+        grads: await Promise.all(list.map(async (v) => Array.from(await grads[v.name]!.data()))),
+      };
       [value, lp, ...Object.values(grads)].forEach((t) => t.dispose());
       return out;
     };
@@ -64,14 +113,18 @@ const harness = {
     lm.dispose();
     let logprobDiff = 0;
     let prefixMax = 0;
-    shared.logprobs.forEach((row, b) => row.forEach((v, t) => {
-      if (t < prefix) prefixMax = Math.max(prefixMax, Math.abs(v));
-      else logprobDiff = Math.max(logprobDiff, Math.abs(v - whole.logprobs[b]![t]!));
-    }));
-    const gradDiff = Math.max(...shared.grads.map((g, i) => {
-      const scale = Math.max(...whole.grads[i]!.map(Math.abs), 1e-12);
-      return Math.max(...g.map((v, j) => Math.abs(v - whole.grads[i]![j]!))) / scale;
-    }));
+    shared.logprobs.forEach((row, b) =>
+      row.forEach((v, t) => {
+        if (t < prefix) prefixMax = Math.max(prefixMax, Math.abs(v));
+        else logprobDiff = Math.max(logprobDiff, Math.abs(v - whole.logprobs[b]![t]!));
+      }),
+    );
+    const gradDiff = Math.max(
+      ...shared.grads.map((g, i) => {
+        const scale = Math.max(...whole.grads[i]!.map(Math.abs), 1e-12);
+        return Math.max(...g.map((v, j) => Math.abs(v - whole.grads[i]![j]!))) / scale;
+      }),
+    );
     return { backend: tf.getBackend(), logprobDiff, prefixMax, gradDiff };
   },
 };
