@@ -46,6 +46,7 @@ const slowTests = [
   'test/env/snapshot.test.ts', // about ten Pyodide pools brought up cold and from snapshots (~100 s)
   'test/env/pool.test.ts', // real sandbox pools: a deadline for each kind of runaway, crashes, recycling (~25 s)
   'test/service/trainer_service.test.ts', // training steps, twice over: checkpoint -> restore -> continue (~20 s)
+  'test/cli/score_command.test.ts', // `cli score` in seven subprocesses, each starting a sandbox (~45 s)
   'test/model/shared_prefix.test.ts', // 3 whole models' log-probs and gradients, on wasm (1 and 2 threads) and cpu (~55 s)
 ];
 

@@ -20,10 +20,16 @@ self.addEventListener('fetch', (event) => {
   // A Chrome quirk: these requests throw if fetched from a worker with another mode.
   if (request.cache === 'only-if-cached' && request.mode !== 'same-origin') return;
   if (new URL(request.url).origin !== self.location.origin) return;
-  event.respondWith(fetch(request).then((response) => {
-    if (response.status === 0 || response.type === 'opaqueredirect') return response;
-    const headers = new Headers(response.headers);
-    for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-  }));
+  event.respondWith(
+    fetch(request).then((response) => {
+      if (response.status === 0 || response.type === 'opaqueredirect') return response;
+      const headers = new Headers(response.headers);
+      for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
+    }),
+  );
 });

@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<Command>> = {
   train: async () => (await import('./cli/train_command.ts')).trainCommand,
   eval: async () => (await import('./cli/eval_command.ts')).evalCommand,
   bench: async () => (await import('./cli/bench_command.ts')).benchCommand,
+  score: async () => (await import('./cli/score_command.ts')).scoreCommand,
 };
 
 async function main(): Promise<void> {

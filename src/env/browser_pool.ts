@@ -7,19 +7,26 @@ import type { SandboxWorkerFactory } from './types.ts';
 /** A factory of Web Worker sandboxes; a worker error counts as its death. */
 export function browserWorkerFactory(): SandboxWorkerFactory {
   return () => {
-    const worker = new Worker(new URL('../../workers/sandbox.worker.ts', import.meta.url), { type: 'module', name: 'sandbox' });
+    const worker = new Worker(new URL('../../workers/sandbox.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'sandbox',
+    });
     return {
       endpoint: worker,
       terminate: () => worker.terminate(),
       onDeath: (listener) => {
-        worker.addEventListener('error', (event) => listener(event.message || 'worker error'), { once: true });
+        worker.addEventListener('error', (event) => listener(event.message || 'worker error'), {
+          once: true,
+        });
       },
     };
   };
 }
 
 /** SandboxPool.create with Web Workers (interrupts only when the page is cross-origin isolated). */
-export function createBrowserSandboxPool(options: Omit<SandboxPoolOptions, 'workerFactory'> = {}): Promise<SandboxPool> {
+export function createBrowserSandboxPool(
+  options: Omit<SandboxPoolOptions, 'workerFactory'> = {},
+): Promise<SandboxPool> {
   return SandboxPool.create({ ...options, workerFactory: browserWorkerFactory() });
 }
 
@@ -30,7 +37,9 @@ export function createBrowserSandboxPool(options: Omit<SandboxPoolOptions, 'work
  * on a 2-core VM: the page's two first workers are ready in 6-9 s cold, side by side, and in 3-4 s
  * restored (docs/sandbox.md).
  */
-export async function keptSnapshotOptions(): Promise<Pick<SandboxPoolOptions, 'snapshot' | 'onSnapshot'>> {
+export async function keptSnapshotOptions(): Promise<
+  Pick<SandboxPoolOptions, 'snapshot' | 'onSnapshot'>
+> {
   const storage = (globalThis as { caches?: CacheStorage }).caches;
   if (import.meta.env.VITE_KEEP_SANDBOX_SNAPSHOT !== true || !storage) return {};
   // This module's bundle: its name's hash covers the sandbox worker's (whose address it holds).
@@ -38,6 +47,13 @@ export async function keptSnapshotOptions(): Promise<Pick<SandboxPoolOptions, 's
   const snapshot = await store.load().catch(() => null);
   return {
     snapshot,
-    onSnapshot: (made) => void store.save(made).catch((error: unknown) => console.warn(`The sandbox snapshot was not kept (${(error as Error).message}); the next visit starts Python cold.`)),
+    onSnapshot: (made) =>
+      void store
+        .save(made)
+        .catch((error: unknown) =>
+          console.warn(
+            `The sandbox snapshot was not kept (${(error as Error).message}); the next visit starts Python cold.`,
+          ),
+        ),
   };
 }

@@ -19,7 +19,10 @@ export class Environment {
   private finished = false;
   private stepCount = 0;
 
-  constructor(private readonly executor: CodeExecutor<ExecResult>, private readonly options: EnvironmentOptions = {}) {
+  constructor(
+    private readonly executor: CodeExecutor<ExecResult>,
+    private readonly options: EnvironmentOptions = {},
+  ) {
     this.tools = options.tools ?? defaultTools();
   }
 
@@ -40,14 +43,23 @@ export class Environment {
 
   /** Applies one action. Unknown actions are an observation, not an error: the model can recover. */
   async step(actionType: string, args: Record<string, unknown> = {}): Promise<StepResult> {
-    if (this.finished) throw new Error('Environment.step after the episode ended: call reset() first');
+    if (this.finished)
+      throw new Error('Environment.step after the episode ended: call reset() first');
     this.stepCount += 1;
     const tool = this.tools.get(actionType);
     if (!tool) {
-      return { observation: `Unknown action: ${actionType}. Available actions: ${this.tools.names().join(', ')}.`, done: false };
+      return {
+        observation: `Unknown action: ${actionType}. Available actions: ${this.tools.names().join(', ')}.`,
+        done: false,
+      };
     }
     const timeoutMs = this.options.timeoutMs;
-    const result = await tool.run(args, timeoutMs === undefined ? { executor: this.executor } : { executor: this.executor, timeoutMs });
+    const result = await tool.run(
+      args,
+      timeoutMs === undefined
+        ? { executor: this.executor }
+        : { executor: this.executor, timeoutMs },
+    );
     if (result.done) this.finished = true;
     return result;
   }

@@ -17,7 +17,10 @@ export interface FsNode {
 /** Directory and file operation tables MEMFS shares between all its nodes. */
 interface MemfsOpsTable {
   dir: { node: Record<string, (...args: never[]) => unknown> };
-  file: { node: Record<string, (...args: never[]) => unknown>; stream: Record<string, (...args: never[]) => unknown> };
+  file: {
+    node: Record<string, (...args: never[]) => unknown>;
+    stream: Record<string, (...args: never[]) => unknown>;
+  };
 }
 
 /** The slice of Emscripten's FS and MEMFS objects used here (internal API of the pinned Pyodide). */
@@ -36,7 +39,9 @@ export interface EmscriptenMemfs {
   ops_table: MemfsOpsTable | null;
 }
 
-interface WriteStream { node: FsNode }
+interface WriteStream {
+  node: FsNode;
+}
 
 /** Read-only baseline plus cleanup of whatever a program created. */
 export class FileSystemGuard {
@@ -55,17 +60,25 @@ export class FileSystemGuard {
   protect(): void {
     const table = this.memfs.ops_table;
     if (!table) throw new Error('MEMFS has no ops table: the Pyodide file system layout changed');
-    this.walk((node) => { this.baseline.add(node); return true; });
+    this.walk((node) => {
+      this.baseline.add(node);
+      return true;
+    });
     this.baselineStreams = this.openStreams();
-    const isBaseline = (node: FsNode | undefined): boolean => node !== undefined && this.baseline.has(node);
+    const isBaseline = (node: FsNode | undefined): boolean =>
+      node !== undefined && this.baseline.has(node);
     const childOf = (parent: FsNode, name: string): FsNode | undefined =>
       (parent.contents as Record<string, FsNode> | undefined)?.[name];
-    const readOnly = (): never => { throw new this.fs.ErrnoError(this.errno.readOnly); };
+    const readOnly = (): never => {
+      throw new this.fs.ErrnoError(this.errno.readOnly);
+    };
 
     const dirOps = table.dir.node as Record<string, (...args: unknown[]) => unknown>;
     const { unlink, rmdir, rename } = dirOps;
-    dirOps.unlink = (parent, name) => (isBaseline(childOf(parent as FsNode, name as string)) ? readOnly() : unlink!(parent, name));
-    dirOps.rmdir = (parent, name) => (isBaseline(childOf(parent as FsNode, name as string)) ? readOnly() : rmdir!(parent, name));
+    dirOps.unlink = (parent, name) =>
+      isBaseline(childOf(parent as FsNode, name as string)) ? readOnly() : unlink!(parent, name);
+    dirOps.rmdir = (parent, name) =>
+      isBaseline(childOf(parent as FsNode, name as string)) ? readOnly() : rmdir!(parent, name);
     dirOps.rename = (oldNode, newDir, newName) =>
       isBaseline(oldNode as FsNode) || isBaseline(childOf(newDir as FsNode, newName as string))
         ? readOnly()
@@ -115,7 +128,8 @@ export class FileSystemGuard {
 
   private charge(growthBytes: number): void {
     if (growthBytes <= 0) return;
-    if (this.userBytes + growthBytes > this.quotaBytes) throw new this.fs.ErrnoError(this.errno.noSpace);
+    if (this.userBytes + growthBytes > this.quotaBytes)
+      throw new this.fs.ErrnoError(this.errno.noSpace);
     this.userBytes += growthBytes;
   }
 
@@ -143,22 +157,38 @@ export class FileSystemGuard {
     const children: string[] = [];
     this.walkFrom(path, children);
     for (const child of children.reverse()) {
-      try { this.fs.unlink(child); } catch { try { this.fs.rmdir(child); } catch { /* already gone */ } }
+      try {
+        this.fs.unlink(child);
+      } catch {
+        try {
+          this.fs.rmdir(child);
+        } catch {
+          /* already gone */
+        }
+      }
     }
-    try { this.fs.rmdir(path); } catch { /* a mount point or already gone */ }
+    try {
+      this.fs.rmdir(path);
+    } catch {
+      /* a mount point or already gone */
+    }
   }
 
   private walkFrom(path: string, out: string[]): void {
     const stack: Array<[FsNode, string]> = [];
     let node: FsNode | undefined = this.fs.root;
     for (const part of path.split('/').filter(Boolean)) {
-      node = ((node?.mounted ? node.mounted.root : node)?.contents as Record<string, FsNode> | undefined)?.[part];
+      node = (
+        (node?.mounted ? node.mounted.root : node)?.contents as Record<string, FsNode> | undefined
+      )?.[part];
     }
     if (node) stack.push([node, path]);
     while (stack.length > 0) {
       const [current, currentPath] = stack.pop()!;
       if (!this.fs.isDir(current.mode)) continue;
-      for (const [name, child] of Object.entries((current.contents ?? {}) as Record<string, FsNode>)) {
+      for (const [name, child] of Object.entries(
+        (current.contents ?? {}) as Record<string, FsNode>,
+      )) {
         out.push(`${currentPath}/${name}`);
         stack.push([child, `${currentPath}/${name}`]);
       }

@@ -68,16 +68,20 @@ def _on_exit(exc, result):
 
 
 def _refuse(what):
+    reason = ('uses gc introspection (' + what + ')') if what.startswith('gc.') else ('calls ' + what)
     def refused(*args, **kwargs):
+        sys.audit('sandbox.tamper', reason)
         raise RuntimeError(what + ' is disabled in the sandbox')
     return refused
 
 
 def _exit(status=0):
+    sys.audit('sandbox.tamper', 'calls os._exit')
     raise SystemExit(status)
 
 
 def _abort():
+    sys.audit('sandbox.tamper', 'calls os.abort')
     raise SystemExit('os.abort() called')
 
 

@@ -1,28 +1,92 @@
-// The lockdown (docs/architecture.md §7), run once per worker after harness_py.ts is defined and before any
-// model-written code. Python-level isolation is never airtight on its own, so the goal is narrower
-// and checkable: after `_lockdown()` no object that leads to JavaScript (JsProxy instances, the
-// `_pyodide_core` functions that make them, Pyodide's own modules) is reachable from anything a
-// program can touch, and the primitives that would enumerate or recreate them (gc.get_objects,
-// _imp.create_builtin/create_dynamic) are replaced by guarded versions whose originals are dropped.
-// `_lockdown(True)` also runs a reachability audit over the object graph and reports what it found.
+// The lockdown (docs/architecture.md §7), run once per worker after harness_py.ts is defined and
+// before any model-written code. Python-level isolation is never airtight on its own, so the goal
+// is narrower and checkable: after `_lockdown()` no object that leads to JavaScript (JsProxy
+// instances, the `_pyodide_core` functions that make them, Pyodide's own modules) is reachable from
+// anything a program can touch, and the primitives that would enumerate or recreate them
+// (gc.get_objects, _imp.create_builtin/create_dynamic) are replaced by guarded versions whose
+// originals are dropped. `_lockdown(True)` also runs a reachability audit over the object graph and
+// reports what it found.
 
-/** Top-level module names a program may not import: JS bridges, native-code routes, crash helpers. */
+/**
+ * Top-level module names a program may not import: JS bridges, native-code routes, crash helpers.
+ */
 export const DENIED_MODULES = [
-  'js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip', 'pyodide_http',
-  'ctypes', '_ctypes', '_testcapi', '_testinternalcapi', '_testbuffer', '_testclinic', '_testclinic_limited',
-  '_testlimitedcapi', '_testmultiphase', '_testsinglephase', '_xxtestfuzz', 'xxsubtype', '_remote_debugging',
-  '_posixsubprocess', 'faulthandler', 'mmap', 'termios',
+  'js',
+  'pyodide_js',
+  'pyodide',
+  '_pyodide',
+  '_pyodide_core',
+  'micropip',
+  'pyodide_http',
+  'ctypes',
+  '_ctypes',
+  '_testcapi',
+  '_testinternalcapi',
+  '_testbuffer',
+  '_testclinic',
+  '_testclinic_limited',
+  '_testlimitedcapi',
+  '_testmultiphase',
+  '_testsinglephase',
+  '_xxtestfuzz',
+  'xxsubtype',
+  '_remote_debugging',
+  '_posixsubprocess',
+  'faulthandler',
+  'mmap',
+  'termios',
 ];
 
-/** Pure-stdlib modules imported up front: they join the baseline, so programs import them for free. */
+/**
+ * Pure-stdlib modules imported up front: they join the baseline, so programs import them for free.
+ */
 const WARM_MODULES = [
-  'abc', 'array', 'bisect', 'calendar', 'cmath', 'collections', 'collections.abc', 'copy', 'csv', 'dataclasses',
-  'datetime', 'decimal', 'difflib', 'enum', 'fractions', 'functools', 'hashlib', 'heapq', 'itertools', 'json',
-  'math', 'numbers', 'operator', 'pprint', 'random', 're', 'statistics', 'string', 'textwrap', 'typing',
-  'unicodedata', 'io', 'time', 'sys', 'os', 'traceback', 'contextlib', 'types', 'weakref', 'queue',
+  'abc',
+  'array',
+  'bisect',
+  'calendar',
+  'cmath',
+  'collections',
+  'collections.abc',
+  'copy',
+  'csv',
+  'dataclasses',
+  'datetime',
+  'decimal',
+  'difflib',
+  'enum',
+  'fractions',
+  'functools',
+  'hashlib',
+  'heapq',
+  'itertools',
+  'json',
+  'math',
+  'numbers',
+  'operator',
+  'pprint',
+  'random',
+  're',
+  'statistics',
+  'string',
+  'textwrap',
+  'typing',
+  'unicodedata',
+  'io',
+  'time',
+  'sys',
+  'os',
+  'traceback',
+  'contextlib',
+  'types',
+  'weakref',
+  'queue',
 ];
 
-/** Defines `_lockdown(audit: bool) -> json`; the last part of the harness (see runner.ts). */
+/**
+ * Defines `_lockdown(audit: bool) -> {report: json, begin, test, finish}`; the last part of the
+ * harness (see runner.ts).
+ */
 export const LOCKDOWN_SOURCE = String.raw`
 import builtins, gc, json, os, posix, sys, time, types
 
@@ -150,14 +214,121 @@ def _audit(get_referents, danger, jsproxy_type):
     return {'findings': findings, 'visited': len(parent)}
 
 
+_STDLIB_PREFIX = os.path.dirname(os.__file__) + '/'
+_FRAME_GIVERS = (_STDLIB_PREFIX + 'inspect.py', _STDLIB_PREFIX + 'traceback.py')
+_FRAME_ATTRS = frozenset(['tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_code', 'f_back', 'f_locals', 'f_globals', 'gi_code', 'cr_code', 'ag_code'])
+_PROTECTED_FILES = frozenset(['main.py', '<sandbox>', '<test>'])
+
+
 def _install_audit_hook(add_hook):
     """Refuses the events that build code objects from raw bytes (the classic bytecode-based
     memory corruption). The hook keeps no reference a program can reach except through the
-    interpreter's hook list, which Python cannot enumerate."""
+    interpreter's hook list, which Python cannot enumerate.
+
+    It also has a recording mode for the judge (judge_py.ts), switched only through the control
+    functions returned here, which the harness hands to JavaScript and keeps in no global: while it
+    records, the program's own code (any file but the stdlib and the harness) reading interpreter
+    frames is noted and refused, and so are trace and profile functions, the harness's files, and
+    code compiled under a stdlib or harness file name. The caller is found inside the hook, with
+    re-entrant events (its own frame lookups) ignored."""
+    # Everything the hook uses is bound here, as closure cells: a program that rebinds a builtin
+    # or one of the harness's globals does not change what the hook checks.
+    type, len, str, list, RuntimeError = builtins.type, builtins.len, builtins.str, builtins.list, builtins.RuntimeError
+    getframe = sys._getframe
+    startswith = str.startswith
+    stdlib_prefix, frame_givers, frame_attrs, protected = _STDLIB_PREFIX, _FRAME_GIVERS, _FRAME_ATTRS, _PROTECTED_FILES
+    state = {'on': False, 'busy': False, 'reasons': []}
+    reasons = state['reasons']
+    disabled = RuntimeError
+
+    def program(filename):
+        return type(filename) is str and filename not in ('<sandbox>', '<test>') and not startswith(filename, stdlib_prefix) and not startswith(filename, '<frozen')
+
+    def caller():
+        frame = getframe(2)
+        return frame.f_code.co_filename if frame is not None else None
+
+    def note(reason):
+        if reason not in reasons:
+            reasons.append(reason)
+
     def hook(event, args):
         if event == 'code.__new__' or event == 'marshal.loads' or event == 'marshal.load':
             raise RuntimeError(event + ' is disabled in the sandbox')
+        if not state['on'] or state['busy']:
+            return
+        if event == 'sandbox.tamper':
+            note(str(args[0]) if args else 'tampers with the sandbox')
+            return
+        frames = event == 'sys._getframe' or event == 'sys._getframemodulename' or event == 'sys._current_frames' or event == 'sys._current_exceptions'
+        attribute = event == 'object.__getattr__' and len(args) > 1 and args[1] in frame_attrs
+        traced = event == 'sys.settrace' or event == 'sys.setprofile' or event == 'sys.monitoring.register_callback'
+        opened = event == 'open' and len(args) > 0 and type(args[0]) is str and args[0] in protected
+        compiled = event == 'compile' and len(args) > 1 and type(args[1]) is str and (args[1] in protected or startswith(args[1], stdlib_prefix))
+        if not (frames or attribute or traced or opened or compiled):
+            return
+        state['busy'] = True
+        try:
+            filename = caller()
+        finally:
+            state['busy'] = False
+        if frames or attribute:
+            if program(filename) or (frames and filename in frame_givers):
+                what = event if frames else args[1]
+                note('reads interpreter frames (' + what + ')')
+                raise disabled('reading interpreter frames is disabled while the tests run')
+        elif traced:
+            if program(filename):
+                note('sets a trace or profile function (' + event + ')')
+                raise disabled(event + ' is disabled while the tests run')
+        elif opened:
+            note("reads the harness's files (" + str(args[0]) + ')')
+            raise disabled('this file cannot be opened in the sandbox')
+        elif compiled and program(filename):
+            note('compiles code under a harness or stdlib file name (' + args[1] + ')')
+            raise disabled('this file name is reserved in the sandbox')
+
+    def take():
+        found = list(reasons)
+        reasons.clear()
+        return found
+
+    def start():
+        state['on'] = True
+
+    def stop():
+        state['on'] = False
+
     add_hook(hook)
+    return {'note': note, 'take': take, 'start': start, 'stop': stop}
+
+
+def _watch_linecache():
+    """Wraps linecache's readers: while the judge records, the program asking it for the program's
+    or the harness's source is tampering (tracebacks the stdlib formats are not)."""
+    import linecache
+    getframe = sys._getframe
+    audit = sys.audit
+    protected = _PROTECTED_FILES
+    prefix = _STDLIB_PREFIX
+    for name in ('getline', 'getlines', 'updatecache', 'checkcache', 'lazycache'):
+        original = getattr(linecache, name, None)
+        if original is None:
+            continue
+
+        def make(original, name):
+            def watched(*args, **kwargs):
+                filename = args[0] if args else kwargs.get('filename')
+                if type(filename) is str and filename in protected:
+                    caller = getframe(1).f_code.co_filename
+                    if type(caller) is str and caller not in ('<sandbox>', '<test>') and not caller.startswith(prefix):
+                        audit('sandbox.tamper', 'reads the program through linecache (' + name + ')')
+                return original(*args, **kwargs)
+            watched.__name__ = name
+            watched.__qualname__ = name
+            watched.__doc__ = original.__doc__
+            return watched
+        setattr(linecache, name, make(original, name))
 
 
 def _lockdown(run_audit):
@@ -191,8 +362,9 @@ def _lockdown(run_audit):
     gc.get_referrers = _refuse('gc.get_referrers')
     gc.get_referents = _refuse('gc.get_referents')
     sys.dont_write_bytecode = True
-    _install_audit_hook(sys.addaudithook)
+    control = _install_audit_hook(sys.addaudithook)
     sys.addaudithook = _refuse('sys.addaudithook')
+    _watch_linecache()
     os._exit = posix._exit = _exit
     os.abort = posix.abort = _abort
     time.sleep = _sleep
@@ -202,5 +374,7 @@ def _lockdown(run_audit):
     findings = _audit(get_referents, danger, jsproxy_type) if run_audit else None
     danger = get_referents = jsproxy_type = None
     _snapshot()
-    return json.dumps(findings)
+    judge = _make_judge(control)
+    control = None
+    return {'report': json.dumps(findings), **judge}
 `;

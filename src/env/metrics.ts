@@ -32,11 +32,24 @@ export class PoolTallies {
     this.executions += 1;
     this.latenciesMs.push(outcome.durationMs);
     if (this.latenciesMs.length > WINDOW) this.latenciesMs.shift();
-    if (outcome.kind === 'interrupted') { this.timeouts += 1; this.interrupts += 1; }
-    if (outcome.kind === 'interrupted' || outcome.kind === 'terminated') this.rearms += outcome.rearms;
-    if (outcome.kind === 'terminated') { this.timeouts += 1; this.terminations += 1; }
-    if (outcome.kind === 'crashed') { this.crashes += 1; this.terminations += 1; }
-    if (outcome.kind === 'done' && outcome.raw.fatal) { this.crashes += 1; this.terminations += 1; }
+    if (outcome.kind === 'interrupted') {
+      this.timeouts += 1;
+      this.interrupts += 1;
+    }
+    if (outcome.kind === 'interrupted' || outcome.kind === 'terminated')
+      this.rearms += outcome.rearms;
+    if (outcome.kind === 'terminated') {
+      this.timeouts += 1;
+      this.terminations += 1;
+    }
+    if (outcome.kind === 'crashed') {
+      this.crashes += 1;
+      this.terminations += 1;
+    }
+    if (outcome.kind === 'done' && outcome.raw.fatal) {
+      this.crashes += 1;
+      this.terminations += 1;
+    }
   }
 
   medianMs(): number {

@@ -31,15 +31,24 @@ export function nodeWorkerFactory(): SandboxWorkerFactory {
   return () => {
     const worker = new Worker(BOOTSTRAP, { eval: true, workerData, stdout: true, stderr: true });
     // Forward without pipe(): pipe() would add listeners to process.stderr for every worker ever started.
-    const forward = (chunk: Buffer) => { process.stderr.write(chunk); };
+    const forward = (chunk: Buffer) => {
+      process.stderr.write(chunk);
+    };
     worker.stdout.on('data', forward);
     worker.stderr.on('data', forward);
     return {
       endpoint: nodeEndpoint(worker),
-      terminate: () => { void worker.terminate(); },
+      terminate: () => {
+        void worker.terminate();
+      },
       onDeath: (listener) => {
         let told = false;
-        const tell = (reason: string) => { if (!told) { told = true; listener(reason); } };
+        const tell = (reason: string) => {
+          if (!told) {
+            told = true;
+            listener(reason);
+          }
+        };
         worker.once('error', (error: Error) => tell(error.message));
         worker.once('exit', (code: number) => tell(`worker exited with code ${code}`));
       },
@@ -48,6 +57,8 @@ export function nodeWorkerFactory(): SandboxWorkerFactory {
 }
 
 /** SandboxPool.create with Node worker_threads workers. */
-export function createNodeSandboxPool(options: Omit<SandboxPoolOptions, 'workerFactory'> = {}): Promise<SandboxPool> {
+export function createNodeSandboxPool(
+  options: Omit<SandboxPoolOptions, 'workerFactory'> = {},
+): Promise<SandboxPool> {
   return SandboxPool.create({ ...options, workerFactory: nodeWorkerFactory() });
 }

@@ -1,8 +1,8 @@
-// A pool of N sandboxes (docs/architecture.md §1) so episodes execute in parallel. Calls queue first come,
-// first served. A worker that is terminated, crashes, or is due for recycling is replaced from a
-// pre-warmed spare, so nobody waits for a cold Pyodide start (seconds) in the common case; a new
-// spare then warms in the background. Only pool-level failures reject (closed pool, workers that
-// cannot start at all); everything a program does comes back as an ExecResult.
+// A pool of N sandboxes (docs/architecture.md §1) so episodes execute in parallel. Calls queue
+// first come, first served. A worker that is terminated, crashes, or is due for recycling is
+// replaced from a pre-warmed spare, so nobody waits for a cold Pyodide start (seconds) in the
+// common case; a new spare then warms in the background. Only pool-level failures reject (closed
+// pool, workers that cannot start at all); everything a program does comes back as an ExecResult.
 //
 // The pool's first workers (`firstReady`, by default all `size`) load Pyodide cold, side by side,
 // and one of them leaves a memory snapshot of its fresh interpreter; every later worker (the rest
@@ -13,17 +13,31 @@
 // Node a worker's cold start 3.2 s, a restored one's 1.4 s. Spares warm while the model trains (at
 // the start, after a recycle or a terminated runaway), so each start is time taken from training.
 import { toExecResult } from './exec_result.ts';
+import { toJudgement, toProbes } from './judgement.ts';
 import { PoolTallies, quantile } from './metrics.ts';
 import { Sandbox, type SandboxOutcome } from './sandbox.ts';
-import { checkPositive, settingsFrom, type SandboxPoolOptions, type Settings } from './pool_settings.ts';
-import type { ExecResult, SandboxMetrics, SandboxReady, SandboxWorkerFactory } from './types.ts';
+import {
+  checkPositive,
+  settingsFrom,
+  type SandboxPoolOptions,
+  type Settings,
+} from './pool_settings.ts';
+import type {
+  ExecResult,
+  HiddenTest,
+  Judgement,
+  SandboxMetrics,
+  SandboxReady,
+  SandboxWorkerFactory,
+} from './types.ts';
 
 export type { SandboxPoolOptions } from './pool_settings.ts';
 
+/** A queued call: a program to execute, or a program to judge against hidden tests. */
 interface Job {
-  code: string;
   timeoutMs: number;
-  resolve: (result: ExecResult) => void;
+  run: (sandbox: Sandbox, graceMs: number) => Promise<SandboxOutcome>;
+  settle: (outcome: SandboxOutcome) => void;
   reject: (error: Error) => void;
 }
 
@@ -53,21 +67,31 @@ export class SandboxPool {
   private given: Uint8Array | null = null;
   private onSnapshot: ((snapshot: Uint8Array) => void) | null = null;
 
-  private constructor(private readonly settings: Settings, private readonly factory: SandboxWorkerFactory) {}
+  private constructor(
+    private readonly settings: Settings,
+    private readonly factory: SandboxWorkerFactory,
+  ) {}
 
   /**
    * Starts `firstReady` (default `size`) sandboxes side by side and resolves when they are ready,
-   * one of them keeping its snapshot; then starts the rest and the spares from it in the background.
+   * one of them keeping its snapshot; then starts the rest and the spares from it in the
+   * background.
    */
   static async create(options: SandboxPoolOptions): Promise<SandboxPool> {
     if (typeof options?.workerFactory !== 'function') {
-      throw new Error('SandboxPool.create needs a workerFactory: use createNodeSandboxPool() in Node or createBrowserSandboxPool() in the page');
+      throw new Error(
+        'SandboxPool.create needs a workerFactory: use createNodeSandboxPool() in Node or createBrowserSandboxPool() in the page',
+      );
     }
     const pool = new SandboxPool(settingsFrom(options), options.workerFactory);
     if (pool.settings.snapshots && options.snapshot) pool.snapshot = pool.given = options.snapshot;
     pool.onSnapshot = options.onSnapshot ?? null;
-    const started = await Promise.allSettled(Array.from({ length: pool.settings.firstReady }, () => pool.startSandbox()));
-    const failure = started.find((entry): entry is PromiseRejectedResult => entry.status === 'rejected');
+    const started = await Promise.allSettled(
+      Array.from({ length: pool.settings.firstReady }, () => pool.startSandbox()),
+    );
+    const failure = started.find(
+      (entry): entry is PromiseRejectedResult => entry.status === 'rejected',
+    );
     if (failure) {
       for (const entry of started) if (entry.status === 'fulfilled') entry.value.terminate();
       await pool.close();
@@ -83,10 +107,50 @@ export class SandboxPool {
     return pool;
   }
 
-  /** Runs one program in a fresh namespace; resolves with its ExecResult, whatever the program does. */
+  /**
+   * Runs one program in a fresh namespace; resolves with its ExecResult, whatever the program does.
+   */
   execute(code: string, options: { timeoutMs?: number } = {}): Promise<ExecResult> {
-    if (typeof code !== 'string') return Promise.reject(new Error(`SandboxPool.execute: code must be a string, got ${typeof code}`));
-    if (this.closed) return Promise.reject(new Error('SandboxPool.execute: the pool is closed'));
+    if (typeof code !== 'string')
+      return Promise.reject(
+        new Error(`SandboxPool.execute: code must be a string, got ${typeof code}`),
+      );
+    return this.enqueue('execute', options, (resolve: (result: ExecResult) => void, timeoutMs) => ({
+      run: (sandbox, graceMs) => sandbox.run(code, timeoutMs, graceMs),
+      settle: (outcome) => resolve(toExecResult(outcome, timeoutMs)),
+    }));
+  }
+
+  /**
+   * Judges `code` against hidden tests (docs/sandbox.md "The judge"): the program runs, then each
+   * test in its namespace under the judge's protections; value tests are compared here with their
+   * expected values, which never reach the worker. Same queue, deadline (one for the program and
+   * all its tests), interrupt and replacement as execute(); a timeout fails every test.
+   */
+  judge(
+    code: string,
+    tests: readonly HiddenTest[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<Judgement> {
+    if (typeof code !== 'string')
+      return Promise.reject(
+        new Error(`SandboxPool.judge: code must be a string, got ${typeof code}`),
+      );
+    if (!Array.isArray(tests))
+      return Promise.reject(new Error('SandboxPool.judge: tests must be a list'));
+    const probes = toProbes(tests);
+    return this.enqueue('judge', options, (resolve: (result: Judgement) => void, timeoutMs) => ({
+      run: (sandbox, graceMs) => sandbox.judge(code, probes, timeoutMs, graceMs),
+      settle: (outcome) => resolve(toJudgement(outcome, tests, timeoutMs)),
+    }));
+  }
+
+  private enqueue<T>(
+    name: string,
+    options: { timeoutMs?: number },
+    job: (resolve: (result: T) => void, timeoutMs: number) => Pick<Job, 'run' | 'settle'>,
+  ): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`SandboxPool.${name}: the pool is closed`));
     if (this.broken) return Promise.reject(this.broken);
     let timeoutMs: number;
     try {
@@ -94,8 +158,8 @@ export class SandboxPool {
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    return new Promise<ExecResult>((resolve, reject) => {
-      this.queue.push({ code, timeoutMs, resolve, reject });
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ timeoutMs, reject, ...job(resolve, timeoutMs) });
       this.pump();
     });
   }
@@ -125,7 +189,10 @@ export class SandboxPool {
     };
   }
 
-  /** What the most recently started worker reported: load and lockdown times, removed globals, audit. */
+  /**
+   * What the most recently started worker reported: load and lockdown times, removed globals,
+   * audit.
+   */
   lastReady(): SandboxReady | null {
     return this.latestReady;
   }
@@ -140,7 +207,8 @@ export class SandboxPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('SandboxPool closed before the program ran'));
+    for (const job of this.queue.splice(0))
+      job.reject(new Error('SandboxPool closed before the program ran'));
     for (const [sandbox, job] of this.busy) {
       job.reject(new Error('SandboxPool closed while the program ran'));
       sandbox.terminate();
@@ -154,12 +222,17 @@ export class SandboxPool {
 
   /**
    * Starts one worker: from the snapshot when there is one; the first (snapshots on) cold, keeping
-   * its snapshot. A restore of the pool's own snapshot that fails ends the use of snapshots, and the
-   * worker is started cold; one of a snapshot given at creation is replaced by one made here.
+   * its snapshot. A restore of the pool's own snapshot that fails ends the use of snapshots, and
+   * the worker is started cold; one of a snapshot given at creation is replaced by one made here.
    */
   private async startSandbox(): Promise<Sandbox> {
     const s = this.settings;
-    const init = { maxOutputChars: s.maxOutputChars, maxCaptureChars: s.maxCaptureChars, memoryCapBytes: s.memoryCapBytes, audit: s.audit };
+    const init = {
+      maxOutputChars: s.maxOutputChars,
+      maxCaptureChars: s.maxCaptureChars,
+      memoryCapBytes: s.memoryCapBytes,
+      audit: s.audit,
+    };
     const options = { interrupts: s.interrupts, startTimeoutMs: s.startTimeoutMs };
     const snapshot = this.snapshot;
     if (snapshot) {
@@ -172,11 +245,19 @@ export class SandboxPool {
     }
     const makeSnapshot = s.snapshots && !this.snapshotAsked;
     this.snapshotAsked ||= makeSnapshot;
-    const sandbox = await Sandbox.start(this.factory, { ...init, ...(makeSnapshot ? { makeSnapshot } : {}) }, options);
+    const sandbox = await Sandbox.start(
+      this.factory,
+      { ...init, ...(makeSnapshot ? { makeSnapshot } : {}) },
+      options,
+    );
     if (makeSnapshot && !this.closed) {
       this.snapshot = await sandbox.takeSnapshot();
       if (this.snapshot) {
-        try { this.onSnapshot?.(this.snapshot); } catch { /* keeping it is the caller's business */ }
+        try {
+          this.onSnapshot?.(this.snapshot);
+        } catch {
+          /* keeping it is the caller's business */
+        }
       }
     }
     return sandbox;
@@ -184,7 +265,9 @@ export class SandboxPool {
 
   /** Counts a started worker's start time (cold or restored) and keeps what it reported. */
   private tallyStart(sandbox: Sandbox): void {
-    (sandbox.ready.fromSnapshot ? this.tallies.restoreStartsMs : this.tallies.coldStartsMs).push(sandbox.coldStartMs);
+    (sandbox.ready.fromSnapshot ? this.tallies.restoreStartsMs : this.tallies.coldStartsMs).push(
+      sandbox.coldStartMs,
+    );
     this.latestReady = sandbox.ready;
   }
 
@@ -195,22 +278,33 @@ export class SandboxPool {
     for (let i = have; i < this.settings.size + this.settings.spares; i++) {
       this.starting += 1;
       this.startSandbox().then(
-        (sandbox) => { this.starting -= 1; this.startFailures = 0; this.place(sandbox); },
-        (error: unknown) => { this.starting -= 1; this.onStartFailure(error); },
+        (sandbox) => {
+          this.starting -= 1;
+          this.startFailures = 0;
+          this.place(sandbox);
+        },
+        (error: unknown) => {
+          this.starting -= 1;
+          this.onStartFailure(error);
+        },
       );
     }
   }
 
   /** A freshly started worker: fill an empty active slot first, else keep it as a spare. */
   private place(sandbox: Sandbox): void {
-    if (this.closed) { sandbox.terminate(); return; }
+    if (this.closed) {
+      sandbox.terminate();
+      return;
+    }
     // A worker that dies while idle or spare (out of memory, killed) is dropped and replaced; one
     // that dies while busy is handled by its run's outcome.
     void sandbox.whenDead().then(() => this.forget(sandbox));
     this.tallyStart(sandbox);
     if (this.idle.length + this.busy.size < this.settings.size) this.activate(sandbox);
     else this.spareSandboxes.push(sandbox);
-    if (this.spareSandboxes.length >= this.settings.spares) for (const resolve of this.spareWaiters.splice(0)) resolve();
+    if (this.spareSandboxes.length >= this.settings.spares)
+      for (const resolve of this.spareWaiters.splice(0)) resolve();
     this.pump();
   }
 
@@ -259,18 +353,19 @@ export class SandboxPool {
 
   private async dispatch(sandbox: Sandbox, job: Job): Promise<void> {
     this.busy.set(sandbox, job);
-    const outcome = await sandbox.run(job.code, job.timeoutMs, this.settings.graceMs);
+    const outcome = await job.run(sandbox, this.settings.graceMs);
     this.busy.delete(sandbox);
     this.tallies.record(outcome);
     if (this.closed) sandbox.terminate();
     else if (this.mustRetire(sandbox, outcome)) this.retire(sandbox);
     else this.idle.push(sandbox);
-    job.resolve(toExecResult(outcome, job.timeoutMs));
+    job.settle(outcome);
     this.pump();
   }
 
   private mustRetire(sandbox: Sandbox, outcome: SandboxOutcome): boolean {
-    if (!sandbox.isAlive || outcome.kind === 'terminated' || outcome.kind === 'crashed') return true;
+    if (!sandbox.isAlive || outcome.kind === 'terminated' || outcome.kind === 'crashed')
+      return true;
     const raw = outcome.raw;
     if (raw.fatal) return true;
     const due = this.settings.recycleEvery > 0 && sandbox.executions >= this.settings.recycleEvery;
@@ -281,7 +376,9 @@ export class SandboxPool {
     return false;
   }
 
-  /** Terminates a worker and swaps in a warm spare if there is one; starts a replacement either way. */
+  /**
+   * Terminates a worker and swaps in a warm spare if there is one; starts a replacement either way.
+   */
   private retire(sandbox: Sandbox): void {
     sandbox.terminate();
     this.retiredAt.push(performance.now());

@@ -47,7 +47,9 @@ export interface SandboxPoolOptions {
 }
 
 /** The options with every default filled in. */
-export type Settings = Required<Omit<SandboxPoolOptions, 'workerFactory' | 'snapshot' | 'onSnapshot'>>;
+export type Settings = Required<
+  Omit<SandboxPoolOptions, 'workerFactory' | 'snapshot' | 'onSnapshot'>
+>;
 
 function canInterrupt(): boolean {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
@@ -55,13 +57,15 @@ function canInterrupt(): boolean {
 }
 
 function checkCount(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new Error(`SandboxPool: ${name} must be an integer >= ${min}, got ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`SandboxPool: ${name} must be an integer >= ${min}, got ${value}`);
   return value;
 }
 
 /** `value` if it is a positive finite number, else an error naming the option. */
 export function checkPositive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`SandboxPool: ${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`SandboxPool: ${name} must be a positive number, got ${value}`);
   return value;
 }
 

@@ -72,8 +72,9 @@ def _restore_list(current, baseline):
         current[:] = baseline
 
 
-def _restore():
-    """Puts back every piece of interpreter state a program can reach cheaply. Returns # dicts fixed."""
+def _restore(dicts=True):
+    """Puts back every piece of interpreter state a program can reach cheaply. Returns # dicts fixed.
+    The judge (judge_py.ts) puts the dicts back itself and passes dicts=False."""
     b = _Baseline
     sys.settrace(None)
     sys.setprofile(None)
@@ -85,7 +86,7 @@ def _restore():
             if mods.get(name, _MISSING) is not mod:
                 mods[name] = mod
     fixed = 0
-    for d, keys, values in b.dicts:
+    for d, keys, values in (b.dicts if dicts else ()):
         if len(d) != len(keys) or any(map(_is_not, d.values(), values)) or any(map(_is_not, d.keys(), keys)):
             _restore_dict(d, keys, values)
             fixed += 1

@@ -1,40 +1,53 @@
 // The worker half of a sandbox (built by workers/sandbox.worker.ts, called through comlink): loads
 // Pyodide, hardens the runtime from the JavaScript side (heap cap, no sockets, read-only baseline
 // files, a sleep that the deadline wakes), runs the Python lockdown, then executes programs.
-// Nothing here touches a browser or Node global; the shell injects the loader and the scope hardening.
+// Nothing here touches a browser or Node global; the shell injects the loader and the scope
+// hardening.
 import type { loadPyodide } from 'pyodide';
-import { FileSystemGuard, type EmscriptenFs, type EmscriptenMemfs } from './fs_guard.ts';
+import { FileSystemGuard } from './fs_guard.ts';
 import { CAPTURE_SOURCE } from './capture_py.ts';
-import { HARNESS_SOURCE, SLEEP_DEVICE } from './harness_py.ts';
+import { HARNESS_SOURCE } from './harness_py.ts';
+import { JUDGE_SOURCE } from './judge_py.ts';
 import { LOCKDOWN_SOURCE } from './lockdown_py.ts';
 import { RESTORE_SOURCE } from './restore_py.ts';
+import {
+  capMemory,
+  fatalExecution,
+  type EmscriptenInternals,
+  installSleepDevice,
+  memorySnapshot,
+  plainResult,
+  raisePythonError,
+} from './runner_runtime.ts';
 import { TailBuffer } from './tail.ts';
-import type { RawExecution, SandboxInit, SandboxReady, SandboxRunnerApi } from './types.ts';
+import type {
+  JudgeProbe,
+  RawExecution,
+  RawJudgement,
+  RawTestResult,
+  SandboxInit,
+  SandboxReady,
+  SandboxRunnerApi,
+} from './types.ts';
 
 type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
 type PyodideOptions = NonNullable<Parameters<typeof loadPyodide>[0]>;
 
 /** A Python callable held from JavaScript (a PyProxy), as far as this file calls it. */
-interface PyCallable { (...args: unknown[]): unknown; destroy(): void }
-
-/** Emscripten internals of the pinned Pyodide that the runner needs (not part of its public API). */
-interface EmscriptenInternals {
-  memory: WebAssembly.Memory;
-  FS: EmscriptenFs & {
-    makedev(major: number, minor: number): number;
-    registerDevice(dev: number, ops: { write: (stream: unknown, buffer: Uint8Array, offset: number, length: number) => number }): void;
-    mkdev(path: string, dev: number): unknown;
-  };
-  MEMFS: EmscriptenMemfs;
-  SOCKFS: { createSocket: (...args: unknown[]) => unknown };
-  ERRNO_CODES: Record<string, number>;
-  HEAPU32: Uint32Array;
-  _PyExc_RuntimeError: number | { value: number };
-  _PyErr_SetString(type: number, message: number): void;
-  _PropagatePythonError: new () => Error;
-  stringToNewUTF8(text: string): number;
-  _free(pointer: number): void;
+interface PyCallable {
+  (...args: unknown[]): unknown;
+  destroy(): void;
 }
+
+/** The judge's closures (judge_py.ts), held only here. */
+interface JudgeApi {
+  begin: PyCallable;
+  test: PyCallable;
+  finish: PyCallable;
+}
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 /** What the worker shell supplies. */
 export interface RunnerHost {
@@ -50,19 +63,11 @@ const FILE_QUOTA_BYTES = 64 * 2 ** 20;
 /** Open descriptors a worker may accumulate before it is recycled. */
 const MAX_LEAKED_STREAMS = 64;
 
-/** A memory snapshot of a Pyodide loaded with `_makeSnapshot`, or null where this version cannot make one. */
-function memorySnapshot(pyodide: Pyodide): Uint8Array | null {
-  try {
-    return (pyodide as unknown as { makeMemorySnapshot?: () => Uint8Array }).makeMemorySnapshot?.() ?? null;
-  } catch {
-    return null;
-  }
-}
-
 /** One Pyodide interpreter, locked down, running one program at a time. */
 export class SandboxRunner implements SandboxRunnerApi {
   private internals: EmscriptenInternals | null = null;
   private runProgram: PyCallable | null = null;
+  private judgeApi: JudgeApi | null = null;
   private fsGuard: FileSystemGuard | null = null;
   private interrupt: Int32Array | null = null;
   private options: SandboxInit | null = null;
@@ -81,9 +86,15 @@ export class SandboxRunner implements SandboxRunnerApi {
     const restore = options.snapshot !== undefined;
     const pyodide = await this.host.loadPyodide({
       ...(indexURL ? { indexURL } : {}),
-      // (the underscored options are Pyodide's memory snapshots, undocumented: the pinned version is tested)
-      ...(restore ? { _loadSnapshot: options.snapshot } : options.makeSnapshot ? { _makeSnapshot: true } : {}),
-      // The `js` module would otherwise be globalThis; the scrub removes it, this makes it empty too.
+      // (the underscored options are Pyodide's memory snapshots, undocumented: the pinned version
+      // is tested)
+      ...(restore
+        ? { _loadSnapshot: options.snapshot }
+        : options.makeSnapshot
+          ? { _makeSnapshot: true }
+          : {}),
+      // The `js` module would otherwise be globalThis; the scrub removes it, this makes it empty
+      // too.
       jsglobals: Object.create(null) as object,
       env: { HOME: '/home/pyodide' },
       stdout: (text: string) => this.fdOutput.add(`${text}\n`),
@@ -100,12 +111,18 @@ export class SandboxRunner implements SandboxRunnerApi {
     this.hardenRuntime(pyodide, internals, options);
     const removedGlobals = this.host.hardenScope();
     const report = this.lockDown(pyodide, options.audit === true);
-    this.fsGuard = new FileSystemGuard(internals.FS, internals.MEMFS, {
-      readOnly: internals.ERRNO_CODES.EROFS ?? 69,
-      noSpace: internals.ERRNO_CODES.ENOSPC ?? 51,
-    }, FILE_QUOTA_BYTES);
+    this.fsGuard = new FileSystemGuard(
+      internals.FS,
+      internals.MEMFS,
+      {
+        readOnly: internals.ERRNO_CODES.EROFS ?? 69,
+        noSpace: internals.ERRNO_CODES.ENOSPC ?? 51,
+      },
+      FILE_QUOTA_BYTES,
+    );
     this.fsGuard.protect();
-    // One throwaway program, so a fresh worker (a spare taking over) serves its first real call warm.
+    // One throwaway program, so a fresh worker (a spare taking over) serves its first real call
+    // warm.
     await this.execute('pass');
     return {
       loadMs,
@@ -125,17 +142,29 @@ export class SandboxRunner implements SandboxRunnerApi {
     return snapshot;
   }
 
-  /** The JavaScript-side guards: heap cap, no JS errors or sockets for Python, streams, interrupt, sleep. */
-  private hardenRuntime(pyodide: Pyodide, internals: EmscriptenInternals, options: SandboxInit): void {
-    this.capMemory(internals.memory, options.memoryCapBytes);
+  /**
+   * The JavaScript-side guards: heap cap, no JS errors or sockets for Python, streams, interrupt,
+   * sleep.
+   */
+  private hardenRuntime(
+    pyodide: Pyodide,
+    internals: EmscriptenInternals,
+    options: SandboxInit,
+  ): void {
+    capMemory(internals.memory, options.memoryCapBytes);
     // JsException(name, message) builds a JS Error through this hook; a program must not get one.
     // Throwing a JS Error here would hand the program that Error as JsException.js_error, so the
     // refusal is raised as a Python RuntimeError instead.
-    (pyodide as unknown as { _api: { deserializeError: () => never } })._api.deserializeError = () =>
-      raisePythonError(internals, 'JsException cannot be created in the sandbox');
+    (pyodide as unknown as { _api: { deserializeError: () => never } })._api.deserializeError =
+      () => raisePythonError(internals, 'JsException cannot be created in the sandbox');
     const noAccess = internals.ERRNO_CODES.EACCES ?? 2;
-    internals.SOCKFS.createSocket = () => { throw new internals.FS.ErrnoError(noAccess); };
-    const writeText = (buffer: Uint8Array) => { this.fdOutput.add(new TextDecoder().decode(buffer)); return buffer.length; };
+    internals.SOCKFS.createSocket = () => {
+      throw new internals.FS.ErrnoError(noAccess);
+    };
+    const writeText = (buffer: Uint8Array) => {
+      this.fdOutput.add(new TextDecoder().decode(buffer));
+      return buffer.length;
+    };
     pyodide.setStdout({ write: writeText });
     pyodide.setStderr({ write: writeText });
     pyodide.setStdin({ stdin: () => null });
@@ -143,20 +172,45 @@ export class SandboxRunner implements SandboxRunnerApi {
       this.interrupt = new Int32Array(options.interruptBuffer);
       pyodide.setInterruptBuffer(this.interrupt);
     }
-    this.installSleepDevice(internals);
+    installSleepDevice(internals, () => this.interrupt);
   }
 
-  /** Compiles the Python harness under `<sandbox>` and runs `_lockdown`; keeps `_run` for execute(). */
-  private lockDown(pyodide: Pyodide, audit: boolean): { findings: string[]; visited: number } | null {
-    const namespace = pyodide.toPy({}) as { set(key: string, value: unknown): void; get(key: string): unknown; destroy(): void };
+  /**
+   * Compiles the Python harness under `<sandbox>` and runs `_lockdown`; keeps `_run` for execute().
+   */
+  private lockDown(
+    pyodide: Pyodide,
+    audit: boolean,
+  ): { findings: string[]; visited: number } | null {
+    const namespace = pyodide.toPy({}) as {
+      set(key: string, value: unknown): void;
+      get(key: string): unknown;
+      destroy(): void;
+    };
     namespace.set('__name__', '_sandbox');
-    namespace.set('_source', [CAPTURE_SOURCE, RESTORE_SOURCE, HARNESS_SOURCE, LOCKDOWN_SOURCE].join('\n'));
-    pyodide.runPython("exec(compile(_source, '<sandbox>', 'exec'), globals())\ndel _source", { globals: namespace as never });
+    namespace.set(
+      '_source',
+      [CAPTURE_SOURCE, RESTORE_SOURCE, HARNESS_SOURCE, JUDGE_SOURCE, LOCKDOWN_SOURCE].join('\n'),
+    );
+    pyodide.runPython("exec(compile(_source, '<sandbox>', 'exec'), globals())\ndel _source", {
+      globals: namespace as never,
+    });
     const lockdown = namespace.get('_lockdown') as PyCallable;
     this.runProgram = namespace.get('_run') as PyCallable;
     namespace.destroy();
-    const report = JSON.parse(lockdown(audit) as string) as { findings: string[]; visited: number } | null;
+    // The judge's closures come back only here: no Python global, module or cache keeps them.
+    const result = lockdown(audit) as { get(key: string): unknown; destroy(): void };
     lockdown.destroy();
+    const report = JSON.parse(result.get('report') as string) as {
+      findings: string[];
+      visited: number;
+    } | null;
+    this.judgeApi = {
+      begin: result.get('begin') as PyCallable,
+      test: result.get('test') as PyCallable,
+      finish: result.get('finish') as PyCallable,
+    };
+    result.destroy();
     return report;
   }
 
@@ -165,12 +219,15 @@ export class SandboxRunner implements SandboxRunnerApi {
     const options = this.options;
     const run = this.runProgram;
     const internals = this.internals;
-    if (!options || !run || !internals || !this.fsGuard) throw new Error('SandboxRunner.execute called before init()');
+    if (!options || !run || !internals || !this.fsGuard)
+      throw new Error('SandboxRunner.execute called before init()');
     if (this.dead) return this.fatal(this.dead);
     this.fdOutput.clear();
     let parsed: RawPythonResult;
     try {
-      parsed = JSON.parse(run(code, options.maxOutputChars, options.maxCaptureChars) as string) as RawPythonResult;
+      parsed = JSON.parse(
+        run(code, options.maxOutputChars, options.maxCaptureChars) as string,
+      ) as RawPythonResult;
     } catch (error) {
       return this.failure(error);
     }
@@ -180,7 +237,10 @@ export class SandboxRunner implements SandboxRunnerApi {
     const combined = (parsed.combined + extra).slice(-options.maxOutputChars);
     return {
       ok: parsed.ok,
-      error: parsed.errorType === null ? null : { type: parsed.errorType, message: parsed.errorMessage ?? '' },
+      error:
+        parsed.errorType === null
+          ? null
+          : { type: parsed.errorType, message: parsed.errorMessage ?? '' },
       combined,
       stdout: (parsed.stdout + extra).slice(-options.maxCaptureChars),
       stderr: parsed.stderr,
@@ -193,10 +253,109 @@ export class SandboxRunner implements SandboxRunnerApi {
     };
   }
 
+  /**
+   * Judges a program against hidden tests: runs it (its definitions, in a fresh __main__), then
+   * calls the harness once per test through Pyodide, each result coming back as the call's return
+   * value; then cleans up. Nothing the program prints is read for the verdict. The expected values
+   * stay on the caller's side (SandboxPool.judge compares).
+   */
+  async judge(code: string, tests: readonly JudgeProbe[]): Promise<RawJudgement> {
+    const options = this.options;
+    const api = this.judgeApi;
+    const internals = this.internals;
+    if (!options || !api || !internals || !this.fsGuard)
+      throw new Error('SandboxRunner.judge called before init()');
+    if (this.dead) return { ...this.fatal(this.dead), results: [], tampered: [] };
+    if (typeof code !== 'string' || !Array.isArray(tests))
+      throw new Error('SandboxRunner.judge: code must be a string and tests a list');
+    this.fdOutput.clear();
+    const tampered: string[] = [];
+    const results: RawTestResult[] = [];
+    const noteAll = (reasons: unknown) => {
+      for (const reason of strings(reasons)) if (!tampered.includes(reason)) tampered.push(reason);
+    };
+    let ok = false;
+    let errorType: string | null = null;
+    let interrupted = false;
+    let escaped: unknown = null;
+    try {
+      const [programOk, programError, programInterrupted, reasons] = plainResult(
+        api.begin(code, options.maxOutputChars, options.maxCaptureChars),
+      );
+      ok = programOk === true;
+      errorType = typeof programError === 'string' ? programError : null;
+      interrupted = programInterrupted === true;
+      noteAll(reasons);
+      if (!interrupted) {
+        for (const probe of tests) {
+          const kind = probe.kind === 'value' ? 'value' : 'statement';
+          const text = probe.kind === 'value' ? probe.expr : probe.source;
+          if (typeof text !== 'string')
+            throw new Error('SandboxRunner.judge: a test has no source');
+          const reply = plainResult(api.test(kind, text));
+          noteAll(reply.at(-1));
+          if (reply[0] === 'value') results.push({ status: 'value', value: reply[1] as never });
+          else if (reply[0] === 'pass') results.push({ status: 'pass' });
+          else
+            results.push({
+              status: 'error',
+              error: typeof reply[1] === 'string' ? reply[1] : 'error',
+            });
+        }
+      }
+    } catch (error) {
+      // An interrupt (the deadline) or the runtime dying: the remaining tests never ran.
+      escaped = error;
+    }
+    let tainted = escaped !== null;
+    let combined = '';
+    let stdout = '';
+    let stderr = '';
+    let truncated = false;
+    try {
+      const [found, finishTainted, text, out, err, cut] = plainResult(api.finish());
+      noteAll(found);
+      tainted ||= finishTainted === true;
+      combined = typeof text === 'string' ? text : '';
+      stdout = typeof out === 'string' ? out : '';
+      stderr = typeof err === 'string' ? err : '';
+      truncated = cut === true;
+    } catch (error) {
+      tainted = true;
+      escaped ??= error;
+    }
+    if (escaped !== null) {
+      const failed = this.failure(escaped);
+      if (failed.fatal) return { ...failed, results, tampered };
+      interrupted ||= failed.interrupted;
+      ok = false;
+      errorType ??= failed.error?.type ?? 'Error';
+    }
+    const removed = this.fsGuard.cleanup();
+    const extra = this.fdOutput.text();
+    return {
+      ok,
+      error: errorType === null ? null : { type: errorType, message: '' },
+      combined: (combined + extra).slice(-options.maxOutputChars),
+      stdout: (stdout + extra).slice(-options.maxCaptureChars),
+      stderr,
+      truncated: truncated || this.fdOutput.truncated(),
+      interrupted,
+      fatal: false,
+      tainted: tainted || this.fsGuard.leakedStreams() > MAX_LEAKED_STREAMS,
+      memoryBytes: internals.memory.buffer.byteLength,
+      filesRemoved: removed,
+      results,
+      tampered,
+    };
+  }
+
   /** A Python exception escaped `_run` (an interrupt in its epilogue), or the runtime died. */
   private failure(error: unknown): RawExecution {
     const pythonType = (error as { type?: unknown }).type;
-    const fatal = (error as { pyodide_fatal_error?: unknown }).pyodide_fatal_error === true || typeof pythonType !== 'string';
+    const fatal =
+      (error as { pyodide_fatal_error?: unknown }).pyodide_fatal_error === true ||
+      typeof pythonType !== 'string';
     const message = error instanceof Error ? error.message : String(error);
     if (fatal) {
       this.dead = message;
@@ -217,71 +376,9 @@ export class SandboxRunner implements SandboxRunnerApi {
     };
   }
 
-  /**
-   * The runtime is gone: report it as the exception CPython would have raised where we can tell.
-   * What the program printed lived in the dead interpreter; Pyodide's own crash dump is noise to
-   * the learner, so the observation is the one line.
-   */
   private fatal(cause: string): RawExecution {
-    const overflow = /Maximum call stack size exceeded|too much recursion/i.test(cause);
-    const error = overflow
-      ? { type: 'RecursionError', message: 'maximum recursion depth exceeded' }
-      : { type: 'SandboxCrash', message: `the Python runtime crashed and was replaced: ${cause.split('\n').find((line) => line.trim()) ?? 'unknown cause'}` };
-    const line = `${error.type}: ${error.message}\n`;
-    return {
-      ok: false, error, combined: line.slice(-(this.options?.maxOutputChars ?? 500)), stdout: '', stderr: line,
-      truncated: false, interrupted: false, fatal: true, tainted: true, memoryBytes: 0, filesRemoved: 0,
-    };
+    return fatalExecution(cause, this.options?.maxOutputChars ?? 500);
   }
-
-  /** Growth of the wasm heap past the cap fails, so Python raises MemoryError instead of eating the tab. */
-  private capMemory(memory: WebAssembly.Memory, capBytes: number): void {
-    const grow = memory.grow.bind(memory);
-    memory.grow = (deltaPages: number): number => {
-      if (memory.buffer.byteLength + deltaPages * 65536 > capBytes) throw new RangeError('sandbox memory cap reached');
-      return grow(deltaPages);
-    };
-  }
-
-  /**
-   * time.sleep writes the seconds to this device; the write blocks on the interrupt cell, so the
-   * deadline's notify wakes it at once. Without SharedArrayBuffer it spins and terminate stops it.
-   */
-  private installSleepDevice(internals: EmscriptenInternals): void {
-    const fs = internals.FS;
-    const device = fs.makedev(64, 0);
-    fs.registerDevice(device, {
-      write: (_stream, buffer, offset, length) => {
-        const text = String.fromCharCode(...buffer.subarray(offset, offset + Math.min(length, 32)));
-        const seconds = Number(text);
-        const ms = Number.isFinite(seconds) ? Math.min(Math.max(seconds * 1000, 0), 1000) : 0;
-        // A JS exception here would unwind through the interpreter and kill it: never throw.
-        try {
-          if (this.interrupt) {
-            Atomics.wait(this.interrupt, 0, 0, ms);
-          } else {
-            const end = performance.now() + ms;
-            while (performance.now() < end) { /* no SharedArrayBuffer to wait on */ }
-          }
-        } catch { /* Atomics.wait refused: return early, the Python loop tries again */ }
-        return length;
-      },
-    });
-    fs.mkdev(SLEEP_DEVICE, device);
-  }
-}
-
-/**
- * Sets a Python RuntimeError and unwinds to Pyodide's C caller without creating any JS object the
- * program could receive (Pyodide's `_PropagatePythonError` protocol).
- */
-function raisePythonError(internals: EmscriptenInternals, message: string): never {
-  const address = internals._PyExc_RuntimeError;
-  const typePointer = internals.HEAPU32[(typeof address === 'number' ? address : address.value) >>> 2]!;
-  const text = internals.stringToNewUTF8(message);
-  internals._PyErr_SetString(typePointer, text);
-  internals._free(text);
-  throw new internals._PropagatePythonError();
 }
 
 /** The JSON `_run` returns (see harness_py.ts). */

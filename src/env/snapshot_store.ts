@@ -34,8 +34,14 @@ export function cacheSnapshotStore(caches: CacheStorageLike, key: string): Snaps
     },
     async save(snapshot) {
       const cache = await caches.open(SNAPSHOT_CACHE);
-      for (const request of await cache.keys()) if (request.url !== key) await cache.delete(request.url);
-      await cache.put(key, new Response(snapshot as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
+      for (const request of await cache.keys())
+        if (request.url !== key) await cache.delete(request.url);
+      await cache.put(
+        key,
+        new Response(snapshot as BlobPart, {
+          headers: { 'Content-Type': 'application/octet-stream' },
+        }),
+      );
     },
   };
 }

@@ -32,7 +32,10 @@ export const executeCodeTool: Tool = {
   async run(args, { executor, timeoutMs }) {
     const code = args.code;
     if (typeof code !== 'string') {
-      return { observation: `execute_code needs a string argument "code", got ${code === undefined ? 'nothing' : typeof code}.`, done: false };
+      return {
+        observation: `execute_code needs a string argument "code", got ${code === undefined ? 'nothing' : typeof code}.`,
+        done: false,
+      };
     }
     const exec = await executor.execute(code, timeoutMs === undefined ? {} : { timeoutMs });
     if (exec.timedOut) return { observation: TIMEOUT_OBSERVATION, done: true, exec };
@@ -54,7 +57,8 @@ export class ToolRegistry {
 
   /** Adds a tool; a name may be registered once. */
   register(name: string, tool: Tool): this {
-    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`tool name ${JSON.stringify(name)} must be snake_case (letters, digits, _)`);
+    if (!/^[a-z][a-z0-9_]*$/.test(name))
+      throw new Error(`tool name ${JSON.stringify(name)} must be snake_case (letters, digits, _)`);
     if (this.tools.has(name)) throw new Error(`tool ${JSON.stringify(name)} is already registered`);
     this.tools.set(name, tool);
     return this;
@@ -71,5 +75,7 @@ export class ToolRegistry {
 
 /** A registry with the reference design's two actions. */
 export function defaultTools(): ToolRegistry {
-  return new ToolRegistry().register('execute_code', executeCodeTool).register('finish', finishTool);
+  return new ToolRegistry()
+    .register('execute_code', executeCodeTool)
+    .register('finish', finishTool);
 }

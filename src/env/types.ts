@@ -1,7 +1,10 @@
-// Contracts of the Environment (docs/architecture.md §1, §7): what one execution returns, the worker-side
-// runner interface that workers/sandbox.worker.ts exposes with comlink, and the injected worker
-// factory that keeps this folder free of browser and Node specifics.
+// Contracts of the Environment (docs/architecture.md §1, §7): what one execution returns, the
+// worker-side runner interface that workers/sandbox.worker.ts exposes with comlink, and the
+// injected worker factory that keeps this folder free of browser and Node specifics.
 import type { Endpoint } from 'comlink';
+import type { EncodedValue, PlainValue } from './plain_value.ts';
+
+export type { PlainValue } from './plain_value.ts';
 
 /** The exception that ended a program, by class name (`AssertionError`) and `str()` of it. */
 export interface ExecError {
@@ -13,7 +16,10 @@ export interface ExecError {
 export interface ExecOutcome {
   /** The tail of stdout+stderr in the order printed (`maxOutputChars`), or `TIMEOUT`. */
   observation: string;
-  /** True when the program ran to its end without an uncaught exception (SystemExit counts as not ok). */
+  /**
+   * True when the program ran to its end without an uncaught exception (SystemExit counts as not
+   * ok).
+   */
   ok: boolean;
   error: ExecError | null;
   /** The deadline passed; the observation is `TIMEOUT`. */
@@ -27,6 +33,59 @@ export interface ExecOutcome {
  */
 export interface CodeExecutor<Result extends ExecOutcome = ExecOutcome> {
   execute(code: string, options?: { timeoutMs?: number }): Promise<Result>;
+  /**
+   * Judges `code` against hidden tests where the program cannot reach the verdict (the sandbox
+   * pool; docs/sandbox.md "The judge"). Optional so that executors which only run programs (a
+   * CPython subprocess in tests, the demo scripts' runners) still fit; the `tests` reward says
+   * which path it took (src/rl/rewards.ts).
+   */
+  judge?(
+    code: string,
+    tests: readonly HiddenTest[],
+    options?: { timeoutMs?: number },
+  ): Promise<Judgement>;
+}
+
+/**
+ * One hidden test. `value`: `assert EXPR == VALUE` split by src/tasks/tests_harness.ts; Python
+ * evaluates only `expr`, and its plain-data result is compared with `expected` in JavaScript.
+ * `statement`: any other test, run as statements (it passes when it raises nothing).
+ */
+export type HiddenTest =
+  | { kind: 'value'; expr: string; expected: PlainValue; source?: string }
+  | { kind: 'statement'; source: string };
+
+/** A hidden test as the worker gets it: the expected value never enters the sandbox. */
+export type JudgeProbe = { kind: 'value'; expr: string } | { kind: 'statement'; source: string };
+
+/** One test's result as the worker reports it. */
+export type RawTestResult =
+  | { status: 'value'; value: EncodedValue }
+  | { status: 'pass' }
+  | { status: 'error'; error: string };
+
+/** How one hidden test went. */
+export interface TestVerdict {
+  passed: boolean;
+  /** Why it failed (the exception's type, `got [1, 2]`, `timed out`), null when it passed. */
+  detail: string | null;
+}
+
+/** The verdict of a program against its hidden tests. */
+export interface Judgement {
+  /** The program's own run (its definitions, before the tests). */
+  execution: ExecOutcome;
+  /** One per hidden test, in order; all failed when the run timed out, crashed or was cut short. */
+  tests: TestVerdict[];
+  passed: number;
+  total: number;
+  /**
+   * Tampering seen while the program and its tests ran (short reasons, deduplicated, e.g.
+   * "redefines builtin exec"); a program with any scores 0 for tests whatever passed.
+   */
+  tampered: string[];
+  /** The deadline passed (the whole judgement shares one). */
+  timedOut: boolean;
 }
 
 /** One program's run as the sandbox reports it: the outcome, and the details behind it. */
@@ -35,7 +94,9 @@ export interface ExecResult extends ExecOutcome {
   stdout: string;
   /** Tail of what went to stderr, tracebacks included (`maxCaptureChars`). */
   stderr: string;
-  /** The worker was terminated (a runaway the interrupt could not stop, or a crash) and replaced. */
+  /**
+   * The worker was terminated (a runaway the interrupt could not stop, or a crash) and replaced.
+   */
   terminated: boolean;
   /** Wall time from dispatch to a sandbox until the result, queue wait excluded. */
   durationMs: number;
@@ -52,7 +113,9 @@ export interface SandboxMetrics {
   timeouts: number;
   /** Timeouts stopped by the interrupt buffer, the worker kept. */
   interrupts: number;
-  /** Interrupts raised again in a grace period because the first was read but did not end the run. */
+  /**
+   * Interrupts raised again in a grace period because the first was read but did not end the run.
+   */
   rearms: number;
   /** Workers terminated: runaways past the grace period plus crashes. */
   terminations: number;
@@ -66,7 +129,10 @@ export interface SandboxMetrics {
   lastRespawnMs: number | null;
   /** Median cold start (worker + Pyodide load + lockdown) of the workers started so far. */
   medianColdStartMs: number | null;
-  /** Median start of the workers restored from the first one's snapshot (restore + lockdown); null when none was. */
+  /**
+   * Median start of the workers restored from the first one's snapshot (restore + lockdown); null
+   * when none was.
+   */
   medianRestoreStartMs: number | null;
   queued: number;
   busy: number;
@@ -94,14 +160,19 @@ export interface SandboxInit {
    * lockdown run after it as after a cold load.
    */
   snapshot?: Uint8Array;
-  /** Load cold and keep a memory snapshot of the fresh interpreter, taken before anything else runs, for takeSnapshot(). */
+  /**
+   * Load cold and keep a memory snapshot of the fresh interpreter, taken before anything else runs,
+   * for takeSnapshot().
+   */
   makeSnapshot?: boolean;
 }
 
 /** What a worker reports once Pyodide is loaded and locked down. */
 export interface SandboxReady {
   loadMs: number;
-  /** Whether the interpreter was restored from another worker's snapshot rather than loaded cold. */
+  /**
+   * Whether the interpreter was restored from another worker's snapshot rather than loaded cold.
+   */
   fromSnapshot: boolean;
   lockdownMs: number;
   memoryBytes: number;
@@ -133,11 +204,24 @@ export interface RawExecution {
   filesRemoved: number;
 }
 
+/**
+ * A judgement as the worker reports it: the program's run, one result per test it ran, tampering.
+ */
+export interface RawJudgement extends RawExecution {
+  results: RawTestResult[];
+  tampered: string[];
+}
+
 /** The runner a sandbox worker exposes (workers/sandbox.worker.ts). */
 export interface SandboxRunnerApi {
   init(options: SandboxInit): Promise<SandboxReady>;
   execute(code: string): Promise<RawExecution>;
-  /** The snapshot init made (`makeSnapshot`), once; null when none was asked for or the engine could not make one. */
+  /** Runs `code`, then each test in its namespace under the judge's protections (judge_py.ts). */
+  judge(code: string, tests: readonly JudgeProbe[]): Promise<RawJudgement>;
+  /**
+   * The snapshot init made (`makeSnapshot`), once; null when none was asked for or the engine could
+   * not make one.
+   */
   takeSnapshot(): Uint8Array | null;
 }
 
@@ -149,5 +233,7 @@ export interface SandboxWorkerHandle {
   onDeath(listener: (reason: string) => void): void;
 }
 
-/** Starts one sandbox worker: Node (worker_threads) and the browser (Web Worker) each supply one. */
+/**
+ * Starts one sandbox worker: Node (worker_threads) and the browser (Web Worker) each supply one.
+ */
 export type SandboxWorkerFactory = () => SandboxWorkerHandle;

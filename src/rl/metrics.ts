@@ -121,6 +121,7 @@ export function stepMetrics(input: {
     turns_mean: mean(all.map((t) => t.turns.length)),
     ran_code_fraction: mean(all.map((t) => (ranCode(t) ? 1 : 0))),
     timeouts: count((t) => t.timedOut),
+    reward_hacks: count((t) => t.tampered.length > 0),
     truncations: count((t) => t.truncated),
     prefix_breaks: count((t) => t.prefixBroken),
     reward_errors: all.reduce((sum, t) => sum + t.rewardErrors.length, 0),

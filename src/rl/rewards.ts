@@ -1,17 +1,29 @@
-// Verifiable rewards, composable with weights (docs/architecture.md §9.6: a registry). Each part scores a
-// finished episode in [0, 1] and is logged on the trajectory; the reward is the weighted mean of
-// the parts that APPLY to the task (a part applies when the task has what it checks: an expected
-// output, or hidden tests) and have a weight above 0. So the seed tasks get exactly the reference
-// design's reward (output_match alone), and a built-in task with the defaults gets the mean of
-// output_match and tests.
+// Verifiable rewards, composable with weights (docs/architecture.md §9.6: a registry). Each part
+// scores a finished episode in [0, 1] and is logged on the trajectory; the reward is the weighted
+// mean of the parts that APPLY to the task (a part applies when the task has what it checks: an
+// expected output, or hidden tests) and have a weight above 0. So the seed tasks get exactly the
+// reference design's reward (output_match alone), and a built-in task with the defaults gets the
+// mean of output_match and tests.
 //
 // Rules: a timed-out episode scores 0 overall (the reference ends the episode at TIMEOUT). A part
-// that throws, or returns something outside [0, 1], scores 0 and is recorded as a reward error;
-// it never crashes the run.
+// that throws, or returns something outside [0, 1], scores 0 and is recorded as a reward error; it
+// never crashes the run.
 import type { Trajectory, RewardError } from './types.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import type { Task } from '../tasks/task.ts';
-import { newNonce, parseTestsReport, testsProgram } from '../tasks/tests_harness.ts';
+import { hiddenTests, newNonce, parseTestsReport, testsProgram } from '../tasks/tests_harness.ts';
+
+/** How many hidden tests the final code passed, as the `tests` part counted them. */
+export interface TestCounts {
+  passed: number;
+  total: number;
+}
+
+/** What a part found besides its score (the `tests` part: tampering and counts). */
+export interface RewardFindings {
+  tampered: string[];
+  testCounts: TestCounts | null;
+}
 
 /** What a reward part may read: the finished episode, the task, and a sandbox. */
 export interface RewardContext {
@@ -20,6 +32,8 @@ export interface RewardContext {
   executor: CodeExecutor;
   partialCredit: boolean;
   timeoutMs: number;
+  /** Filled by parts as they score (scoreTrajectory puts them on the trajectory). */
+  findings?: RewardFindings;
 }
 
 /** One reward part. */
@@ -39,13 +53,21 @@ export function normalizeWhitespace(text: string): string {
 
 /** The reference rule: the last non-empty line (stripped) of an observation. */
 export function lastLine(observation: string): string | null {
-  const lines = observation.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  const lines = observation
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   return lines.at(-1) ?? null;
 }
 
 /** The code of the episode's last executed turn: what the agent "submitted". */
 export function finalCode(trajectory: RewardContext['trajectory']): string | null {
-  return trajectory.turns.map((turn) => turn.execution?.code).filter((code) => code !== undefined).at(-1) ?? null;
+  return (
+    trajectory.turns
+      .map((turn) => turn.execution?.code)
+      .filter((code) => code !== undefined)
+      .at(-1) ?? null
+  );
 }
 
 const rewardTable = {
@@ -55,19 +77,49 @@ const rewardTable = {
     applies: (task) => task.expectedOutput !== null,
     score: ({ task, trajectory }) => {
       const expected = task.expectedOutput!.trim();
-      return trajectory.turns.some((turn) => turn.execution && lastLine(turn.execution.result.observation) === expected) ? 1 : 0;
+      return trajectory.turns.some(
+        (turn) => turn.execution && lastLine(turn.execution.result.observation) === expected,
+      )
+        ? 1
+        : 0;
     },
   },
   tests: {
     description: 'the final code passes every hidden test in the sandbox',
     correctness: true,
     applies: (task) => task.tests !== null && task.tests.length > 0,
-    score: async ({ task, trajectory, executor, partialCredit, timeoutMs }) => {
+    score: async ({ task, trajectory, executor, partialCredit, timeoutMs, findings }) => {
       const code = finalCode(trajectory);
       if (code === null) return 0;
+      const tests = task.tests!;
+      if (executor.judge) {
+        // The verdict is computed where the program cannot reach it (docs/sandbox.md "The judge").
+        const judged = await executor.judge(code, hiddenTests(tests), { timeoutMs });
+        if (findings) {
+          findings.tampered = [...judged.tampered];
+          findings.testCounts = { passed: judged.passed, total: judged.total };
+        }
+        if (
+          judged.tampered.length > 0 ||
+          judged.timedOut ||
+          judged.total !== tests.length ||
+          judged.tests.length !== tests.length
+        )
+          return 0;
+        return partialCredit
+          ? judged.passed / judged.total
+          : judged.passed === judged.total
+            ? 1
+            : 0;
+      }
+      // An executor that only runs programs (a CPython subprocess in tests, the demo scripts): the
+      // legacy single program, whose report a program could forge, and no tamper detection.
       const nonce = newNonce();
-      const result = await executor.execute(testsProgram(code, task.tests!, nonce), { timeoutMs });
-      const report = result.timedOut ? null : parseTestsReport(result.observation, nonce);
+      const result = await executor.execute(testsProgram(code, tests, nonce), { timeoutMs });
+      const report = result.timedOut
+        ? null
+        : parseTestsReport(result.observation, nonce, tests.length);
+      if (findings) findings.testCounts = report;
       if (!report || report.total === 0) return 0;
       return partialCredit ? report.passed / report.total : report.passed === report.total ? 1 : 0;
     },
@@ -77,15 +129,21 @@ const rewardTable = {
     correctness: true,
     applies: (task) => task.expectedOutput !== null,
     score: ({ task, trajectory }) =>
-      trajectory.finalAnswer !== null && normalizeWhitespace(trajectory.finalAnswer) === normalizeWhitespace(task.expectedOutput!) ? 1 : 0,
+      trajectory.finalAnswer !== null &&
+      normalizeWhitespace(trajectory.finalAnswer) === normalizeWhitespace(task.expectedOutput!)
+        ? 1
+        : 0,
   },
   format: {
     description: 'every turn was a well-formed action and the episode ended with FINAL ANSWER',
     correctness: false,
     applies: () => true,
     score: ({ trajectory }) => {
-      const wellFormed = trajectory.turns.every((turn) =>
-        turn.action.type === 'finish' || (turn.action.type === 'execute_code' && !turn.action.unterminated));
+      const wellFormed = trajectory.turns.every(
+        (turn) =>
+          turn.action.type === 'finish' ||
+          (turn.action.type === 'execute_code' && !turn.action.unterminated),
+      );
       return wellFormed && trajectory.turns.at(-1)?.action.type === 'finish' ? 1 : 0;
     },
   },
@@ -94,7 +152,9 @@ const rewardTable = {
 /** A reward part's name. */
 export type RewardName = keyof typeof rewardTable;
 /** Reward parts by name; the same map gives the config and the UI their names. */
-export const REWARDS: ReadonlyMap<RewardName, RewardPart> = new Map(Object.entries(rewardTable) as [RewardName, RewardPart][]);
+export const REWARDS: ReadonlyMap<RewardName, RewardPart> = new Map(
+  Object.entries(rewardTable) as [RewardName, RewardPart][],
+);
 /** A weight per reward part (0 = off). */
 export type RewardWeights = Record<RewardName, number>;
 
@@ -107,40 +167,97 @@ export interface RewardSettings {
 
 /** The parts that count for a task under these weights. */
 export function activeRewards(task: Task, weights: RewardWeights): RewardName[] {
-  return [...REWARDS].filter(([name, part]) => weights[name] > 0 && part.applies(task)).map(([name]) => name);
+  return [...REWARDS]
+    .filter(([name, part]) => weights[name] > 0 && part.applies(task))
+    .map(([name]) => name);
 }
 
-/** Tasks for which no correctness reward applies (they could never be learned): one message each. */
+/**
+ * Tasks for which no correctness reward applies (they could never be learned): one message each.
+ */
 export function rewardCoverageProblems(tasks: readonly Task[], weights: RewardWeights): string[] {
   return tasks
     .filter((task) => !activeRewards(task, weights).some((name) => REWARDS.get(name)!.correctness))
-    .map((task) => `task ${task.id} has no reward that applies to it (it has ${task.expectedOutput !== null ? 'an expected output' : 'hidden tests'}). `
-      + `Fix: give ${task.expectedOutput !== null ? 'output_match or final_answer' : 'tests'} a weight above 0.`);
+    .map(
+      (task) =>
+        `task ${task.id} has no reward that applies to it (it has ${task.expectedOutput !== null ? 'an expected output' : 'hidden tests'}). ` +
+        `Fix: give ${task.expectedOutput !== null ? 'output_match or final_answer' : 'tests'} a weight above 0.`,
+    );
 }
 
-/** The reward stage: scores one finished trajectory and returns it with reward, parts, errors and `passed`. */
+/**
+ * The reward stage: scores one finished trajectory and returns it with reward, parts, errors,
+ * `passed` and `tampered` (the judge's tamper reasons; the `tests` part scores 0 when there are
+ * any). The hidden-test counts ride along as `testCounts`, a non-enumerable property (null when the
+ * `tests` part did not run), so the record's wire format does not change.
+ */
 export async function scoreTrajectory<T extends RewardContext['trajectory']>(
-  trajectory: T, task: Task, settings: RewardSettings, executor: CodeExecutor,
-): Promise<T & Pick<Trajectory, 'reward' | 'rewardParts' | 'rewardErrors' | 'passed'>> {
+  trajectory: T,
+  task: Task,
+  settings: RewardSettings,
+  executor: CodeExecutor,
+): Promise<
+  T &
+    Pick<Trajectory, 'reward' | 'rewardParts' | 'rewardErrors' | 'passed' | 'tampered'> & {
+      readonly testCounts: TestCounts | null;
+    }
+> {
   const active = activeRewards(task, settings.weights);
   const rewardParts: Record<string, number> = {};
   const rewardErrors: RewardError[] = [];
-  if (active.length === 0) rewardErrors.push({ part: '*', message: `no reward applies to task ${task.id} with these weights` });
-  const context: RewardContext = { task, trajectory, executor, partialCredit: settings.partialCredit, timeoutMs: settings.timeoutMs };
+  if (active.length === 0)
+    rewardErrors.push({
+      part: '*',
+      message: `no reward applies to task ${task.id} with these weights`,
+    });
+  const findings: RewardFindings = { tampered: [], testCounts: null };
+  const context: RewardContext = {
+    task,
+    trajectory,
+    executor,
+    partialCredit: settings.partialCredit,
+    timeoutMs: settings.timeoutMs,
+    findings,
+  };
   for (const name of active) {
-    if (trajectory.timedOut) { rewardParts[name] = 0; continue; }
+    if (trajectory.timedOut) {
+      rewardParts[name] = 0;
+      continue;
+    }
     try {
       const value = await REWARDS.get(name)!.score(context);
-      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error(`returned ${String(value)}, not a number in [0, 1]`);
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+        throw new Error(`returned ${String(value)}, not a number in [0, 1]`);
       rewardParts[name] = value;
     } catch (error) {
       rewardParts[name] = 0;
-      rewardErrors.push({ part: name, message: error instanceof Error ? error.message : String(error) });
+      rewardErrors.push({
+        part: name,
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   const weightSum = active.reduce((sum, name) => sum + settings.weights[name], 0);
-  const reward = weightSum > 0 ? active.reduce((sum, name) => sum + settings.weights[name] * rewardParts[name]!, 0) / weightSum : 0;
+  const reward =
+    weightSum > 0
+      ? active.reduce((sum, name) => sum + settings.weights[name] * rewardParts[name]!, 0) /
+        weightSum
+      : 0;
   const correctness = active.filter((name) => REWARDS.get(name)!.correctness);
-  const passed = !trajectory.timedOut && correctness.length > 0 && correctness.every((name) => rewardParts[name] === 1);
-  return { ...trajectory, reward, rewardParts, rewardErrors, passed };
+  const passed =
+    !trajectory.timedOut &&
+    correctness.length > 0 &&
+    correctness.every((name) => rewardParts[name] === 1);
+  const scored = {
+    ...trajectory,
+    reward,
+    rewardParts,
+    rewardErrors,
+    passed,
+    tampered: findings.tampered,
+  };
+  return Object.defineProperty(scored, 'testCounts', {
+    value: findings.testCounts,
+    enumerable: false,
+  }) as typeof scored & { readonly testCounts: TestCounts | null };
 }

@@ -1,14 +1,17 @@
 // The one record that carries a trajectory through rollout -> reward -> advantage -> update
-// (docs/architecture.md §1, §9.5), and the per-step metrics record. Stages are functions from records
-// to records; nothing here touches tensors, so every stage can be tested on plain data.
+// (docs/architecture.md §1, §9.5), and the per-step metrics record. Stages are functions from
+// records to records; nothing here touches tensors, so every stage can be tested on plain data.
 //
-// Token-aligned arrays (`ids`, `actionMask`, `oldLogprobs`, `refLogprobs`) all have length T,
-// the packed sequence length: position t holds token ids[t]; logprob[t] = log p(ids[t] | ids[<t]).
+// Token-aligned arrays (`ids`, `actionMask`, `oldLogprobs`, `refLogprobs`) all have length T, the
+// packed sequence length: position t holds token ids[t]; logprob[t] = log p(ids[t] | ids[<t]).
 // Position 0 is never an action (nothing predicts it).
 
 import type { ExecOutcome } from '../env/types.ts';
 
-/** Loss aggregation modes (src/rl/loss.ts), in the order the UI lists them; here so config needs no tfjs. */
+/**
+ * Loss aggregation modes (src/rl/loss.ts), in the order the UI lists them; here so config needs no
+ * tfjs.
+ */
 export const AGGREGATIONS = ['seed', 'token', 'dr_grpo'] as const;
 /** How per-token losses become one number. */
 export type Aggregation = (typeof AGGREGATIONS)[number];
@@ -24,7 +27,11 @@ export type Message = {
 
 /** A parsed model turn (see src/rl/actions.ts for the grammar). */
 export type Action =
-  | { type: 'execute_code'; code: string; /** the fence was never closed (e.g. cut by max tokens) */ unterminated: boolean }
+  | {
+      type: 'execute_code';
+      code: string /** the fence was never closed (e.g. cut by max tokens) */;
+      unterminated: boolean;
+    }
   | { type: 'finish'; answer: string }
   | { type: 'format_error'; observation: string };
 
@@ -91,6 +98,11 @@ export interface Trajectory {
   /** Each reward part's unweighted score in [0, 1], by reward name. */
   rewardParts: Record<string, number>;
   rewardErrors: RewardError[];
+  /**
+   * Tampering the sandbox's judge saw while the final code ran against the hidden tests (short
+   * reasons, e.g. "redefines builtin exec"); non-empty means the `tests` part scored 0.
+   */
+  tampered: string[];
   /** Whether every correctness check that applies passed (pass@1 counts these). */
   passed: boolean;
   advantage: number;
@@ -105,33 +117,61 @@ export interface Trajectory {
 }
 
 /** A trajectory with nothing generated yet: the rollout fills it in. */
-export function newTrajectory(fields: Pick<Trajectory, 'id' | 'taskId' | 'groupIndex' | 'sampleIndex' | 'prompt'>): Trajectory {
+export function newTrajectory(
+  fields: Pick<Trajectory, 'id' | 'taskId' | 'groupIndex' | 'sampleIndex' | 'prompt'>,
+): Trajectory {
   return {
     ...fields,
-    messages: [], ids: [], actionMask: [], turns: [], oldLogprobs: null, refLogprobs: null,
-    reward: 0, rewardParts: {}, rewardErrors: [], passed: false, advantage: 0,
-    truncated: false, timedOut: false, prefixBroken: false, finishReason: 'max_turns', finalAnswer: null,
+    messages: [],
+    ids: [],
+    actionMask: [],
+    turns: [],
+    oldLogprobs: null,
+    refLogprobs: null,
+    reward: 0,
+    rewardParts: {},
+    rewardErrors: [],
+    tampered: [],
+    passed: false,
+    advantage: 0,
+    truncated: false,
+    timedOut: false,
+    prefixBroken: false,
+    finishReason: 'max_turns',
+    finalAnswer: null,
   };
 }
 
-/** Problems with a trajectory's token layout (empty when consistent); cheap enough to run every step. */
+/**
+ * Problems with a trajectory's token layout (empty when consistent); cheap enough to run every
+ * step.
+ */
 export function layoutProblems(trajectory: Trajectory): string[] {
   const problems: string[] = [];
   const length = trajectory.ids.length;
-  if (trajectory.actionMask.length !== length) problems.push(`actionMask has ${trajectory.actionMask.length} entries for ${length} ids`);
-  if (trajectory.actionMask.some((m) => m !== 0 && m !== 1)) problems.push('actionMask holds values other than 0 and 1');
-  if (trajectory.actionMask[0] === 1) problems.push('actionMask[0] is 1, but nothing predicts the first token');
+  if (trajectory.actionMask.length !== length)
+    problems.push(`actionMask has ${trajectory.actionMask.length} entries for ${length} ids`);
+  if (trajectory.actionMask.some((m) => m !== 0 && m !== 1))
+    problems.push('actionMask holds values other than 0 and 1');
+  if (trajectory.actionMask[0] === 1)
+    problems.push('actionMask[0] is 1, but nothing predicts the first token');
   for (const name of ['oldLogprobs', 'refLogprobs'] as const) {
     const values = trajectory[name];
-    if (values && values.length !== length) problems.push(`${name} has ${values.length} entries for ${length} ids`);
+    if (values && values.length !== length)
+      problems.push(`${name} has ${values.length} entries for ${length} ids`);
   }
   const masked = new Array<number>(length).fill(0);
   let previousEnd = 0;
   trajectory.turns.forEach((turn, i) => {
-    for (const [label, span] of [['generated', turn.generated], ['observation', turn.observation]] as const) {
+    for (const [label, span] of [
+      ['generated', turn.generated],
+      ['observation', turn.observation],
+    ] as const) {
       if (!span) continue;
       if (span.start < previousEnd || span.end < span.start || span.end > length) {
-        problems.push(`turn ${i} ${label} span [${span.start}, ${span.end}) is out of order or outside [0, ${length})`);
+        problems.push(
+          `turn ${i} ${label} span [${span.start}, ${span.end}) is out of order or outside [0, ${length})`,
+        );
         continue;
       }
       previousEnd = span.end;
@@ -139,7 +179,7 @@ export function layoutProblems(trajectory: Trajectory): string[] {
     }
   });
   if (problems.length === 0 && masked.some((m, t) => m !== trajectory.actionMask[t])) {
-    problems.push('actionMask differs from the union of the turns\' generated spans');
+    problems.push("actionMask differs from the union of the turns' generated spans");
   }
   return problems;
 }
@@ -173,9 +213,13 @@ export interface StepMetrics {
   /** Mean tokens generated per trajectory, summed over its turns. */
   generated_tokens_mean: number;
   turns_mean: number;
-  /** Share of episodes that ran code at least once (tool use; an answer without code is a guess). */
+  /**
+   * Share of episodes that ran code at least once (tool use; an answer without code is a guess).
+   */
   ran_code_fraction: number;
   timeouts: number;
+  /** Episodes flagged for tampering with their tests (reward hacking; `Trajectory.tampered`). */
+  reward_hacks: number;
   truncations: number;
   prefix_breaks: number;
   reward_errors: number;

@@ -12,7 +12,12 @@ export interface CustomTaskInput {
 }
 
 /** Limits that keep run links short and prompts within a small model's context. */
-export const CUSTOM_LIMITS = { tasks: 20, promptChars: 2000, expectedChars: 200, testsChars: 4000 } as const;
+export const CUSTOM_LIMITS = {
+  tasks: 20,
+  promptChars: 2000,
+  expectedChars: 200,
+  testsChars: 4000,
+} as const;
 
 const KEYS = new Set(['prompt', 'expectedOutput', 'tests']);
 
@@ -21,7 +26,8 @@ export function splitTests(source: string): string[] {
   const statements: string[] = [];
   for (const line of source.replace(/\r\n?/g, '\n').split('\n')) {
     if (line.trim() === '' || line.trimStart().startsWith('#')) {
-      if (statements.length > 0 && /^\s/.test(line)) statements[statements.length - 1] += `\n${line}`;
+      if (statements.length > 0 && /^\s/.test(line))
+        statements[statements.length - 1] += `\n${line}`;
       continue;
     }
     if (/^\s/.test(line) && statements.length > 0) statements[statements.length - 1] += `\n${line}`;
@@ -33,38 +39,70 @@ export function splitTests(source: string): string[] {
 /** Problems with one custom task (empty when valid); `label` names it in messages, e.g. "custom task 2". */
 export function customTaskProblems(input: unknown, label: string): string[] {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return [`${label} is ${JSON.stringify(input)}. Fix: write it as {"prompt": …, "expectedOutput": …} or {"prompt": …, "tests": …}.`];
+    return [
+      `${label} is ${JSON.stringify(input)}. Fix: write it as {"prompt": …, "expectedOutput": …} or {"prompt": …, "tests": …}.`,
+    ];
   }
   const record = input as Record<string, unknown>;
-  const problems = Object.keys(record).filter((key) => !KEYS.has(key))
-    .map((key) => `${label} has an unknown field "${key}". Fix: use only prompt, expectedOutput and tests.`);
+  const problems = Object.keys(record)
+    .filter((key) => !KEYS.has(key))
+    .map(
+      (key) =>
+        `${label} has an unknown field "${key}". Fix: use only prompt, expectedOutput and tests.`,
+    );
   const { prompt, expectedOutput, tests } = record;
-  for (const [name, value] of [['prompt', prompt], ['expectedOutput', expectedOutput], ['tests', tests]] as const) {
-    if (value !== undefined && value !== null && typeof value !== 'string') problems.push(`${label}: ${name} must be text, got ${typeof value}. Fix: write it as a string.`);
+  for (const [name, value] of [
+    ['prompt', prompt],
+    ['expectedOutput', expectedOutput],
+    ['tests', tests],
+  ] as const) {
+    if (value !== undefined && value !== null && typeof value !== 'string')
+      problems.push(
+        `${label}: ${name} must be text, got ${typeof value}. Fix: write it as a string.`,
+      );
   }
   if (problems.length > 0) return problems;
   if (typeof prompt !== 'string' || prompt.trim() === '') {
-    problems.push(`${label}: the prompt is empty. Fix: say what the program should do, e.g. "Print the sum of the numbers from 1 to 10."`);
+    problems.push(
+      `${label}: the prompt is empty. Fix: say what the program should do, e.g. "Print the sum of the numbers from 1 to 10."`,
+    );
   } else if (prompt.length > CUSTOM_LIMITS.promptChars) {
-    problems.push(`${label}: the prompt has ${prompt.length} characters, over the limit of ${CUSTOM_LIMITS.promptChars}. Fix: shorten it.`);
+    problems.push(
+      `${label}: the prompt has ${prompt.length} characters, over the limit of ${CUSTOM_LIMITS.promptChars}. Fix: shorten it.`,
+    );
   }
   const hasExpected = typeof expectedOutput === 'string' && expectedOutput.trim() !== '';
   const hasTests = typeof tests === 'string' && tests.trim() !== '';
   if (hasExpected && hasTests) {
-    problems.push(`${label} has both an expected output and tests. Fix: keep one: the line the program prints last, or assert tests.`);
+    problems.push(
+      `${label} has both an expected output and tests. Fix: keep one: the line the program prints last, or assert tests.`,
+    );
   } else if (!hasExpected && !hasTests) {
-    problems.push(`${label} has neither an expected output nor tests. Fix: add the line the program should print last, or Python assert tests.`);
+    problems.push(
+      `${label} has neither an expected output nor tests. Fix: add the line the program should print last, or Python assert tests.`,
+    );
   }
   if (hasExpected) {
     const expected = (expectedOutput as string).trim();
-    if (expected.includes('\n')) problems.push(`${label}: the expected output has several lines, but only the last printed line is compared. Fix: give just that last line.`);
-    if (expected.length > CUSTOM_LIMITS.expectedChars) problems.push(`${label}: the expected output has ${expected.length} characters, over the limit of ${CUSTOM_LIMITS.expectedChars}. Fix: shorten it.`);
+    if (expected.includes('\n'))
+      problems.push(
+        `${label}: the expected output has several lines, but only the last printed line is compared. Fix: give just that last line.`,
+      );
+    if (expected.length > CUSTOM_LIMITS.expectedChars)
+      problems.push(
+        `${label}: the expected output has ${expected.length} characters, over the limit of ${CUSTOM_LIMITS.expectedChars}. Fix: shorten it.`,
+      );
   }
   if (hasTests) {
     const source = tests as string;
-    if (source.length > CUSTOM_LIMITS.testsChars) problems.push(`${label}: the tests have ${source.length} characters, over the limit of ${CUSTOM_LIMITS.testsChars}. Fix: keep fewer tests.`);
+    if (source.length > CUSTOM_LIMITS.testsChars)
+      problems.push(
+        `${label}: the tests have ${source.length} characters, over the limit of ${CUSTOM_LIMITS.testsChars}. Fix: keep fewer tests.`,
+      );
     if (!splitTests(source).some((statement) => /\bassert\b/.test(statement))) {
-      problems.push(`${label}: the tests contain no assert statement, so they could never fail. Fix: write tests like "assert add(2, 3) == 5".`);
+      problems.push(
+        `${label}: the tests contain no assert statement, so they could never fail. Fix: write tests like "assert add(2, 3) == 5".`,
+      );
     }
   }
   return problems;
@@ -72,26 +110,45 @@ export function customTaskProblems(input: unknown, label: string): string[] {
 
 /** Problems with a list of custom tasks (empty when all are valid). */
 export function customTasksProblems(inputs: unknown): string[] {
-  if (!Array.isArray(inputs)) return [`customTasks must be a list, got ${JSON.stringify(inputs)}. Fix: write [] or a list of {"prompt": …, "expectedOutput": …}.`];
-  const problems = inputs.length > CUSTOM_LIMITS.tasks
-    ? [`there are ${inputs.length} custom tasks, over the limit of ${CUSTOM_LIMITS.tasks}. Fix: remove some.`] : [];
-  return [...problems, ...inputs.flatMap((input, i) => customTaskProblems(input, `custom task ${i + 1}`))];
+  if (!Array.isArray(inputs))
+    return [
+      `customTasks must be a list, got ${JSON.stringify(inputs)}. Fix: write [] or a list of {"prompt": …, "expectedOutput": …}.`,
+    ];
+  const problems =
+    inputs.length > CUSTOM_LIMITS.tasks
+      ? [
+          `there are ${inputs.length} custom tasks, over the limit of ${CUSTOM_LIMITS.tasks}. Fix: remove some.`,
+        ]
+      : [];
+  return [
+    ...problems,
+    ...inputs.flatMap((input, i) => customTaskProblems(input, `custom task ${i + 1}`)),
+  ];
 }
 
 /** The Task for a valid input at position `index` (0-based); throws with the fix if invalid. */
 export function customTask(input: CustomTaskInput, index: number): Task {
   const problems = customTaskProblems(input, `custom task ${index + 1}`);
   if (problems.length > 0) throw new Error(problems.join('\n'));
-  const hasExpected = typeof input.expectedOutput === 'string' && input.expectedOutput.trim() !== '';
+  const hasExpected =
+    typeof input.expectedOutput === 'string' && input.expectedOutput.trim() !== '';
   return {
-    id: `custom/${index + 1}`, source: 'custom', prompt: input.prompt.trim(),
+    id: `custom/${index + 1}`,
+    source: 'custom',
+    prompt: input.prompt.trim(),
     expectedOutput: hasExpected ? input.expectedOutput!.trim() : null,
     tests: hasExpected ? null : splitTests(input.tests!),
-    family: 'custom', kind: 'custom', difficulty: 2, split: 'train', solution: null,
+    family: 'custom',
+    kind: 'custom',
+    difficulty: 2,
+    split: 'train',
+    solution: null,
   };
 }
 
 /** The input form of a custom task (inverse of customTask), for run links and the editor. */
 export function customTaskInput(task: Task): CustomTaskInput {
-  return task.expectedOutput !== null ? { prompt: task.prompt, expectedOutput: task.expectedOutput } : { prompt: task.prompt, tests: (task.tests ?? []).join('\n') };
+  return task.expectedOutput !== null
+    ? { prompt: task.prompt, expectedOutput: task.expectedOutput }
+    : { prompt: task.prompt, tests: (task.tests ?? []).join('\n') };
 }

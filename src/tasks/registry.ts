@@ -19,35 +19,70 @@ const builtinTrain = BUILTIN_TASKS.filter((task) => task.split === 'train');
 const builtinEval = BUILTIN_TASKS.filter((task) => task.split === 'eval');
 
 const taskSetTable = {
-  seed: { description: "The reference design's three tasks (F(10), palindrome, sort)", tasks: SEED_TASKS, evalSet: 'seed' },
-  builtin: { description: `Built-in suite, train split (${builtinTrain.length} tasks)`, tasks: builtinTrain, evalSet: 'builtin-eval' },
-  'builtin-eval': { description: `Built-in suite, held-out eval split (${builtinEval.length} tasks)`, tasks: builtinEval, evalSet: 'builtin-eval' },
-  'seed+builtin': { description: `Seed tasks and the built-in train split (${SEED_TASKS.length + builtinTrain.length} tasks)`, tasks: [...SEED_TASKS, ...builtinTrain], evalSet: 'builtin-eval' },
+  seed: {
+    description: "The reference design's three tasks (F(10), palindrome, sort)",
+    tasks: SEED_TASKS,
+    evalSet: 'seed',
+  },
+  builtin: {
+    description: `Built-in suite, train split (${builtinTrain.length} tasks)`,
+    tasks: builtinTrain,
+    evalSet: 'builtin-eval',
+  },
+  'builtin-eval': {
+    description: `Built-in suite, held-out eval split (${builtinEval.length} tasks)`,
+    tasks: builtinEval,
+    evalSet: 'builtin-eval',
+  },
+  'seed+builtin': {
+    description: `Seed tasks and the built-in train split (${SEED_TASKS.length + builtinTrain.length} tasks)`,
+    tasks: [...SEED_TASKS, ...builtinTrain],
+    evalSet: 'builtin-eval',
+  },
   custom: { description: 'Only your custom tasks', tasks: [], evalSet: 'custom' },
-} as const satisfies Record<string, { description: string; tasks: readonly Task[]; evalSet: string }>;
+} as const satisfies Record<
+  string,
+  { description: string; tasks: readonly Task[]; evalSet: string }
+>;
 
 /** A task set's name. */
 export type TaskSetName = keyof typeof taskSetTable;
 /** Task sets by name. */
-export const TASK_SETS: ReadonlyMap<TaskSetName, TaskSet> = new Map(Object.entries(taskSetTable) as [TaskSetName, TaskSet][]);
+export const TASK_SETS: ReadonlyMap<TaskSetName, TaskSet> = new Map(
+  Object.entries(taskSetTable) as [TaskSetName, TaskSet][],
+);
 
 /** Every seed and built-in task by id. */
-export const TASKS_BY_ID: ReadonlyMap<string, Task> = new Map([...SEED_TASKS, ...BUILTIN_TASKS].map((task) => [task.id, task]));
+export const TASKS_BY_ID: ReadonlyMap<string, Task> = new Map(
+  [...SEED_TASKS, ...BUILTIN_TASKS].map((task) => [task.id, task]),
+);
 
 function taskSet(name: string): TaskSet {
   const set = TASK_SETS.get(name as TaskSetName);
-  if (!set) throw new Error(`unknown task set ${JSON.stringify(name)}. Fix: use one of ${[...TASK_SETS.keys()].join(', ')}.`);
+  if (!set)
+    throw new Error(
+      `unknown task set ${JSON.stringify(name)}. Fix: use one of ${[...TASK_SETS.keys()].join(', ')}.`,
+    );
   return set;
 }
 
 /** The training tasks of a run: the set's tasks, then the custom tasks. */
 export function tasksFor(setName: string, customTasks: readonly CustomTaskInput[] = []): Task[] {
   const tasks = [...taskSet(setName).tasks, ...customTasks.map(customTask)];
-  if (tasks.length === 0) throw new Error(`task set ${JSON.stringify(setName)} has no tasks. Fix: add a custom task, or choose the set seed.`);
+  if (tasks.length === 0)
+    throw new Error(
+      `task set ${JSON.stringify(setName)} has no tasks. Fix: add a custom task, or choose the set seed.`,
+    );
   return tasks;
 }
 
 /** The held-out tasks evaluated during a run on `setName` (custom tasks evaluate themselves). */
-export function evalTasksFor(setName: string, customTasks: readonly CustomTaskInput[] = []): Task[] {
-  return tasksFor(taskSet(setName).evalSet, taskSet(setName).evalSet === 'custom' ? customTasks : []);
+export function evalTasksFor(
+  setName: string,
+  customTasks: readonly CustomTaskInput[] = [],
+): Task[] {
+  return tasksFor(
+    taskSet(setName).evalSet,
+    taskSet(setName).evalSet === 'custom' ? customTasks : [],
+  );
 }

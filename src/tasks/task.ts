@@ -41,8 +41,16 @@ export interface TaskSpec {
 
 /** Template tag for Python source in TS files: drops the first newline and the common indentation. */
 export function py(strings: TemplateStringsArray, ...values: unknown[]): string {
-  const text = String.raw({ raw: strings }, ...values).replace(/^\n/, '').replace(/[ \t]+$/, '');
-  const indents = text.split('\n').filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length);
+  const text = String.raw({ raw: strings }, ...values)
+    .replace(/^\n/, '')
+    .replace(/[ \t]+$/, '');
+  const indents = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => /^ */.exec(line)![0].length);
   const common = Math.min(...indents);
-  return text.split('\n').map((line) => line.slice(common)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => line.slice(common))
+    .join('\n');
 }

@@ -1,8 +1,130 @@
-// Runs a task's hidden tests against the agent's final code in ONE sandbox execution: the code,
-// then each test statement in its own try block, then a report line tagged with a fresh nonce.
-// Requiring the tagged line (not just "no exception") means code that exits early, or prints a
-// fake report, cannot pass. KeyboardInterrupt and SystemExit are not caught, so a sandbox
-// timeout still interrupts and an exit() still ends the run (and scores 0).
+// Hidden tests for the `tests` reward (docs/sandbox.md "The judge"). A test of the form
+// `assert EXPR == VALUE` (one top-level `==`, VALUE a Python literal) is split here: the sandbox
+// evaluates only EXPR, returns it as plain data, and the comparison with VALUE, parsed in
+// JavaScript (python_literal.ts), happens outside the interpreter the program controls. Any other
+// test runs as statements (it passes when it raises nothing). The sandbox pool's `judge` runs them
+// (src/env/pool.ts).
+//
+// The old single-program harness (`testsProgram` + `parseTestsReport`: the code, then the tests,
+// then a report line tagged with a nonce) is kept for executors that cannot judge (a CPython
+// subprocess, the demo scripts): a program can forge its report there, so the trainer's sandbox
+// never uses it.
+import type { HiddenTest } from '../env/types.ts';
+import { parsePythonLiteral } from './python_literal.ts';
+
+/**
+ * Words that bind more loosely than `==` or chain with it: a top-level one means the split would
+ * change the meaning.
+ */
+const LOOSE_WORDS = new Set([
+  'and',
+  'or',
+  'not',
+  'in',
+  'is',
+  'if',
+  'else',
+  'lambda',
+  'for',
+  'await',
+  'yield',
+  'async',
+]);
+
+/**
+ * The index of the one top-level `==` of an assert's condition and where the condition ends (a
+ * trailing comment cut off), or null when the test must run as a statement.
+ */
+function topLevelEquals(condition: string): { equals: number; end: number } | null {
+  let depth = 0;
+  let equals: number | null = null;
+  let i = 0;
+  const text = condition;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '\\' && text[i + 1] === '\n') {
+      i += 2;
+      continue;
+    }
+    if (/[A-Za-z_]/.test(c)) {
+      const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i))![0];
+      const quote = text[i + word.length];
+      if ((quote === "'" || quote === '"') && /^[rRbBuUfFtT]{1,2}$/.test(word)) {
+        if (/[fFtTbB]/.test(word)) return null; // f-strings, t-strings and bytes: not split
+        i += word.length;
+        continue; // the string itself is scanned next
+      }
+      if (depth === 0 && LOOSE_WORDS.has(word)) return null;
+      i += word.length;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      const triple = text.startsWith(c.repeat(3), i);
+      const end = triple ? c.repeat(3) : c;
+      i += end.length;
+      for (;;) {
+        if (i >= text.length) return null;
+        if (text[i] === '\\') {
+          i += 2;
+          continue;
+        }
+        if (!triple && text[i] === '\n') return null;
+        if (text.startsWith(end, i)) {
+          i += end.length;
+          break;
+        }
+        i++;
+      }
+      continue;
+    }
+    if ('([{'.includes(c)) {
+      depth++;
+      i++;
+      continue;
+    }
+    if (')]}'.includes(c)) {
+      depth--;
+      if (depth < 0) return null;
+      i++;
+      continue;
+    }
+    if (depth === 0) {
+      if (c === '#')
+        return text.slice(i).includes('\n') || equals === null ? null : { equals, end: i };
+      if (c === '=' && text[i + 1] === '=') {
+        if (equals !== null || text[i + 2] === '=') return null;
+        equals = i;
+        i += 2;
+        continue;
+      }
+      if (';,:\n<>=!'.includes(c)) return null;
+    }
+    i++;
+  }
+  return depth === 0 && equals !== null ? { equals, end: text.length } : null;
+}
+
+/**
+ * One hidden test as the judge runs it: split into an expression and its expected value where it
+ * can be.
+ */
+export function splitTest(source: string): HiddenTest {
+  const statement: HiddenTest = { kind: 'statement', source };
+  const match = /^\s*assert\s+([\s\S]*)$/.exec(source);
+  if (!match) return statement;
+  const condition = match[1]!;
+  const found = topLevelEquals(condition);
+  if (found === null) return statement;
+  const expr = condition.slice(0, found.equals).trim();
+  const expected = parsePythonLiteral(condition.slice(found.equals + 2, found.end).trim());
+  if (expr === '' || expected === null) return statement;
+  return { kind: 'value', expr, expected, source };
+}
+
+/** A task's hidden tests, split for the judge. */
+export function hiddenTests(sources: readonly string[]): HiddenTest[] {
+  return sources.map(splitTest);
+}
 
 /** How many hidden tests passed, or null when the report line never appeared. */
 export interface TestsReport {
@@ -17,7 +139,10 @@ export function newNonce(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The Python program: `code`, then every test, then `<nonce> <passed> <total>`. */
+/**
+ * The legacy single program (forgeable; see above): `code`, then every test, then `<nonce> <passed>
+ * <total>`.
+ */
 export function testsProgram(code: string, tests: readonly string[], nonce: string): string {
   // JSON string literals are valid Python string literals, so the list needs no other escaping.
   return [
@@ -36,10 +161,21 @@ export function testsProgram(code: string, tests: readonly string[], nonce: stri
   ].join('\n');
 }
 
-/** Reads the report from an execution's observation (the last line tagged with `nonce`). */
-export function parseTestsReport(observation: string, nonce: string): TestsReport | null {
+/**
+ * Reads the legacy report from an execution's observation (the last line tagged with `nonce`);
+ * null when there is none, or when `expectedTotal` is given and the report counts another number
+ * of tests.
+ */
+export function parseTestsReport(
+  observation: string,
+  nonce: string,
+  expectedTotal?: number,
+): TestsReport | null {
   const lines = observation.split(/\r?\n/).filter((line) => line.startsWith(`${nonce} `));
   const match = /^\S+ (\d+) (\d+)\s*$/.exec(lines.at(-1) ?? '');
   if (!match) return null;
-  return { passed: Number(match[1]), total: Number(match[2]) };
+  const report = { passed: Number(match[1]), total: Number(match[2]) };
+  if (expectedTotal !== undefined && report.total !== expectedTotal) return null;
+  if (report.passed > report.total) return null;
+  return report;
 }

@@ -5,25 +5,49 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { SandboxMetrics, SandboxReady } from '../../src/env/types.ts';
 import { ADVERSARIAL_CASES, NORMAL_PROGRAM } from '../env/adversarial_cases.ts';
+import { ADD_TESTS, HONEST_PROGRAMS, REWARD_HACKS } from '../env/reward_hacks.ts';
 import { expectObservation } from '../helpers/expect_observation.ts';
 import { launchBrowser } from '../../scripts/browser.ts';
 import { serveSandboxHarness } from '../helpers/browser_harness.ts';
 
 const RUNAWAY_TIMEOUT_MS = 2000;
-const NETWORK_GLOBALS = ['fetch', 'XMLHttpRequest', 'WebSocket', 'importScripts', 'indexedDB', 'caches'];
+const NETWORK_GLOBALS = [
+  'fetch',
+  'XMLHttpRequest',
+  'WebSocket',
+  'importScripts',
+  'indexedDB',
+  'caches',
+];
 
-interface StepReply { observation: string; done: boolean; elapsedMs: number }
+interface StepReply {
+  observation: string;
+  done: boolean;
+  elapsedMs: number;
+}
+interface JudgeReply {
+  passed: number;
+  total: number;
+  tampered: string[];
+  timedOut: boolean;
+  details: (string | null)[];
+}
 interface Harness {
   isolated: boolean;
   start(options: object): Promise<{ ready: SandboxReady; metrics: SandboxMetrics }>;
   step(code: string, timeoutMs?: number): Promise<StepReply>;
+  judge(code: string, tests: string[], timeoutMs?: number): Promise<JudgeReply>;
   metrics(): SandboxMetrics;
   close(): Promise<void>;
 }
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchBrowser(); }, 180_000);
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+});
 
 for (const isolate of [true, false]) {
   describe(`sandbox in Chromium, ${isolate ? 'cross-origin isolated' : 'not isolated (terminate only)'}`, () => {
@@ -33,26 +57,51 @@ for (const isolate of [true, false]) {
     let ready: SandboxReady;
 
     const step = (code: string, timeoutMs?: number) =>
-      page.evaluate(([c, t]) => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.step(c as string, t as number | undefined), [code, timeoutMs] as const);
+      page.evaluate(
+        ([c, t]) =>
+          (window as unknown as { sandboxHarness: Harness }).sandboxHarness.step(
+            c as string,
+            t as number | undefined,
+          ),
+        [code, timeoutMs] as const,
+      );
 
     beforeAll(async () => {
       server = await serveSandboxHarness(isolate);
       page = await browser.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
       await page.goto(`${server.url}sandbox.html`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'ready');
-      ready = (await page.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.start({ size: 1, spares: 2, audit: true }))).ready;
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="status"]')?.textContent === 'ready',
+      );
+      ready = (
+        await page.evaluate(() =>
+          (window as unknown as { sandboxHarness: Harness }).sandboxHarness.start({
+            size: 1,
+            spares: 2,
+            audit: true,
+          }),
+        )
+      ).ready;
     }, 180_000);
 
     afterAll(async () => {
-      await page?.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.close()).catch(() => undefined);
+      await page
+        ?.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.close())
+        .catch(() => undefined);
       await page?.close();
       await server?.close();
     });
 
     it(`is ${isolate ? '' : 'not '}isolated and strips network and storage from the worker`, async () => {
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(isolate);
-      expect(await page.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics().interruptible)).toBe(isolate);
+      expect(
+        await page.evaluate(
+          () =>
+            (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics()
+              .interruptible,
+        ),
+      ).toBe(isolate);
       for (const name of NETWORK_GLOBALS) expect(ready.removedGlobals).toContain(name);
       expect(ready.audit).toEqual([]);
       expect(ready.auditVisited).toBeGreaterThan(20_000);
@@ -71,8 +120,39 @@ for (const isolate of [true, false]) {
       });
     }
 
+    // The reward hacks of test/env/reward_hacks.ts through the page's judge: each scores nothing
+    // and is flagged, and the honest programs are not (cross-origin isolated only, to keep it
+    // short).
+    if (isolate) {
+      const judge = (code: string, tests: string[]) =>
+        page.evaluate(
+          ([c, t]) =>
+            (window as unknown as { sandboxHarness: Harness }).sandboxHarness.judge(
+              c as string,
+              t as string[],
+            ),
+          [code, tests] as const,
+        );
+      for (const hack of REWARD_HACKS) {
+        it(`judge: ${hack.name} is flagged`, async () => {
+          const judged = await judge(hack.code, ADD_TESTS);
+          expect(judged.tampered.join(' | ')).toContain(hack.reason);
+          expect(judged.timedOut).toBe(false);
+        }, 30_000);
+      }
+      for (const program of HONEST_PROGRAMS) {
+        it(`judge: honest ${program.name} is not flagged`, async () => {
+          const judged = await judge(program.code, ADD_TESTS);
+          expect(judged.tampered).toEqual([]);
+          expect(judged.passed === judged.total ? 1 : 0).toBe(program.score);
+        }, 30_000);
+      }
+    }
+
     it('counted the runaways and raised no page errors', async () => {
-      const metrics = await page.evaluate(() => (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics());
+      const metrics = await page.evaluate(() =>
+        (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics(),
+      );
       expect(metrics.timeouts).toBe(ADVERSARIAL_CASES.filter((c) => c.done).length);
       if (!isolate) expect(metrics.interrupts).toBe(0);
       else expect(metrics.interrupts).toBeGreaterThanOrEqual(3);
@@ -84,26 +164,47 @@ for (const isolate of [true, false]) {
 
 describe('sandbox in Chromium: the snapshot kept between visits (Cache API)', () => {
   interface KeptHarness extends Harness {
-    startKept(options: object): Promise<{ given: number | null; ready: SandboxReady; metrics: SandboxMetrics }>;
+    startKept(
+      options: object,
+    ): Promise<{ given: number | null; ready: SandboxReady; metrics: SandboxMetrics }>;
     kept(): Promise<{ key: string; bytes: number }[]>;
     spoilKept(): Promise<void>;
   }
   const harness = (page: Page) => ({
-    startKept: (options: object) => page.evaluate((o) => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.startKept(o), options),
-    close: () => page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.close()),
-    spoil: () => page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.spoilKept()),
-    /** Waits until the cache holds one snapshot of a whole heap (saving runs after the pool is ready). */
+    startKept: (options: object) =>
+      page.evaluate(
+        (o) => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.startKept(o),
+        options,
+      ),
+    close: () =>
+      page.evaluate(() =>
+        (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.close(),
+      ),
+    spoil: () =>
+      page.evaluate(() =>
+        (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.spoilKept(),
+      ),
+    /**
+     * Waits until the cache holds one snapshot of a whole heap (saving runs after the pool is
+     * ready).
+     */
     saved: async () => {
       let kept: { key: string; bytes: number }[] = [];
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
-        kept = await page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.kept());
+      for (
+        const deadline = Date.now() + 60_000;
+        Date.now() < deadline;
+        await new Promise((r) => setTimeout(r, 200))
+      ) {
+        kept = await page.evaluate(() =>
+          (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.kept(),
+        );
         if (kept.length === 1 && kept[0]!.bytes > 8 * 2 ** 20) return;
       }
       throw new Error(`no whole snapshot was kept within 60 s: ${JSON.stringify(kept)}`);
     },
   });
 
-  it('keeps the first pool\'s snapshot, starts the next pool from it (locked down as a cold one), and replaces one that is spoiled', async () => {
+  it("keeps the first pool's snapshot, starts the next pool from it (locked down as a cold one), and replaces one that is spoiled", async () => {
     const server = await serveSandboxHarness(true);
     const context = await browser.newContext(); // its own, empty, storage
     try {
@@ -111,7 +212,9 @@ describe('sandbox in Chromium: the snapshot kept between visits (Cache API)', ()
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${server.url}sandbox.html`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'ready');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="status"]')?.textContent === 'ready',
+      );
       const sandbox = harness(page);
 
       const first = await sandbox.startKept({ size: 1, spares: 0 });
@@ -127,7 +230,11 @@ describe('sandbox in Chromium: the snapshot kept between visits (Cache API)', ()
       expect(second.ready.fromSnapshot).toBe(true);
       expect(second.ready.audit).toEqual([]);
       expect(second.ready.auditVisited).toBeGreaterThan(20_000);
-      const reply = await page.evaluate(() => (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.step('print(sum(range(10)))'));
+      const reply = await page.evaluate(() =>
+        (window as unknown as { sandboxHarness: KeptHarness }).sandboxHarness.step(
+          'print(sum(range(10)))',
+        ),
+      );
       expect(reply.observation).toBe('45\n');
       await sandbox.close();
 

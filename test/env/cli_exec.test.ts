@@ -9,9 +9,14 @@ const root = join(import.meta.dirname, '..', '..');
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: root, timeout: 120_000 }, (error, stdout) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout });
-    });
+    execFile(
+      'npm',
+      ['run', '--silent', 'cli', '--', ...args],
+      { cwd: root, timeout: 120_000 },
+      (error, stdout) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout });
+      },
+    );
   });
 }
 
@@ -25,14 +30,26 @@ describe('cli exec', () => {
       'error.py': 'raise ValueError("bad")\n',
     };
     for (const [name, code] of Object.entries(files)) writeFileSync(join(dir, name), code);
-    const { code, stdout } = await runCli(['exec', '--timeout-ms', '1500', ...Object.keys(files).map((name) => join(dir, name))]);
+    const { code, stdout } = await runCli([
+      'exec',
+      '--timeout-ms',
+      '1500',
+      ...Object.keys(files).map((name) => join(dir, name)),
+    ]);
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
     expect(lines).toEqual([
       { observation: 'hello\noops\n', done: false },
       { observation: 'False\n', done: false },
       { observation: 'TIMEOUT', done: true },
-      { observation: 'Traceback (most recent call last):\n  File "main.py", line 1, in <module>\n    raise ValueError("bad")\nValueError: bad\n', done: false },
+      {
+        observation:
+          'Traceback (most recent call last):\n  File "main.py", line 1, in <module>\n    raise ValueError("bad")\nValueError: bad\n',
+        done: false,
+      },
     ]);
   });
 

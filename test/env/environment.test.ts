@@ -7,8 +7,16 @@ import type { CodeExecutor, ExecResult } from '../../src/env/types.ts';
 
 function execResult(overrides: Partial<ExecResult>): ExecResult {
   return {
-    observation: '', stdout: '', stderr: '', ok: true, error: null, timedOut: false, terminated: false,
-    durationMs: 1, truncated: false, ...overrides,
+    observation: '',
+    stdout: '',
+    stderr: '',
+    ok: true,
+    error: null,
+    timedOut: false,
+    terminated: false,
+    durationMs: 1,
+    truncated: false,
+    ...overrides,
   };
 }
 
@@ -34,10 +42,18 @@ describe('Environment', () => {
   });
 
   it('a timeout is TIMEOUT and ends the episode; step after it is an error until reset', async () => {
-    const environment = new Environment(new FakeExecutor(() => execResult({ observation: 'TIMEOUT', timedOut: true, ok: false })), { timeoutMs: 250 });
-    expect(await environment.step('execute_code', { code: 'while True: pass' })).toMatchObject({ observation: 'TIMEOUT', done: true });
+    const environment = new Environment(
+      new FakeExecutor(() => execResult({ observation: 'TIMEOUT', timedOut: true, ok: false })),
+      { timeoutMs: 250 },
+    );
+    expect(await environment.step('execute_code', { code: 'while True: pass' })).toMatchObject({
+      observation: 'TIMEOUT',
+      done: true,
+    });
     expect(environment.done).toBe(true);
-    await expect(environment.step('execute_code', { code: 'print(1)' })).rejects.toThrow(/call reset\(\) first/);
+    await expect(environment.step('execute_code', { code: 'print(1)' })).rejects.toThrow(
+      /call reset\(\) first/,
+    );
     await environment.reset();
     expect(environment.done).toBe(false);
     expect(environment.steps).toBe(0);
@@ -52,21 +68,28 @@ describe('Environment', () => {
   it('finish ends the episode with an empty observation and runs nothing', async () => {
     const executor = new FakeExecutor(() => execResult({}));
     const environment = new Environment(executor);
-    expect(await environment.step('finish', { answer: '55' })).toEqual({ observation: '', done: true });
+    expect(await environment.step('finish', { answer: '55' })).toEqual({
+      observation: '',
+      done: true,
+    });
     expect(executor.calls).toHaveLength(0);
   });
 
   it('an unknown action is an observation that names the available ones, not the end', async () => {
     const environment = new Environment(new FakeExecutor(() => execResult({})));
     expect(await environment.step('search', { query: 'x' })).toEqual({
-      observation: 'Unknown action: search. Available actions: execute_code, finish.', done: false,
+      observation: 'Unknown action: search. Available actions: execute_code, finish.',
+      done: false,
     });
     expect(environment.done).toBe(false);
   });
 
   it('execute_code without string code says what it needs', async () => {
     const environment = new Environment(new FakeExecutor(() => execResult({})));
-    expect(await environment.step('execute_code', {})).toEqual({ observation: 'execute_code needs a string argument "code", got nothing.', done: false });
+    expect(await environment.step('execute_code', {})).toEqual({
+      observation: 'execute_code needs a string argument "code", got nothing.',
+      done: false,
+    });
     expect((await environment.step('execute_code', { code: 3 })).observation).toMatch(/got number/);
   });
 
@@ -77,14 +100,29 @@ describe('Environment', () => {
     });
     const environment = new Environment(new FakeExecutor(() => execResult({})), { tools });
     expect(environment.actions()).toEqual(['execute_code', 'finish', 'search']);
-    expect((await environment.step('search', { query: 'gcd' })).observation).toBe('results for gcd');
+    expect((await environment.step('search', { query: 'gcd' })).observation).toBe(
+      'results for gcd',
+    );
   });
 });
 
 describe('ToolRegistry', () => {
   it('refuses duplicate and malformed names', () => {
-    const registry = new ToolRegistry().register('a_tool', { description: '', run: async () => ({ observation: '', done: false }) });
-    expect(() => registry.register('a_tool', { description: '', run: async () => ({ observation: '', done: false }) })).toThrow(/already registered/);
-    expect(() => registry.register('Bad Name', { description: '', run: async () => ({ observation: '', done: false }) })).toThrow(/snake_case/);
+    const registry = new ToolRegistry().register('a_tool', {
+      description: '',
+      run: async () => ({ observation: '', done: false }),
+    });
+    expect(() =>
+      registry.register('a_tool', {
+        description: '',
+        run: async () => ({ observation: '', done: false }),
+      }),
+    ).toThrow(/already registered/);
+    expect(() =>
+      registry.register('Bad Name', {
+        description: '',
+        run: async () => ({ observation: '', done: false }),
+      }),
+    ).toThrow(/snake_case/);
   });
 });

@@ -28,15 +28,28 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
     // A generous grace: on a loaded 2-core CI machine an interrupted worker thread can wait more than
     // the default 500 ms for a core, and then it is terminated, which is not what these tests check.
     // 1000 + 1500 ms still leaves the observation inside the 3 s bound.
-    pool = await createNodeSandboxPool({ size: 2, spares: 0, timeoutMs: TIMEOUT_MS, recycleEvery: 0, graceMs: 1500 });
+    pool = await createNodeSandboxPool({
+      size: 2,
+      spares: 0,
+      timeoutMs: TIMEOUT_MS,
+      recycleEvery: 0,
+      graceMs: 1500,
+    });
   });
-  afterAll(async () => { await pool?.close(); });
+  afterAll(async () => {
+    await pool?.close();
+  });
 
   // Every runaway kind is also timed in the adversarial suite; here the cheap ones, with metrics.
   for (const name of ['busy loop', 'time.sleep(30)', 'output flood']) {
     it(`interrupts "${name}" within timeout + 2 s and keeps the worker`, async () => {
       const [result, elapsed] = await timed(() => pool.execute(RUNAWAYS[name]!));
-      expect(result).toMatchObject({ observation: 'TIMEOUT', timedOut: true, ok: false, terminated: false });
+      expect(result).toMatchObject({
+        observation: 'TIMEOUT',
+        timedOut: true,
+        ok: false,
+        terminated: false,
+      });
       expect(elapsed).toBeLessThan(BOUND_MS);
       expect((await pool.execute('print("alive")')).observation).toBe('alive\n');
     });
@@ -45,7 +58,8 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
   it('raises the interrupt again when the first is read but the program keeps running', async () => {
     // The program swallows the first KeyboardInterrupt, as a lost one would leave it: only the
     // second, raised REARM_MS (200 ms) after the cell was read, stops it, long before the grace ends.
-    const code = 'try:\n    while True:\n        pass\nexcept KeyboardInterrupt:\n    print("caught")\nwhile True:\n    pass\n';
+    const code =
+      'try:\n    while True:\n        pass\nexcept KeyboardInterrupt:\n    print("caught")\nwhile True:\n    pass\n';
     const before = pool.metrics().rearms;
     const [result, elapsed] = await timed(() => pool.execute(code));
     expect(result).toMatchObject({ observation: 'TIMEOUT', timedOut: true, terminated: false });
@@ -55,15 +69,28 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
   });
 
   it('counts interrupts; no runaway needed its worker replaced', () => {
-    expect(pool.metrics()).toMatchObject({ interruptible: true, timeouts: 4, interrupts: 4, terminations: 0, respawns: 0 });
+    expect(pool.metrics()).toMatchObject({
+      interruptible: true,
+      timeouts: 4,
+      interrupts: 4,
+      terminations: 0,
+      respawns: 0,
+    });
   });
 
   it('runs N sleeping programs in parallel on N sandboxes', async () => {
     // Both workers ready first (a replaced one may still be starting), so only the sleeps are timed.
     const started = performance.now();
-    while (pool.metrics().idle < 2 && performance.now() - started < 30_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (pool.metrics().idle < 2 && performance.now() - started < 30_000)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pool.metrics()).toMatchObject({ idle: 2, respawns: pool.metrics().terminations });
-    const [results, elapsed] = await timed(() => Promise.all([0, 1].map(() => pool.execute('import time\ntime.sleep(1)\nprint("slept")', { timeoutMs: 5000 }))));
+    const [results, elapsed] = await timed(() =>
+      Promise.all(
+        [0, 1].map(() =>
+          pool.execute('import time\ntime.sleep(1)\nprint("slept")', { timeoutMs: 5000 }),
+        ),
+      ),
+    );
     expect(results.map((r) => r.observation)).toEqual(['slept\n', 'slept\n']);
     expect(elapsed).toBeLessThan(1900);
     // time.sleep waits on the interrupt cell, so it also lasted the full second.
@@ -72,7 +99,9 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
 
   it('serves queued calls first come, first served', async () => {
     // Each program reports when it started (wall clock, shared by the workers) and sleeps 50 ms.
-    const calls = Array.from({ length: 6 }, (_, i) => pool.execute(`import time\nprint(${i}, time.time())\ntime.sleep(0.05)`));
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      pool.execute(`import time\nprint(${i}, time.time())\ntime.sleep(0.05)`),
+    );
     const results = await Promise.all(calls);
     const started = results.map((r, i) => {
       const [index, time] = r.observation.trim().split(' ');
@@ -80,7 +109,8 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
       return Number(time);
     });
     // Dispatch is in call order: start times never go backwards (beyond message jitter) ...
-    for (let i = 1; i < started.length; i++) expect(started[i]!).toBeGreaterThanOrEqual(started[i - 1]! - 0.03);
+    for (let i = 1; i < started.length; i++)
+      expect(started[i]!).toBeGreaterThanOrEqual(started[i - 1]! - 0.03);
     // ... and with two sandboxes the third call waits for one of the first two to finish.
     expect(started[2]!).toBeGreaterThanOrEqual(Math.min(started[0]!, started[1]!) + 0.045);
   });
@@ -96,7 +126,9 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
 
   it('rejects bad calls with a message that says how to fix them', async () => {
     await expect(pool.execute(42 as unknown as string)).rejects.toThrow(/code must be a string/);
-    await expect(pool.execute('print(1)', { timeoutMs: -5 })).rejects.toThrow(/timeoutMs must be a positive number/);
+    await expect(pool.execute('print(1)', { timeoutMs: -5 })).rejects.toThrow(
+      /timeoutMs must be a positive number/,
+    );
   });
 
   // Last in this block: it closes the pool.
@@ -112,10 +144,17 @@ describe('SandboxPool with interrupts (SharedArrayBuffer)', () => {
 describe('SandboxPool without interrupts (terminate only, as in a page without isolation)', () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createNodeSandboxPool({ size: 1, spares: 1, timeoutMs: TIMEOUT_MS, interrupts: false });
+    pool = await createNodeSandboxPool({
+      size: 1,
+      spares: 1,
+      timeoutMs: TIMEOUT_MS,
+      interrupts: false,
+    });
     await pool.whenSparesReady();
   });
-  afterAll(async () => { await pool?.close(); });
+  afterAll(async () => {
+    await pool?.close();
+  });
 
   for (const name of ['busy loop', 'time.sleep(30)']) {
     it(`terminates "${name}" within timeout + 2 s and the next program runs`, async () => {
@@ -127,7 +166,13 @@ describe('SandboxPool without interrupts (terminate only, as in a page without i
   }
 
   it('counts terminations, not interrupts', () => {
-    expect(pool.metrics()).toMatchObject({ interruptible: false, interrupts: 0, terminations: 2, timeouts: 2, respawns: 2 });
+    expect(pool.metrics()).toMatchObject({
+      interruptible: false,
+      interrupts: 0,
+      terminations: 2,
+      timeouts: 2,
+      respawns: 2,
+    });
   });
 });
 
@@ -137,12 +182,21 @@ describe('SandboxPool recovery and recycling', () => {
   beforeAll(async () => {
     const nodeFactory = nodeWorkerFactory();
     pool = await SandboxPool.create({
-      size: 1, spares: 1, recycleEvery: 3, memoryCapBytes: 256 * 2 ** 20,
-      workerFactory: () => { const handle = nodeFactory(); handles.push(handle); return handle; },
+      size: 1,
+      spares: 1,
+      recycleEvery: 3,
+      memoryCapBytes: 256 * 2 ** 20,
+      workerFactory: () => {
+        const handle = nodeFactory();
+        handles.push(handle);
+        return handle;
+      },
     });
     await pool.whenSparesReady();
   });
-  afterAll(async () => { await pool?.close(); });
+  afterAll(async () => {
+    await pool?.close();
+  });
 
   it('turns a worker that dies mid-run into an observation and carries on', async () => {
     const busyHandle = handles[0]!;
@@ -187,8 +241,11 @@ describe('SandboxPool recovery and recycling', () => {
 describe('SandboxPool.create', () => {
   it('explains a missing worker factory and bad sizes', async () => {
     await expect(SandboxPool.create({} as never)).rejects.toThrow(/needs a workerFactory/);
-    await expect(SandboxPool.create({ size: 0, workerFactory: nodeWorkerFactory() })).rejects.toThrow(/size must be an integer >= 1/);
-    await expect(SandboxPool.create({ firstReady: 0, workerFactory: nodeWorkerFactory() })).rejects.toThrow(/firstReady must be an integer >= 1/);
+    await expect(
+      SandboxPool.create({ size: 0, workerFactory: nodeWorkerFactory() }),
+    ).rejects.toThrow(/size must be an integer >= 1/);
+    await expect(
+      SandboxPool.create({ firstReady: 0, workerFactory: nodeWorkerFactory() }),
+    ).rejects.toThrow(/firstReady must be an integer >= 1/);
   });
 });
-

@@ -11,8 +11,11 @@ describe('SandboxRunner (in-process Pyodide)', () => {
 
   beforeAll(async () => {
     ready = await runner.init({
-      interruptBuffer: new SharedArrayBuffer(4), maxOutputChars: 500, maxCaptureChars: 2000,
-      memoryCapBytes: 256 * 2 ** 20, audit: true,
+      interruptBuffer: new SharedArrayBuffer(4),
+      maxOutputChars: 500,
+      maxCaptureChars: 2000,
+      memoryCapBytes: 256 * 2 ** 20,
+      audit: true,
     });
   });
 
@@ -24,7 +27,9 @@ describe('SandboxRunner (in-process Pyodide)', () => {
   });
 
   it('captures output in order and keeps only the tails', async () => {
-    const run = await runner.execute("import sys\nprint('o' * 3000)\nprint('e' * 10, file=sys.stderr)\n");
+    const run = await runner.execute(
+      "import sys\nprint('o' * 3000)\nprint('e' * 10, file=sys.stderr)\n",
+    );
     expect(run.ok).toBe(true);
     expect(run.combined).toBe(`${'o'.repeat(488)}\n${'e'.repeat(10)}\n`);
     expect(run.stdout).toBe(`${'o'.repeat(1999)}\n`);
@@ -33,7 +38,9 @@ describe('SandboxRunner (in-process Pyodide)', () => {
   });
 
   it('captures bytes written to sys.stdout.buffer and to file descriptor 1', async () => {
-    const run = await runner.execute("import os, sys\nsys.stdout.buffer.write('héllo\\n'.encode())\nos.write(1, b'raw\\n')\n");
+    const run = await runner.execute(
+      "import os, sys\nsys.stdout.buffer.write('héllo\\n'.encode())\nos.write(1, b'raw\\n')\n",
+    );
     expect(run.combined).toBe('héllo\nraw\n');
     expect(run.ok).toBe(true);
   });
@@ -50,32 +57,47 @@ describe('SandboxRunner (in-process Pyodide)', () => {
     expect(run.error?.type).toBe('MemoryError');
     expect(run.fatal).toBe(false);
     expect(run.memoryBytes).toBeLessThanOrEqual(256 * 2 ** 20);
-    expect((await runner.execute('print(len(bytearray(10 * 2**20)))')).combined).toBe(`${10 * 2 ** 20}\n`);
+    expect((await runner.execute('print(len(bytearray(10 * 2**20)))')).combined).toBe(
+      `${10 * 2 ** 20}\n`,
+    );
   });
 
   it('deletes files a program created and counts them', async () => {
-    const run = await runner.execute("import os\nos.makedirs('/tmp/a/b')\nopen('/tmp/a/b/c.txt', 'w').write('x')\nopen('/home/pyodide/d.txt', 'w').write('y')\n");
+    const run = await runner.execute(
+      "import os\nos.makedirs('/tmp/a/b')\nopen('/tmp/a/b/c.txt', 'w').write('x')\nopen('/home/pyodide/d.txt', 'w').write('y')\n",
+    );
     expect(run.filesRemoved).toBe(2);
-    expect((await runner.execute("import os\nprint(os.listdir('/tmp'), os.listdir('/home/pyodide'))")).combined).toBe('[] []\n');
+    expect(
+      (await runner.execute("import os\nprint(os.listdir('/tmp'), os.listdir('/home/pyodide'))"))
+        .combined,
+    ).toBe('[] []\n');
   });
 
   it('refuses renaming a file over the stdlib and removing baseline files', async () => {
-    const run = await runner.execute([
-      "open('/tmp/evil.zip', 'w').write('x')",
-      'import os',
-      'for action in (lambda: os.rename("/tmp/evil.zip", "/lib/python314.zip"), lambda: os.remove("/lib/python314.zip"), lambda: os.rmdir("/tmp")):',
-      '    try:',
-      '        action()',
-      "        print('allowed')",
-      '    except OSError as e:',
-      '        print(e.strerror)',
-    ].join('\n'));
-    expect(run.combined).toBe('Read-only file system\nRead-only file system\nRead-only file system\n');
+    const run = await runner.execute(
+      [
+        "open('/tmp/evil.zip', 'w').write('x')",
+        'import os',
+        'for action in (lambda: os.rename("/tmp/evil.zip", "/lib/python314.zip"), lambda: os.remove("/lib/python314.zip"), lambda: os.rmdir("/tmp")):',
+        '    try:',
+        '        action()',
+        "        print('allowed')",
+        '    except OSError as e:',
+        '        print(e.strerror)',
+      ].join('\n'),
+    );
+    expect(run.combined).toBe(
+      'Read-only file system\nRead-only file system\nRead-only file system\n',
+    );
   });
 
   it('restores module state by identity, even for names a program added', async () => {
-    await runner.execute("import collections, string\ncollections.extra = 1\nstring.ascii_letters = 'x'\ndel collections.Counter\n");
-    const run = await runner.execute("import collections, string\nprint(hasattr(collections, 'extra'), len(string.ascii_letters), collections.Counter('aab')['a'])");
+    await runner.execute(
+      "import collections, string\ncollections.extra = 1\nstring.ascii_letters = 'x'\ndel collections.Counter\n",
+    );
+    const run = await runner.execute(
+      "import collections, string\nprint(hasattr(collections, 'extra'), len(string.ascii_letters), collections.Counter('aab')['a'])",
+    );
     expect(run.combined).toBe('False 52 2\n');
   });
 

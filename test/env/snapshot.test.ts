@@ -9,12 +9,19 @@ import { SandboxRunner } from '../../src/env/runner.ts';
 import { SandboxPool } from '../../src/env/pool.ts';
 import type { SandboxInit, SandboxReady, SandboxWorkerHandle } from '../../src/env/types.ts';
 
-const INIT: SandboxInit = { maxOutputChars: 500, maxCaptureChars: 2000, memoryCapBytes: 256 * 2 ** 20 };
+const INIT: SandboxInit = {
+  maxOutputChars: 500,
+  maxCaptureChars: 2000,
+  memoryCapBytes: 256 * 2 ** 20,
+};
 
 describe('SandboxRunner snapshots (in-process Pyodide)', () => {
   const loads: Record<string, unknown>[] = [];
   const host = {
-    loadPyodide: ((options: Record<string, unknown>) => { loads.push(options); return loadPyodide(options); }) as typeof loadPyodide,
+    loadPyodide: ((options: Record<string, unknown>) => {
+      loads.push(options);
+      return loadPyodide(options);
+    }) as typeof loadPyodide,
     hardenScope: () => ['(none in-process)'],
   };
   const maker = new SandboxRunner(host);
@@ -46,14 +53,18 @@ describe('SandboxRunner snapshots (in-process Pyodide)', () => {
   });
 
   it('runs programs on the restored interpreter as on a cold one', async () => {
-    const run = await restored.execute('import json, math\nprint(json.dumps([math.factorial(5)]))\n');
+    const run = await restored.execute(
+      'import json, math\nprint(json.dumps([math.factorial(5)]))\n',
+    );
     expect(run.combined).toBe('[120]\n');
     const failed = await restored.execute('def f():\n    return 1 / 0\nf()\n');
     expect(failed.error).toMatchObject({ type: 'ZeroDivisionError', message: 'division by zero' });
     expect(failed.combined).toMatch(/line 2, in f\n.*ZeroDivisionError: division by zero\n$/s);
     const grown = await restored.execute('b = bytearray(300 * 2**20)');
     expect(grown.error?.type).toBe('MemoryError'); // the heap cap holds on the restored heap
-    const isolated = await restored.execute('print(sorted(k for k in globals() if not k.startswith("__")))');
+    const isolated = await restored.execute(
+      'print(sorted(k for k in globals() if not k.startswith("__")))',
+    );
     expect(isolated.combined).toBe('[]\n'); // a fresh namespace: nothing of the earlier programs
   });
 
@@ -72,7 +83,10 @@ function corruptingFactory(handles: SandboxWorkerHandle[]): () => SandboxWorkerH
     return {
       ...handle,
       endpoint: {
-        postMessage: (message: { path?: string[]; argumentList?: { value?: SandboxInit }[] }, transfer?: Transferable[]) => {
+        postMessage: (
+          message: { path?: string[]; argumentList?: { value?: SandboxInit }[] },
+          transfer?: Transferable[],
+        ) => {
           const init = message.path?.[0] === 'init' ? message.argumentList?.[0]?.value : undefined;
           if (init?.snapshot) init.snapshot = new Uint8Array(64);
           endpoint.postMessage(message, transfer);
@@ -85,16 +99,26 @@ function corruptingFactory(handles: SandboxWorkerHandle[]): () => SandboxWorkerH
 }
 
 describe('SandboxPool snapshots (Node workers)', () => {
-  it('starts spares from the first workers\' snapshot, and a spare taking over runs programs', async () => {
+  it("starts spares from the first workers' snapshot, and a spare taking over runs programs", async () => {
     // terminate only: a runaway costs the active worker, and the restored spare takes over
-    const pool = await createNodeSandboxPool({ size: 1, spares: 1, interrupts: false, timeoutMs: 500 });
+    const pool = await createNodeSandboxPool({
+      size: 1,
+      spares: 1,
+      interrupts: false,
+      timeoutMs: 500,
+    });
     try {
       await pool.whenSparesReady();
       expect(pool.lastReady()?.fromSnapshot).toBe(true);
       expect(pool.metrics().medianColdStartMs).not.toBeNull();
       expect(pool.metrics().medianRestoreStartMs).not.toBeNull();
-      expect(await pool.execute('while True:\n    pass')).toMatchObject({ observation: 'TIMEOUT', terminated: true });
-      expect((await pool.execute('import json\nprint(json.dumps({"spare": True}))')).observation).toBe('{"spare": true}\n');
+      expect(await pool.execute('while True:\n    pass')).toMatchObject({
+        observation: 'TIMEOUT',
+        terminated: true,
+      });
+      expect(
+        (await pool.execute('import json\nprint(json.dumps({"spare": True}))')).observation,
+      ).toBe('{"spare": true}\n');
       expect(pool.metrics()).toMatchObject({ terminations: 1, respawns: 1 });
     } finally {
       await pool.close();
@@ -103,7 +127,11 @@ describe('SandboxPool snapshots (Node workers)', () => {
 
   it('starts a worker cold when its restore fails, and keeps serving', async () => {
     const handles: SandboxWorkerHandle[] = [];
-    const pool = await SandboxPool.create({ size: 1, spares: 1, workerFactory: corruptingFactory(handles) });
+    const pool = await SandboxPool.create({
+      size: 1,
+      spares: 1,
+      workerFactory: corruptingFactory(handles),
+    });
     try {
       await pool.whenSparesReady();
       // the spare's restore failed ("Snapshot has invalid magic number"); it was started again, cold
@@ -118,12 +146,21 @@ describe('SandboxPool snapshots (Node workers)', () => {
 
   it('starts its first workers from a snapshot an earlier pool made, and makes none of its own', async () => {
     const made: Uint8Array[] = [];
-    const earlier = await createNodeSandboxPool({ size: 1, spares: 0, onSnapshot: (snapshot) => made.push(snapshot) });
+    const earlier = await createNodeSandboxPool({
+      size: 1,
+      spares: 0,
+      onSnapshot: (snapshot) => made.push(snapshot),
+    });
     await earlier.close();
     expect(made).toHaveLength(1);
     expect(made[0]!.byteLength).toBeGreaterThan(8 * 2 ** 20);
     const again: Uint8Array[] = [];
-    const pool = await createNodeSandboxPool({ size: 1, spares: 1, snapshot: made[0]!, onSnapshot: (snapshot) => again.push(snapshot) });
+    const pool = await createNodeSandboxPool({
+      size: 1,
+      spares: 1,
+      snapshot: made[0]!,
+      onSnapshot: (snapshot) => again.push(snapshot),
+    });
     try {
       await pool.whenSparesReady();
       expect(pool.metrics().medianColdStartMs).toBeNull(); // no cold start at all
@@ -137,7 +174,12 @@ describe('SandboxPool snapshots (Node workers)', () => {
 
   it('replaces a given snapshot that does not restore (another build, damaged) with one it makes', async () => {
     const made: Uint8Array[] = [];
-    const pool = await createNodeSandboxPool({ size: 1, spares: 1, snapshot: new Uint8Array(64), onSnapshot: (snapshot) => made.push(snapshot) });
+    const pool = await createNodeSandboxPool({
+      size: 1,
+      spares: 1,
+      snapshot: new Uint8Array(64),
+      onSnapshot: (snapshot) => made.push(snapshot),
+    });
     try {
       await pool.whenSparesReady();
       expect(made).toHaveLength(1); // the first worker, cold after the failed restore, made a new one
@@ -159,7 +201,9 @@ describe('SandboxPool snapshots (Node workers)', () => {
       expect(pool.metrics()).toMatchObject({ idle: 2, spares: 1, respawns: 0 });
       expect(pool.metrics().medianRestoreStartMs).not.toBeNull(); // the second active worker and the spare
       const start = performance.now();
-      const slept = await Promise.all([0, 1].map(() => pool.execute('import time\ntime.sleep(1)\nprint("slept")')));
+      const slept = await Promise.all(
+        [0, 1].map(() => pool.execute('import time\ntime.sleep(1)\nprint("slept")')),
+      );
       expect(slept.map((r) => r.observation)).toEqual(['slept\n', 'slept\n']);
       expect(performance.now() - start).toBeLessThan(1900); // side by side, on both active workers
     } finally {

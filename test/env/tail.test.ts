@@ -31,7 +31,12 @@ describe('quantile', () => {
   it('uses the nearest rank', () => {
     expect(quantile([5, 1, 3, 2, 4], 0.5)).toBe(3);
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
-    expect(quantile(Array.from({ length: 100 }, (_, i) => i + 1), 0.95)).toBe(95);
+    expect(
+      quantile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        0.95,
+      ),
+    ).toBe(95);
     expect(quantile([], 0.5)).toBeNull();
   });
 });

@@ -16,9 +16,21 @@ export async function serveHarness(): Promise<{ url: string; close: () => Promis
   const { tmpdir } = await import('node:os');
   const root = join(repo, 'test', 'ui', 'harness');
   const outDir = mkdtempSync(join(tmpdir(), 'ui-harness-'));
-  await build({ root, configFile: false, logLevel: 'warn', base: './', build: { outDir, emptyOutDir: true, target: 'es2022' } });
+  await build({
+    root,
+    configFile: false,
+    logLevel: 'warn',
+    base: './',
+    build: { outDir, emptyOutDir: true, target: 'es2022' },
+  });
   const server = await serveStatic({ dir: outDir, isolate: true });
-  return { url: server.url, close: async () => { await server.close(); rmSync(outDir, { recursive: true, force: true }); } };
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      rmSync(outDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -41,16 +53,26 @@ function buildPagesHarness(): Promise<string> {
       configFile: join(repo, 'vite.config.ts'),
       logLevel: 'warn',
       base: './',
-      build: { outDir, emptyOutDir: true, rollupOptions: { input: { sandbox: join(pages, 'sandbox.html'), webgpu: join(pages, 'webgpu.html') } } },
+      build: {
+        outDir,
+        emptyOutDir: true,
+        rollupOptions: {
+          input: { sandbox: join(pages, 'sandbox.html'), webgpu: join(pages, 'webgpu.html') },
+        },
+      },
     });
-    for (const name of ['tiny-llama', 'tiny-qwen2', 'tiny-qwen3']) cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), { recursive: true });
+    for (const name of ['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])
+      cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), {
+        recursive: true,
+      });
     return outDir;
   })();
   return pagesHarnessDir;
 }
 
 /** Serves the harness pages with or without COOP/COEP (`${url}sandbox.html`, `${url}webgpu.html`). */
-export function serveSandboxHarness(isolate: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+export function serveSandboxHarness(
+  isolate: boolean,
+): Promise<{ url: string; close: () => Promise<void> }> {
   return buildPagesHarness().then((dir) => serveStatic({ dir, isolate }));
 }
-

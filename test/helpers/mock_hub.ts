@@ -41,10 +41,11 @@ export async function startMockHub(options: MockHubOptions): Promise<MockHub> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -53,19 +54,30 @@ function serve(options: MockHubOptions, req: IncomingMessage, res: ServerRespons
   res.setHeader('Access-Control-Allow-Headers', 'Authorization, Range');
   res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
   if (req.method === 'OPTIONS') return void res.writeHead(204).end();
-  const match = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(decodeURI((req.url ?? '').split('?')[0] ?? ''));
+  const match = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(
+    decodeURI((req.url ?? '').split('?')[0] ?? ''),
+  );
   const fail = (status: number, code: string | null, message: string) => {
     if (code && options.errorHeaders !== false) {
       res.setHeader('X-Error-Code', code);
       res.setHeader('X-Error-Message', message);
     }
-    res.writeHead(status, { 'Content-Type': 'text/plain' }).end(req.method === 'HEAD' ? undefined : message);
+    res
+      .writeHead(status, { 'Content-Type': 'text/plain' })
+      .end(req.method === 'HEAD' ? undefined : message);
   };
   if (!match) return fail(404, null, 'not a resolve URL');
-  const [, owner, name, revision, file] = match as unknown as [string, string, string, string, string];
+  const [, owner, name, revision, file] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const repo = `${owner}/${name}`;
   const repoDir = join(options.root, owner, name);
-  if (options.gated?.includes(repo)) return fail(401, 'GatedRepo', `Access to model ${repo} is restricted.`);
+  if (options.gated?.includes(repo))
+    return fail(401, 'GatedRepo', `Access to model ${repo} is restricted.`);
   if (!existsSync(repoDir)) return fail(404, 'RepoNotFound', 'Repository not found');
   if (revision !== 'main') return fail(404, 'RevisionNotFound', `Invalid rev id: ${revision}`);
   const path = normalize(join(repoDir, file));
@@ -76,11 +88,15 @@ function serve(options: MockHubOptions, req: IncomingMessage, res: ServerRespons
   if (options.unsized?.includes(file)) {
     res.writeHead(200, { 'Content-Type': 'application/octet-stream' }); // no length: sent chunked
   } else {
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes.byteLength) });
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(bytes.byteLength),
+    });
   }
   if (req.method === 'HEAD') return void res.end();
   // Several writes, so clients see the body arrive in more than one chunk.
   const step = Math.max(1, Math.ceil(bytes.byteLength / 4));
-  for (let offset = 0; offset < bytes.byteLength; offset += step) res.write(bytes.subarray(offset, offset + step));
+  for (let offset = 0; offset < bytes.byteLength; offset += step)
+    res.write(bytes.subarray(offset, offset + step));
   res.end();
 }

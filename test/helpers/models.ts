@@ -7,7 +7,12 @@ import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 
 /** The folder of the tiny fixture models (test/fixtures/models/). */
-export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'models');
+export const fixturesDir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'fixtures',
+  'models',
+);
 
 /** Path of a tiny fixture model folder. */
 export function fixture(name: string): string {
@@ -20,7 +25,15 @@ export interface Golden {
   logits: number[][];
   temperature: number;
   next_token_logprobs: number[];
-  llama3_rope: { head_dim: number; rope_theta: number; factor: number; low_freq_factor: number; high_freq_factor: number; original_max_position_embeddings: number; inv_freq: number[] };
+  llama3_rope: {
+    head_dim: number;
+    rope_theta: number;
+    factor: number;
+    low_freq_factor: number;
+    high_freq_factor: number;
+    original_max_position_embeddings: number;
+    inv_freq: number[];
+  };
 }
 
 /** Reads a fixture's golden.json. */

@@ -14,7 +14,11 @@ export interface Wave {
 }
 
 /** `length` deterministic float32 test values, sin(i * step + seed) * scale + offset (see Wave). */
-export function filled(length: number, seed: number, { step = 0.37, scale = 2, offset = 0 }: Wave = {}): Float32Array {
+export function filled(
+  length: number,
+  seed: number,
+  { step = 0.37, scale = 2, offset = 0 }: Wave = {},
+): Float32Array {
   return Float32Array.from({ length }, (_, i) => {
     const value = Math.sin(i * step + seed) * (typeof scale === 'number' ? scale : scale(i));
     return offset === 0 ? value : value + offset;
@@ -27,7 +31,12 @@ export function bits(x: Tensor | Float32Array): number[] {
 }
 
 /** Expects |got - want| <= relative |want| + absolute at every element (absolute: a number, or one per element). */
-export function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, relative: number, absolute: number | ArrayLike<number>): void {
+export function expectClose(
+  got: ArrayLike<number>,
+  want: ArrayLike<number>,
+  relative: number,
+  absolute: number | ArrayLike<number>,
+): void {
   expect(got.length).toBe(want.length);
   for (let i = 0; i < want.length; i++) {
     const floor = typeof absolute === 'number' ? absolute : absolute[i]!;

@@ -6,5 +6,12 @@ import { filled, type Wave } from './numbers.ts';
 export function filledTensor(shape: [number, number], seed: number, wave?: Wave): tf.Tensor2D;
 export function filledTensor(shape: readonly number[], seed: number, wave?: Wave): tf.Tensor;
 export function filledTensor(shape: readonly number[], seed: number, wave?: Wave): tf.Tensor {
-  return tf.tensor(filled(shape.reduce((a, b) => a * b, 1), seed, wave), [...shape]);
+  return tf.tensor(
+    filled(
+      shape.reduce((a, b) => a * b, 1),
+      seed,
+      wave,
+    ),
+    [...shape],
+  );
 }

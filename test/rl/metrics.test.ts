@@ -60,6 +60,7 @@ describe('stepMetrics', () => {
       rewardParts: { output_match: 0, tests: 1 },
       turns: [turn(12, 'execute_code')],
       prefixBroken: true,
+      tampered: ['reads interpreter frames (sys._getframe)'],
     }),
   ];
   const { groups } = assignAdvantages(trajectories);
@@ -109,6 +110,7 @@ describe('stepMetrics', () => {
     expect([m.timeouts, m.truncations, m.prefix_breaks, m.reward_errors, m.format_errors]).toEqual([
       1, 1, 1, 1, 1,
     ]);
+    expect(m.reward_hacks).toBe(1);
     expect(m.tokens_per_s).toBe(60 / 2);
     expect([
       m.loss,

@@ -1,6 +1,12 @@
 // Custom tasks: validation that says how to fix, test splitting, and a round trip.
 import { describe, expect, it } from 'vitest';
-import { customTask, customTaskInput, customTaskProblems, customTasksProblems, splitTests } from '../../src/tasks/custom.ts';
+import {
+  customTask,
+  customTaskInput,
+  customTaskProblems,
+  customTasksProblems,
+  splitTests,
+} from '../../src/tasks/custom.ts';
 
 const problems = (input: unknown) => customTaskProblems(input, 'custom task 1');
 
@@ -11,28 +17,59 @@ describe('custom task validation', () => {
   });
 
   it('explains each problem with a fix', () => {
-    expect(problems({ prompt: '  ', expectedOutput: '5' })).toEqual([expect.stringMatching(/prompt is empty. Fix: say what the program should do/)]);
-    expect(problems({ prompt: 'p', expectedOutput: '5', tests: 'assert True' })).toEqual([expect.stringMatching(/both .* Fix: keep one/)]);
-    expect(problems({ prompt: 'p' })).toEqual([expect.stringMatching(/neither .* Fix: add the line/)]);
-    expect(problems({ prompt: 'p', expectedOutput: '1\n2' })).toEqual([expect.stringMatching(/several lines.*Fix: give just that last line/)]);
-    expect(problems({ prompt: 'x'.repeat(2001), expectedOutput: '1' })).toEqual([expect.stringMatching(/2001 characters, over the limit of 2000. Fix: shorten/)]);
-    expect(problems({ prompt: 'p', tests: 'add(2, 3) == 5' })).toEqual([expect.stringMatching(/no assert statement.*Fix/)]);
-    expect(problems({ prompt: 'p', expected: '5' })).toEqual([expect.stringMatching(/unknown field "expected". Fix: use only prompt, expectedOutput and tests/)]);
-    expect(problems({ prompt: 5, expectedOutput: '5' })).toEqual([expect.stringMatching(/prompt must be text.*Fix/)]);
+    expect(problems({ prompt: '  ', expectedOutput: '5' })).toEqual([
+      expect.stringMatching(/prompt is empty. Fix: say what the program should do/),
+    ]);
+    expect(problems({ prompt: 'p', expectedOutput: '5', tests: 'assert True' })).toEqual([
+      expect.stringMatching(/both .* Fix: keep one/),
+    ]);
+    expect(problems({ prompt: 'p' })).toEqual([
+      expect.stringMatching(/neither .* Fix: add the line/),
+    ]);
+    expect(problems({ prompt: 'p', expectedOutput: '1\n2' })).toEqual([
+      expect.stringMatching(/several lines.*Fix: give just that last line/),
+    ]);
+    expect(problems({ prompt: 'x'.repeat(2001), expectedOutput: '1' })).toEqual([
+      expect.stringMatching(/2001 characters, over the limit of 2000. Fix: shorten/),
+    ]);
+    expect(problems({ prompt: 'p', tests: 'add(2, 3) == 5' })).toEqual([
+      expect.stringMatching(/no assert statement.*Fix/),
+    ]);
+    expect(problems({ prompt: 'p', expected: '5' })).toEqual([
+      expect.stringMatching(
+        /unknown field "expected". Fix: use only prompt, expectedOutput and tests/,
+      ),
+    ]);
+    expect(problems({ prompt: 5, expectedOutput: '5' })).toEqual([
+      expect.stringMatching(/prompt must be text.*Fix/),
+    ]);
     expect(problems('Print 5')).toEqual([expect.stringMatching(/Fix: write it as/)]);
   });
 
   it('checks the list: type, count and each entry with its position', () => {
     expect(customTasksProblems({})).toEqual([expect.stringMatching(/must be a list.*Fix/)]);
-    expect(customTasksProblems(Array.from({ length: 21 }, () => ({ prompt: 'p', expectedOutput: '1' })))).toEqual([expect.stringMatching(/21 custom tasks.*Fix: remove some/)]);
-    expect(customTasksProblems([{ prompt: 'p', expectedOutput: '1' }, { prompt: '' , expectedOutput: '1' }])).toEqual([expect.stringMatching(/^custom task 2: the prompt is empty/)]);
+    expect(
+      customTasksProblems(Array.from({ length: 21 }, () => ({ prompt: 'p', expectedOutput: '1' }))),
+    ).toEqual([expect.stringMatching(/21 custom tasks.*Fix: remove some/)]);
+    expect(
+      customTasksProblems([
+        { prompt: 'p', expectedOutput: '1' },
+        { prompt: '', expectedOutput: '1' },
+      ]),
+    ).toEqual([expect.stringMatching(/^custom task 2: the prompt is empty/)]);
   });
 });
 
 describe('custom tasks', () => {
   it('splits tests into statements; indented lines continue one', () => {
-    expect(splitTests('assert f(1) == 1\n# a comment\n\nfor x in range(3):\n    assert f(x) >= 0\n\n    assert True\nassert f(0) == 0\n')).toEqual([
-      'assert f(1) == 1', 'for x in range(3):\n    assert f(x) >= 0\n    assert True', 'assert f(0) == 0',
+    expect(
+      splitTests(
+        'assert f(1) == 1\n# a comment\n\nfor x in range(3):\n    assert f(x) >= 0\n\n    assert True\nassert f(0) == 0\n',
+      ),
+    ).toEqual([
+      'assert f(1) == 1',
+      'for x in range(3):\n    assert f(x) >= 0\n    assert True',
+      'assert f(0) == 0',
     ]);
   });
 
@@ -43,7 +80,8 @@ describe('custom tasks', () => {
     ];
     const tasks = inputs.map(customTask);
     expect(tasks.map((t) => [t.id, t.expectedOutput, t.tests])).toEqual([
-      ['custom/1', '55', null], ['custom/2', null, ['assert add(2, 3) == 5', 'assert add(-1, 1) == 0']],
+      ['custom/1', '55', null],
+      ['custom/2', null, ['assert add(2, 3) == 5', 'assert add(-1, 1) == 0']],
     ]);
     expect(tasks.map(customTaskInput)).toEqual(inputs);
     expect(tasks.map(customTaskInput).map(customTask)).toEqual(tasks);

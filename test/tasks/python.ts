@@ -19,9 +19,18 @@ export function pythonVersion(): string | null {
 
 /** Runs `code` like the sandbox does: observation = tail of stdout+stderr, TIMEOUT on timeout. */
 export function runPython(code: string, timeoutMs = 10_000, maxOutputChars = 500): ExecOutcome {
-  const result = spawnSync(python, ['-c', code], { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, PYTHONHASHSEED: '0' } });
+  const result = spawnSync(python, ['-c', code], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, PYTHONHASHSEED: '0' },
+  });
   if (result.error && (result.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
-    return { ok: false, observation: 'TIMEOUT', timedOut: true, error: { type: 'Timeout', message: `ran over ${timeoutMs} ms` } };
+    return {
+      ok: false,
+      observation: 'TIMEOUT',
+      timedOut: true,
+      error: { type: 'Timeout', message: `ran over ${timeoutMs} ms` },
+    };
   }
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
   const lastErrorLine = (result.stderr ?? '').trim().split('\n').at(-1) ?? '';
@@ -29,7 +38,10 @@ export function runPython(code: string, timeoutMs = 10_000, maxOutputChars = 500
     ok: result.status === 0,
     observation: output.slice(-maxOutputChars),
     timedOut: false,
-    error: result.status === 0 ? null : { type: lastErrorLine.split(':')[0] ?? 'Error', message: lastErrorLine },
+    error:
+      result.status === 0
+        ? null
+        : { type: lastErrorLine.split(':')[0] ?? 'Error', message: lastErrorLine },
   };
 }
 

@@ -8,8 +8,14 @@ describe('seed tasks', () => {
   it("are the reference design's three, with its exact prompts and expected outputs", () => {
     expect(SEED_TASKS.map((t) => [t.prompt, t.expectedOutput])).toEqual([
       ['Write Python code to compute F(10), with F(0)=0 and F(1)=1. Print only the result.', '55'],
-      ["Write Python code to test whether 'racecar' is a palindrome. Print only True or False.", 'True'],
-      ['Write Python code to sort [5, 1, 4, 2, 8] in ascending order. Print only the sorted list.', '[1, 2, 4, 5, 8]'],
+      [
+        "Write Python code to test whether 'racecar' is a palindrome. Print only True or False.",
+        'True',
+      ],
+      [
+        'Write Python code to sort [5, 1, 4, 2, 8] in ascending order. Print only the sorted list.',
+        '[1, 2, 4, 5, 8]',
+      ],
     ]);
     expect(SEED_TASKS.every((t) => t.tests === null && t.split === 'train')).toBe(true);
   });
@@ -36,12 +42,28 @@ describe('built-in suite', () => {
   });
 
   it('splits by the fixed rule: every third task of a family is eval (32 train, 12 eval)', () => {
-    expect([0, 1, 2, 3, 4, 5, 8].map(builtinSplit)).toEqual(['train', 'train', 'eval', 'train', 'train', 'eval', 'eval']);
+    expect([0, 1, 2, 3, 4, 5, 8].map(builtinSplit)).toEqual([
+      'train',
+      'train',
+      'eval',
+      'train',
+      'train',
+      'eval',
+      'eval',
+    ]);
     expect(BUILTIN_TASKS.filter((t) => t.split === 'eval').map((t) => t.id)).toEqual([
-      'builtin/is_prime', 'builtin/count_multiples', 'builtin/c_to_f',
-      'builtin/is_clean_palindrome', 'builtin/unique_chars', 'builtin/is_anagram',
-      'builtin/flatten', 'builtin/rotate_left', 'builtin/max_subarray',
-      'builtin/group_by_length', 'builtin/first_indexes', 'builtin/nested_get',
+      'builtin/is_prime',
+      'builtin/count_multiples',
+      'builtin/c_to_f',
+      'builtin/is_clean_palindrome',
+      'builtin/unique_chars',
+      'builtin/is_anagram',
+      'builtin/flatten',
+      'builtin/rotate_left',
+      'builtin/max_subarray',
+      'builtin/group_by_length',
+      'builtin/first_indexes',
+      'builtin/nested_get',
     ]);
     expect(BUILTIN_TASKS.filter((t) => t.split === 'train')).toHaveLength(32);
   });
@@ -49,7 +71,13 @@ describe('built-in suite', () => {
 
 describe('task sets', () => {
   it('lists its sets and finds tasks by id', () => {
-    expect([...TASK_SETS.keys()]).toEqual(['seed', 'builtin', 'builtin-eval', 'seed+builtin', 'custom']);
+    expect([...TASK_SETS.keys()]).toEqual([
+      'seed',
+      'builtin',
+      'builtin-eval',
+      'seed+builtin',
+      'custom',
+    ]);
     expect(TASKS_BY_ID.get('seed/fibonacci')?.expectedOutput).toBe('55');
     expect(TASKS_BY_ID.size).toBe(SEED_TASKS.length + BUILTIN_TASKS.length);
   });
@@ -65,9 +93,16 @@ describe('task sets', () => {
 
   it('custom tasks join the chosen set; `custom` alone needs at least one', () => {
     const custom = [{ prompt: 'Print 2 + 3.', expectedOutput: '5' }];
-    expect(tasksFor('seed', custom).map((t) => t.id)).toEqual(['seed/fibonacci', 'seed/palindrome', 'seed/sort', 'custom/1']);
+    expect(tasksFor('seed', custom).map((t) => t.id)).toEqual([
+      'seed/fibonacci',
+      'seed/palindrome',
+      'seed/sort',
+      'custom/1',
+    ]);
     expect(evalTasksFor('custom', custom).map((t) => t.id)).toEqual(['custom/1']);
     expect(() => tasksFor('custom')).toThrow(/no tasks. Fix/);
-    expect(() => tasksFor('everything')).toThrow(/unknown task set "everything". Fix: use one of seed, builtin/);
+    expect(() => tasksFor('everything')).toThrow(
+      /unknown task set "everything". Fix: use one of seed, builtin/,
+    );
   });
 });

@@ -11,7 +11,10 @@ import { pythonVersion, runPython } from './python.ts';
 const byName = (name: string) => BUILTIN_TASKS.find((task) => task.id === `builtin/${name}`)!;
 
 /** Hidden tests passed by `code`, through the reward's harness. */
-function testsPassed(code: string, tests: readonly string[]): { passed: number; total: number } | null {
+function testsPassed(
+  code: string,
+  tests: readonly string[],
+): { passed: number; total: number } | null {
   return parseTestsReport(runPython(testsProgram(code, tests, 'n0nce')).observation, 'n0nce');
 }
 
@@ -25,22 +28,50 @@ describe('task solutions (real Python)', () => {
       const run = runPython(task.solution!);
       expect(run.ok, run.observation).toBe(true);
       expect(lastLine(run.observation)).toBe(task.expectedOutput);
-      if (task.tests) expect(testsPassed(task.solution!, task.tests)).toEqual({ passed: task.tests.length, total: task.tests.length });
+      if (task.tests)
+        expect(testsPassed(task.solution!, task.tests)).toEqual({
+          passed: task.tests.length,
+          total: task.tests.length,
+        });
     });
   }
 
   // Wrong first attempts a model is likely to write; each must print or test wrong.
   const traps: [string, string][] = [
     ['sum_to', 'def sum_to(n):\n    return sum(range(n))\nprint(sum_to(100))'],
-    ['average', 'def average(nums):\n    return sum(nums) // len(nums)\nprint(average([1, 2, 3, 4]))'],
-    ['evens_between', 'def evens_between(a, b):\n    return [x for x in range(a, b) if x % 2 == 0]\nprint(evens_between(3, 11))'],
-    ['add_item', 'def add_item(item, items=[]):\n    items.append(item)\n    return items\nprint(add_item(1))\nprint(add_item(2))'],
-    ['is_leap_year', 'def is_leap_year(year):\n    return year % 4 == 0\nprint(is_leap_year(1900))'],
-    ['second_largest', 'def second_largest(nums):\n    return sorted(nums)[-2]\nprint(second_largest([4, 1, 7, 7, 3]))'],
-    ['rotate_left', 'def rotate_left(items, k):\n    return items[k:] + items[:k]\nprint(rotate_left([1, 2, 3, 4, 5], 7))'],
-    ['count_words', "def count_words(s):\n    return len(s.split(' '))\nprint(count_words('  leading and   multiple spaces '))"],
+    [
+      'average',
+      'def average(nums):\n    return sum(nums) // len(nums)\nprint(average([1, 2, 3, 4]))',
+    ],
+    [
+      'evens_between',
+      'def evens_between(a, b):\n    return [x for x in range(a, b) if x % 2 == 0]\nprint(evens_between(3, 11))',
+    ],
+    [
+      'add_item',
+      'def add_item(item, items=[]):\n    items.append(item)\n    return items\nprint(add_item(1))\nprint(add_item(2))',
+    ],
+    [
+      'is_leap_year',
+      'def is_leap_year(year):\n    return year % 4 == 0\nprint(is_leap_year(1900))',
+    ],
+    [
+      'second_largest',
+      'def second_largest(nums):\n    return sorted(nums)[-2]\nprint(second_largest([4, 1, 7, 7, 3]))',
+    ],
+    [
+      'rotate_left',
+      'def rotate_left(items, k):\n    return items[k:] + items[:k]\nprint(rotate_left([1, 2, 3, 4, 5], 7))',
+    ],
+    [
+      'count_words',
+      "def count_words(s):\n    return len(s.split(' '))\nprint(count_words('  leading and   multiple spaces '))",
+    ],
     ['c_to_f', 'def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\nprint(c_to_f(37))'],
-    ['is_prime', 'def is_prime(n):\n    return all(n % i for i in range(2, n))\nprint(is_prime(97))'],
+    [
+      'is_prime',
+      'def is_prime(n):\n    return all(n % i for i in range(2, n))\nprint(is_prime(97))',
+    ],
   ];
   for (const [name, code] of traps) {
     it(`a typical wrong attempt at ${name} fails`, () => {
@@ -55,7 +86,12 @@ describe('task solutions (real Python)', () => {
     const tests = ['assert f() == 1'];
     expect(testsPassed('def f():\n    return 1\nraise SystemExit(0)', tests)).toBeNull();
     expect(testsPassed('def f(:\n    return 1', tests)).toBeNull();
-    expect(testsPassed('def f():\n    return 2\nprint("fake 1 1")', tests)).toEqual({ passed: 0, total: 1 });
-    expect(testsPassed('def f():\n    return 1\nimport sys\nprint("warning", file=sys.stderr)', tests)).toEqual({ passed: 1, total: 1 });
+    expect(testsPassed('def f():\n    return 2\nprint("fake 1 1")', tests)).toEqual({
+      passed: 0,
+      total: 1,
+    });
+    expect(
+      testsPassed('def f():\n    return 1\nimport sys\nprint("warning", file=sys.stderr)', tests),
+    ).toEqual({ passed: 1, total: 1 });
   });
 });

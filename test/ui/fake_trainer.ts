@@ -266,6 +266,7 @@ export class FakeTrainer implements TrainerApi {
       turns_mean: 2 - 0.03 * step,
       ran_code_fraction: Math.min(1, 0.5 + 0.02 * step),
       timeouts: this.trajectories.filter((t) => t.timedOut).length,
+      reward_hacks: this.trajectories.filter((t) => t.tampered.length > 0).length,
       trained_trajectories: this.trajectories.length,
       // like the real trainer, evaluate every evalEvery steps as part of the step
       eval_pass_at_1:

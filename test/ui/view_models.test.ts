@@ -106,6 +106,20 @@ describe('trajectory viewer model', () => {
     expect(outcomeBadges(records[3]!).map((b) => b.label)).toEqual(['failed', 'timeout']);
   });
 
+  it('badges and filters tampered episodes, saying what was seen', () => {
+    const hacked = {
+      ...records[2]!,
+      tampered: ['redefines builtin exec', 'exits before its tests'],
+    };
+    const badges = outcomeBadges(hacked);
+    expect(badges.map((b) => b.label)).toEqual(['failed', 'tampered']);
+    expect(badges[1]!.detail).toBe(
+      'reward hacking: redefines builtin exec; exits before its tests',
+    );
+    expect(filterSamples([records[0]!, hacked, records[1]!], 'tampered')).toEqual([hacked]);
+    expect(filterSamples(records, 'tampered')).toEqual([]);
+  });
+
   it('splits turns into generated tokens (mask 1) and shown tokens (mask 0)', () => {
     const { trajectory, tokenTexts } = trajectories[1]!;
     const exact = turnViews(trajectory, tokenTexts);

@@ -23,8 +23,18 @@ export function builtinSplit(position: number): 'train' | 'eval' {
 
 /** Every built-in task, both splits. */
 export const BUILTIN_TASKS: readonly Task[] = [...BUILTIN_FAMILIES].flatMap(([family, specs]) =>
-  specs.map((spec, position): Task => ({
-    id: `builtin/${spec.name}`, source: 'builtin', prompt: spec.prompt, expectedOutput: spec.expectedOutput,
-    tests: [...spec.tests], family, kind: spec.kind, difficulty: spec.difficulty,
-    split: builtinSplit(position), solution: spec.solution,
-  })));
+  specs.map(
+    (spec, position): Task => ({
+      id: `builtin/${spec.name}`,
+      source: 'builtin',
+      prompt: spec.prompt,
+      expectedOutput: spec.expectedOutput,
+      tests: [...spec.tests],
+      family,
+      kind: spec.kind,
+      difficulty: spec.difficulty,
+      split: builtinSplit(position),
+      solution: spec.solution,
+    }),
+  ),
+);

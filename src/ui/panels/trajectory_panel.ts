@@ -1,7 +1,7 @@
 // The trajectory viewer: for one prompt of a step, its G samples side by side; each turn's
 // generated text (action mask 1: what the update trains, tinted by the sign of the advantage), the
 // sandbox's output or traceback (mask 0: shown to the model, never trained), the final answer,
-// reward and advantage. Filters: failures, timeouts, best, worst.
+// reward and advantage. Filters: failures, timeouts, tampered (reward hacking), best, worst.
 import type { Trajectory } from '../../rl/types.ts';
 import { h, replace } from './dom.ts';
 import { formatSigned, formatValue } from '../state/format.ts';
@@ -50,7 +50,7 @@ function sampleCard(t: Trajectory, record: StepRecord): HTMLElement {
       null,
       h('span', { class: 'num' }, `#${t.sampleIndex + 1}`),
       ...(scored ? outcomeBadges(t) : []).map((b) =>
-        h('span', { class: `badge ${b.tone}` }, b.label),
+        h('span', { class: `badge ${b.tone}`, title: b.detail ?? null }, b.label),
       ),
       h(
         'span',

@@ -4,7 +4,14 @@
 import type { Trajectory, Turn } from '../../rl/types.ts';
 
 /** The viewer's filters. */
-export const TRAJECTORY_FILTERS = ['all', 'failures', 'timeouts', 'best', 'worst'] as const;
+export const TRAJECTORY_FILTERS = [
+  'all',
+  'failures',
+  'timeouts',
+  'tampered',
+  'best',
+  'worst',
+] as const;
 /** One of TRAJECTORY_FILTERS. */
 export type TrajectoryFilter = (typeof TRAJECTORY_FILTERS)[number];
 
@@ -47,6 +54,8 @@ export function filterSamples(
       return samples.filter((t) => !t.passed);
     case 'timeouts':
       return samples.filter((t) => t.timedOut);
+    case 'tampered':
+      return samples.filter((t) => t.tampered.length > 0);
     case 'best':
     case 'worst': {
       if (samples.length === 0) return [];
@@ -58,12 +67,24 @@ export function filterSamples(
   }
 }
 
+/** One label for how an episode went; `detail` is shown on hover. */
+export interface OutcomeBadge {
+  label: string;
+  tone: 'good' | 'bad' | 'warn' | 'info';
+  detail?: string;
+}
+
 /** Short labels for how an episode went, most important first. */
-export function outcomeBadges(
-  t: Trajectory,
-): { label: string; tone: 'good' | 'bad' | 'warn' | 'info' }[] {
-  const badges: { label: string; tone: 'good' | 'bad' | 'warn' | 'info' }[] = [];
+export function outcomeBadges(t: Trajectory): OutcomeBadge[] {
+  const badges: OutcomeBadge[] = [];
   badges.push(t.passed ? { label: 'passed', tone: 'good' } : { label: 'failed', tone: 'bad' });
+  if (t.tampered.length > 0) {
+    badges.push({
+      label: 'tampered',
+      tone: 'bad',
+      detail: `reward hacking: ${t.tampered.join('; ')}`,
+    });
+  }
   if (t.timedOut) badges.push({ label: 'timeout', tone: 'bad' });
   if (t.truncated) badges.push({ label: 'truncated', tone: 'warn' });
   const formatErrors = t.turns.filter((turn) => turn.action.type === 'format_error').length;

@@ -1,0 +1,380 @@
+// The judge's Python half (docs/sandbox.md "The judge"): `_make_judge(control)` builds three
+// closures, `begin(code, max_output, max_capture)`, `test(kind, text)` and `finish()`, that the
+// worker (runner.ts) calls through Pyodide's API: the program once, then one call per hidden test,
+// then the clean-up. The closures are handed to JavaScript and kept in no global, module or cache,
+// so a program reaches them only through interpreter frames, which the audit hook refuses to
+// program code while it records (lockdown_py.ts). Everything they use is bound at creation
+// (builtins included), and before every test they put back the pristine builtins, the baseline
+// module dicts, the harness's own globals, sys.modules, the import hooks, the streams and the
+// trace hooks. A test's result is the call's return value, never output the program can write.
+// A value test evaluates only its expression and returns it as plain data (exact types); the
+// comparison with the expected value happens in JavaScript (src/env/plain_value.ts).
+//
+// Tampering (a changed builtin, a callable shadowing a builtin, replaced streams or hooks, edited
+// sys.modules, monkeypatched stdlib callables, an exit before the tests, a non-plain result) is
+// noted through `control.note` and returned to JavaScript with every call.
+
+/** Defines `_make_judge(control) -> (begin, test, finish)`; part of the harness (see runner.ts). */
+export const JUDGE_SOURCE = String.raw`
+def _make_judge(control):
+    import atexit, builtins, collections, gc, operator, signal, sys, types
+    note, take, start, stop = control['note'], control['take'], control['start'], control['stop']
+    B = _Baseline
+    # Private copies of the baseline: a program that reaches _Baseline (or calls _snapshot) cannot move them.
+    pristine_dicts = list(B.dicts)
+    pristine_modules = dict(B.modules)
+    pristine_meta_path = list(B.meta_path)
+    pristine_path_hooks = list(B.path_hooks)
+    pristine_path = list(B.path)
+    baseline_attrs = [(name, value) for name, value in vars(B).items() if not name.startswith('__')]
+    bdict = builtins.__dict__
+    bkeys = tuple(bdict.keys())
+    bvalues = tuple(bdict.values())
+    builtin_names = frozenset(bkeys)
+    module_names = {}
+    for name, mod in pristine_modules.items():
+        d = getattr(mod, '__dict__', None)
+        if type(d) is dict and id(d) not in module_names:
+            module_names[id(d)] = name
+    module_names[id(globals())] = 'the sandbox harness'
+    module_names[id(bdict)] = 'builtins'
+    # Every object a baseline module holds: a shadowing name bound to one of them is an import, not a fake.
+    stdlib_ids = frozenset(id(v) for d, keys, values in pristine_dicts for v in values)
+    pristine_types = frozenset(id(v) for d, keys, values in pristine_dicts for v in values if isinstance(v, type))
+    # Bound now, so nothing the program rebinds later changes what these closures call.
+    type_, id_, len_, str_, repr_, callable_, isinstance_, issubclass_ = type, id, len, str, repr, callable, isinstance, issubclass
+    list_, tuple_, dict_, set_, frozenset_, int_, float_, bool_, object_, zip_, any_, map_ = list, tuple, dict, set, frozenset, int, float, bool, object, zip, any, map
+    compile_, eval_, exec_, format_, next_, range_, getattr_, setattr_ = compile, eval, exec, format, next, range, getattr, setattr
+    BaseException_, Exception_, SystemExit_, KeyboardInterrupt_, RecursionError_ = BaseException, Exception, SystemExit, KeyboardInterrupt, RecursionError
+    is_not = operator.is_not
+    float_repr = float.__repr__
+    dict_items = dict.items
+    type_name = type.__dict__['__name__'].__get__
+    type_mro = type.__dict__['__mro__'].__get__
+    type_bases = type.__dict__['__bases__'].__get__
+    type_dict = type.__dict__['__dict__'].__get__
+    MISSING = object()
+    Output, Input, tails, combined = _Output, _Input, _tails, _combined
+    modules = sys.modules
+    meta_path, path_hooks, sys_path = sys.meta_path, sys.path_hooks, sys.path
+    atexit_count, atexit_clear = atexit._ncallbacks, atexit._clear
+    gc_callbacks, gc_collect = gc.callbacks, gc.collect
+    settrace, setprofile, gettrace, getprofile = sys.settrace, sys.setprofile, sys.gettrace, sys.getprofile
+    monitoring = getattr(sys, 'monitoring', None)
+    getsignal, default_int = signal.getsignal, signal.default_int_handler
+    linecache_cache = sys.modules['linecache'].cache
+    plain_dicts = (collections.Counter, collections.OrderedDict, collections.defaultdict)
+    plain_bases = (int, float, str, list, tuple, dict, set, frozenset)
+    SUSPECT = ('__eq__', '__ne__', '__class__', '__getattribute__', '__getattr__', '__hash__')
+    STREAM_KEYS = ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__')
+    HOOK_KEYS = ('excepthook', 'displayhook', 'unraisablehook', 'breakpointhook')
+    MAX_DEPTH = 100
+    run = {'main': None, 'streams': None, 'sys': None}
+
+    def set_streams():
+        streams = run['streams']
+        if streams is None:
+            return
+        sys.stdout, sys.stderr, sys.stdin = streams
+        sys.__stdout__, sys.__stderr__, sys.__stdin__ = streams
+
+    def changed(d, keys, values):
+        return len_(d) != len_(keys) or any_(map_(is_not, d.values(), values)) or any_(map_(is_not, d.keys(), keys))
+
+    def put_back(d, keys, values):
+        wanted = set_(keys)
+        for key in [k for k in d if k not in wanted]:
+            d.pop(key, None)
+        for key, value in zip_(keys, values):
+            if d.get(key, MISSING) is not value:
+                d[key] = value
+        if any_(map_(is_not, d.keys(), keys)):
+            d.clear()
+            d.update(zip_(keys, values))
+
+    def check_dict(d, keys, values):
+        """Notes a replaced or removed callable of a baseline module (new keys are not tampering)."""
+        name = module_names.get(id_(d), '?')
+        for key, value in zip_(keys, values):
+            now = d.get(key, MISSING)
+            if now is value:
+                continue
+            if d is bdict:
+                note('redefines builtin ' + str_(key))
+            elif name == 'the sandbox harness':
+                note('modifies the sandbox harness')
+                return
+            elif name == 'sys':
+                if key in STREAM_KEYS:
+                    note('replaces sys.' + key.strip('_'))
+                elif key in HOOK_KEYS:
+                    note('replaces sys.' + key)
+                elif callable_(value):
+                    note('monkeypatches sys.' + str_(key))
+            elif callable_(value):
+                note('monkeypatches ' + name + '.' + str_(key))
+        if d is bdict and len_(d) != len_(keys):
+            for key in d:
+                if key not in builtin_names:
+                    note('adds builtin ' + str_(key))
+
+    harness_dict = globals()
+    light_dicts = [entry for entry in pristine_dicts if entry[0] is bdict or entry[0] is harness_dict or entry[0] is sys.__dict__]
+    module_keys = tuple(pristine_modules.keys())
+    module_values = tuple(pristine_modules.values())
+
+    def expected(entry):
+        """The state a dict must be in: sys's includes the streams this judgement installed."""
+        sys_state = run['sys']
+        if sys_state is not None and entry[0] is sys_state[0]:
+            return sys_state
+        return entry
+
+    def check(full, fix):
+        """Notes every kind of tampering visible now; with fix, puts the dicts it checks back.
+        Light (every test): builtins, sys, the harness, sys.modules, hooks, the program's shadows.
+        Full (after the program, after statement tests, at the end): every baseline module too."""
+        for entry in (pristine_dicts if full else light_dicts):
+            d, keys, values = expected(entry)
+            if changed(d, keys, values):
+                check_dict(d, keys, values)
+                if fix:
+                    put_back(d, keys, values)
+        if changed(bdict, bkeys, bvalues):
+            check_dict(bdict, bkeys, bvalues)
+            if fix:
+                put_back(bdict, bkeys, bvalues)
+        if len_(modules) < len_(module_keys) or any_(map_(is_not, map_(modules.get, module_keys), module_values)):
+            for name, mod in zip_(module_keys, module_values):
+                if modules.get(name, MISSING) is not mod and name != '__main__':
+                    note('edits sys.modules (' + str_(name) + ')')
+                if fix:
+                    modules[name] = mod
+        if len_(meta_path) != len_(pristine_meta_path) or any_(map_(is_not, meta_path, pristine_meta_path)):
+            note('installs an import hook (sys.meta_path)')
+        if len_(path_hooks) != len_(pristine_path_hooks) or any_(map_(is_not, path_hooks, pristine_path_hooks)):
+            note('installs an import hook (sys.path_hooks)')
+        main = run['main']
+        if main is not None:
+            g = main.__dict__
+            if g.get('__builtins__', builtins) is not builtins:
+                note('replaces __builtins__')
+            for name in builtin_names.intersection(g.keys()):
+                value = g.get(name, MISSING)
+                if value is not MISSING and callable_(value) and id_(value) not in stdlib_ids:
+                    note('redefines builtin ' + str_(name))
+        if gettrace() is not None:
+            note('sets a trace function (sys.settrace)')
+        if getprofile() is not None:
+            note('sets a profile function (sys.setprofile)')
+        if monitoring is not None:
+            for tool in range_(6):
+                if monitoring.get_tool(tool) is not None:
+                    note('uses sys.monitoring')
+        if atexit_count():
+            note('registers an atexit handler')
+        if gc_callbacks:
+            note('uses gc introspection (gc.callbacks)')
+        if getsignal(signal.SIGINT) is not default_int:
+            note('replaces the SIGINT handler')
+        if fix:
+            guard()
+
+    def guard():
+        """Puts back the hooks, the import machinery and the streams a test relies on."""
+        settrace(None)
+        setprofile(None)
+        if monitoring is not None:
+            for tool in range_(6):
+                if monitoring.get_tool(tool) is not None:
+                    monitoring.clear_tool_id(tool)
+                    monitoring.free_tool_id(tool)
+        main = run['main']
+        if main is not None:
+            modules['__main__'] = main
+            main.__dict__['__builtins__'] = builtins
+        if len_(meta_path) != len_(pristine_meta_path) or any_(map_(is_not, meta_path, pristine_meta_path)):
+            meta_path[:] = pristine_meta_path
+        if len_(path_hooks) != len_(pristine_path_hooks) or any_(map_(is_not, path_hooks, pristine_path_hooks)):
+            path_hooks[:] = pristine_path_hooks
+        if len_(sys_path) != len_(pristine_path) or any_(map_(is_not, sys_path, pristine_path)):
+            sys_path[:] = pristine_path
+        set_streams()
+        linecache_cache.pop('main.py', None)
+        if getsignal(signal.SIGINT) is not default_int:
+            signal.signal(signal.SIGINT, default_int)
+
+    def reasons():
+        return list_(take())
+
+    def begin(code, max_output, max_capture):
+        run['sys'] = None
+        guard()
+        combined.cap = max_output
+        combined.clear()
+        for tail in tails.values():
+            tail.cap = max_capture
+            tail.clear()
+        take()
+        main = types.ModuleType('__main__')
+        run['main'] = main
+        run['streams'] = (Output('stdout', 1), Output('stderr', 2), Input())
+        set_streams()
+        sd = sys.__dict__
+        run['sys'] = (sd, tuple_(sd.keys()), tuple_(sd.values()))
+        main.__dict__.update(__file__='main.py', __builtins__=builtins, __cached__=None)
+        modules['__main__'] = main
+        linecache_cache.pop('main.py', None)
+        ok, error_type, error, interrupted = False, None, None, False
+        start()
+        try:
+            try:
+                exec_(compile_(code, 'main.py', 'exec', dont_inherit=True), main.__dict__)
+                ok = True
+            except SystemExit_:
+                note('exits before its tests (SystemExit)')
+                error_type = 'SystemExit'
+            except KeyboardInterrupt_:
+                raise
+            except BaseException_ as exc:
+                error_type = type_name(type_(exc))
+                error = exc
+            check(True, True)
+            check(False, True)
+        except KeyboardInterrupt_:
+            ok, error_type, interrupted = False, 'KeyboardInterrupt', True
+        finally:
+            stop()
+        guard()
+        if error is not None:
+            try:
+                _on_error(error, {})
+            except BaseException_:
+                pass
+            error = None
+        return [ok, error_type, interrupted, reasons()]
+
+    class NonPlain(Exception_):
+        pass
+
+    def suspect(t):
+        """Whether a type is made to pass for plain data: a subclass of one, or custom equality or class."""
+        if id_(t) in pristine_types:
+            return None
+        if issubclass_(t, plain_bases):
+            return 'a subclass of ' + type_name(next_(b for b in plain_bases if issubclass_(t, b)))
+        for klass in type_mro(t):
+            if id_(klass) in pristine_types:
+                continue
+            own = type_dict(klass)
+            for name in SUSPECT:
+                if name in own:
+                    return 'custom ' + name
+        if id_(type_(t)) not in pristine_types:
+            return 'a custom metaclass'
+        return None
+
+    def namedtuple_like(t):
+        if type_(t) is not type or type_bases(t) != (tuple,):
+            return False
+        own = type_dict(t)
+        return '_fields' in own and not any_(name in own for name in SUSPECT + ('__iter__', '__len__', '__getitem__'))
+
+    def plain(x, depth):
+        if depth > MAX_DEPTH:
+            raise NonPlain('nested deeper than ' + str_(MAX_DEPTH), None)
+        t = type_(x)
+        if t is str:
+            return ['s', x]
+        if t is bool:
+            return ['b', x]
+        if x is None:
+            return ['n']
+        if t is int:
+            return ['i', format_(x, 'x')]
+        if t is float:
+            return ['f', float_repr(x)]
+        if t is list:
+            return ['l', [plain(item, depth + 1) for item in list_.__iter__(x)]]
+        if t is tuple or namedtuple_like(t):
+            return ['t', [plain(item, depth + 1) for item in tuple_.__iter__(x)]]
+        if t is dict or t is plain_dicts[0] or t is plain_dicts[1] or t is plain_dicts[2]:
+            return ['d', [[plain(k, depth + 1), plain(v, depth + 1)] for k, v in dict_items(x)]]
+        if t is set or t is frozenset:
+            return ['S', [plain(item, depth + 1) for item in (set_.__iter__(x) if t is set else frozenset_.__iter__(x))]]
+        raise NonPlain(type_name(t), suspect(t))
+
+    def test(kind, text):
+        main = run['main']
+        result = None
+        start()
+        try:
+            check(False, True)
+            try:
+                code = compile_(text, '<test>', 'eval' if kind == 'value' else 'exec', dont_inherit=True)
+                text = None
+                # The test's own names resolve in a copy of the program's namespace whose builtins
+                # are a fresh pristine copy: a builtin the program patches for a moment (and puts
+                # back) is not what the test calls, and names the test binds stay out of __main__.
+                space = dict_(main.__dict__)
+                space['__builtins__'] = dict_(zip_(bkeys, bvalues))
+                if kind == 'value':
+                    value = eval_(code, space)
+                    code = None
+                    try:
+                        result = ['value', plain(value, 0)]
+                    except NonPlain as bad:
+                        name, why = bad.args
+                        if why is not None:
+                            note('returns a value that is not plain data (' + name + ', ' + why + ')')
+                        result = ['error', 'not plain data: ' + name]
+                    except RecursionError_:
+                        result = ['error', 'not plain data: nested too deeply']
+                    value = None
+                else:
+                    exec_(code, space)
+                    code = None
+                    result = ['pass']
+                space = None
+            except SystemExit_:
+                note('exits during a test (SystemExit)')
+                result = ['error', 'SystemExit']
+            except KeyboardInterrupt_:
+                raise
+            except BaseException_ as exc:
+                result = ['error', type_name(type_(exc))]
+            # A statement can call into the stdlib, which the program may have patched for the
+            # moment: check every module then. A value test's result is compared outside Python.
+            check(kind != 'value', True)
+        finally:
+            stop()
+        result.append(reasons())
+        return result
+
+    def finish():
+        main = run['main']
+        start()
+        try:
+            if main is not None:
+                main.__dict__.clear()
+            gc_collect(0)
+            check(True, True)
+        finally:
+            stop()
+            run['main'] = None
+        for name, value in baseline_attrs:
+            if getattr_(B, name, MISSING) is not value:
+                note('modifies the sandbox harness')
+                setattr_(B, name, value)
+        found = reasons()
+        tainted = len_(found) > 0
+        try:
+            _restore(False)
+        except BaseException_:
+            tainted = True
+        text = combined.text()
+        return [found, tainted, text, tails['stdout'].text(), tails['stderr'].text(),
+                combined.total > len_(text) or any_(t.total > t.cap for t in tails.values())]
+
+    return {'begin': begin, 'test': test, 'finish': finish}
+`;

@@ -1,0 +1,167 @@
+// The runner's dealings with the pinned Pyodide's internals, apart from the runner's flow: the
+// Emscripten objects it reaches, the heap cap, the sleep device, raising a Python error from a
+// JavaScript callback, converting a Python result, and the memory snapshot.
+import type { loadPyodide } from 'pyodide';
+import type { EmscriptenFs, EmscriptenMemfs } from './fs_guard.ts';
+import { SLEEP_DEVICE } from './harness_py.ts';
+import type { RawExecution } from './types.ts';
+
+type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
+
+/**
+ * Emscripten internals of the pinned Pyodide that the runner needs (not part of its public API).
+ */
+export interface EmscriptenInternals {
+  memory: WebAssembly.Memory;
+  FS: EmscriptenFs & {
+    makedev(major: number, minor: number): number;
+    registerDevice(
+      dev: number,
+      ops: {
+        write: (stream: unknown, buffer: Uint8Array, offset: number, length: number) => number;
+      },
+    ): void;
+    mkdev(path: string, dev: number): unknown;
+  };
+  MEMFS: EmscriptenMemfs;
+  SOCKFS: { createSocket: (...args: unknown[]) => unknown };
+  ERRNO_CODES: Record<string, number>;
+  HEAPU32: Uint32Array;
+  _PyExc_RuntimeError: number | { value: number };
+  _PyErr_SetString(type: number, message: number): void;
+  _PropagatePythonError: new () => Error;
+  stringToNewUTF8(text: string): number;
+  _free(pointer: number): void;
+}
+
+/** A Python object returned to JavaScript (a PyProxy), converted to plain JS and dropped. */
+interface PyResult {
+  toJs(options: { create_pyproxies: boolean; dict_converter?: unknown }): unknown;
+  destroy(): void;
+}
+
+/** Converts a Python result of plain lists, strings, bools and None to JS, and frees the proxy. */
+export function plainResult(value: unknown): unknown[] {
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    typeof (value as PyResult).toJs !== 'function'
+  ) {
+    throw new Error('the judge returned something that is not a Python list');
+  }
+  const proxy = value as PyResult;
+  try {
+    const converted = proxy.toJs({ create_pyproxies: false });
+    if (!Array.isArray(converted))
+      throw new Error('the judge returned something that is not a list');
+    return converted;
+  } finally {
+    proxy.destroy();
+  }
+}
+
+/**
+ * A memory snapshot of a Pyodide loaded with `_makeSnapshot`, or null where this version cannot
+ * make one.
+ */
+export function memorySnapshot(pyodide: Pyodide): Uint8Array | null {
+  try {
+    return (
+      (pyodide as unknown as { makeMemorySnapshot?: () => Uint8Array }).makeMemorySnapshot?.() ??
+      null
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Growth of the wasm heap past the cap fails, so Python raises MemoryError instead of eating the
+ * tab.
+ */
+export function capMemory(memory: WebAssembly.Memory, capBytes: number): void {
+  const grow = memory.grow.bind(memory);
+  memory.grow = (deltaPages: number): number => {
+    if (memory.buffer.byteLength + deltaPages * 65536 > capBytes)
+      throw new RangeError('sandbox memory cap reached');
+    return grow(deltaPages);
+  };
+}
+
+/**
+ * time.sleep writes the seconds to this device; the write blocks on the interrupt cell, so the
+ * deadline's notify wakes it at once. Without SharedArrayBuffer it spins and terminate stops it.
+ */
+export function installSleepDevice(
+  internals: EmscriptenInternals,
+  interrupt: () => Int32Array | null,
+): void {
+  const fs = internals.FS;
+  const device = fs.makedev(64, 0);
+  fs.registerDevice(device, {
+    write: (_stream, buffer, offset, length) => {
+      const text = String.fromCharCode(...buffer.subarray(offset, offset + Math.min(length, 32)));
+      const seconds = Number(text);
+      const ms = Number.isFinite(seconds) ? Math.min(Math.max(seconds * 1000, 0), 1000) : 0;
+      // A JS exception here would unwind through the interpreter and kill it: never throw.
+      try {
+        const cell = interrupt();
+        if (cell) {
+          Atomics.wait(cell, 0, 0, ms);
+        } else {
+          const end = performance.now() + ms;
+          while (performance.now() < end) {
+            /* no SharedArrayBuffer to wait on */
+          }
+        }
+      } catch {
+        /* Atomics.wait refused: return early, the Python loop tries again */
+      }
+      return length;
+    },
+  });
+  fs.mkdev(SLEEP_DEVICE, device);
+}
+
+/**
+ * Sets a Python RuntimeError and unwinds to Pyodide's C caller without creating any JS object the
+ * program could receive (Pyodide's `_PropagatePythonError` protocol).
+ */
+export function raisePythonError(internals: EmscriptenInternals, message: string): never {
+  const address = internals._PyExc_RuntimeError;
+  const typePointer =
+    internals.HEAPU32[(typeof address === 'number' ? address : address.value) >>> 2]!;
+  const text = internals.stringToNewUTF8(message);
+  internals._PyErr_SetString(typePointer, text);
+  internals._free(text);
+  throw new internals._PropagatePythonError();
+}
+
+/**
+ * The runtime is gone: report it as the exception CPython would have raised where we can tell.
+ * What the program printed lived in the dead interpreter; Pyodide's own crash dump is noise to
+ * the learner, so the observation is the one line.
+ */
+export function fatalExecution(cause: string, maxOutputChars: number): RawExecution {
+  const overflow = /Maximum call stack size exceeded|too much recursion/i.test(cause);
+  const error = overflow
+    ? { type: 'RecursionError', message: 'maximum recursion depth exceeded' }
+    : {
+        type: 'SandboxCrash',
+        message: `the Python runtime crashed and was replaced: ${cause.split('\n').find((line) => line.trim()) ?? 'unknown cause'}`,
+      };
+  const line = `${error.type}: ${error.message}\n`;
+  return {
+    ok: false,
+    error,
+    combined: line.slice(-maxOutputChars),
+    stdout: '',
+    stderr: line,
+    truncated: false,
+    interrupted: false,
+    fatal: true,
+    tainted: true,
+    memoryBytes: 0,
+    filesRemoved: 0,
+  };
+}
