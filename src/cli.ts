@@ -14,6 +14,8 @@ const commands: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./cli/eval_command.ts')).evalCommand,
   bench: async () => (await import('./cli/bench_command.ts')).benchCommand,
   score: async () => (await import('./cli/score_command.ts')).scoreCommand,
+  'make-shape-model': async () =>
+    (await import('./cli/shape_model_command.ts')).makeShapeModelCommand,
 };
 
 async function main(): Promise<void> {

@@ -16,22 +16,28 @@ export function floatToBf16Bits(value: number): number {
   return ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) & 0xffff;
 }
 
-/** Serializes tensors (in the given order) with optional string metadata. */
-export function writeSafetensors(
-  tensors: readonly TensorToWrite[],
-  dtype: 'F32' | 'BF16' = 'F32',
+/** A tensor's name and shape, for a header written before its data (streamed writes). */
+export interface TensorLayout {
+  name: string;
+  shape: number[];
+}
+
+/**
+ * The encoded header of a safetensors file holding `tensors` (in this order) all of `dtype`: the
+ * JSON padded with spaces to a multiple of 8 bytes, so the data section is aligned. Returns the
+ * header bytes (without the 8-byte length prefix) and the data section's byte length.
+ */
+export function safetensorsHeader(
+  tensors: readonly TensorLayout[],
+  dtype: 'F32' | 'BF16',
   metadata?: Record<string, string>,
-): Uint8Array {
+): { header: Uint8Array; dataBytes: number } {
   const width = dtype === 'F32' ? 4 : 2;
   const header: Record<string, unknown> = {};
   if (metadata) header.__metadata__ = metadata;
   let offset = 0;
   for (const tensor of tensors) {
     const size = tensor.shape.reduce((a, b) => a * b, 1);
-    if (size !== tensor.data.length)
-      throw new Error(
-        `tensor ${tensor.name}: ${tensor.data.length} values for shape [${tensor.shape.join(', ')}]`,
-      );
     if (tensor.name in header) throw new Error(`tensor ${tensor.name} appears twice`);
     header[tensor.name] = {
       dtype,
@@ -40,11 +46,39 @@ export function writeSafetensors(
     };
     offset += size * width;
   }
-  // Pad the header with spaces to a multiple of 8 bytes so the data section is aligned.
-  let headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const padded = Math.ceil(headerBytes.length / 8) * 8;
-  headerBytes = new TextEncoder().encode(JSON.stringify(header).padEnd(padded, ' '));
-  const out = new Uint8Array(8 + headerBytes.length + offset);
+  const json = JSON.stringify(header);
+  const length = new TextEncoder().encode(json).length; // bytes: a name may be non-ASCII
+  return {
+    header: new TextEncoder().encode(json + ' '.repeat(Math.ceil(length / 8) * 8 - length)),
+    dataBytes: offset,
+  };
+}
+
+/** float32 values -> bfloat16 bits in bulk (the same rounding as floatToBf16Bits). */
+export function floatsToBf16Bits(values: Float32Array, out: Uint16Array): void {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  for (let i = 0; i < values.length; i++) {
+    const b = bits[i]!;
+    out[i] =
+      (b & 0x7fffffff) > 0x7f800000 ? 0x7fc0 : ((b + 0x7fff + ((b >>> 16) & 1)) >>> 16) & 0xffff;
+  }
+}
+
+/** Serializes tensors (in the given order) with optional string metadata. */
+export function writeSafetensors(
+  tensors: readonly TensorToWrite[],
+  dtype: 'F32' | 'BF16' = 'F32',
+  metadata?: Record<string, string>,
+): Uint8Array {
+  for (const tensor of tensors) {
+    const size = tensor.shape.reduce((a, b) => a * b, 1);
+    if (size !== tensor.data.length)
+      throw new Error(
+        `tensor ${tensor.name}: ${tensor.data.length} values for shape [${tensor.shape.join(', ')}]`,
+      );
+  }
+  const { header: headerBytes, dataBytes } = safetensorsHeader(tensors, dtype, metadata);
+  const out = new Uint8Array(8 + headerBytes.length + dataBytes);
   const view = new DataView(out.buffer);
   view.setBigUint64(0, BigInt(headerBytes.length), true);
   out.set(headerBytes, 8);

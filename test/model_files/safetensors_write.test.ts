@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseSafetensors } from '../../src/model_files/safetensors.ts';
-import { floatToBf16Bits, writeSafetensors } from '../../src/model_files/safetensors_write.ts';
+import {
+  floatsToBf16Bits,
+  floatToBf16Bits,
+  safetensorsHeader,
+  writeSafetensors,
+} from '../../src/model_files/safetensors_write.ts';
 
 describe('writeSafetensors', () => {
   it('round-trips F32 exactly through the reader, with an 8-byte-aligned data section', () => {
@@ -40,5 +45,37 @@ describe('writeSafetensors', () => {
     expect(() => writeSafetensors([{ name: 'a', shape: [3], data: new Float32Array(2) }])).toThrow(
       /2 values for shape \[3\]/,
     );
+  });
+
+  it('converts in bulk exactly as one value at a time (ties, signs, infinities, NaN)', () => {
+    const values = new Float32Array([
+      0,
+      -0,
+      1,
+      1 + 2 ** -8,
+      1 + 3 * 2 ** -8,
+      -3.3,
+      1e-40,
+      3.4e38,
+      Infinity,
+      -Infinity,
+      NaN,
+      0.0199999,
+    ]);
+    const bits = new Uint16Array(values.length);
+    floatsToBf16Bits(values, bits);
+    expect([...bits]).toEqual([...values].map(floatToBf16Bits));
+  });
+
+  it('streamed headers: 8-byte aligned even with a non-ASCII name, sized by the shapes', () => {
+    const { header, dataBytes } = safetensorsHeader(
+      [
+        { name: 'é', shape: [3, 5] },
+        { name: 'b', shape: [7] },
+      ],
+      'BF16',
+    );
+    expect(header.length % 8).toBe(0);
+    expect(dataBytes).toBe(2 * (15 + 7));
   });
 });
