@@ -153,10 +153,25 @@ export class Instructions {
   i32Shl(): this {
     return this.op(0x74);
   }
+  i32ShrU(): this {
+    return this.op(0x76);
+  }
+  i32Or(): this {
+    return this.op(0x72);
+  }
+  i32Xor(): this {
+    return this.op(0x73);
+  }
+  i32ReinterpretF32(): this {
+    return this.op(0xbc);
+  }
 
   // f32 and f64
   f32Lt(): this {
     return this.op(0x5d);
+  }
+  f32Ge(): this {
+    return this.op(0x60);
   }
   f32Gt(): this {
     return this.op(0x5e);
@@ -204,6 +219,10 @@ export class Instructions {
   i32Store(offset = 0, align = 2): this {
     return this.op(0x36, align, ...uleb(offset));
   }
+  /** Loads 16 bits, zero-extended to an i32 (2-byte alignment by default). */
+  i32Load16U(offset = 0, align = 1): this {
+    return this.op(0x2f, align, ...uleb(offset));
+  }
   f32Load(offset = 0, align = 2): this {
     return this.op(0x2a, align, ...uleb(offset));
   }
@@ -216,12 +235,20 @@ export class Instructions {
   v128Load(offset = 0, align = 2): this {
     return this.simd(0x00, align, ...uleb(offset));
   }
+  /** Loads four u16 values, zero-extended to i32 lanes (x64: one pmovzxwd). */
+  v128Load16x4U(offset = 0, align = 1): this {
+    return this.simd(0x04, align, ...uleb(offset));
+  }
   /** Loads one 32-bit value into all four lanes. */
   v128Load32Splat(offset = 0, align = 2): this {
     return this.simd(0x09, align, ...uleb(offset));
   }
   v128Store(offset = 0, align = 2): this {
     return this.simd(0x0b, align, ...uleb(offset));
+  }
+  /** Stores lane `lane` of an f32x4/i32x4 (operands: address, vector). */
+  v128Store32Lane(lane: number, offset = 0, align = 2): this {
+    return this.simd(0x5a, align, ...uleb(offset), lane);
   }
 
   // SIMD
@@ -251,17 +278,26 @@ export class Instructions {
   f64x2ExtractLane(lane: number): this {
     return this.simd(0x21, lane);
   }
+  i32x4Eq(): this {
+    return this.simd(0x37);
+  }
   f32x4Ne(): this {
     return this.simd(0x42);
   }
   f32x4Gt(): this {
     return this.simd(0x44);
   }
+  f32x4Ge(): this {
+    return this.simd(0x46);
+  }
   v128And(): this {
     return this.simd(0x4e);
   }
   v128Or(): this {
     return this.simd(0x50);
+  }
+  v128Xor(): this {
+    return this.simd(0x51);
   }
   v128AnyTrue(): this {
     return this.simd(0x53);
@@ -271,6 +307,12 @@ export class Instructions {
   }
   i32x4Shl(): this {
     return this.simd(0xab);
+  }
+  i32x4ShrS(): this {
+    return this.simd(0xac);
+  }
+  i32x4ShrU(): this {
+    return this.simd(0xad);
   }
   i32x4Add(): this {
     return this.simd(0xae);

@@ -8,7 +8,9 @@
 //
 // Layout of the memory: a scratch block for A and C at the start (regrown as products need), then
 // the copies. A copy is made once per weight and remade in place when the weight is assigned new
-// values (AdamW: a new dataId, same size); space of released copies is reused first-fit.
+// values (AdamW: a new dataId, same size); space of released copies is reused first-fit, merged
+// with released neighbours. Frozen 16-bit weights (weights16.ts) live here too, outside the
+// copies' budget (claim/unclaim).
 //
 // The module keeps one store for the process (dotStore()), and the functions matmul_dispatch.ts's
 // matMul2d and embeddingRows use on it: transposedWeight, rowsOfCopy, and the release and stats.
@@ -16,8 +18,13 @@ import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmulT, type MatmulTKernel } from './simd_dot.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './tfjs_wasm.ts';
 
-/** Largest memory (pages of 64 KB): 128 MB, room for the copies' budget and any scratch. */
-const MAX_PAGES = 2048;
+/**
+ * Largest memory (pages of 64 KB), the first the engine accepts: 4 GB, room for a 0.5B model's
+ * frozen 16-bit weights (~1 GB, weights16.ts) beside the copies' budget and scratch; else 1 GB,
+ * else 128 MB (a 32-bit engine cannot reserve 4 GB). A shared memory reserves its maximum as
+ * address space up front, not as memory: only the pages grown into are committed.
+ */
+const MAX_PAGES_TRIED = [65536, 16384, 2048];
 
 /** A weight's transposed copy, valid while the weights it was made from keep their data. */
 interface Copy {
@@ -59,6 +66,9 @@ export class DotStore {
   /** Numbers held by the copies. */
   numbers = 0;
 
+  /** Bytes of the blocks claim() gave out (16-bit resident weights), not counting the copies. */
+  claimed = 0;
+
   private constructor(
     readonly memory: WebAssembly.Memory,
     /** Whether the memory is shared (helper threads can use it). */
@@ -66,6 +76,8 @@ export class DotStore {
     private readonly kernel: MatmulTKernel,
     /** Most numbers the copies may hold. */
     private readonly budget: number,
+    /** Largest size of the memory, in pages of 64 KB. */
+    readonly maxPages: number,
   ) {}
 
   /**
@@ -73,16 +85,41 @@ export class DotStore {
    * SIMD.
    */
   static create(budget: number): DotStore | null {
-    let memory: WebAssembly.Memory;
-    let shared = typeof SharedArrayBuffer !== 'undefined';
-    try {
-      memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared });
-    } catch {
-      shared = false;
-      memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES });
+    const tries = MAX_PAGES_TRIED.flatMap((maximum) =>
+      typeof SharedArrayBuffer !== 'undefined'
+        ? [
+            { maximum, shared: true },
+            { maximum, shared: false },
+          ]
+        : [{ maximum, shared: false }],
+    );
+    for (const { maximum, shared } of tries) {
+      let memory: WebAssembly.Memory;
+      try {
+        memory = new WebAssembly.Memory({ initial: 1, maximum, shared });
+      } catch {
+        continue;
+      }
+      const kernel = instantiateMatmulT(memory, shared);
+      return kernel ? new DotStore(memory, shared, kernel, budget, maximum) : null;
     }
-    const kernel = instantiateMatmulT(memory, shared);
-    return kernel ? new DotStore(memory, shared, kernel, budget) : null;
+    return null;
+  }
+
+  /**
+   * A block of `bytes` outside the copies' budget, for the frozen 16-bit weights and their
+   * products' scratch (weights16.ts); null past the memory's maximum.
+   */
+  claim(bytes: number): number | null {
+    const offset = this.allocate(bytes);
+    if (offset !== null) this.claimed += align(bytes);
+    return offset;
+  }
+
+  /** Gives back a block claim() gave (its space is reused). */
+  unclaim(offset: number, bytes: number): void {
+    this.claimed -= align(bytes);
+    this.giveBack({ offset, bytes: align(bytes) });
   }
 
   /** How many copies there are and the numbers they hold. */
@@ -137,7 +174,27 @@ export class DotStore {
     if (!entry) return;
     this.copies.delete(id);
     this.numbers -= entry.numbers;
-    this.free.push({ offset: entry.offset, bytes: align(entry.numbers * 4) });
+    this.giveBack({ offset: entry.offset, bytes: align(entry.numbers * 4) });
+  }
+
+  /**
+   * Returns a block to the free list, merged with free neighbours, and lowers the top when it ends
+   * there: a released gigabyte of 16-bit weights must be reusable whole, in any split.
+   */
+  private giveBack(block: Block): void {
+    const blocks = [...this.free, block].sort((x, y) => x.offset - y.offset);
+    const merged: Block[] = [];
+    for (const next of blocks) {
+      const last = merged[merged.length - 1];
+      if (last && last.offset + last.bytes === next.offset) last.bytes += next.bytes;
+      else merged.push({ ...next });
+    }
+    const last = merged[merged.length - 1];
+    if (last && last.offset + last.bytes === this.top) {
+      this.top = last.offset;
+      merged.pop();
+    }
+    this.free = merged;
   }
 
   /** The ids of the weights with copies. */
@@ -164,7 +221,7 @@ export class DotStore {
     const bytesA = align(m * k * 4);
     const need = bytesA + m * n * 4;
     if (need > this.scratch.bytes) {
-      if (this.scratch.bytes > 0) this.free.push(this.scratch);
+      if (this.scratch.bytes > 0) this.giveBack(this.scratch);
       const offset = this.allocate(align(need));
       if (offset === null)
         throw new Error(`dot products: no room for a ${m} x ${k} x ${n} product's operands`);
@@ -207,8 +264,12 @@ export class DotStore {
     const have = this.memory.buffer.byteLength;
     if (end > have) {
       const pages = Math.ceil((end - have) / 65536);
-      if (have / 65536 + pages > MAX_PAGES) return null;
-      this.memory.grow(pages);
+      if (have / 65536 + pages > this.maxPages) return null;
+      try {
+        this.memory.grow(pages);
+      } catch {
+        return null; // the engine could not commit the pages (out of memory)
+      }
     }
     const offset = this.top;
     this.top = end;

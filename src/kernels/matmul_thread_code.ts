@@ -30,13 +30,16 @@ export const CONTROL_WORDS = TABLE + MAX_BLOCKS * ROW;
 
 /**
  * Builds of the kernel a block runs: plain or fused matmul, DOT matmulT on the dot memory, TA
- * matmulTA, CAUSAL matmulCausal (all others on the pool memory).
+ * matmulTA, CAUSAL matmulCausal (those on the pool memory), then the 16-bit weights' kernels on
+ * the dot memory (weights16.ts): DOT16 dot16 for BF16 and + 1 for F16, PANEL16 panel16 likewise.
  */
 export const PLAIN = 0;
 export const FUSED = 1;
 export const DOT = 2;
 export const TA = 3;
 export const CAUSAL = 4;
+export const DOT16 = 5;
+export const PANEL16 = 7;
 
 /**
  * How long a helper (and the caller, for its helpers) spins before sleeping in Atomics.wait (ms).
@@ -52,7 +55,7 @@ const HELPER = `function helperMain(post, data) {
   function build(bytes, memory, name) {
     return bytes && memory ? new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: memory } }).exports[name] : null;
   }
-  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT'), build(data.ta, data.memory, 'matmulTA'), build(data.causal, data.memory, 'matmulCausal')];
+  const kernels = [build(data.plain, data.memory, 'matmul'), build(data.fused, data.memory, 'matmul'), build(data.dot, data.dotMemory, 'matmulT'), build(data.ta, data.memory, 'matmulTA'), build(data.causal, data.memory, 'matmulCausal')].concat((data.dot16 || []).map((module) => build(module.bytes, data.dotMemory, module.name)));
   const words = new Int32Array(data.control);
   post('ready');
   let seen = 0;
@@ -89,7 +92,7 @@ const HELPER = `function helperMain(post, data) {
 
 /**
  * What a helper gets to start: the pool memory and its kernels, the dot store's memory and its
- * kernel.
+ * kernels.
  */
 export interface HelperInit {
   memory: WebAssembly.Memory;
@@ -98,6 +101,8 @@ export interface HelperInit {
   fused: Uint8Array | null;
   dotMemory: WebAssembly.Memory | null;
   dot: Uint8Array | null;
+  /** The 16-bit weights' kernels on the dot memory, builds DOT16 on, in order. */
+  dot16: { bytes: Uint8Array; name: string }[] | null;
   ta: Uint8Array | null;
   causal: Uint8Array | null;
 }

@@ -6,6 +6,7 @@
 import { simdMatmulModule } from './simd_matmul.ts';
 import { simdMatmulCausalModule, simdMatmulTAModule } from './simd_matmul_variants.ts';
 import { simdMatmulTModule } from './simd_dot.ts';
+import { weights16Modules } from './simd_dot16.ts';
 import { kernelCounts } from './switches.ts';
 import {
   BUILD,
@@ -50,13 +51,15 @@ export type PoolParts = [
   dot: boolean,
   ta: boolean,
   causal: boolean,
+  dot16: boolean,
 ];
 
 /**
  * Starts `helpers` helper threads (the caller is one more) and returns their pool's parts (for
  * MatmulThreads.start), or null where threads cannot work (no shared memory, waiting not allowed,
  * WebAssembly SIMD missing) or helpers <= 0. `dotMemory`: the dot store's memory
- * (decode_products.ts), when it is shared; with it the helpers also hold the dot kernel.
+ * (decode_products.ts), when it is shared; with it the helpers also hold the dot kernel and the
+ * 16-bit weights' kernels (weights16.ts).
  */
 export async function launchHelpers(
   helpers: number,
@@ -78,6 +81,8 @@ export async function launchHelpers(
   const dot = valid(dotMemory && fused ? simdMatmulTModule(true) : null);
   const ta = valid(fused ? simdMatmulTAModule(true) : null);
   const causal = valid(fused ? simdMatmulCausalModule(true) : null);
+  const dot16 = dot ? weights16Modules(true) : null;
+  const dot16Valid = dot16?.every(({ bytes }) => WebAssembly.validate(bytes)) ?? false;
   const control = new SharedArrayBuffer(CONTROL_WORDS * 4);
   const init: HelperInit = {
     memory,
@@ -86,6 +91,7 @@ export async function launchHelpers(
     fused,
     dotMemory: dot ? dotMemory : null,
     dot,
+    dot16: dot16Valid ? dot16 : null,
     ta,
     causal,
   };
@@ -98,7 +104,15 @@ export async function launchHelpers(
       `matmul helper threads did not start: ${(failure.reason as Error)?.message ?? String(failure.reason)}`,
     );
   }
-  return [memory, new Int32Array(control), ok, dot !== null, ta !== null, causal !== null];
+  return [
+    memory,
+    new Int32Array(control),
+    ok,
+    dot !== null,
+    ta !== null,
+    causal !== null,
+    dot16Valid,
+  ];
 }
 
 /**
@@ -119,7 +133,14 @@ export class HelperPool {
     protected readonly ta: boolean,
     /** Whether the helpers hold the causal kernel. */
     protected readonly causal: boolean,
+    /** Whether the helpers hold the 16-bit weights' kernels on the dot store's memory. */
+    protected readonly dot16: boolean,
   ) {}
+
+  /** Bytes of the pool's memory (operands copied in for the helpers), for memory accounting. */
+  get memoryBytes(): number {
+    return this.memory.buffer.byteLength;
+  }
 
   /** Threads a product is split over: the helpers and the caller. */
   get threads(): number {

@@ -64,7 +64,7 @@ export interface MatmulCall {
  * matrices) split over `parts` threads, `perHelper` blocks for each helper, every boundary a
  * multiple of `unit` (a kernel's tile).
  */
-function shares(
+export function shares(
   units: number,
   parts: number,
   unit: number,
@@ -79,7 +79,6 @@ function shares(
   return { first, blocks };
 }
 
-/** A pool of helper threads for the matmul kernel; see the file comment. */
 /** A pool of helper threads for the matmul kernel; see the file comment. */
 export class MatmulThreads extends HelperPool {
   /**
@@ -372,6 +371,18 @@ export class MatmulThreads extends HelperPool {
       return { args, build: DOT, here: () => kernel(...(args as Parameters<MatmulTKernel>)) };
     });
     this.share(() => kernel(a, w, c, m, k, first, n), queue);
+    return true;
+  }
+
+  /**
+   * Runs `own` (the caller's share) and the kernel calls `queue` (on the dot store's memory, builds
+   * DOT16 / PANEL16 of the 16-bit weights, weights16.ts, which cuts the product) over the caller
+   * and the helpers. Returns false, having done nothing, when the helpers lack those kernels or
+   * the queue is longer than MAX_BLOCKS.
+   */
+  runOnDotMemory(own: () => void, queue: Block[]): boolean {
+    if (this.broken || !this.dot16 || queue.length > MAX_BLOCKS) return false;
+    this.share(own, queue);
     return true;
   }
 }

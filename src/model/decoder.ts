@@ -7,26 +7,22 @@
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
 import { causalMatMulActive } from '../kernels/matmul_kernels.ts';
-import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
 import { stridedMatMul } from '../kernels/matmul_tfjs_kernels.ts';
-import { mergedLoraProduct } from './merged_lora.ts';
 import { batchMatMul, type CausalProduct } from '../kernels/attention_products.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
 import type { KvCache } from './kv_cache.ts';
-import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
+import { permute } from './ops.ts';
+import { applyLinear, embedTokens, rmsNorm, type ForwardMode } from './linear.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
+import { layerTrainables, recomputedLayer } from './recompute.ts';
 import { maskedSoftmax } from '../kernels/masked_softmax.ts';
 import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
-import {
-  simdAddRmsNormValue,
-  simdRmsNorm,
-  simdRmsNormActive,
-  simdRmsNormValue,
-} from '../kernels/simd_rmsnorm.ts';
+import { simdAddRmsNormValue, simdRmsNormActive } from '../kernels/simd_rmsnorm.ts';
 import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
-import { switches } from '../kernels/switches.ts';
+
+export { outputLogits, rmsNorm, type ForwardMode } from './linear.ts';
 
 /** What the forward pass needs besides the weights. */
 export interface DecoderParts {
@@ -61,6 +57,11 @@ export interface ForwardInput {
    * above being over length + T keys. Not with a cache.
    */
   prefix?: { length: number; maskBias: tf.Tensor };
+  /**
+   * Gradient checkpointing (training): each layer keeps only its input for the backward pass and
+   * runs again there (recompute.ts). The same numbers; one more forward pass of the layers.
+   */
+  recompute?: boolean;
 }
 
 /**
@@ -74,12 +75,6 @@ interface RopeTables {
   backwardSin?: tf.Tensor;
 }
 
-/** How to run: with the custom-gradient ops (training), and with LoRA adapters on or off. */
-export interface ForwardMode {
-  differentiable: boolean;
-  adapters: boolean;
-}
-
 /** Final-norm hidden states (N, D) for every input position. */
 export function decoderForward(
   parts: DecoderParts,
@@ -88,10 +83,7 @@ export function decoderForward(
 ): tf.Tensor2D {
   const { config, params } = parts;
   const ids = tf.tensor1d(input.ids, 'int32');
-  let x = mode.differentiable
-    ? embedColumns(params.embedding as tf.Tensor2D, ids, params.embedding.trainable)
-    : (embeddingRows(params.embedding as tf.Tensor2D, ids) ??
-      permute(tf.gather(params.embedding, ids, 1) as tf.Tensor2D, [1, 0])); // (N, D)
+  let x = embedTokens(params, ids, mode); // (N, D)
   const { cos, sin } = parts.rope.tables(input.positions); // (N, hd)
   const s = input.prefix?.length ?? 0;
   if (s > 0 && input.cache)
@@ -119,99 +111,68 @@ export function decoderForward(
   const eps = config.rmsNormEps;
   if (!mode.differentiable && params.layers.length > 0 && simdRmsNormActive(config.hiddenSize)) {
     // without a gradient, each residual add and the norm after it are one kernel (the same bits)
+    // Each layer in a tidy of its own, and the last layer's rows freed once used: a prefill's
+    // intermediates would otherwise live until the caller's tidy ends, every layer's at once (at
+    // the SmolLM2-135M shape, 12 prompts of 200 tokens took tfjs's heap to 2.3 GB, for 0.1 GB live)
     let normed = rmsNorm(x, params.layers[0]!.inputNorm, eps, norm);
     params.layers.forEach((layer, index) => {
-      [x, normed] = simdAddRmsNormValue(
-        x,
-        attention(parts, layer, index, normed, input, rope, mode),
-        layer.postAttentionNorm,
-        eps,
-      );
-      [x, normed] = simdAddRmsNormValue(
-        x,
-        mlp(layer, normed, mode),
-        params.layers[index + 1]?.inputNorm ?? params.finalNorm,
-        eps,
-      );
+      const before = [x, normed];
+      [x, normed] = tf.tidy(() => {
+        const [h, hNormed] = simdAddRmsNormValue(
+          x,
+          attention(parts, layer, index, normed, input, rope, mode),
+          layer.postAttentionNorm,
+          eps,
+        );
+        return simdAddRmsNormValue(
+          h,
+          mlp(layer, hNormed, mode),
+          params.layers[index + 1]?.inputNorm ?? params.finalNorm,
+          eps,
+        );
+      });
+      tf.dispose(before);
     });
     return normed;
   }
-  params.layers.forEach((layer, index) => {
-    const attended = attention(
-      parts,
-      layer,
-      index,
-      rmsNorm(x, layer.inputNorm, eps, norm),
-      input,
-      rope,
-      mode,
+  // one block: x + attention(norm(x)), then + mlp(norm(·)); `at` and `r` carry its masks and tables
+  const block = (
+    layer: DecoderLayer,
+    index: number,
+    y: tf.Tensor2D,
+    r: typeof rope,
+    at: ForwardInput,
+  ) => {
+    const h = tf.add(
+      y,
+      attention(parts, layer, index, rmsNorm(y, layer.inputNorm, eps, norm), at, r, mode),
     );
-    x = tf.add(x, attended);
-    x = tf.add(x, mlp(layer, rmsNorm(x, layer.postAttentionNorm, eps, norm), mode));
+    return tf.add(
+      h,
+      mlp(layer, rmsNorm(h as tf.Tensor2D, layer.postAttentionNorm, eps, norm), mode),
+    ) as tf.Tensor2D;
+  };
+  if (input.recompute && input.cache)
+    throw new Error('decoderForward: recompute is for training, without a cache');
+  const masks = { maskBias: input.maskBias, prefix: input.prefix };
+  // no gradient recorded (scoring: the reference pass, old log-probs): a layer's intermediates
+  // freed as it ends, as above
+  const untaped = !tf.engine().isTapeOn();
+  params.layers.forEach((layer, index) => {
+    if (input.recompute) {
+      x = recomputedLayer(
+        (y, c) => block(layer, index, y, c.rope, { ...input, ...c.masks }),
+        x,
+        { rope, masks },
+        layerTrainables(layer, mode),
+      );
+    } else if (untaped) {
+      const before = x;
+      x = tf.tidy(() => block(layer, index, before, rope, input));
+      before.dispose();
+    } else x = block(layer, index, x, rope, input);
   });
   return rmsNorm(x, params.finalNorm, eps, norm);
-}
-
-/** Logits (N, V) for hidden rows (N, D): h @ lm_head, or h @ embedding when tied. */
-export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Tensor2D {
-  return matMul2d(hidden, (params.lmHead ?? params.embedding) as tf.Tensor2D);
-}
-
-/**
- * RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. On wasm one SIMD pass
- * (simd_rmsnorm.ts): `kernel` 'gradient' with its one-pass backward (training), 'value' the
- * forward alone (decoding); 'ops', or off wasm, the tfjs ops.
- */
-export function rmsNorm(
-  x: tf.Tensor2D,
-  weight: tf.Tensor,
-  eps: number,
-  kernel: 'gradient' | 'value' | 'ops' = 'ops',
-): tf.Tensor2D {
-  if (kernel !== 'ops' && simdRmsNormActive(x.shape[1]))
-    return kernel === 'gradient' ? simdRmsNorm(x, weight, eps) : simdRmsNormValue(x, weight, eps);
-  const meanSquare = tf.mean(tf.square(x), -1, true); // (N, 1)
-  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
-}
-
-/** y = x W (+ b) (+ scale x A B when adapters are on), x (N, I) -> (N, O). */
-export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): tf.Tensor2D {
-  const matMul = (input: tf.Tensor2D, weight: tf.Variable): tf.Tensor2D =>
-    mode.differentiable
-      ? matMulLinear(input, weight as tf.Tensor2D, weight.trainable)
-      : matMul2d(input, weight as tf.Tensor2D);
-  const adapter = linear.adapter;
-  // training a LoRA adapter on a frozen layer without bias: one op, the same numbers (ops.ts)
-  if (
-    adapter &&
-    mode.adapters &&
-    mode.differentiable &&
-    !linear.bias &&
-    !linear.weight.trainable &&
-    switches.loraOp
-  ) {
-    return loraLinear(
-      x,
-      linear.weight as tf.Tensor2D,
-      adapter.a as tf.Tensor2D,
-      adapter.b as tf.Tensor2D,
-      adapter.scale,
-    );
-  }
-  // a LoRA layer without a gradient (sampling, prefill): one product on its merged weight
-  const merged =
-    adapter && mode.adapters && !mode.differentiable
-      ? mergedLoraProduct(x, linear.weight, adapter.a, adapter.b, adapter.scale)
-      : null;
-  let y = merged ?? matMul(x, linear.weight);
-  if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
-  if (adapter && mode.adapters && !merged) {
-    // the scale on the rank-r factor (N, r), not on the (N, O) update: r/O of the work, forward and
-    // backward; the same numbers for a power-of-two scale (alpha / rank = 2 by default)
-    const update = matMul(tf.mul(matMul(x, adapter.a), adapter.scale) as tf.Tensor2D, adapter.b); // (N, r) -> (N, O)
-    y = tf.add(y, update) as tf.Tensor2D;
-  }
-  return y;
 }
 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {

@@ -18,7 +18,8 @@ import { splitRows } from '../kernels/heap_copies.ts';
 import { switches } from '../kernels/switches.ts';
 import { maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
-import { embedColumns, logPartition } from './ops.ts';
+import type { HalfWeight } from './half_weight.ts';
+import { headColumns, headLogPartition, type VocabSplit } from './vocab_split.ts';
 
 /** Options for scoring token ids. */
 export interface LogprobOptions {
@@ -32,6 +33,11 @@ export interface LogprobOptions {
    * Every sequence must be longer than s. 0 (default): every sequence runs whole.
    */
   sharedPrefix?: number;
+  /**
+   * Gradient checkpointing: each layer keeps only its input for the backward pass and runs again
+   * there (recompute.ts); the same numbers, for one more forward pass of the layers.
+   */
+  recompute?: boolean;
 }
 
 /**
@@ -84,11 +90,12 @@ export function tokenLogprobs(
         maskBias: maskBias(1, Tc, s + Tc, (_b, i, j) => j <= i + s),
         causal: true,
         prefix,
+        recompute: options.recompute ?? false,
       },
       mode,
     ); // (s + B * Tc, D)
     const hidden = s > 0 ? splitRows(rows, s)[1] : rows; // (B * Tc, D): the prefix predicts no wanted token
-    const head = (model.params.lmHead ?? model.params.embedding) as tf.Variable;
+    const head = model.params.lmHead ?? model.params.embedding;
     const V = model.config.vocabSize;
     const D = model.config.hiddenSize;
     const N = B * Tc;
@@ -97,8 +104,8 @@ export function tokenLogprobs(
     for (let start = 0; start < N; start += chunkRows) {
       const rows = Math.min(chunkRows, N - start);
       const h = rows === N ? hidden : tf.slice(hidden, [start, 0], [rows, D]); // (C, D)
-      const targetVectors = embedColumns(
-        head as tf.Tensor2D,
+      const targetVectors = headColumns(
+        head as tf.Tensor2D | HalfWeight | VocabSplit,
         tf.tensor1d(targets.subarray(start, start + rows), 'int32'),
         head.trainable,
       ); // (C, D)
@@ -106,7 +113,13 @@ export function tokenLogprobs(
       pieces.push(
         tf.sub(
           targetLogit,
-          logPartition(h, head as tf.Tensor2D, temperature, head.trainable, rows === N),
+          headLogPartition(
+            h,
+            head as tf.Tensor2D | HalfWeight | VocabSplit,
+            temperature,
+            head.trainable,
+            rows === N,
+          ),
         ),
       );
     }

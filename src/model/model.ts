@@ -17,6 +17,7 @@ import {
   type WeightSource,
 } from './params.ts';
 import { Rope } from './rope.ts';
+import { resident16Active } from '../kernels/weights16.ts';
 import { readJson, type ModelSource } from '../model_files/source.ts';
 
 /** Which weights train: none (inference), all of them (tiny models), or LoRA adapters only. */
@@ -58,7 +59,9 @@ export class CausalLM implements DecoderParts {
     training: TrainingMode = { kind: 'none' },
   ): CausalLM {
     if (training.kind === 'lora') validateLoraConfig(training.lora);
-    const params = loadParams(config, weights, training.kind === 'full');
+    // frozen base weights stay 16-bit where the checkpoint ships them so and the kernels exist
+    const half = training.kind !== 'full' && resident16Active();
+    const params = loadParams(config, weights, training.kind === 'full', half);
     if (training.kind === 'lora') attachAdapters(params, training.lora);
     return new CausalLM(config, params, training);
   }

@@ -10,22 +10,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
 import { productsBeside } from '../kernels/backward_pairs.ts';
-
-/** A customGrad op over tensor inputs, typed: `forward` gets the inputs and a save function. */
-function customOp(
-  forward: (
-    inputs: tf.Tensor[],
-    save: tf.GradSaveFunc,
-  ) => {
-    value: tf.Tensor;
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[];
-  },
-): (...inputs: tf.Tensor[]) => tf.Tensor {
-  return tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const save = args[args.length - 1] as tf.GradSaveFunc;
-    return forward(args.slice(0, -1) as tf.Tensor[], save);
-  });
-}
+import { rows16 } from '../kernels/weights16.ts';
+import { customOp } from './custom_op.ts';
+import { halfInputGrad, halfProduct } from './half_ops.ts';
+import { type HalfWeight, isHalf } from './half_weight.ts';
 
 /** y = x @ w, x (N, I), w (I, O), with a backward pass that uses explicit transposes. */
 export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean): tf.Tensor2D {
@@ -94,10 +82,11 @@ export function loraLinear(
  * The gradient scatters rows back with scatterND (which sums repeated ids).
  */
 export function embedColumns(
-  table: tf.Tensor2D,
+  table: tf.Tensor2D | HalfWeight,
   ids: tf.Tensor1D,
   trainable: boolean,
 ): tf.Tensor2D {
+  if (isHalf(table)) return rows16(ids, table.resident);
   if (!trainable) return tf.tidy(() => permute(tf.gather(table, ids, 1) as tf.Tensor2D, [1, 0]));
   const [depth, vocab] = table.shape;
   const lookup = customOp(([weight], save) => {
@@ -126,15 +115,17 @@ export function embedColumns(
  */
 export function logPartition(
   h: tf.Tensor2D,
-  w: tf.Tensor2D,
+  w: tf.Tensor2D | HalfWeight,
   temperature: number,
   trainable: boolean,
   keepSoftmax = false,
 ): tf.Tensor1D {
   const [depth, vocab] = w.shape;
   // (at temperature 1, the logits as they are: x / 1 is x, and a (C, V) division less each way)
-  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D) =>
-    temperature === 1 ? matMul2d(hs, ws) : (tf.div(matMul2d(hs, ws), temperature) as tf.Tensor2D);
+  const product = (hs: tf.Tensor2D, ws: tf.Tensor2D | HalfWeight) =>
+    isHalf(ws) ? halfProduct(hs, ws) : matMul2d(hs, ws);
+  const scaledLogits = (hs: tf.Tensor2D, ws: tf.Tensor2D | HalfWeight) =>
+    temperature === 1 ? product(hs, ws) : (tf.div(product(hs, ws), temperature) as tf.Tensor2D);
   // On wasm, through tf.softmax (XNNPACK's, ~1 ns a number), not tfjs-wasm's exp (scalar, ~5 ns):
   // the softmax at a row's largest logit m is exp(m - lse), so lse = m - log(max softmax), within
   // an ulp of p_max in the log (p_max >= 1 / V). A (1924, 1536) chunk: 8 ms against 24 for max,
@@ -143,7 +134,7 @@ export function logPartition(
   // log-sum-exp, and the softmax when kept: max-shifted so exp never overflows
   const forward = (
     hs: tf.Tensor2D,
-    ws: tf.Tensor2D,
+    ws: tf.Tensor2D | HalfWeight,
   ): { value: tf.Tensor1D; softmax?: tf.Tensor2D } => {
     const logits = scaledLogits(hs, ws);
     if (viaSoftmax) {
@@ -163,7 +154,7 @@ export function logPartition(
   // d lse / d logits = softmax = exp(logits - lse); chain through the 1/temperature scale
   const logitGrad = (dy: tf.Tensor, softmax: tf.Tensor2D) =>
     tf.mul(softmax, tf.reshape(tf.div(dy, temperature), [-1, 1])) as tf.Tensor2D;
-  const recomputed = (hs: tf.Tensor2D, ws: tf.Tensor2D, lse: tf.Tensor) =>
+  const recomputed = (hs: tf.Tensor2D, ws: tf.Tensor2D | HalfWeight, lse: tf.Tensor) =>
     (viaSoftmax
       ? tf.softmax(scaledLogits(hs, ws))
       : tf.exp(tf.sub(scaledLogits(hs, ws), tf.reshape(lse, [-1, 1])))) as tf.Tensor2D;
@@ -173,8 +164,12 @@ export function logPartition(
   // large vocabulary, where w^T would copy the whole head; or no kernel) (w @ g^T)^T and h^T @ g,
   // which transpose only the chunk-sized g and h.
   const small = kernelTakes(vocab, depth);
-  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D) =>
-    small ? matMul2d(g, tf.transpose(ws)) : tf.transpose(matMul2d(ws, tf.transpose(g)));
+  const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D | HalfWeight) =>
+    isHalf(ws)
+      ? halfInputGrad(g, ws)
+      : small
+        ? matMul2d(g, tf.transpose(ws))
+        : tf.transpose(matMul2d(ws, tf.transpose(g)));
   const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) =>
     small ? tf.transpose(matMulTransposeA(g, hs)) : matMulTransposeA(hs, g);
   if (!trainable) {
@@ -193,6 +188,7 @@ export function logPartition(
     });
     return frozen(h) as tf.Tensor1D;
   }
+  if (isHalf(w)) throw new Error('logPartition: a 16-bit weight is frozen (trainable is false)');
   const full = customOp(([input, weight], save) => {
     const { value, softmax } = forward(input as tf.Tensor2D, weight as tf.Tensor2D);
     save(softmax ? [input!, weight!, softmax] : [input!, weight!, value]);

@@ -7,13 +7,27 @@ import { releaseTransposedWeights } from '../kernels/decode_products.ts';
 import type { WeightFiles } from '../model_files/weight_files.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';
+import { HalfWeight, isHalf } from './half_weight.ts';
 import { Rng } from './rng.ts';
+import {
+  assertFitsBuffer,
+  bufferLimitBytes,
+  isSplit,
+  VocabSplit,
+  vocabChunkWidths,
+} from './vocab_split.ts';
+
+/** A frozen or trainable float32 weight, or a frozen 16-bit one (half_weight.ts). */
+export type Weight = tf.Variable | HalfWeight;
+
+/** The embedding or the output head: a Weight, or float32 chunks by vocabulary (vocab_split.ts). */
+export type VocabWeight = Weight | VocabSplit;
 
 /** One projection y = x W (+ b) (+ LoRA); W is (in, out). */
 export interface Linear {
   /** Hugging Face module name, e.g. model.layers.0.self_attn.q_proj. */
   name: string;
-  weight: tf.Variable;
+  weight: Weight;
   bias: tf.Variable | null;
   adapter: LoraAdapter | null;
 }
@@ -31,24 +45,26 @@ export interface DecoderLayer {
 /** All parameters of the decoder. */
 export interface DecoderParams {
   /** (D, V): token vectors as columns. */
-  embedding: tf.Variable;
+  embedding: VocabWeight;
   layers: DecoderLayer[];
   finalNorm: tf.Variable;
   /** (D, V), or null when tied to the embedding. */
-  lmHead: tf.Variable | null;
+  lmHead: VocabWeight | null;
 }
 
 /**
  * Source of named float32 tensors in HF layout (a model's weight files, or random weights for
- * tests).
+ * tests), and of their 16-bit values as shipped where it has them.
  */
-export type WeightSource = Pick<WeightFiles, 'has' | 'shape' | 'float32'>;
+export type WeightSource = Pick<WeightFiles, 'has' | 'shape' | 'float32'> &
+  Partial<Pick<WeightFiles, 'dtype' | 'bits16'>>;
 
 /** Builds variables from HF-layout tensors, checking every shape against the config. */
 export function loadParams(
   config: ModelConfig,
   source: WeightSource,
   trainable: boolean,
+  half = false,
 ): DecoderParams {
   const {
     hiddenSize: D,
@@ -58,7 +74,7 @@ export function loadParams(
     numKvHeads: Hkv,
     headDim: hd,
   } = config;
-  const tensor = (name: string, shape: number[]): tf.Tensor => {
+  const checkShape = (name: string, shape: number[]): void => {
     if (!source.has(name))
       throw new Error(
         `checkpoint is missing ${name} (expected for a ${config.family} model with this config.json)`,
@@ -69,6 +85,9 @@ export function loadParams(
         `checkpoint tensor ${name} has shape [${actual.join(', ')}] but config.json implies [${shape.join(', ')}]`,
       );
     }
+  };
+  const tensor = (name: string, shape: number[]): tf.Tensor => {
+    checkShape(name, shape);
     return tf.tensor(source.float32(name), shape);
   };
   const variable = (value: tf.Tensor): tf.Variable => {
@@ -76,15 +95,34 @@ export function loadParams(
     value.dispose();
     return result;
   };
-  // HF stores (out, in); we keep (in, out)
-  const transposed = (name: string, outSize: number, inSize: number) =>
-    variable(tf.tidy(() => tf.transpose(tensor(name, [outSize, inSize]))));
-  const linear = (name: string, inSize: number, outSize: number, hasBias: boolean): Linear => ({
-    name,
-    weight: transposed(`${name}.weight`, outSize, inSize),
-    bias: hasBias ? variable(tensor(`${name}.bias`, [outSize])) : null,
-    adapter: null,
-  });
+  // HF stores (out, in); we keep (in, out), or with `half` a BF16/F16 matrix as shipped
+  const transposed = (name: string, outSize: number, inSize: number): Weight => {
+    const kind = half && source.has(name) ? source.dtype?.(name) : undefined;
+    if ((kind === 'BF16' || kind === 'F16') && source.bits16) {
+      checkShape(name, [outSize, inSize]);
+      const bits = source.bits16(name);
+      return HalfWeight.store(name, bits, outSize, inSize, kind === 'BF16' ? 'bf16' : 'f16');
+    }
+    return variable(tf.tidy(() => tf.transpose(tensor(name, [outSize, inSize]))));
+  };
+  const linear = (name: string, inSize: number, outSize: number, hasBias: boolean): Linear => {
+    if (!half) assertFitsBuffer(`${name}.weight`, inSize * outSize); // (16-bit ones live in wasm)
+    return {
+      name,
+      weight: transposed(`${name}.weight`, outSize, inSize),
+      bias: hasBias ? variable(tensor(`${name}.bias`, [outSize])) : null,
+      adapter: null,
+    };
+  };
+  // (V, D) in HF layout: stored (D, V), in vocabulary chunks when a float32 one passes the limit
+  const vocabMatrix = (name: string): VocabWeight => {
+    const widths = vocabChunkWidths(V, D, bufferLimitBytes());
+    const kind = half ? source.dtype?.(name) : undefined;
+    if (!widths || ((kind === 'BF16' || kind === 'F16') && source.bits16))
+      return transposed(name, V, D);
+    checkShape(name, [V, D]);
+    return VocabSplit.fromRows(name, source.float32(name), D, widths, trainable);
+  };
   const layers: DecoderLayer[] = [];
   for (let i = 0; i < config.numLayers; i++) {
     const p = `model.layers.${i}`;
@@ -111,10 +149,10 @@ export function loadParams(
     );
   }
   return {
-    embedding: transposed('model.embed_tokens.weight', V, D),
+    embedding: vocabMatrix('model.embed_tokens.weight'),
     layers,
     finalNorm: variable(tensor('model.norm.weight', [D])),
-    lmHead: untied ? transposed('lm_head.weight', V, D) : null,
+    lmHead: untied ? vocabMatrix('lm_head.weight') : null,
   };
 }
 
@@ -133,22 +171,39 @@ export function attachAdapters(params: DecoderParams, config: LoraConfig): void 
   }
 }
 
-/** Base weights by Hugging Face name (linear weights and the embedding are stored transposed). */
+/**
+ * Base weights by Hugging Face name (linear weights and the embedding are stored transposed), the
+ * float32 ones; 16-bit frozen ones are halfWeights'. A split embedding or head gives one variable
+ * per chunk, `<name>#0`, `<name>#1`, … (vocab_split.ts; hf_weights.ts joins them).
+ */
 export function baseVariables(params: DecoderParams): Map<string, tf.Variable> {
-  const out = new Map<string, tf.Variable>([['model.embed_tokens.weight', params.embedding]]);
+  const out = new Map<string, tf.Variable>();
+  const put = (name: string, weight: VocabWeight) => {
+    if (isSplit(weight)) weight.chunks.forEach((chunk, i) => out.set(weight.chunkName(i), chunk));
+    else if (!isHalf(weight)) out.set(name, weight);
+  };
+  put('model.embed_tokens.weight', params.embedding);
   params.layers.forEach((layer, i) => {
     out.set(`model.layers.${i}.input_layernorm.weight`, layer.inputNorm);
     out.set(`model.layers.${i}.post_attention_layernorm.weight`, layer.postAttentionNorm);
     if (layer.queryNorm) out.set(`model.layers.${i}.self_attn.q_norm.weight`, layer.queryNorm);
     if (layer.keyNorm) out.set(`model.layers.${i}.self_attn.k_norm.weight`, layer.keyNorm);
     for (const linear of Object.values(layer.projections)) {
-      out.set(`${linear.name}.weight`, linear.weight);
+      put(`${linear.name}.weight`, linear.weight);
       if (linear.bias) out.set(`${linear.name}.bias`, linear.bias);
     }
   });
   out.set('model.norm.weight', params.finalNorm);
-  if (params.lmHead) out.set('lm_head.weight', params.lmHead);
+  if (params.lmHead) put('lm_head.weight', params.lmHead);
   return out;
+}
+
+/** The frozen 16-bit weights (half_weight.ts), empty for a float32 model. */
+export function halfWeights(params: DecoderParams): HalfWeight[] {
+  const all: VocabWeight[] = [params.embedding, ...(params.lmHead ? [params.lmHead] : [])];
+  for (const layer of params.layers)
+    for (const linear of Object.values(layer.projections)) all.push(linear.weight);
+  return all.filter(isHalf);
 }
 
 /**
@@ -172,4 +227,5 @@ export function disposeParams(params: DecoderParams): void {
   const variables = [...baseVariables(params).values(), ...adapterVariables(params).values()];
   releaseTransposedWeights(variables); // decoding's transposed copies of them (decode_products.ts)
   for (const variable of variables) variable.dispose();
+  for (const weight of halfWeights(params)) weight.dispose();
 }

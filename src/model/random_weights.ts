@@ -2,6 +2,8 @@
 // pretrain ourselves: normal(0, 0.02) projections (as transformers' initializer_range), unit
 // RMSNorm weights, zero biases. Deterministic for a seed.
 import type { ModelConfig } from '../model_files/hf_config.ts';
+import { halfToFloat } from '../model_files/safetensors.ts';
+import { floatToBf16Bits } from '../model_files/safetensors_write.ts';
 import type { WeightSource } from './params.ts';
 import { Rng } from './rng.ts';
 
@@ -74,4 +76,53 @@ export function randomWeights(
       return out;
     },
   };
+}
+
+/**
+ * `source` as a 16-bit checkpoint would ship it: its matrices (2-D tensors) rounded to BF16 (to
+ * nearest even) or F16, offered as 16-bit values (`bits16`) and as their exact float32 widening
+ * (`float32`); norms and biases stay F32. The 16-bit and the float32 paths then hold the same
+ * numbers, so a model loaded either way must compute the same function.
+ */
+export function sixteenBitWeights(
+  source: WeightSource & { names(): string[] },
+  kind: 'BF16' | 'F16',
+): WeightSource & { names(): string[] } {
+  const round = kind === 'BF16' ? floatToBf16Bits : floatToHalfBits;
+  const widen = kind === 'BF16' ? (b: number) => bf16ToFloat(b) : halfToFloat;
+  const matrix = (name: string) => source.shape(name).length === 2;
+  const bits = (name: string) => Uint16Array.from(source.float32(name), round);
+  return {
+    names: () => source.names(),
+    has: (name) => source.has(name),
+    shape: (name) => source.shape(name),
+    dtype: (name) => (matrix(name) ? kind : 'F32'),
+    bits16: bits,
+    float32: (name) => (matrix(name) ? Float32Array.from(bits(name), widen) : source.float32(name)),
+  };
+}
+
+function bf16ToFloat(bits: number): number {
+  const out = new Float32Array(1);
+  new Uint32Array(out.buffer)[0] = bits << 16;
+  return out[0]!;
+}
+
+/** IEEE half-precision bits of `value`, rounded to nearest even (subnormals included). */
+export function floatToHalfBits(value: number): number {
+  const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
+  const magnitude = Math.abs(value);
+  if (Number.isNaN(value)) return 0x7e00;
+  if (magnitude >= 65520) return sign | 0x7c00; // past the largest half (65504) after rounding
+  if (magnitude < 2 ** -14) return sign | roundEven(magnitude / 2 ** -24); // subnormal (or 0x400)
+  const exponent = Math.floor(Math.log2(magnitude));
+  const e = magnitude >= 2 ** (exponent + 1) ? exponent + 1 : exponent; // log2's rounding
+  const fraction = roundEven((magnitude / 2 ** e - 1) * 1024);
+  return fraction === 1024 ? sign | ((e + 16) << 10) : sign | ((e + 15) << 10) | fraction;
+}
+
+function roundEven(x: number): number {
+  const floor = Math.floor(x);
+  const rest = x - floor;
+  return rest > 0.5 || (rest === 0.5 && floor % 2 === 1) ? floor + 1 : floor;
 }

@@ -17,6 +17,8 @@ export interface SafetensorsFile {
   readonly entries: ReadonlyMap<string, TensorEntry>;
   /** The tensor's values as a fresh float32 array (row-major in `shape`). */
   float32(name: string): Float32Array;
+  /** A BF16 or F16 tensor's raw 16-bit values, as shipped (a fresh aligned copy). */
+  bits16(name: string): Uint16Array;
 }
 
 const bytesPerElement: Record<TensorEntry['dtype'], number> = { F32: 4, BF16: 2, F16: 2 };
@@ -92,6 +94,17 @@ export function parseSafetensors(bytes: Uint8Array, where = 'model.safetensors')
       const entry = entries.get(name);
       if (!entry) throw new Error(`${where} has no tensor ${name}`);
       return toFloat32(bytes.subarray(dataStart + entry.begin, dataStart + entry.end), entry.dtype);
+    },
+    bits16(name) {
+      const entry = entries.get(name);
+      if (!entry) throw new Error(`${where} has no tensor ${name}`);
+      if (entry.dtype === 'F32') throw new Error(`${where}: tensor ${name} is F32, not 16-bit`);
+      const out = new Uint16Array((entry.end - entry.begin) / 2);
+      // a copy: the data may not be 2-byte aligned inside the file's buffer (little-endian hosts)
+      new Uint8Array(out.buffer).set(
+        bytes.subarray(dataStart + entry.begin, dataStart + entry.end),
+      );
+      return out;
     },
   };
 }

@@ -11,6 +11,10 @@ export interface WeightFiles {
   shape(name: string): number[];
   /** A fresh float32 copy of the tensor (the caller may keep or drop it). */
   float32(name: string): Float32Array;
+  /** How the file stores the tensor. */
+  dtype(name: string): 'F32' | 'BF16' | 'F16';
+  /** A BF16 or F16 tensor's 16-bit values as shipped (a fresh copy). */
+  bits16(name: string): Uint16Array;
 }
 
 const singleFile = 'model.safetensors';
@@ -59,5 +63,7 @@ export async function readWeightFiles(
     has: (name) => owner.has(name),
     shape: (name) => [...entry(name).found.shape],
     float32: (name) => entry(name).file.float32(name),
+    dtype: (name) => entry(name).found.dtype,
+    bits16: (name) => entry(name).file.bits16(name),
   };
 }

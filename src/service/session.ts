@@ -2,7 +2,7 @@
 // runs code): load model + tokenizer for a config, build the KL reference, make the Trainer. The
 // CLI (Node) and the trainer worker (browser) both go through here, so they train the same way.
 import { CausalLM, type TrainingMode } from '../model/model.ts';
-import { baseVariables } from '../model/params.ts';
+import { baseVariables, halfWeights } from '../model/params.ts';
 import type { ModelSource } from '../model_files/source.ts';
 import type { RunConfig } from '../run/config.ts';
 import { loadTokenizer } from '../tokenizer/tokenizer.ts';
@@ -53,7 +53,9 @@ export async function loadPolicy(
     : null;
   const size = (variables: Iterable<{ size: number }>) =>
     [...variables].reduce((sum, v) => sum + v.size, 0);
-  const base = size(baseVariables(model.params).values());
+  const base =
+    size(baseVariables(model.params).values()) +
+    halfWeights(model.params).reduce((sum, weight) => sum + weight.size, 0);
   const trainable = size(model.trainableVariables().values());
   const info: ModelInfo = {
     name: source.name,

@@ -103,4 +103,63 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
     }
     await page.close();
   }, 300_000);
+
+  it('a shape model with a 155 MB embedding loads in vocabulary chunks under 128 MiB, and its logits equal WASM', async () => {
+    type Split = {
+      backend: string;
+      chunkWidths: number[];
+      largestVariable: number;
+      largestBuffer: number;
+      bindingLimit: number | null;
+      logits: string;
+      logprobs: number[];
+      greedy: number[];
+      wholeLogits: string | null;
+    };
+    const ids = [151643, 9707, 75968, 75967, 100000, 42, 151935, 3]; // both chunks, both ends
+    const call = async (backend: string, whole: boolean): Promise<Split> => {
+      page = await browser.newPage();
+      await page.goto(`${server.url}webgpu.html`);
+      await page.waitForFunction(() => document.getElementById('state')?.textContent === 'ready');
+      const result = await page.evaluate(
+        ([b, i, w]) =>
+          (
+            window as unknown as {
+              vocabSplit(b: string, i: number[], w: boolean): Promise<Split>;
+            }
+          ).vocabSplit(b, i, w),
+        [backend, ids, whole] as const,
+      );
+      await page.close();
+      return result;
+    };
+    const floats = (text: string) => {
+      const bytes = Buffer.from(text, 'base64');
+      return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    };
+    const MiB128 = 128 * 2 ** 20;
+    const gpu = await call('webgpu', false);
+    const wasm = await call('wasm', true);
+    expect(gpu.backend).toBe('webgpu');
+    expect(wasm.backend).toBe('wasm');
+    // the default limit splits the (256, 151936) embedding in two on both backends
+    expect(gpu.chunkWidths).toEqual([75968, 75968]);
+    expect(wasm.chunkWidths).toEqual([75968, 75968]);
+    expect(gpu.largestVariable).toBeLessThanOrEqual(MiB128);
+    // no GPU buffer the backend made, the chunks' uploads included, passed 128 MiB
+    expect(gpu.largestBuffer).toBeGreaterThan(64 * 2 ** 20);
+    expect(gpu.largestBuffer).toBeLessThanOrEqual(MiB128);
+    const [a, b, whole] = [gpu.logits, wasm.logits, wasm.wholeLogits!].map(floats);
+    expect(a!.length).toBe(ids.length * 151936);
+    const logitDiff = maxAbsDiff(a!, b!);
+    const logprobDiff = maxAbsDiff(gpu.logprobs, wasm.logprobs);
+    console.log(
+      `wide vocabulary: adapter binding limit ${gpu.bindingLimit} B, largest GPU buffer ${gpu.largestBuffer} B; ` +
+        `max |logit| diff WebGPU-WASM ${logitDiff}, split-unsplit (WASM) ${maxAbsDiff(b!, whole!)}; log-prob diff ${logprobDiff}`,
+    );
+    expect(logitDiff).toBeLessThan(1e-3);
+    expect(maxAbsDiff(b!, whole!)).toBeLessThan(1e-5);
+    expect(logprobDiff).toBeLessThan(1e-3);
+    expect(gpu.greedy).toEqual(wasm.greedy);
+  }, 600_000);
 });

@@ -112,7 +112,7 @@ describe('LoRA decoding on merged weights (wasm)', () => {
     const afterAdapters = logits(model, true);
     expect(worst(afterAdapters, before)).toBeGreaterThan(1e-3);
     expect(worst(afterAdapters, logits(model, false))).toBeLessThan(2e-5);
-    const q = model.params.layers[0]!.projections.q_proj.weight;
+    const q = model.params.layers[0]!.projections.q_proj.weight as tf.Variable;
     tf.tidy(() => q.assign(tf.mul(q, 1.5)));
     const afterBase = logits(model, true);
     expect(worst(afterBase, afterAdapters)).toBeGreaterThan(1e-3);

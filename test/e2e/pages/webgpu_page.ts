@@ -10,6 +10,34 @@ import { CausalLM } from '../../../src/model/model.ts';
 import { tokenLogprobs } from '../../../src/model/logprobs.ts';
 import { generate } from '../../../src/model/sample.ts';
 import { urlSource } from '../../../src/model_files/url_source.ts';
+import { parseModelConfig } from '../../../src/model_files/hf_config.ts';
+import { randomWeights } from '../../../src/model/random_weights.ts';
+import { isSplit, setBufferLimitBytes } from '../../../src/model/vocab_split.ts';
+
+/**
+ * A Qwen2 shape with a wide vocabulary and few layers: its (256, 151936) float32 embedding is
+ * 155 MB, past the 128 MiB one WebGPU buffer may bind by default.
+ */
+const wideVocab = parseModelConfig({
+  model_type: 'qwen2',
+  vocab_size: 151936,
+  hidden_size: 256,
+  intermediate_size: 512,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  max_position_embeddings: 512,
+  tie_word_embeddings: true,
+});
+
+/** A Float32Array's bytes as base64: logits rows of 151936 numbers cross to the test compactly. */
+function base64(data: Float32Array): string {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
 
 const harness = {
   /** Logits of every position, token log-probs at a temperature, and 8 greedy tokens, on `backend`. */
@@ -129,5 +157,90 @@ const harness = {
   },
 };
 
+/**
+ * The wide-vocabulary shape model (random weights, no files) at the default buffer limit on
+ * `backend`: every position's logits (base64 float32), token log-probs, 4 greedy tokens, the
+ * embedding's chunk widths, the largest variable, and on WebGPU the largest GPU buffer the backend
+ * created (device.createBuffer, watched from before the load) and the device's binding limit. On
+ * wasm, with `whole`, the same logits from the model loaded unsplit.
+ */
+async function vocabSplit(backend: BackendName, ids: number[], whole: boolean) {
+  await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
+  let largestBuffer = 0;
+  let bindingLimit: number | null = null;
+  if (backend === 'webgpu') {
+    const device = (tf.backend() as unknown as { device: GPUDevice }).device;
+    bindingLimit = device.limits.maxStorageBufferBindingSize;
+    const create = device.createBuffer.bind(device);
+    device.createBuffer = (descriptor: GPUBufferDescriptor) => {
+      largestBuffer = Math.max(largestBuffer, descriptor.size);
+      return create(descriptor);
+    };
+  }
+  const drawn = randomWeights(wideVocab, 3);
+  const kept = new Map<string, Float32Array>();
+  const source = {
+    ...drawn,
+    float32: (name: string) => kept.get(name) ?? kept.set(name, drawn.float32(name)).get(name)!,
+  };
+  const logitsOf = async (lm: CausalLM) => {
+    const rows = tf.tidy(() =>
+      outputLogits(
+        lm.params,
+        decoderForward(
+          lm,
+          {
+            ids: Int32Array.from(ids),
+            batch: 1,
+            time: ids.length,
+            positions: ids.map((_, t) => t),
+            maskBias: maskBias(1, ids.length, ids.length, (_b, i, j) => j <= i),
+          },
+          lm.forwardMode(false),
+        ),
+      ),
+    );
+    const data = (await rows.data()) as Float32Array;
+    rows.dispose();
+    return base64(data);
+  };
+  const lm = CausalLM.fromWeights(wideVocab, source);
+  const embedding = lm.params.embedding;
+  const chunkWidths = isSplit(embedding) ? embedding.chunks.map((c) => c.shape[1]!) : [];
+  const largestVariable = Math.max(
+    ...Object.values(tf.engine().registeredVariables).map((v) => v.size * 4),
+  );
+  const logits = await logitsOf(lm);
+  const lp = tokenLogprobs(lm, [ids], { temperature: 0.7 });
+  const logprobs = Array.from(await lp.data());
+  lp.dispose();
+  const greedy = await generate(lm, [ids.slice(0, 3)], {
+    maxNewTokens: 4,
+    temperature: 0,
+    eosIds: [],
+  });
+  lm.dispose();
+  let wholeLogits: string | null = null;
+  if (whole) {
+    setBufferLimitBytes(Number.POSITIVE_INFINITY);
+    const unsplit = CausalLM.fromWeights(wideVocab, source);
+    setBufferLimitBytes(null);
+    wholeLogits = await logitsOf(unsplit);
+    unsplit.dispose();
+  }
+  return {
+    backend: tf.getBackend(),
+    chunkWidths,
+    largestVariable,
+    largestBuffer,
+    bindingLimit,
+    logits,
+    logprobs,
+    greedy: greedy.ids[0],
+    wholeLogits,
+  };
+}
+
+(window as unknown as { vocabSplit: typeof vocabSplit }).vocabSplit = vocabSplit;
 (window as unknown as { webgpuHarness: typeof harness }).webgpuHarness = harness;
 document.getElementById('state')!.textContent = 'ready';
