@@ -1,5 +1,7 @@
 // The update stage: packed sequences with action masks -> GRPO loss -> gradients accumulated over
 // micro-batches -> non-finite check -> global-norm clipping -> AdamW, `ppoEpochs` times per batch.
+// Micro-batches are bounded by sequences and by tokens (micro_batches.ts); one whose saved
+// activations would pass the budget recomputes each layer in the backward pass (recompute.ts).
 //
 // Layout: a trajectory's arrays have one entry per token (logprob[t] = log p(ids[t] | ids[<t]),
 // position 0 unused); the model's tokenLogprobs gives (B, T-1) with column t-1 for token t. So
@@ -7,10 +9,19 @@
 import * as tf from '@tensorflow/tfjs';
 import { clipScale, globalNorm, type AdamW } from '../model/adamw.ts';
 import { tokenLogprobs } from '../model/logprobs.ts';
-import { switches } from '../kernels/switches.ts';
 import type { CausalLM } from '../model/model.ts';
 import { grpoLoss, lossNormalizer, type Aggregation } from './loss.ts';
 import type { UpdateStats } from './metrics.ts';
+import { firstAction, microBatches, needsRecompute } from './micro_batches.ts';
+
+export {
+  firstAction,
+  forwardRows,
+  lengthSortedBatches,
+  type MicroBatch,
+  microBatches,
+  needsRecompute,
+} from './micro_batches.ts';
 
 /** One packed sequence as the update sees it. */
 export interface PackedSequence {
@@ -32,7 +43,18 @@ export interface UpdateOptions {
   /** dr_grpo's constant token budget per trajectory. */
   maxTokens: number;
   ppoEpochs: number;
+  /** Most sequences in one micro-batch. */
   microBatchSize: number;
+  /**
+   * Most rows one micro-batch's forward runs (a shared prompt once, each sequence's padded rest);
+   * a sequence longer than this runs alone. Omitted: no bound.
+   */
+  microBatchTokens?: number;
+  /**
+   * A micro-batch whose saved activations (activation_budget.ts) would pass this many MB
+   * recomputes each layer in the backward pass (recompute.ts). Omitted: 512, the schema's default.
+   */
+  activationBudgetMB?: number;
   /** Global-norm clip (<= 0 or Infinity: no clipping). */
   gradClip: number;
   learningRate: number;
@@ -52,100 +74,6 @@ export type Reference = { kind: 'adapters-off' } | { kind: 'model'; model: Causa
 // and, on Chromium's software adapter, fails outright.
 
 /**
- * Micro-batches as lists of sequence indexes, longest sequences first. A micro-batch is padded to
- * its longest sequence, and a step's trajectories range from one turn to several, so batching
- * similar lengths together wastes less compute on padding (attention's cost grows with length
- * squared). Sums over micro-batches do not depend on the grouping.
- */
-export function lengthSortedBatches(
-  lengths: readonly number[],
-  microBatchSize: number,
-): number[][] {
-  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]! || a - b);
-  const batches: number[][] = [];
-  for (let i = 0; i < order.length; i += microBatchSize)
-    batches.push(order.slice(i, i + microBatchSize));
-  return batches;
-}
-
-/**
- * A micro-batch: sequence indexes, and how many leading tokens they all share and run once (0:
- * none).
- */
-export interface MicroBatch {
-  indexes: number[];
-  shared: number;
-}
-
-/**
- * A forward and backward pass's cost beyond its rows, in rows: measured on the demo model (wasm,
- * 2 threads), a pass took ~25 ms plus ~0.25 ms a row (the dispatch of its ~1000 kernels).
- */
-const PASS_ROWS = 100;
-
-/**
- * Micro-batches for sequences whose log-probs are wanted from token `firstScored[i]` on (the first
- * generated token). Sequences with the same tokens before that (a GRPO group's prompt) go
- * together: each micro-batch of several runs those tokens but the last once (tokenLogprobs
- * sharedPrefix), the last staying in each sequence as the input that predicts its first scored
- * token. A group, longest first, is cut into runs of at most microBatchSize where the rows they
- * make (the prompt once, each sequence's rest padded to the longest) plus PASS_ROWS a micro-batch
- * are fewest: lengths within a group vary widely (one turn or three), and padding costs as much
- * as a prompt. Without `firstScored`, or with shared prefixes turned off (switches.sharedPrefixes):
- * lengthSortedBatches, nothing shared.
- */
-export function microBatches(
-  sequences: readonly (readonly number[])[],
-  microBatchSize: number,
-  firstScored?: readonly number[],
-): MicroBatch[] {
-  if (!firstScored || !switches.sharedPrefixes)
-    return lengthSortedBatches(
-      sequences.map((s) => s.length),
-      microBatchSize,
-    ).map((indexes) => ({ indexes, shared: 0 }));
-  const groups = new Map<string, number[]>(); // in order of first appearance
-  sequences.forEach((ids, i) => {
-    const key = ids.slice(0, firstScored[i]).join(',');
-    const members = groups.get(key);
-    if (members) members.push(i);
-    else groups.set(key, [i]);
-  });
-  return [...groups.values()].flatMap((members) => {
-    const order = lengthSortedBatches(
-      members.map((i) => sequences[i]!.length),
-      members.length,
-    )[0]!.map((j) => members[j]!);
-    const shared = Math.max(0, firstScored[order[0]!]! - 1);
-    const length = (i: number) => sequences[order[i]!]!.length;
-    // best[i]: the cheapest cut of order[i..] (cost in rows, and where its first micro-batch ends)
-    const best: { cost: number; end: number }[] = [];
-    best[order.length] = { cost: 0, end: order.length };
-    for (let i = order.length - 1; i >= 0; i--) {
-      best[i] = { cost: Infinity, end: i + 1 };
-      for (let end = i + 1; end <= Math.min(order.length, i + microBatchSize); end++) {
-        const size = end - i;
-        const rows = size > 1 ? shared + size * (length(i) - shared) : length(i);
-        const cost = rows + PASS_ROWS + best[end]!.cost;
-        if (cost < best[i]!.cost) best[i] = { cost, end };
-      }
-    }
-    const batches: MicroBatch[] = [];
-    for (let i = 0; i < order.length; i = best[i]!.end) {
-      const indexes = order.slice(i, best[i]!.end);
-      batches.push({ indexes, shared: indexes.length > 1 ? shared : 0 });
-    }
-    return batches;
-  });
-}
-
-/** Index of the first 1 in an action mask (the first generated token), or the mask's length. */
-export function firstAction(actionMask: readonly number[]): number {
-  const index = actionMask.indexOf(1);
-  return index < 0 ? actionMask.length : index;
-}
-
-/**
  * Per-sequence log-probs (trajectory layout, length T, 0 at position 0) without gradients. With
  * `firstScored`, only entries from firstScored[i] on are wanted: sequences sharing what comes
  * before run it once (microBatches), and the entries before may come back 0.
@@ -156,9 +84,15 @@ export async function scoreSequences(
   temperature: number,
   microBatchSize: number,
   firstScored?: readonly number[],
+  microBatchTokens = Infinity,
 ): Promise<number[][]> {
   const out = new Array<number[]>(sequences.length);
-  for (const { indexes, shared } of microBatches(sequences, microBatchSize, firstScored)) {
+  for (const { indexes, shared } of microBatches(
+    sequences,
+    microBatchSize,
+    firstScored,
+    microBatchTokens,
+  )) {
     const chunk = indexes.map((i) => sequences[i]!);
     const values = tf.tidy(() =>
       tokenLogprobs(model, chunk, { temperature, sharedPrefix: shared }),
@@ -180,13 +114,20 @@ export async function referenceLogprobs(
   model: CausalLM,
   reference: Reference,
   sequences: readonly Pick<PackedSequence, 'ids' | 'actionMask'>[],
-  options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'klCoef'>,
+  options: Pick<UpdateOptions, 'temperature' | 'microBatchSize' | 'microBatchTokens' | 'klCoef'>,
 ): Promise<number[][] | null> {
   if (!reference || options.klCoef === 0) return null;
   const ids = sequences.map((s) => s.ids);
   const firstScored = sequences.map((s) => firstAction(s.actionMask));
   const score = (m: CausalLM) =>
-    scoreSequences(m, ids, options.temperature, options.microBatchSize, firstScored);
+    scoreSequences(
+      m,
+      ids,
+      options.temperature,
+      options.microBatchSize,
+      firstScored,
+      options.microBatchTokens,
+    );
   return reference.kind === 'adapters-off'
     ? model.withAdaptersDisabled(() => score(model))
     : score(reference.model);
@@ -255,18 +196,21 @@ export async function batchGradients(
     sequences.map((s) => s.ids),
     options.microBatchSize,
     firstScored,
+    options.microBatchTokens,
   )) {
     const batch = indexes.map((i) => sequences[i]!);
+    const ids = batch.map((s) => s.ids);
+    const recompute = needsRecompute(model, ids, shared, options.activationBudgetMB);
     const batchRef = ref ? indexes.map((i) => ref[i]!) : null;
     const tensors = microBatchTensors(batch, batchRef);
     let diagnostics: tf.Scalar[] = [];
     const { value, grads: microGrads } = tf.variableGrads(() => {
       // (B, T-1); 0 on the shared prompt, whose tokens the action mask leaves out
-      const logprobs = tokenLogprobs(
-        model,
-        batch.map((s) => s.ids),
-        { temperature: options.temperature, sharedPrefix: shared },
-      );
+      const logprobs = tokenLogprobs(model, ids, {
+        temperature: options.temperature,
+        sharedPrefix: shared,
+        recompute,
+      });
       const terms = grpoLoss(
         { logprobs, ...tensors },
         {

@@ -33,6 +33,8 @@ export function trainerSettings(config: RunConfig): TrainerSettings {
       aggregation: config.aggregation,
       ppoEpochs: config.ppoEpochs,
       microBatchSize: config.microBatchSize,
+      microBatchTokens: config.microBatchTokens,
+      activationBudgetMB: config.activationBudgetMB,
       gradClip: config.gradClip,
       learningRate: config.lr,
     },

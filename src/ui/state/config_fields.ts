@@ -56,6 +56,8 @@ const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
       'aggregation',
       'skipZeroStdGroups',
       'microBatchSize',
+      'microBatchTokens',
+      'activationBudgetMB',
     ],
   ],
   ['Optimizer', ['lr', 'weightDecay', 'gradClip']],
@@ -83,6 +85,8 @@ const LABELS: Partial<Record<string, string>> = {
   customTasks: 'Custom tasks',
   skipZeroStdGroups: 'Skip zero-std groups',
   microBatchSize: 'Micro-batch',
+  microBatchTokens: 'Micro-batch tokens',
+  activationBudgetMB: 'Activation budget (MB)',
   gradClip: 'Grad clip',
   partialCredit: 'Partial credit',
 };
