@@ -20,6 +20,14 @@ import type { EvalReport, Phase, PhaseReport } from './reports.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import {
+  allocationPoint,
+  armOptimizer,
+  guardWasmHeap,
+  releaseReservedHeap,
+} from './allocation_failure.ts';
+import { outOfMemoryError, type MemoryPhase } from './out_of_memory.ts';
+import { loadTrainable, saveTrainable, TensorScope, type TrainableState } from './step_rollback.ts';
+import {
   referenceLogprobs,
   update,
   type Reference,
@@ -55,8 +63,19 @@ export interface TrainerDeps {
 
 const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
 
+/** The run as it stood when a step began (what a failed step is undone to). */
+interface StepStart {
+  step: number;
+  cursor: ReturnType<Trainer['saveCursor']>;
+  history: number;
+  evals: number;
+  /** The trainable weights and optimizer state, saved as the update begins. */
+  trainable: TrainableState | null;
+}
+
 interface StepState {
   next: Phase;
+  start: StepStart;
   trajectories: Trajectory[];
   groups: GroupStats[] | null;
   timing: RolloutTiming;
@@ -73,6 +92,10 @@ export class Trainer {
   rng: Rng;
   private readonly sampler: TaskSampler;
   private state: StepState | null = null;
+  /** Where in the step the trainer is (for the out-of-memory message). */
+  private memoryPhase: MemoryPhase = 'rollout';
+  /** Why the trainer cannot go on (a failed step could not be undone), or null. */
+  damaged: string | null = null;
 
   constructor(
     private readonly deps: TrainerDeps,
@@ -97,21 +120,36 @@ export class Trainer {
     return this.state?.next ?? 'rollout';
   }
 
-  /** Runs one phase of the current step. */
+  /**
+   * Runs one phase of the current step. A failed phase undoes the whole step (weights, optimizer,
+   * task cursor, RNG) and frees its tensors; out of memory throws an OutOfMemoryError that says
+   * where and what to change (out_of_memory.ts). The next call starts the step again.
+   */
   async runPhase(): Promise<PhaseReport> {
+    if (this.damaged) throw new Error(this.damaged);
+    guardWasmHeap();
     const state = this.state ?? this.startStep();
     const phase = state.next;
     let metrics: StepMetrics | null = null;
-    if (phase === 'rollout') await this.rolloutPhase(state);
-    else if (phase === 'reward') await this.rewardPhase(state);
-    else if (phase === 'advantage') this.advantagePhase(state);
-    else {
-      metrics = await this.updatePhase(state);
-      const { evalEvery } = this.settings;
-      if (evalEvery > 0 && this.step % evalEvery === 0 && this.settings.evalTasks.length > 0) {
-        metrics.eval_pass_at_1 = (await this.evaluate()).passAt1;
+    const scope = new TensorScope();
+    try {
+      if (phase === 'rollout') await this.rolloutPhase(state);
+      else if (phase === 'reward') await this.rewardPhase(state);
+      else if (phase === 'advantage') this.advantagePhase(state);
+      else {
+        metrics = await this.updatePhase(state);
+        const { evalEvery } = this.settings;
+        if (evalEvery > 0 && this.step % evalEvery === 0 && this.settings.evalTasks.length > 0) {
+          this.enterPhase('evaluation', state);
+          metrics.eval_pass_at_1 = (await this.evaluate()).passAt1;
+        }
       }
+    } catch (error) {
+      releaseReservedHeap();
+      scope.abort([this.deps.model, this.deps.reference, this.optimizer]);
+      throw this.undoStep(state, error);
     }
+    scope.close();
     const report: PhaseReport = {
       step: this.step + (metrics ? 0 : 1),
       phase,
@@ -148,6 +186,7 @@ export class Trainer {
     if (!(temperature >= 0))
       throw new Error(`evaluate: temperature must be >= 0 (0 is greedy), got ${temperature}`);
     if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
+    guardWasmHeap();
     const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), {
       ...this.rolloutOptions(),
       groupSize: samples,
@@ -186,6 +225,13 @@ export class Trainer {
   private startStep(): StepState {
     this.state = {
       next: 'rollout',
+      start: {
+        step: this.step,
+        cursor: this.saveCursor(),
+        history: this.history.length,
+        evals: this.evals.length,
+        trainable: null,
+      },
       trajectories: [],
       groups: null,
       rewardSeconds: 0,
@@ -224,7 +270,44 @@ export class Trainer {
     };
   }
 
+  /** Marks where the step is, for the error message and the test's injected failures. */
+  private enterPhase(phase: MemoryPhase, state: StepState): void {
+    this.memoryPhase = phase;
+    allocationPoint(state.start.step + 1, phase);
+  }
+
+  /**
+   * Puts the run back as it stood before the failed step and returns the error to throw: an
+   * OutOfMemoryError where it was about memory, else `error` itself.
+   */
+  private undoStep(state: StepState, error: unknown): unknown {
+    const { start } = state;
+    let restored = true;
+    try {
+      this.loadCursor(start.cursor);
+      this.step = start.step;
+      this.history.length = start.history;
+      this.evals.length = start.evals;
+      if (start.trainable)
+        loadTrainable(start.trainable, this.deps.model.trainableVariables(), this.optimizer);
+    } catch (undoError) {
+      restored = false;
+      this.damaged =
+        `step ${start.step + 1} failed and could not be undone (${(undoError as Error).message}). ` +
+        'Fix: reload the page (or rerun the command), then resume from the last checkpoint.';
+    }
+    this.state = null;
+    const oom = outOfMemoryError(error, {
+      step: start.step + 1,
+      phase: this.memoryPhase,
+      settings: { ...this.settings, microBatchSize: this.settings.update.microBatchSize },
+      restored,
+    });
+    return oom ?? error;
+  }
+
   private async rolloutPhase(state: StepState): Promise<void> {
+    this.enterPhase('rollout', state);
     const result = await rollout(
       this.nextTasks(),
       this.rolloutDeps(this.rng.split()),
@@ -242,6 +325,7 @@ export class Trainer {
   }
 
   private async rewardPhase(state: StepState): Promise<void> {
+    this.enterPhase('reward', state);
     const started = performance.now();
     state.trajectories = await Promise.all(
       state.trajectories.map((t) => this.score(t, this.settings.tasks)),
@@ -250,6 +334,7 @@ export class Trainer {
   }
 
   private advantagePhase(state: StepState): void {
+    this.enterPhase('advantage', state);
     const result = assignAdvantages(state.trajectories, {
       skipZeroStdGroups: this.settings.skipZeroStdGroups,
     });
@@ -284,12 +369,16 @@ export class Trainer {
         advantage: t.advantage,
         oldLogprobs: t.oldLogprobs,
       }));
+      this.enterPhase('reference', state);
+      state.start.trainable = await saveTrainable(model.trainableVariables(), this.optimizer);
       const ref = await referenceLogprobs(model, this.deps.reference, sequences, options);
       if (ref)
         batch.forEach((t, i) => {
           t.refLogprobs = ref[i]!;
         });
-      report = await update(model, this.optimizer, sequences, ref, options);
+      this.enterPhase('update', state);
+      const disarm = armOptimizer(this.optimizer, state.start.step + 1);
+      report = await update(model, this.optimizer, sequences, ref, options).finally(disarm);
     }
     this.step++;
     const metrics = stepMetrics({

@@ -28,7 +28,8 @@ export interface CheckpointSummary {
   step: number;
   /** Milliseconds since the epoch. */
   savedAt: number;
-  reason: 'auto' | 'pause' | 'manual';
+  /** 'memory': the run as after its last step, saved when the next one ran out of memory. */
+  reason: 'auto' | 'pause' | 'manual' | 'memory';
   model: SavedModel;
   modelName: string;
   /** The run link fragment, so the resumed run has the same config. */

@@ -42,17 +42,21 @@ export function noticesPanel(controller: RunController): HTMLElement {
     );
     const saved = controller.resumable;
     resume.hidden = saved === null;
+    const fix = controller.resumeWithCurrentSettings;
     if (saved) {
       replace(
         resume,
         h(
           'div',
           { class: 'body' },
-          h('h3', null, 'Resume your last run?'),
+          h('h3', null, fix ? 'Resume after the change?' : 'Resume your last run?'),
           h(
             'p',
             null,
-            `Step ${saved.step} of ${saved.modelName}, saved ${formatClock(saved.savedAt)}${saved.reason === 'pause' ? ' on pause' : ''}. Charts and adapters come back as they were.`,
+            `Step ${saved.step} of ${saved.modelName}, saved ${formatClock(saved.savedAt)}${saved.reason === 'pause' ? ' on pause' : saved.reason === 'memory' ? ' when memory ran out' : ''}. ` +
+              (fix
+                ? 'Change what the error names under Configuration and apply it; Resume then goes on from this step with the new settings.'
+                : 'Charts and adapters come back as they were.'),
           ),
         ),
         h(
@@ -63,7 +67,7 @@ export function noticesPanel(controller: RunController): HTMLElement {
             disabled: !controller.controls().configure,
             onclick: () => void controller.resume(saved),
           },
-          `Resume at step ${saved.step}`,
+          `Resume at step ${saved.step}${fix ? ' with the current settings' : ''}`,
         ),
         h('button', { onclick: () => controller.dismissResume() }, 'Start fresh'),
       );

@@ -82,8 +82,22 @@ export abstract class RunTraining extends RunCore {
     this.activePhase = this.nextPhase;
     this.status = `Step ${this.finishedSteps + 1}: ${this.activePhase} running…`;
     this.emit('phase');
-    const metrics = await this.deps.trainer.runStep(this.deps.proxy(this.onPhase));
+    const metrics = await this.deps.trainer
+      .runStep(this.deps.proxy(this.onPhase))
+      .catch((error: unknown) => this.stepFailed(error));
     await this.finishStep(metrics);
+  }
+
+  /**
+   * The trainer undoes a failed step (src/rl/trainer.ts): the view goes back to its start, and
+   * running out of memory offers resuming (RunController). Rethrows for the error area.
+   */
+  protected async stepFailed(error: unknown): Promise<never> {
+    this.current = null;
+    this.nextPhase = 'rollout';
+    this.emit('phase');
+    await this.afterStepFailure(error);
+    throw error;
   }
 
   /** Trains until `config.steps` or a pause. */
@@ -124,7 +138,9 @@ export abstract class RunTraining extends RunCore {
       this.activePhase = this.nextPhase;
       this.status = `Step ${this.finishedSteps + 1}: ${this.activePhase} running…`;
       this.emit('phase');
-      const report = await this.deps.trainer.runPhase();
+      const report = await this.deps.trainer
+        .runPhase()
+        .catch((error: unknown) => this.stepFailed(error));
       this.onPhase(report);
       if (report.phase === 'update') {
         if (!report.metrics)
@@ -146,4 +162,7 @@ export abstract class RunTraining extends RunCore {
 
   /** Saves a checkpoint now (RunController). */
   abstract saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void>;
+
+  /** After a failed step (RunController: out of memory keeps the run and offers resuming). */
+  protected abstract afterStepFailure(error: unknown): Promise<void>;
 }
