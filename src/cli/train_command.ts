@@ -10,9 +10,11 @@ import { parseRunConfig } from '../run/config_validation.ts';
 import type { RunConfig } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { summarizeRun } from '../rl/metrics.ts';
+import { OutOfMemoryError } from '../rl/out_of_memory.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from '../service/session.ts';
 import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
+import { checkTrainMemory } from './memory_check.ts';
 import { nodeModelSource, openNodeSandbox } from './node_run.ts';
 
 /**
@@ -84,6 +86,8 @@ export async function trainCommand(args: CliArgs): Promise<void> {
     options: new Map([['backend', config.backend === 'cpu' ? 'cpu' : 'wasm']]),
   });
   const { source, origin } = nodeModelSource(config.model);
+  // the page's memory check, from config.json alone: refuse before reading any weights
+  await checkTrainMemory(source, config, config.backend === 'cpu' ? 'cpu' : 'wasm');
   const executor = await openNodeSandbox({
     size: 2,
     timeoutMs: config.timeoutMs,
@@ -92,11 +96,19 @@ export async function trainCommand(args: CliArgs): Promise<void> {
   const policy = await loadPolicy(source, config, origin);
   try {
     const trainer = createTrainer(policy, executor, config);
+    const out = args.options.get('out');
     for (let step = 0; step < config.steps; step++) {
-      const metrics = await trainer.runStep();
+      const metrics = await trainer.runStep().catch(async (error: unknown) => {
+        // out of memory leaves the run as after its last finished step: keep what that trained
+        if (!(out && error instanceof OutOfMemoryError && error.restored && trainer.step > 0))
+          throw error;
+        await saveRun(out, policy, config, source);
+        throw new Error(
+          `${error.message} What steps 1-${trainer.step} trained is saved in ${out}.`,
+        );
+      });
       process.stdout.write(`${JSON.stringify(metrics)}\n`);
     }
-    const out = args.options.get('out');
     if (out) await saveRun(out, policy, config, source);
     process.stdout.write(
       `${JSON.stringify({ summary: { ...summarizeRun(trainer.history), evals: trainer.evals, out: out ?? null } })}\n`,

@@ -8,6 +8,7 @@ import type { GroupStats } from '../rl/advantage.ts';
 import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { SandboxSettings } from '../run/config.ts';
+import type { SpeedMeasurement } from './speed_probe.ts';
 
 /** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
 export type ModelChoice =
@@ -36,7 +37,7 @@ export interface LoadProgress {
   totalBytes?: number | null;
 }
 
-export type { EvalReport, GroupStats, Phase, PhaseReport };
+export type { EvalReport, GroupStats, Phase, PhaseReport, SpeedMeasurement };
 
 /**
  * Everything needed to resume a run (docs/architecture.md §6). Weights are the trainable tensors
@@ -77,6 +78,12 @@ export interface TrainerApi {
     options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings },
     onProgress: (progress: LoadProgress) => void,
   ): Promise<BackendInfo>;
+  /**
+   * This device's product speed and memory bandwidth on the backend init() picked (speed_probe.ts),
+   * for the page's seconds-per-step estimate: measured by init() before the sandbox starts (under
+   * a second), so this returns at once.
+   */
+  measureSpeed(): Promise<SpeedMeasurement>;
   /** Loads a model and its tokenizer; replaces any loaded one and resets the run. */
   loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo>;
   /**

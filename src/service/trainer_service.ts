@@ -9,6 +9,7 @@ import type { ModelSource } from '../model_files/source.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
+import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
 import type { Trainer } from '../rl/trainer.ts';
 import type {
   EvalReport,
@@ -44,6 +45,8 @@ export class TrainerService implements TrainerApi {
   private choice: ModelChoice | null = null;
   private policy: LoadedPolicy | null = null;
   private trainer: Trainer | null = null;
+  /** The last speed measurement (one per backend: init() measures). */
+  private speed: SpeedMeasurement | null = null;
 
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -55,10 +58,17 @@ export class TrainerService implements TrainerApi {
     const info = await this.deps.selectBackend(
       options.backend === 'auto' ? undefined : options.backend,
     );
+    // measured now, before the sandbox's workers start and share the cores
+    this.speed = await measureSpeed().catch(() => null);
     this.sandboxSize = options.sandboxes ?? 2;
     if (options.sandbox) this.config = { ...this.config, ...options.sandbox };
     await this.restartSandbox(onProgress);
     return info;
+  }
+
+  async measureSpeed(): Promise<SpeedMeasurement> {
+    if (this.speed?.backend !== tf.getBackend()) this.speed = await measureSpeed();
+    return this.speed;
   }
 
   async loadModel(
@@ -106,6 +116,7 @@ export class TrainerService implements TrainerApi {
 
   async checkpoint(): Promise<TrainerCheckpoint> {
     const trainer = this.requireTrainer();
+    if (trainer.damaged) throw new Error(trainer.damaged); // never save a step half undone
     const policy = this.policy!;
     const tensors = await Promise.all(
       [...policy.model.trainableVariables()].map(async ([name, variable]) => ({

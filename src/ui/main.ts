@@ -12,7 +12,8 @@ import {
 } from '../service/checkpoint_store.ts';
 import { startApp } from './panels/app.ts';
 import { ensureIsolation } from './panels/isolation.ts';
-import { checkModelFits } from './state/model_fit.ts';
+import type { DeviceFacts } from '../model_files/memory_estimate.ts';
+import { checkModelFits, estimateModelCost } from './state/model_fit.ts';
 import './styles.css';
 
 /** The trainer worker (Policy + Trainer) behind comlink. */
@@ -82,6 +83,16 @@ async function gpuMaxBuffer(): Promise<number | null> {
   return maxBufferBytes;
 }
 
+/** What the memory estimate knows of this device on `backend`. */
+async function deviceFacts(backend: BackendInfo | null): Promise<DeviceFacts> {
+  const name = backend?.name ?? 'wasm';
+  return {
+    backend: name,
+    deviceMemoryGiB: (navigator as Navigator & { deviceMemory?: number }).deviceMemory ?? null,
+    maxBufferBytes: name === 'webgpu' ? await gpuMaxBuffer() : null,
+  };
+}
+
 async function main(): Promise<void> {
   if (await ensureIsolation()) return; // reloading into an isolated page
   const root = document.getElementById('app');
@@ -102,18 +113,14 @@ async function main(): Promise<void> {
     copyText: (text) => navigator.clipboard.writeText(text),
     download,
     checkModel: async (choice, config, backend: BackendInfo | null) => {
-      const name = backend?.name ?? 'wasm';
       const verdict = await checkModelFits(choice, config, {
         cache,
-        device: {
-          backend: name,
-          deviceMemoryGiB:
-            (navigator as Navigator & { deviceMemory?: number }).deviceMemory ?? null,
-          maxBufferBytes: name === 'webgpu' ? await gpuMaxBuffer() : null,
-        },
+        device: await deviceFacts(backend),
       });
       return verdict && verdict.fit === 'tight' ? verdict.message : null;
     },
+    estimateCost: async (choice, config, backend, speed) =>
+      estimateModelCost(choice, config, { cache, device: await deviceFacts(backend) }, speed),
   });
   // For automation and lesson scripts: the run's state, read-only by convention.
   (window as Window & { playground?: unknown }).playground = controller;

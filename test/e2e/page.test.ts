@@ -68,6 +68,15 @@ describe('production page', () => {
       // Until the worker is built in, the page says so in the error area and stays usable.
       expect(await page.getByTestId('error').textContent()).toContain('no trainer worker');
       expect(await page.getByTestId('train').isDisabled()).toBe(true);
+    } else {
+      // the worker measured this device's speed as the page opened (src/service/speed_probe.ts)
+      const speed = await page.evaluate(
+        () =>
+          (window as unknown as { playground: { speed: { gflops: number; bandwidthGBs: number } } })
+            .playground.speed,
+      );
+      expect(speed.gflops).toBeGreaterThan(0);
+      expect(speed.bandwidthGBs).toBeGreaterThan(0);
     }
     await page.screenshot({ path: `${SHOTS}/product-open.png` });
     await page.close();

@@ -12,6 +12,7 @@ import type {
   ModelInfo,
   Phase,
   PhaseReport,
+  SpeedMeasurement,
   TrainerApi,
   TrainerCheckpoint,
 } from '../../src/service/trainer_api.ts';
@@ -31,6 +32,8 @@ export interface FakeTrainerOptions {
   tokenTexts?: boolean;
   /** Bytes the fake "downloads" when loading a model or the sandbox. */
   loadBytes?: number;
+  /** What measureSpeed() reports (default 20 GFLOP/s and 10 GB/s). */
+  speed?: { gflops: number; bandwidthGBs: number };
 }
 
 const PHASES: Phase[] = ['rollout', 'reward', 'advantage', 'update'];
@@ -105,6 +108,17 @@ export class FakeTrainer implements TrainerApi {
       fma: true,
       threads: 2,
       skipped: ['webgpu: no WebGPU adapter (fake)'],
+    };
+  }
+
+  /** A fixed speed, so estimates are deterministic; not in `calls` (init measured it). */
+  async measureSpeed(): Promise<SpeedMeasurement> {
+    return {
+      backend: 'wasm',
+      gflops: 20,
+      bandwidthGBs: 10,
+      ...this.options.speed,
+      milliseconds: 0,
     };
   }
 

@@ -31,6 +31,7 @@ export interface AppDeps {
   copyText?: (text: string) => Promise<void>;
   download: Download;
   checkModel?: ControllerDeps['checkModel'];
+  estimateCost?: ControllerDeps['estimateCost'];
   checkpointEvery?: number;
 }
 
@@ -65,6 +66,7 @@ export async function startApp(
     proxy: deps.proxy,
     checkpoints: deps.checkpoints,
     checkModel: deps.checkModel,
+    estimateCost: deps.estimateCost,
     checkpointEvery: deps.checkpointEvery,
   });
   controller.config = link.config;

@@ -76,6 +76,7 @@ export function configPanel(controller: RunController): HTMLElement {
     }
     const dirty = JSON.stringify(draft) !== JSON.stringify(controller.config);
     const ok = invalid.size === 0 && problems.size === 0;
+    controller.setDraft(dirty && ok ? structuredClone(draft) : null); // the model card's estimates follow
     apply.disabled = !dirty || !ok || !controller.controls().configure;
     revert.disabled = !dirty;
     setText(

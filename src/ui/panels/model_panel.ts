@@ -1,8 +1,12 @@
 // The model card and picker: the demo model, hub presets, any hub id (with a configurable hub
 // address), or a folder picked or dropped from disk. Loading goes through the controller, which
-// checks the memory estimate first and refuses models too large for this device.
+// checks the memory estimate first and refuses models too large for this device. Before loading,
+// the card tells what the model picked costs under the run's settings (edits included): its
+// memory and its seconds per step on this device (model_fit.ts), from config.json alone.
 import { formatParameters } from '../../model_files/memory_estimate.ts';
 import { h, replace, setText, show } from './dom.ts';
+import { errorMessage } from '../state/errors.ts';
+import { costText } from '../state/model_fit.ts';
 import { DEFAULT_HUB_URL, HUB_PRESETS, isHubId, modelLabel } from '../state/models.ts';
 import type { RunController } from '../state/run_controller.ts';
 
@@ -83,6 +87,7 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
     const value = hubUrl.value.trim() || DEFAULT_HUB_URL;
     settings.set('hubBaseUrl', value);
     controller.context = { ...controller.context, hubBaseUrl: value };
+    refreshCost();
   });
   const folderInput = h('input', {
     type: 'file',
@@ -98,6 +103,8 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   const folderRow = h('div', null, folderInput, drop);
   const hubRow = h('div', null, hubId);
   const load = h('button', { class: 'primary', 'data-testid': 'load-model' }, 'Load model');
+  const cost = h('div', { class: 'cost', 'data-testid': 'model-cost' });
+  cost.hidden = true;
 
   const chosenModel = (): string | null => {
     if (select.value === OTHER) return isHubId(hubId.value.trim()) ? hubId.value.trim() : null;
@@ -144,10 +151,58 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
       );
   });
 
+  /** The picked model's cost under the run's settings; the newest request wins. */
+  let costRequest = 0;
+  const refreshCost = () => {
+    const request = ++costRequest;
+    const model = chosenModel();
+    const settle = (...children: (HTMLElement | null)[]) => {
+      if (request !== costRequest) return;
+      replace(cost, ...children);
+      show(cost, children.some(Boolean));
+    };
+    if (!model) return settle();
+    controller.costOf(model).then(
+      (result) => {
+        if (!result) return settle();
+        const text = costText(result);
+        settle(
+          h(
+            'div',
+            { class: 'facts' },
+            model === controller.config.model
+              ? 'At these settings:'
+              : `If you load ${modelLabel(model)}, at these settings:`,
+          ),
+          h('div', { class: 'cost-step', 'data-testid': 'model-cost-step' }, text.step),
+          // a loaded model's memory warning is already a notice above
+          text.memory === controller.modelWarning
+            ? null
+            : h(
+                'div',
+                {
+                  class: `facts cost-memory ${result.memory.fit}`,
+                  'data-testid': 'model-cost-memory',
+                },
+                text.memory,
+              ),
+          text.detail ? h('div', { class: 'facts' }, text.detail) : null,
+        );
+      },
+      (error) => settle(h('div', { class: 'facts' }, `No estimate: ${errorMessage(error)}`)),
+    );
+  };
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  hubId.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(refreshCost, 400);
+  });
+
   const syncPicker = () => {
     show(hubRow, select.value === OTHER);
     show(folderRow, select.value === FOLDER);
     show(load, select.value !== FOLDER);
+    refreshCost();
   };
   select.addEventListener('change', syncPicker);
 
@@ -203,6 +258,7 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   controller.subscribe((change) => {
     if (change === 'model' || change === 'config' || change === 'state') render();
     if (change === 'config') syncToConfig();
+    if (change === 'draft' || change === 'backend' || change === 'model') refreshCost();
   });
   render();
   syncToConfig();
@@ -216,6 +272,7 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
     h('div', { class: 'field wide' }, select),
     hubRow,
     folderRow,
+    cost,
     h(
       'details',
       null,

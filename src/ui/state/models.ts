@@ -2,10 +2,9 @@
 // checks): the embedded demo model, hub presets, any hub id, or a folder from disk. The run config
 // names the model as text (`model`: "demo", a hub id, or a folder name); this turns that text into
 // the worker's ModelChoice and sizes the run for the memory estimate. Pure: no DOM.
-import type { RunShape } from '../../model_files/memory_estimate.ts';
 import type { ModelChoice } from '../../service/trainer_api.ts';
-import type { RunConfig } from '../../run/config.ts';
-import { tasksFor } from '../../tasks/registry.ts';
+
+export { runShape } from '../../run/run_shape.ts';
 
 /** A hub model the page lists. */
 export interface ModelPreset {
@@ -74,26 +73,4 @@ export function modelChoice(model: string, context: ModelContext): ModelChoice {
 export function modelLabel(model: string): string {
   if (model === 'demo') return 'Demo model (built in)';
   return HUB_PRESETS.find((preset) => preset.repo === model)?.label ?? model;
-}
-
-/** The run's size for the memory estimate: every live episode of a step decodes together. */
-export function runShape(config: RunConfig): Omit<RunShape, 'fileBytesPerParameter'> {
-  let prompts = config.promptsPerStep ?? 1;
-  if (config.promptsPerStep === null) {
-    try {
-      prompts = tasksFor(config.tasks, config.customTasks).length;
-    } catch {
-      prompts = 1; // an empty custom set: the config form reports that separately
-    }
-  }
-  // Prompt and system text ~200 tokens; each turn adds its generation, an observation (~3 chars per
-  // token of the output tail, at most ~200 tokens) and a little chat markup.
-  const observationTokens = Math.min(200, Math.ceil(config.maxOutputChars / 3));
-  return {
-    sequences: config.groupSize * prompts,
-    contextTokens: 200 + config.maxTurns * (config.maxNewTokens + observationTokens + 20),
-    microBatch: config.microBatchSize,
-    loraRank: config.loraRank,
-    full: config.finetune === 'full',
-  };
 }

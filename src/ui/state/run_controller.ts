@@ -4,6 +4,8 @@
 import { savedModel, type CheckpointSummary } from '../../service/checkpoint_store.ts';
 import { sandboxSettings } from '../../run/config.ts';
 import { decodeLink } from '../../run/link.ts';
+import { parseOutOfMemory } from '../../rl/out_of_memory.ts';
+import { errorMessage } from './errors.ts';
 import { RunTraining } from './run_training.ts';
 import type { StepRecord } from './run_types.ts';
 
@@ -19,6 +21,24 @@ export {
 
 /** The run as the page sees it. */
 export class RunController extends RunTraining {
+  /** After running out of memory, Resume takes the settings as they are now (the fix applied). */
+  resumeWithCurrentSettings = false;
+
+  /**
+   * Out of memory: the trainer undid the step, so (where memory was left intact) the run as after
+   * its last step is saved; the resume offer then brings it back under the changed settings.
+   */
+  protected async afterStepFailure(error: unknown): Promise<void> {
+    const oom = parseOutOfMemory(errorMessage(error));
+    if (!oom) return;
+    const saved = () => (this.lastCheckpoint?.runId === this.runId ? this.lastCheckpoint : null);
+    if (oom.restored && this.finishedSteps > (saved()?.step ?? 0))
+      await this.saveCheckpoint('memory');
+    this.resumable = saved() ?? this.resumable;
+    this.resumeWithCurrentSettings = this.resumable !== null;
+    this.emit('checkpoint');
+  }
+
   /** Saves a checkpoint now; failures (a full disk) are shown but never stop training. */
   async saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void> {
     const store = this.deps.checkpoints;
@@ -49,7 +69,17 @@ export class RunController extends RunTraining {
     if (!store) return false;
     const ok = await this.exclusive('resuming the saved run', 'busy', async () => {
       const checkpoint = await store.load(summary.key);
-      const { config } = await decodeLink(checkpoint.configFragment);
+      const fragment = this.resumeWithCurrentSettings ? this.fragment : checkpoint.configFragment;
+      const { config } = await decodeLink(fragment);
+      if (fragment !== checkpoint.configFragment) {
+        const { config: saved } = await decodeLink(checkpoint.configFragment);
+        const fixed = ['model', 'finetune', 'loraRank', 'loraTargets'] as const;
+        const changed = fixed.filter((k) => JSON.stringify(saved[k]) !== JSON.stringify(config[k]));
+        if (changed.length > 0)
+          throw new Error(
+            `the saved run trained ${saved.model} with other ${changed.join(', ')}, so it cannot go on under these settings. Fix: set ${changed.join(', ')} back to resume, or Start fresh.`,
+          );
+      }
       if (summary.model.kind === 'files' && this.context.picked?.name !== summary.model.name) {
         throw new Error(
           `the saved run used the local folder "${summary.model.name}". Fix: pick that folder under Model, then resume.`,
@@ -62,15 +92,17 @@ export class RunController extends RunTraining {
           { backend: config.backend, sandbox: sandboxSettings(config) },
           this.deps.proxy(this.onProgress),
         );
+        await this.measureSpeedInner();
         this.emit('backend');
         this.model = null;
       }
       if (config.model !== this.config.model || !this.model)
         await this.loadModelInner(config, await this.checkModelInner(config));
       // restore() configures the worker from the checkpoint's own fragment
-      await this.deps.trainer.restore(checkpoint);
+      await this.deps.trainer.restore({ ...checkpoint, configFragment: fragment });
       this.config = config;
-      this.fragment = checkpoint.configFragment;
+      this.fragment = fragment;
+      this.resumeWithCurrentSettings = false;
       this.clearRun();
       this.emit('config');
       this.metrics = [...checkpoint.metrics];
@@ -87,6 +119,7 @@ export class RunController extends RunTraining {
   /** Forgets the resume offer (the checkpoint stays stored). */
   dismissResume(): void {
     this.resumable = null;
+    this.resumeWithCurrentSettings = false;
     this.emit('checkpoint');
   }
 

@@ -11,12 +11,14 @@ import type {
   ModelInfo,
   Phase,
   PhaseReport,
+  SpeedMeasurement,
 } from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointSummary } from '../../service/checkpoint_store.ts';
 import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
 import { encodeLink } from '../../run/link.ts';
 import { explainError, type UiError } from './errors.ts';
+import type { ModelCost } from './model_fit.ts';
 import { modelChoice, modelLabel, type ModelContext } from './models.ts';
 import type { Change, ControllerDeps, Controls, RunState, StepRecord } from './run_types.ts';
 
@@ -32,6 +34,10 @@ export abstract class RunCore {
   model: ModelInfo | null = null;
   /** A memory warning for the loaded model (it may run out of memory while training). */
   modelWarning: string | null = null;
+  /** This device's speed on the backend, measured by the worker at init (null until then). */
+  speed: SpeedMeasurement | null = null;
+  /** The configuration form's valid, unapplied edits, or null (the estimates follow them). */
+  draft: RunConfig | null = null;
   readonly progress = new Map<LoadProgress['stage'], LoadProgress>();
   config: RunConfig = defaultConfig();
   fragment = '';
@@ -184,6 +190,7 @@ export abstract class RunCore {
         { backend: config.backend, sandbox: sandboxSettings(config) },
         this.deps.proxy(this.onProgress),
       );
+      await this.measureSpeedInner();
       this.emit('backend');
       const choice = await this.checkModelInner(config);
       // configure before loading: the worker builds the model's adapters from the config
@@ -200,6 +207,29 @@ export abstract class RunCore {
       }
     }
     return ok;
+  }
+
+  /** Reads the speed the worker measured at init; a failure leaves the estimate without seconds. */
+  protected async measureSpeedInner(): Promise<void> {
+    this.speed = await this.deps.trainer.measureSpeed().catch(() => null);
+  }
+
+  /** Keeps the form's unapplied edits (null: none, or invalid), telling panels when they change. */
+  setDraft(config: RunConfig | null): void {
+    if (JSON.stringify(config) === JSON.stringify(this.draft)) return;
+    this.draft = config;
+    this.emit('draft');
+  }
+
+  /**
+   * What `model` (a config's model text) would cost under `config` (default: the form's edits, else
+   * the applied config) on this device; null when there is nothing to estimate or no estimator.
+   * Reads config.json only: no worker call, so it may run while the worker is busy.
+   */
+  async costOf(model: string, config?: RunConfig): Promise<ModelCost | null> {
+    if (!this.deps.estimateCost) return null;
+    const run = { ...(config ?? this.draft ?? this.config), model };
+    return this.deps.estimateCost(modelChoice(model, this.context), run, this.backend, this.speed);
   }
 
   /**
@@ -258,6 +288,7 @@ export abstract class RunCore {
           { backend: config.backend, sandbox: sandboxSettings(config) },
           this.deps.proxy(this.onProgress),
         );
+        await this.measureSpeedInner();
         this.emit('backend');
       }
       const newModel =

@@ -1,10 +1,17 @@
 // Types of the page's run logic (run_core.ts, run_training.ts, run_controller.ts), shared by the
 // panels.
 import type { BackendInfo } from '../../kernels/backend.ts';
-import type { GroupStats, ModelChoice, Phase, TrainerApi } from '../../service/trainer_api.ts';
+import type {
+  GroupStats,
+  ModelChoice,
+  Phase,
+  SpeedMeasurement,
+  TrainerApi,
+} from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointStore } from '../../service/checkpoint_store.ts';
 import type { RunConfig } from '../../run/config.ts';
+import type { ModelCost } from './model_fit.ts';
 
 /** The phases in order. */
 export const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
@@ -41,6 +48,8 @@ export type Change =
   | 'reset'
   | 'error'
   | 'config'
+  /** The configuration form's unapplied edits (RunCore.draft). */
+  | 'draft'
   | 'checkpoint';
 
 /** Everything the controller needs from the page. */
@@ -55,6 +64,16 @@ export interface ControllerDeps {
     config: RunConfig,
     backend: BackendInfo | null,
   ) => Promise<string | null>;
+  /**
+   * What a model would cost under a config on this device (memory, seconds per step at the
+   * measured speed), from its config.json alone; null where there is nothing to say (the demo).
+   */
+  estimateCost?: (
+    choice: ModelChoice,
+    config: RunConfig,
+    backend: BackendInfo | null,
+    speed: SpeedMeasurement | null,
+  ) => Promise<ModelCost | null>;
   now?: () => number;
   /** Save a checkpoint every N finished steps (0 = only on pause). Default 5. */
   checkpointEvery?: number;

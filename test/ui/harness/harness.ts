@@ -4,7 +4,7 @@
 // (per phase), tokens=1 (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps).
 import { indexedDbCheckpointStore } from '../../../src/service/checkpoint_store.ts';
 import { startApp } from '../../../src/ui/panels/app.ts';
-import { checkModelFits } from '../../../src/ui/state/model_fit.ts';
+import { checkModelFits, estimateModelCost } from '../../../src/ui/state/model_fit.ts';
 import '../../../src/ui/styles.css';
 import { FakeTrainer, type FakeTrainerOptions } from '../fake_trainer.ts';
 
@@ -48,6 +48,14 @@ startApp(document.getElementById('app')!, trainer, {
     });
     return verdict?.fit === 'tight' ? verdict.message : null;
   },
+  // The product's real estimate, at the fake trainer's fixed speed.
+  estimateCost: (choice, config, _backend, speed) =>
+    estimateModelCost(
+      choice,
+      config,
+      { device: { backend: 'wasm', deviceMemoryGiB: Number(query.get('ram') ?? 0) || null } },
+      speed,
+    ),
 }).then((controller) => {
   Object.assign(window, { playground: controller, fakeTrainer: trainer, downloads });
 });

@@ -1,0 +1,63 @@
+// A run's size, from its RunConfig, for what is estimated before a model loads: the memory
+// (src/model_files/memory_estimate.ts RunShape) and the seconds per step
+// (src/model_files/step_cost.ts StepShape). The page and `cli train` size a run the same way.
+import type { RunShape } from '../model_files/memory_estimate.ts';
+import type { StepShape } from '../model_files/step_cost.ts';
+import { tasksFor } from '../tasks/registry.ts';
+import type { RunConfig } from './config.ts';
+
+/** Prompt and system text with the chat template, in tokens (the seed tasks' are ~150-200). */
+const PROMPT_TOKENS = 200;
+/** Chat markup around each turn (end of turn, the user turn's header), in tokens. */
+const MARKUP_TOKENS = 20;
+
+/** Prompts per step: the config's, or every task of the set when it says null. */
+function promptsPerStep(config: RunConfig): number {
+  if (config.promptsPerStep !== null) return config.promptsPerStep;
+  try {
+    return tasksFor(config.tasks, config.customTasks).length;
+  } catch {
+    return 1; // an empty custom set: the config form reports that separately
+  }
+}
+
+/** An observation in tokens: ~3 characters per token of the output's tail, at most ~200. */
+function observationTokens(config: RunConfig): number {
+  return Math.min(200, Math.ceil(config.maxOutputChars / 3));
+}
+
+/** The run's size for the memory estimate: every live episode of a step decodes together. */
+export function runShape(config: RunConfig): Omit<RunShape, 'fileBytesPerParameter'> {
+  // Each turn adds its generation, an observation and a little chat markup.
+  return {
+    sequences: config.groupSize * promptsPerStep(config),
+    contextTokens:
+      PROMPT_TOKENS +
+      config.maxTurns * (config.maxNewTokens + observationTokens(config) + MARKUP_TOKENS),
+    microBatch: config.microBatchSize,
+    microBatchTokens: config.microBatchTokens,
+    activationBudgetBytes: config.activationBudgetMB * 2 ** 20,
+    loraRank: config.loraRank,
+    loraTargets: config.loraTargets,
+    full: config.finetune === 'full',
+  };
+}
+
+/** The run's shape for the cost of a step (every turn at its token limit). */
+export function stepShape(config: RunConfig): StepShape {
+  const prompts = promptsPerStep(config);
+  return {
+    sequences: config.groupSize * prompts,
+    prompts,
+    turns: config.maxTurns,
+    tokensPerTurn: config.maxNewTokens,
+    promptTokens: PROMPT_TOKENS,
+    observationTokens: observationTokens(config) + MARKUP_TOKENS,
+    ppoEpochs: config.ppoEpochs,
+    microBatch: config.microBatchSize,
+    microBatchTokens: config.microBatchTokens,
+    full: config.finetune === 'full',
+    reference: config.klCoef > 0,
+    activationBudgetBytes: config.activationBudgetMB * 2 ** 20,
+  };
+}

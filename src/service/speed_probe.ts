@@ -1,0 +1,138 @@
+// A short measurement of this device's speed for the page's cost estimate (src/model_files/
+// step_cost.ts), run in the trainer worker when the page opens, on the backend the run uses:
+//   gflops        a training-shaped product through our matmul dispatch (on WASM the fused
+//                 multiply-add kernel with its helper threads, matmul_dispatch.ts matMul2d; on
+//                 WebGPU and CPU tf.matMul), the best of repeated calls
+//   bandwidthGBs  a streaming read of 64 MiB (past a laptop's caches) by a WebAssembly SIMD loop
+//                 on one thread, the best of a few passes; on WebGPU a sum over a 64 MiB tensor
+// Half a second (PROBE_BUDGET_MS, set-up included; ~0.2 s of it is the set-up on a 2-core VM):
+// the estimate needs the order of magnitude, not the bench's precision. Measured there (AMD EPYC
+// VM, 2 cores, Node and Chromium alike): 50-87 GFLOP/s idle, 20-35 with other work on the cores;
+// 45-50 GB/s at 64 MiB, whose large L3 holds part of it (~30 GB/s at 256 MiB).
+import * as tf from '@tensorflow/tfjs';
+import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { matMul2d } from '../kernels/matmul_dispatch.ts';
+
+/** What the probe measured. */
+export interface SpeedMeasurement {
+  /** The backend measured on (tf.getBackend()). */
+  backend: string;
+  /** Dense products' speed, GFLOP/s. */
+  gflops: number;
+  /** Streaming read from memory, GB/s (1e9 bytes). */
+  bandwidthGBs: number;
+  /** How long the probe took, ms. */
+  milliseconds: number;
+}
+
+/** The probe's budget, ms, set-up included: the product until half of it, then the read. */
+export const PROBE_BUDGET_MS = 500;
+
+const STREAM_BYTES = 64 << 20;
+
+/**
+ * A function read(end) that sums the f32x4 lanes of memory [0, end) with four independent
+ * accumulators (64 bytes an iteration) and stores the sum at 0, so the loads cannot be dropped.
+ */
+function streamReader(memory: WebAssembly.Memory): (end: number) => void {
+  const f = new Body(1);
+  const end = 0;
+  const at = f.local(I32);
+  const acc = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
+  f.i32(0).set(at);
+  f.whileLoop(f.fits(at, 64, end), () => {
+    acc.forEach((a, i) =>
+      f
+        .get(a)
+        .get(at)
+        .v128Load(16 * i, 4)
+        .f32x4Add()
+        .set(a),
+    );
+    f.addConst(at, 64);
+  });
+  for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).f32x4Add().set(acc[0]!);
+  f.i32(0).get(acc[0]!).v128Store(0, 4);
+  const module = new WebAssembly.Module(moduleBytes([{ name: 'read', params: 1, body: f }]));
+  return new WebAssembly.Instance(module, { env: { memory } }).exports.read as (
+    end: number,
+  ) => void;
+}
+
+/** GB/s of a streaming read, the best of passes until `deadline` (performance.now()). */
+function cpuBandwidth(deadline: number): number {
+  const memory = new WebAssembly.Memory({ initial: STREAM_BYTES / 65536 });
+  new Float32Array(memory.buffer).fill(1); // touch every page, so the passes read real memory
+  const read = streamReader(memory);
+  let best = Infinity;
+  for (let pass = 0; pass < 20 && (pass < 2 || performance.now() < deadline); pass++) {
+    const t0 = performance.now();
+    read(STREAM_BYTES);
+    best = Math.min(best, performance.now() - t0);
+  }
+  return STREAM_BYTES / Math.max(best, 1e-3) / 1e6;
+}
+
+/** GB/s of a sum over a 64 MiB tensor on the GPU, the best of passes until `deadline`. */
+async function gpuBandwidth(deadline: number): Promise<number> {
+  const x = tf.fill([STREAM_BYTES / 4], 1);
+  try {
+    let best = Infinity;
+    for (let pass = 0; pass < 10 && (pass < 2 || performance.now() < deadline); pass++) {
+      const t0 = performance.now();
+      const total = tf.sum(x);
+      await total.data();
+      total.dispose();
+      if (pass > 0) best = Math.min(best, performance.now() - t0); // the first compiles
+    }
+    return STREAM_BYTES / Math.max(best, 1e-3) / 1e6;
+  } finally {
+    x.dispose();
+  }
+}
+
+/**
+ * GFLOP/s of an (m, k) @ (k, n) product through matMul2d (WASM: a training step's kernel, with
+ * its helper threads), the best of calls until `deadline` after one warm-up call.
+ */
+async function productSpeed(deadline: number): Promise<number> {
+  const backend = tf.getBackend();
+  // WASM: within the fused kernel's reach (k n <= 2^19) and rows enough for its threads; the
+  // plain JavaScript CPU backend a small one (~10 ms), so a few calls fit the budget
+  const [m, k, n] =
+    backend === 'webgpu'
+      ? [1024, 1024, 1024]
+      : backend === 'wasm'
+        ? [256, 512, 512]
+        : [64, 256, 256];
+  const a = tf.randomUniform([m, k], -1, 1, 'float32', 1) as tf.Tensor2D;
+  const b = tf.randomUniform([k, n], -1, 1, 'float32', 2) as tf.Tensor2D;
+  try {
+    const once = async () => {
+      const t0 = performance.now();
+      const c = tf.tidy(() => matMul2d(a, b));
+      await c.data();
+      c.dispose();
+      return performance.now() - t0;
+    };
+    await once(); // warm-up: kernels compiled, helper memory grown
+    let best = Infinity;
+    for (let call = 0; call < 100 && (call < 1 || performance.now() < deadline); call++)
+      best = Math.min(best, await once());
+    return (2 * m * k * n) / Math.max(best, 1e-3) / 1e6;
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+}
+
+/** Measures this device's product speed and memory bandwidth on the current tfjs backend. */
+export async function measureSpeed(budgetMs = PROBE_BUDGET_MS): Promise<SpeedMeasurement> {
+  const start = performance.now();
+  const backend = tf.getBackend();
+  // the set-up (a warm-up product, touching 64 MiB) comes on top of the loops' deadlines
+  const gflops = await productSpeed(start + budgetMs / 2);
+  const bandwidthGBs =
+    backend === 'webgpu' ? await gpuBandwidth(start + budgetMs) : cpuBandwidth(start + budgetMs);
+  return { backend, gflops, bandwidthGBs, milliseconds: performance.now() - start };
+}

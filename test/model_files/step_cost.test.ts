@@ -1,0 +1,217 @@
+// The cost of a GRPO step (src/model_files/step_cost.ts), worked by hand on a toy config, then
+// checked on the demo model's and Qwen2.5-0.5B's shapes against sums written out independently.
+import { describe, expect, it } from 'vitest';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
+import {
+  causalPairs,
+  estimateStepSeconds,
+  formatDuration,
+  headWeights,
+  layerProductWeights,
+  sequenceTokens,
+  type StepShape,
+} from '../../src/model_files/step_cost.ts';
+import { presetConfig } from '../../src/run/presets.ts';
+import { stepShape } from '../../src/run/run_shape.ts';
+import { readFileSync } from 'node:fs';
+
+// D 4, I 8, L 1, H 2, KV 1, hd 2, V 10, tied:
+//   Pl = 1 (4·2·2 + 2·4·1·2 + 2·2·4 + 3·4·8) = 16 + 16 + 16 + 96 = 144; Ph = 4·10 = 40
+//   attention per (query, key) pair: 4 L H hd = 16; KV cache per token: 2 L KV hd · 4 B = 16 B
+const toy = parseModelConfig({
+  model_type: 'llama',
+  vocab_size: 10,
+  hidden_size: 4,
+  intermediate_size: 8,
+  num_hidden_layers: 1,
+  num_attention_heads: 2,
+  num_key_value_heads: 1,
+  tie_word_embeddings: true,
+});
+
+/** 2 sequences of 1 prompt (3 tokens), 2 turns of 2 tokens, a 1-token observation between. */
+const toyShape: StepShape = {
+  sequences: 2,
+  prompts: 1,
+  turns: 2,
+  tokensPerTurn: 2,
+  promptTokens: 3,
+  observationTokens: 1,
+  ppoEpochs: 1,
+  microBatch: 1,
+  full: false,
+  reference: false,
+};
+const GIGA = { gflops: 1, bandwidthGBs: 1 }; // 1e9 FLOP/s, 1e9 B/s: seconds = FLOPs (or bytes) / 1e9
+
+const qwen05b = parseModelConfig({
+  architectures: ['Qwen2ForCausalLM'],
+  model_type: 'qwen2',
+  hidden_size: 896,
+  intermediate_size: 4864,
+  num_hidden_layers: 24,
+  num_attention_heads: 14,
+  num_key_value_heads: 2,
+  vocab_size: 151936,
+  tie_word_embeddings: true,
+  max_position_embeddings: 32768,
+  use_sliding_window: false,
+  torch_dtype: 'bfloat16',
+});
+
+describe('step cost', () => {
+  it('counts the weights of the products and causal attention pairs by hand', () => {
+    expect(layerProductWeights(toy)).toBe(144);
+    expect(headWeights(toy)).toBe(40);
+    expect(causalPairs(3, 0)).toBe(6); // 1 + 2 + 3
+    expect(causalPairs(1, 5)).toBe(6); // one new token after 5: 5 keys and itself
+    expect(sequenceTokens(toyShape)).toBe(8); // 3 + 2·2 + 1
+  });
+
+  it('works a toy step out by hand: prefill, decoding, the update (LoRA, no reference)', () => {
+    const cost = estimateStepSeconds(toy, toyShape, GIGA);
+    // prefill: the prompt once, 2·144·3 + 16·6 = 960; turn 2's observation per sequence,
+    //   2·(2·144·1 + 16·causalPairs(1, 5) = 96) = 768
+    // decoding, 2·(2·184 + 16·keys) per step at keys 4, 5 (turn 1) and 7, 8 (turn 2):
+    //   864 + 896 + 960 + 992 = 3712; bytes per step 184·2 + 2·keys·16 (496 … 624) stay below
+    const rollout = 960 + 768 + 3712;
+    expect(cost.rolloutFlops).toBe(rollout);
+    expect(cost.rolloutSeconds).toBeCloseTo(rollout * 1e-9, 15);
+    // update: rows 2·8 = 16, pairs 2·36 = 72; forward 2·144·16 + 16·72 + 2·40·16 = 7040;
+    // backward (dx only) 2·144·16 + 2·16·72 + 2·40·16 = 8192
+    expect(cost.updateFlops).toBe(7040 + 8192);
+    expect(cost.flops).toBe(rollout + 15232);
+    expect(cost.seconds).toBeCloseTo((rollout + 15232) * 1e-9, 15);
+    expect(cost.decodeWeightBytes).toBe(184 * 2);
+  });
+
+  it('adds the reference pass when β > 0 and a forward and backward per PPO epoch', () => {
+    expect(estimateStepSeconds(toy, { ...toyShape, reference: true }, GIGA).updateFlops).toBe(
+      7040 + 15232,
+    );
+    expect(
+      estimateStepSeconds(toy, { ...toyShape, reference: true, ppoEpochs: 2 }, GIGA).updateFlops,
+    ).toBe(7040 + 2 * 15232);
+  });
+
+  it('runs a shared prompt once per micro-batch, within microBatchTokens', () => {
+    // micro-batch 2: rows 3 + 2·5 = 13, pairs 6 + 2·causalPairs(5, 3) = 66, head rows 2·5 = 10;
+    // forward 2·144·13 + 16·66 + 2·40·10 = 5600, backward 3744 + 2·1056 + 800 = 6656
+    expect(estimateStepSeconds(toy, { ...toyShape, microBatch: 2 }, GIGA).updateFlops).toBe(12256);
+    // 13 rows do not fit 12: one sequence a micro-batch again
+    expect(
+      estimateStepSeconds(toy, { ...toyShape, microBatch: 2, microBatchTokens: 12 }, GIGA)
+        .updateFlops,
+    ).toBe(15232);
+  });
+
+  it('recomputes the layers in the backward pass when activations pass their budget', () => {
+    // one more forward of the layers: 2·144·16 + 16·72 = 5760
+    expect(
+      estimateStepSeconds(toy, { ...toyShape, activationBudgetBytes: 1 }, GIGA).updateFlops,
+    ).toBe(15232 + 5760);
+    expect(
+      estimateStepSeconds(toy, { ...toyShape, activationBudgetBytes: 2 ** 30 }, GIGA).updateFlops,
+    ).toBe(15232);
+  });
+
+  it('takes decoding as bound by bandwidth where streaming the weights is slower', () => {
+    const slow = estimateStepSeconds(toy, toyShape, { gflops: 1, bandwidthGBs: 0.1 });
+    // bytes 496, 528, 592, 624 at 1e8 B/s are 4960 … 6240 ns, over the FLOPs' 864 … 992 ns
+    expect(slow.rolloutSeconds).toBeCloseTo((960 + 768 + 4960 + 5280 + 5920 + 6240) * 1e-9, 15);
+    expect(slow.rolloutFlops).toBe(960 + 768 + 3712); // the FLOPs do not change
+  });
+
+  it('counts dW and AdamW in full fine-tuning, with float32 weights streamed', () => {
+    const full = estimateStepSeconds(toy, { ...toyShape, full: true }, GIGA);
+    // backward 4·144·16 + 2·16·72 + 4·40·16 = 14080; AdamW 28 B × 196 parameters = 5488 B
+    expect(full.updateFlops).toBe(7040 + 14080);
+    expect(full.updateSeconds).toBeCloseTo((21120 + 5488) * 1e-9, 15);
+    expect(full.decodeWeightBytes).toBe(184 * 4);
+  });
+
+  it('refuses a speed that is not positive', () => {
+    expect(() => estimateStepSeconds(toy, toyShape, { gflops: 0, bandwidthGBs: 1 })).toThrow(
+      /speeds must be positive/,
+    );
+  });
+
+  it("sizes the demo model's products", () => {
+    const demo = parseModelConfig(
+      JSON.parse(readFileSync('public/models/demo/config.json', 'utf8')),
+    );
+    // 4 (192·192·4 + 3·192·576) = 4 (147456 + 331776); the head 192 · 1536
+    expect(layerProductWeights(demo)).toBe(1_916_928);
+    expect(headWeights(demo)).toBe(294_912);
+    const cost = estimateStepSeconds(demo, stepShape(presetConfig('default')), {
+      gflops: 50,
+      bandwidthGBs: 20,
+    });
+    expect(cost.seconds).toBeGreaterThan(0.5);
+    expect(cost.seconds).toBeLessThan(30);
+  });
+
+  it('tells that Qwen2.5-0.5B on a laptop CPU takes many minutes a step (the default run)', () => {
+    // Pl = 24 (896·896 + 2·896·128 + 896·896 + 3·896·4864) = 24 · 14909440; Ph = 896 · 151936
+    expect(layerProductWeights(qwen05b)).toBe(357_826_560);
+    expect(headWeights(qwen05b)).toBe(136_134_656);
+    const shape: StepShape = {
+      sequences: 18,
+      prompts: 3,
+      turns: 3,
+      tokensPerTurn: 128,
+      promptTokens: 200,
+      observationTokens: 187,
+      ppoEpochs: 2,
+      microBatch: 1,
+      full: false,
+      reference: true,
+    };
+    const cost = estimateStepSeconds(qwen05b, shape, { gflops: 30, bandwidthGBs: 15 });
+    // 16-bit weights: 2 (Pl + Ph) = 987 922 432 bytes streamed per decoding step
+    expect(cost.decodeWeightBytes).toBe(987_922_432);
+    // decoding: 18 (384 · 2 (Pl + Ph) + 86016 · Σ keys), Σ keys = 128 (200 + 515 + 830) + 3 · 8256
+    const decode = 18 * (384 * 987_922_432 + 86_016 * 222_528);
+    // prefill: 3 prompts (2 Pl 200 + 86016 · 20100), then 18 × the observations of turns 2 and 3
+    // (2 Pl 187 + 86016 · pairs of 187 after 328 and after 643 tokens: 78914 and 137819)
+    const prefill =
+      3 * (2 * 357_826_560 * 200 + 86_016 * 20_100) +
+      18 * (2 * 2 * 357_826_560 * 187 + 86_016 * (78_914 + 137_819));
+    expect(cost.rolloutFlops).toBe(decode + prefill);
+    // update: T = 958 tokens, rows 18 · 958 = 17244, pairs 18 · 958 · 959 / 2; forward
+    // 2 (Pl + Ph) rows + 86016 pairs; backward the same doubled for attention plus the
+    // vocabulary projection recomputed (958 rows × 151936 logits pass one chunk); the reference
+    // pass and 2 PPO epochs
+    const rows = 17_244;
+    const pairs = (18 * 958 * 959) / 2;
+    const forward = 2 * (357_826_560 + 136_134_656) * rows + 86_016 * pairs;
+    const backward = forward + 86_016 * pairs + 2 * 136_134_656 * rows;
+    expect(cost.updateFlops).toBe(forward + 2 * (forward + backward));
+    expect(cost.flops).toBeCloseTo(1.123e14, -11);
+    // at batch 18 decoding is compute-bound: ~18 GFLOP a step against ~1 GB streamed
+    expect(cost.rolloutSeconds).toBeCloseTo(cost.rolloutFlops / 30e9, 6);
+    expect(cost.seconds / 60).toBeGreaterThan(30); // about an hour at 30 GFLOP/s
+  });
+
+  it('reads the shape off a run config', () => {
+    const shape = stepShape(presetConfig('default'));
+    expect(shape).toMatchObject({
+      sequences: 18,
+      prompts: 3,
+      turns: 3,
+      tokensPerTurn: 128,
+      ppoEpochs: 2,
+      full: false,
+      reference: true,
+    });
+    expect(stepShape(presetConfig('default', { klCoef: 0 })).reference).toBe(false);
+  });
+
+  it('formats durations in the unit a person reads', () => {
+    expect(formatDuration(0.84)).toBe('0.8 s');
+    expect(formatDuration(42.4)).toBe('42 s');
+    expect(formatDuration(210)).toBe('3.5 min');
+    expect(formatDuration(2400)).toBe('40 min');
+    expect(formatDuration(7560)).toBe('2.1 h');
+  });
+});

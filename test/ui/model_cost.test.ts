@@ -1,0 +1,124 @@
+// The model card's cost before a download (src/ui/state/model_fit.ts estimateModelCost, costText;
+// RunCore.costOf): memory and seconds per step for a hub model read from its config.json alone, at
+// the speed the worker measured when the page opened, following the form's unapplied edits.
+import { describe, expect, it } from 'vitest';
+import { presetConfig } from '../../src/run/presets.ts';
+import { costText, estimateModelCost, type ModelCost } from '../../src/ui/state/model_fit.ts';
+import { RunController } from '../../src/ui/state/run_controller.ts';
+import { FakeTrainer } from './fake_trainer.ts';
+
+const QWEN_05B = {
+  architectures: ['Qwen2ForCausalLM'],
+  model_type: 'qwen2',
+  hidden_size: 896,
+  intermediate_size: 4864,
+  num_hidden_layers: 24,
+  num_attention_heads: 14,
+  num_key_value_heads: 2,
+  vocab_size: 151936,
+  tie_word_embeddings: true,
+  torch_dtype: 'bfloat16',
+};
+const QWEN_7B = {
+  model_type: 'qwen2',
+  vocab_size: 152064,
+  hidden_size: 3584,
+  intermediate_size: 18944,
+  num_hidden_layers: 28,
+  num_attention_heads: 28,
+  num_key_value_heads: 4,
+};
+
+/** A hub that serves config.json for two repos and counts the requests. */
+function mockHub() {
+  const requests: string[] = [];
+  const fetch: typeof globalThis.fetch = async (input) => {
+    const url = String(input);
+    requests.push(url);
+    const config = url.includes('/Qwen/Qwen2.5-0.5B-Instruct/')
+      ? QWEN_05B
+      : url.includes('/big/qwen-7b/')
+        ? QWEN_7B
+        : null;
+    return config && url.endsWith('/config.json')
+      ? new Response(JSON.stringify(config), { status: 200 })
+      : new Response('not found', { status: 404 });
+  };
+  return { fetch, requests };
+}
+
+function setup() {
+  const hub = mockHub();
+  const trainer = new FakeTrainer({ speed: { gflops: 30, bandwidthGBs: 15 } });
+  const controller = new RunController({
+    trainer,
+    proxy: (f) => f,
+    checkpoints: null,
+    estimateCost: (choice, config, _backend, speed) =>
+      estimateModelCost(choice, config, { fetch: hub.fetch, device: { backend: 'wasm' } }, speed),
+  });
+  return { hub, trainer, controller };
+}
+
+describe('model cost before a download', () => {
+  it('tells the seconds per step of Qwen2.5-0.5B at the speed measured when the page opened', async () => {
+    const { hub, trainer, controller } = setup();
+    expect(await controller.start(presetConfig('default'))).toBe(true);
+    expect(controller.speed).toMatchObject({ gflops: 30, bandwidthGBs: 15 });
+    const cost = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct')) as ModelCost;
+    // nothing but config.json was asked for, and the worker never saw the model
+    expect(hub.requests).toEqual([
+      'https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/resolve/main/config.json',
+    ]);
+    expect(trainer.calls.filter((c) => c.startsWith('loadModel'))).toEqual(['loadModel:demo']);
+    expect(cost.parameters).toBe(494_032_768);
+    expect(cost.step!.seconds).toBeGreaterThan(30 * 60); // the default run, worst case: ~1 h
+    const text = costText(cost);
+    expect(text.step).toMatch(
+      /^≈ \d+(\.\d)? (min|h) per step on this device \(30 GFLOP\/s measured\)$/,
+    );
+    expect(text.memory).toMatch(/^Qwen\/Qwen2\.5-0\.5B-Instruct needs up to /);
+    expect(text.detail).toMatch(/^Rollout ≈ .*, update ≈ .*, if every turn uses all 128 tokens/);
+    expect(text.detail).toContain('decoding streams 942 MB of weights a token at up to 15 GB/s');
+  });
+
+  it("follows the form's unapplied edits, and reads config.json once", async () => {
+    const { hub, controller } = setup();
+    await controller.start(presetConfig('default'));
+    const before = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct'))!.step!.seconds;
+    const changes: string[] = [];
+    controller.subscribe((change) => changes.push(change));
+    controller.setDraft({ ...controller.config, maxTurns: 1, maxNewTokens: 32, ppoEpochs: 1 });
+    controller.setDraft({ ...controller.config, maxTurns: 1, maxNewTokens: 32, ppoEpochs: 1 });
+    expect(changes).toEqual(['draft']); // told once: the same edits are no change
+    const after = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct'))!.step!.seconds;
+    expect(after).toBeLessThan(before / 3);
+    expect(hub.requests.length).toBeLessThanOrEqual(1); // (0: read by the test before, kept)
+    controller.setDraft(null);
+    expect((await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct'))!.step!.seconds).toBe(before);
+  });
+
+  it('shows a model too large with the refusal the load would give, and nothing for the demo', async () => {
+    const { controller } = setup();
+    await controller.start(presetConfig('default'));
+    const cost = (await controller.costOf('big/qwen-7b'))!;
+    expect(cost.memory.fit).toBe('too_large');
+    expect(costText(cost).memory).toMatch(/^big\/qwen-7b cannot even load here: .* Fix: choose/);
+    expect(await controller.costOf('demo')).toBeNull();
+  });
+
+  it('says the speed is still being measured before the worker has reported it', async () => {
+    const hub = mockHub();
+    const cost = (await estimateModelCost(
+      { kind: 'hub', repo: 'Qwen/Qwen2.5-0.5B-Instruct' },
+      presetConfig('default'),
+      { fetch: hub.fetch, device: { backend: 'wasm' } },
+      null,
+    ))!;
+    expect(cost.step).toBeNull();
+    expect(costText(cost)).toMatchObject({
+      step: 'Seconds per step: measuring this device…',
+      detail: '',
+    });
+  });
+});
