@@ -48,6 +48,8 @@ const slowTests = [
   'test/service/trainer_service.test.ts', // training steps, twice over: checkpoint -> restore -> continue (~20 s)
   'test/cli/score_command.test.ts', // `cli score` in seven subprocesses, each starting a sandbox (~45 s)
   'test/model/shared_prefix.test.ts', // 3 whole models' log-probs and gradients, on wasm (1 and 2 threads) and cpu (~55 s)
+  'test/rl/out_of_memory_trainer.test.ts', // out of memory mid-step, undone, resumed: demo model, 3 sandbox pools (~35 s)
+  'test/scale/shape_model_train.test.ts', // a 35M-parameter SmolLM2 shape: 2 GRPO steps through the sandbox (~50 s)
 ];
 
 function runtimeAssetsPlugin(): Plugin {

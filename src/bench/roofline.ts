@@ -20,7 +20,7 @@ import { MatmulThreads } from '../kernels/matmul_threads.ts';
 import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
 
 /** GFLOP/s of `iterations` x 10 independent 4-lane multiply-adds, the best of a few calls. */
-function fmaPeak(): number {
+export function fmaPeak(): number {
   const f = new Body(1);
   const n = f.local(I32);
   const acc = Array.from({ length: 10 }, () => f.local(V128)); // more chains than the FMA latency x pipes

@@ -1,6 +1,7 @@
 // The bench's sections, for `npm run bench` (scripts/bench.ts) and `npm run --silent cli -- bench`:
 // one JSON object of figures (progress on stderr). Sections run one after another so they do not
-// compete for the two cores; `--only model,update,sandbox` picks sections.
+// compete for the two cores; `--only model,update,sandbox` picks sections, and `--only scale` runs
+// the real model shapes (scale.ts), which the default leaves out for its length.
 import { cpus } from 'node:os';
 
 type Section = () => Promise<Record<string, unknown>>;
@@ -9,14 +10,18 @@ const sections: Record<string, () => Promise<Section>> = {
   model: async () => (await import('./model.ts')).benchModel,
   update: async () => (await import('./update.ts')).benchUpdate,
   sandbox: async () => (await import('./sandbox.ts')).benchSandbox,
+  scale: async () => (await import('./scale.ts')).benchScale,
 };
+
+/** Sections that run only when `--only` names them (scale: 20-30 minutes). */
+const onRequest = new Set(['scale']);
 
 /**
  * The sections `only` names (a comma-separated list; all of them when absent), checked before any
  * runs.
  */
 function chosen(only: string | undefined): string[] {
-  if (only === undefined) return Object.keys(sections);
+  if (only === undefined) return Object.keys(sections).filter((name) => !onRequest.has(name));
   const names = only
     .split(',')
     .map((name) => name.trim())

@@ -36,9 +36,16 @@ export class KvCache {
   private readonly filled: number[];
   /** Whether new keys are written into preallocated storage rather than concatenated. */
   readonly inPlace: boolean;
+  private readonly firstCapacity: number;
 
   /** `inPlace` defaults to whether the wasm SIMD kernel is active (the only backend it serves). */
-  constructor(numLayers: number, options: { inPlace?: boolean } = {}) {
+  /**
+   * `capacity` (in place): the slots the caller knows it will fill (a generation's prompt plus its
+   * token limit), allocated at the first write instead of doubling up to it, so a long rollout
+   * neither overshoots by up to 2x nor holds the old and new storage while it grows.
+   */
+  constructor(numLayers: number, options: { inPlace?: boolean; capacity?: number } = {}) {
+    this.firstCapacity = Math.max(FIRST_CAPACITY, options.capacity ?? 0);
     this.keys = new Array<tf.Tensor | null>(numLayers).fill(null);
     this.values = new Array<tf.Tensor | null>(numLayers).fill(null);
     this.filled = new Array<number>(numLayers).fill(0);
@@ -86,7 +93,7 @@ export class KvCache {
     if (this.keys[layer] && this.keys[layer]!.shape[0] !== B)
       throw new Error(`KvCache.write: batch ${B}, cache holds ${this.keys[layer]!.shape[0]}`);
     if (S + T > current) {
-      let capacity = Math.max(current, FIRST_CAPACITY);
+      let capacity = Math.max(current, this.firstCapacity);
       while (capacity < S + T) capacity *= 2;
       for (const store of [this.keys, this.values])
         store[layer] = this.regrown(store[layer] ?? null, [B, Hkv, capacity, hd], S);

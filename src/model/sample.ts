@@ -103,10 +103,10 @@ export async function generate(
   const pad = prompts.map((p, b) => P - (p.length - L[b]!)); // left padding of each sequence's new tokens
   const hidden = (b: number, j: number) => j < base - L[b]! || (j >= base && j < base + pad[b]!);
   let live = prompts.map((_, i) => i); // original index of each batch row
-  const cache = new KvCache(
-    model.config.numLayers,
-    options.inPlaceCache === undefined ? {} : { inPlace: options.inPlaceCache },
-  );
+  const cache = new KvCache(model.config.numLayers, {
+    ...(options.inPlaceCache === undefined ? {} : { inPlace: options.inPlaceCache }),
+    capacity: base + P + maxNewTokens, // every slot this generation can fill
+  });
   /**
    * Keeps row `row` (sequence `index`, its cache holding all it generated but the last token) in
    * the prefix cache.

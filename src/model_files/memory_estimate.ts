@@ -1,19 +1,27 @@
 // How much memory a model needs to train in the tab, computed from its config.json alone, so the
-// page can refuse a model that will not fit BEFORE downloading a gigabyte of weights.
-//
-// What we count (float32 everywhere, as the loader converts BF16/F16 to float32,
-// docs/architecture.md §4):
-//   weights      every parameter once (the KL reference is the same weights with adapters off)
-//   download     the raw file bytes held while converting (BF16/F16: 2 bytes per parameter)
-//   adapters     LoRA A and B on q, k, v, o + AdamW's two moments + gradients (4 copies);
-//                in full fine-tuning, a gradient and two moments for every weight
-//   kvCache      2 (K and V) × layers × kvHeads × headDim × context × sequences decoded together
-//   activations  what the backward pass keeps per layer for the sequences of one micro-batch,
-//                plus the attention scores (heads × T × T) and one chunk of logits
-// It is an estimate, deliberately on the generous side: refusing up front beats a tab that dies
-// halfway through a download with "out of memory".
+// page (and `cli train`) can refuse a model that will not fit BEFORE downloading a gigabyte of
+// weights. It counts what the code allocates, in the WebAssembly memories (src/kernels/heap_usage.ts:
+// tfjs's heap, the dot store, the helper threads' pool), checked against their measured peak by the
+// bench's `scale` section (docs/performance.md):
+//   weights      frozen matrices 16-bit as shipped (half_weight.ts: LoRA or inference on wasm with
+//                a BF16/F16 checkpoint), else float32; norms and biases float32
+//   download     the raw file bytes, held in JavaScript memory while loading
+//   adapters     LoRA's A and B on the run's target projections, their gradients and AdamW's two
+//                moments; in full fine-tuning a gradient and two moments for every weight
+//   rollout      the KV cache of every sequence of a step at the full context, twice: a turn's
+//                batch cache while the previous turn's per-sequence caches are copied in or out
+//                (sample.ts, prefix_cache.ts); the logits of a decoding step
+//   update       one micro-batch's saved activations (activation_budget.ts, with layer recompute
+//                when they pass the run's budget), the backward pass's working set beside them,
+//                and the 16-bit products' scratch
+// The rollout and the update do not overlap, so the larger counts. Every turn is assumed to run to
+// its token limit, a worst case.
+import { savedActivationBytes } from './activation_budget.ts';
 import { parseModelConfig, type ModelConfig } from './hf_config.ts';
 import { readJson, type ModelSource } from './source.ts';
+
+/** The seven projections LoRA can adapt. */
+const ALL_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 
 /** Sizes of the run that drive the memory beyond the weights. */
 export interface RunShape {
@@ -23,13 +31,23 @@ export interface RunShape {
   contextTokens: number;
   /** Sequences in one training micro-batch. */
   microBatch: number;
+  /** Most forward rows of one micro-batch (run config microBatchTokens; default 4096). */
+  microBatchTokens?: number;
+  /** Saved activations past which layers are recomputed (default 512 MB). */
+  activationBudgetBytes?: number;
   loraRank: number;
+  /** LoRA's target projections (default all seven). */
+  loraTargets?: readonly string[];
   /**
    * Full fine-tuning: every weight gets a gradient and AdamW's two moments (LoRA settings ignored).
    */
   full?: boolean;
   /** Bytes per parameter of the downloaded files (2 for BF16/F16, 4 for F32). */
   fileBytesPerParameter: number;
+  /**
+   * Whether frozen weights stay 16-bit (the wasm backend; default: a 16-bit checkpoint, not full).
+   */
+  sixteenBit?: boolean;
 }
 
 /** A shape for one prompt group of the default run (G = 4, 3 turns of 128 tokens). */
@@ -44,15 +62,22 @@ export const DEFAULT_RUN_SHAPE: RunShape = {
 /** Memory needed to train, in bytes, by part. */
 export interface MemoryEstimate {
   parameters: number;
+  /** Whether the frozen weights are counted 16-bit. */
+  sixteenBit: boolean;
+  /** Full fine-tuning (every weight float32, with a gradient and two moments). */
+  full: boolean;
   weightBytes: number;
   downloadBytes: number;
   adapterBytes: number;
   kvCacheBytes: number;
+  /** The rollout's part: the KV caches and a step's logits. */
+  rolloutBytes: number;
   activationBytes: number;
-  /**
-   * The peak: weights + the larger of (download while converting) and (adapters + KV +
-   * activations).
-   */
+  /** The update's part: activations, the backward's working set, the products' scratch. */
+  updateBytes: number;
+  /** Whether one micro-batch's activations pass the budget, so layers are recomputed. */
+  recompute: boolean;
+  /** The peak: weights + adapters + the larger of the rollout and the update + runtime. */
   totalBytes: number;
   /** The biggest single weight tensor (a GPU buffer must hold it whole). */
   largestTensorBytes: number;
@@ -70,36 +95,66 @@ export interface MemoryBudget {
 const FLOAT32 = 4;
 
 /**
+ * The backward pass's working set beside the saved activations: the gradients in flight and the
+ * recomputed layer's intermediates, as a share of what is saved. Measured by the bench's scale
+ * section at the Qwen2.5-0.5B shape (the default run, layers recomputed): tfjs's heap peaked at
+ * 1799 MB in the update for 1326 MB saved and 67 MB of adapters (docs/performance.md).
+ */
+const BACKWARD_FACTOR = 0.25;
+/** tfjs-wasm's runtime, the kernels' modules and scratch, the helper threads' pool at rest. */
+const RUNTIME_BYTES = 64 * 2 ** 20;
+
+/**
  * Number of parameters of a Llama/Qwen2/Qwen3 decoder with this config (biases, q/k norms and tied
  * embeddings included).
  */
 export function countParameters(config: ModelConfig): number {
-  const {
-    vocabSize: V,
-    hiddenSize: D,
-    intermediateSize: I,
-    numLayers: L,
-    numHeads: H,
-    numKvHeads: KV,
-    headDim: hd,
-  } = config;
-  const attention =
-    D * H * hd +
-    2 * D * KV * hd +
-    H * hd * D +
-    (config.qkvBias ? H * hd + 2 * KV * hd : 0) +
-    (config.outputBias ? D : 0);
-  const mlp = 3 * D * I + (config.mlpBias ? 2 * I + D : 0);
-  const norms = 2 * D + (config.qkNorm ? 2 * hd : 0);
-  const embeddings = V * D * (config.tieWordEmbeddings ? 1 : 2);
-  return embeddings + L * (attention + mlp + norms) + D;
+  return matrixParameters(config) + vectorParameters(config);
 }
 
-/** LoRA parameters on the attention projections q, k, v, o of every layer. */
-export function countLoraParameters(config: ModelConfig, rank: number): number {
-  const { hiddenSize: D, numLayers: L, numHeads: H, numKvHeads: KV, headDim: hd } = config;
-  const perProjection = (inputs: number, outputs: number) => rank * (inputs + outputs);
-  return L * (perProjection(D, H * hd) + 2 * perProjection(D, KV * hd) + perProjection(H * hd, D));
+/** The parameters of the 2-D weights (projections, embedding, untied head). */
+function matrixParameters(config: ModelConfig): number {
+  const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L } = config;
+  const { numHeads: H, numKvHeads: KV, headDim: hd } = config;
+  const attention = 2 * D * H * hd + 2 * D * KV * hd;
+  const embeddings = V * D * (config.tieWordEmbeddings ? 1 : 2);
+  return embeddings + L * (attention + 3 * D * I);
+}
+
+/** The parameters of the 1-D weights (norms, biases), float32 always. */
+function vectorParameters(config: ModelConfig): number {
+  const { hiddenSize: D, intermediateSize: I, numLayers: L } = config;
+  const { numHeads: H, numKvHeads: KV, headDim: hd } = config;
+  const biases =
+    (config.qkvBias ? H * hd + 2 * KV * hd : 0) +
+    (config.outputBias ? D : 0) +
+    (config.mlpBias ? 2 * I + D : 0);
+  return L * (biases + 2 * D + (config.qkNorm ? 2 * hd : 0)) + D;
+}
+
+/** LoRA parameters (A and B) on the `targets` projections of every layer (default all seven). */
+export function countLoraParameters(
+  config: ModelConfig,
+  rank: number,
+  targets: readonly string[] = ALL_TARGETS,
+): number {
+  const { hiddenSize: D, intermediateSize: I, numLayers: L } = config;
+  const [q, kv] = [config.numHeads * config.headDim, config.numKvHeads * config.headDim];
+  const sizes: Record<string, [number, number]> = {
+    q_proj: [D, q],
+    k_proj: [D, kv],
+    v_proj: [D, kv],
+    o_proj: [q, D],
+    gate_proj: [D, I],
+    up_proj: [D, I],
+    down_proj: [I, D],
+  };
+  let perLayer = 0;
+  for (const target of targets) {
+    const size = sizes[target];
+    if (size) perLayer += rank * (size[0] + size[1]);
+  }
+  return L * perLayer;
 }
 
 /** Estimates the memory to load and train `config` with a run of shape `run`. */
@@ -107,41 +162,48 @@ export function estimateMemory(
   config: ModelConfig,
   run: RunShape = DEFAULT_RUN_SHAPE,
 ): MemoryEstimate {
-  const {
-    vocabSize: V,
-    hiddenSize: D,
-    intermediateSize: I,
-    numLayers: L,
-    numHeads: H,
-    numKvHeads: KV,
-    headDim: hd,
-  } = config;
+  const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L } = config;
+  const { numKvHeads: KV, headDim: hd } = config;
   const parameters = countParameters(config);
-  const weightBytes = parameters * FLOAT32;
+  const full = run.full ?? false;
+  const sixteenBit = run.sixteenBit ?? (run.fileBytesPerParameter === 2 && !full);
+  const weightBytes =
+    (sixteenBit ? 2 : FLOAT32) * matrixParameters(config) + FLOAT32 * vectorParameters(config);
   const downloadBytes = parameters * run.fileBytesPerParameter;
+  const targets = run.loraTargets ?? ALL_TARGETS;
   // LoRA: parameters, gradients, AdamW m and v; full: gradients and moments of every weight
-  const adapterBytes = run.full
+  const adapterBytes = full
     ? parameters * FLOAT32 * 3
-    : countLoraParameters(config, run.loraRank) * FLOAT32 * 4;
+    : countLoraParameters(config, run.loraRank, targets) * FLOAT32 * 4;
   const T = run.contextTokens;
   const kvCacheBytes = 2 * L * KV * hd * T * run.sequences * FLOAT32;
-  // Per token and layer the backward pass keeps roughly: the residual input, two norms, the
-  // attention output, q/k/v, the MLP's gate and up; plus per sequence and layer the softmaxed
-  // scores.
-  const perTokenLayer = 4 * D + (H + 2 * KV) * hd + 2 * I;
-  const logitsChunk = Math.min(T, 256) * V; // log-probs are computed in chunks of positions
-  const activationBytes =
-    run.microBatch * (L * (T * perTokenLayer + H * T * T) + 2 * logitsChunk) * FLOAT32;
-  const largestTensorBytes = Math.max(V * D, D * I, D * H * hd) * FLOAT32;
-  const training = adapterBytes + kvCacheBytes + activationBytes;
+  const rolloutBytes = 2 * kvCacheBytes + 2 * run.sequences * V * FLOAT32;
+  // one micro-batch: its sequences' rows, at most microBatchTokens
+  const rows = Math.min(run.microBatch * T, run.microBatchTokens ?? 4096);
+  const training = full
+    ? ({ kind: 'full' } as const)
+    : ({ kind: 'lora', rank: run.loraRank, targets, frozen16: sixteenBit } as const);
+  const plain = savedActivationBytes(config, rows, T, false, { training });
+  const recompute = plain > (run.activationBudgetBytes ?? 512 * 2 ** 20);
+  const activationBytes = recompute
+    ? savedActivationBytes(config, rows, T, true, { training })
+    : plain;
+  const scratch = sixteenBit ? rows * (D + I) * FLOAT32 : 0; // a 16-bit product's operands
+  const updateBytes = activationBytes * (1 + BACKWARD_FACTOR) + scratch;
+  const largestTensorBytes = Math.max(V * D, D * I) * (sixteenBit ? 2 : FLOAT32);
   return {
     parameters,
+    sixteenBit,
+    full,
     weightBytes,
     downloadBytes,
     adapterBytes,
     kvCacheBytes,
+    rolloutBytes,
     activationBytes,
-    totalBytes: weightBytes + Math.max(downloadBytes, training),
+    updateBytes,
+    recompute,
+    totalBytes: weightBytes + adapterBytes + Math.max(rolloutBytes, updateBytes) + RUNTIME_BYTES,
     largestTensorBytes,
   };
 }
@@ -222,8 +284,10 @@ export function memoryVerdict(
 ): { fit: MemoryFit; message: string } {
   const need =
     `${name} needs up to ${formatBytes(estimate.totalBytes)} to train at these settings (${formatParameters(estimate.parameters)} parameters: ` +
-    `${formatBytes(estimate.weightBytes)} of float32 weights + up to ${formatBytes(estimate.totalBytes - estimate.weightBytes)} for the run)`;
-  const smaller = 'Fix: choose a smaller model (SmolLM2-135M-Instruct or the demo model)';
+    `${formatBytes(estimate.weightBytes)} of ${estimate.sixteenBit ? '16-bit' : 'float32'} weights + up to ${formatBytes(estimate.totalBytes - estimate.weightBytes)} for the run)`;
+  const smaller = estimate.full
+    ? 'Full fine-tuning keeps every weight float32 with its gradient and two AdamW moments (16 bytes a parameter), for small models. Fix: LoRA (frozen weights stay 16-bit), or a smaller model (SmolLM2-135M-Instruct or the demo model)'
+    : 'Fix: choose a smaller model (SmolLM2-135M-Instruct or the demo model)';
   if (budget.maxBufferBytes !== undefined && estimate.largestTensorBytes > budget.maxBufferBytes) {
     return {
       fit: 'too_large',

@@ -6,9 +6,16 @@ import { PrefixCache } from '../model/prefix_cache.ts';
 import { generate } from '../model/sample.ts';
 import type { Sampler } from './rollout.ts';
 
+/** Numbers the rollout's prefix cache may hold: 256M (1 GiB), every episode of a step at our shapes. */
+const ROLLOUT_PREFIX_BUDGET = 1 << 28;
+
 /** A Sampler over a loaded model, for one rollout (the weights must not change until release()). */
 export function modelSampler(model: CausalLM): Sampler & { readonly prefixCache: PrefixCache } {
-  const prefixCache = new PrefixCache();
+  // every episode's keys and values kept to the rollout's end: a dropped entry costs its whole
+  // conversation's prefill next turn, whose attention over all the episodes at once is the
+  // rollout's largest transient (at the SmolLM2-135M shape it took the heap past 4 GiB), while
+  // keeping them costs one KV cache (memory_estimate.ts counts it)
+  const prefixCache = new PrefixCache(ROLLOUT_PREFIX_BUDGET);
   return {
     maxPositions: model.config.maxPositions,
     prefixCache,

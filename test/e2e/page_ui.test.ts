@@ -463,10 +463,10 @@ describe('page UI on the fake trainer', () => {
           'HuggingFaceTB/SmolLM2-135M-Instruct',
       );
       expect((await calls()).at(-1)).toBe('loadModel:HuggingFaceTB/SmolLM2-135M-Instruct');
-      // It loads, but the worst-case run (every turn at its token limit) may not fit a 4 GiB WASM
-      // heap: a warning, not a refusal.
+      // It loads and fits: frozen weights 16-bit on WASM, the worst-case run (every turn at its
+      // token limit) within the 4 GiB heap, with the estimate's breakdown
       expect(await page.locator('.model-card').textContent()).toMatch(
-        /needs up to .* long episodes may run out of memory/,
+        /needs up to \d+(\.\d)? GB to train at these settings \(135M parameters: \d+ MB of 16-bit weights.*the budget is 4\.0 GB/,
       );
 
       // A folder from disk: its config.json is checked the same way, then the files go to the

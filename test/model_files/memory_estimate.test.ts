@@ -106,7 +106,10 @@ describe('countParameters', () => {
       JSON.parse(readFileSync(join(fixtures, 'tiny-llama', 'config.json'), 'utf8')),
     );
     // q: 4·(32+32), k and v: 4·(32+16) each, o: 4·(32+32) → 256 + 384 + 256 = 896 per layer
-    expect(countLoraParameters(config, 4)).toBe(2 * 896);
+    expect(countLoraParameters(config, 4, ['q_proj', 'k_proj', 'v_proj', 'o_proj'])).toBe(2 * 896);
+    // all seven (the default): + gate and up 4·(32+I) each, down 4·(I+32)
+    const I = config.intermediateSize;
+    expect(countLoraParameters(config, 4)).toBe(2 * (896 + 3 * 4 * (32 + I)));
   });
 });
 
@@ -119,11 +122,16 @@ describe('estimateMemory and memoryVerdict', () => {
     fileBytesPerParameter: 2,
   };
 
-  it('puts the float32 weights at 4 bytes per parameter and grows with the run', () => {
+  it('puts frozen 16-bit weights at 2 bytes a matrix parameter, float32 ones at 4, and grows with the run', () => {
     const config = parseModelConfig(qwen05);
-    const small = estimateMemory(config, run);
+    const small = estimateMemory(config, { ...run, sixteenBit: false });
     expect(small.weightBytes).toBe(494_032_768 * 4);
     expect(small.largestTensorBytes).toBe(151936 * 896 * 4);
+    // 16-bit (LoRA on wasm, a BF16 checkpoint: the default): norms and biases stay float32
+    const half = estimateMemory(config, run);
+    expect(half.sixteenBit).toBe(true);
+    const vectors = 24 * (896 + 2 * 128 + 2 * 896) + 896; // q, k, v biases and two norms a layer
+    expect(half.weightBytes).toBe((494_032_768 - vectors) * 2 + vectors * 4);
     const bigger = estimateMemory(config, { ...run, sequences: 16, contextTokens: 2048 });
     expect(bigger.totalBytes).toBeGreaterThan(small.totalBytes);
     expect(bigger.kvCacheBytes).toBe(small.kvCacheBytes * 8);
