@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { byteLevelBpe } from '../src/cli/shape_tokenizer.ts';
 import { CHATML_TEMPLATE } from '../src/tokenizer/chat_template.ts';
 
 const outDir = join(
@@ -16,63 +17,12 @@ const outDir = join(
   'bytes',
 );
 
-/** GPT-2's byte→printable-character table, so every byte has a visible, whitespace-free symbol. */
-function bytesToUnicode(): string[] {
-  const printable: number[] = [];
-  for (let b = 33; b <= 126; b++) printable.push(b); // '!'..'~'
-  for (let b = 161; b <= 172; b++) printable.push(b); // '¡'..'¬'
-  for (let b = 174; b <= 255; b++) printable.push(b); // '®'..'ÿ'
-  const table: string[] = new Array<string>(256);
-  let shifted = 0;
-  for (let b = 0; b < 256; b++) {
-    // Printable bytes map to themselves; the rest to code points 256, 257, ... in byte order.
-    table[b] = String.fromCodePoint(printable.includes(b) ? b : 256 + shifted++);
-  }
-  return table;
-}
-
 const special = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'];
-const vocab: Record<string, number> = {};
-bytesToUnicode().forEach((symbol, byte) => {
-  vocab[symbol] = byte;
-});
-
-const byteLevel = {
-  type: 'ByteLevel',
-  add_prefix_space: false,
-  trim_offsets: false,
-  use_regex: true,
-};
-const tokenizer = {
-  version: '1.0',
-  truncation: null,
-  padding: null,
-  added_tokens: special.map((content, i) => ({
-    id: 256 + i,
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  })),
-  normalizer: null,
-  pre_tokenizer: byteLevel,
-  post_processor: { ...byteLevel, use_regex: false },
-  decoder: { ...byteLevel, use_regex: false },
-  model: {
-    type: 'BPE',
-    dropout: null,
-    unk_token: null,
-    continuing_subword_prefix: '',
-    end_of_word_suffix: '',
-    fuse_unk: false,
-    byte_fallback: false,
-    ignore_merges: false,
-    vocab,
-    merges: [],
-  },
-};
+// the shape models' generator (src/cli/shape_tokenizer.ts) at 259 ids: the 256 bytes, no merges
+const tokenizer = byteLevelBpe(
+  256 + special.length,
+  special.map((content, i) => ({ id: 256 + i, content })),
+);
 
 // ChatML as in Qwen2.5 without tools and without the default system prompt (each byte is a token
 // here, so a default system message would cost ~60 tokens of every tiny model's context).
