@@ -4,26 +4,35 @@
 // once: simd_dot.ts's matmulT with half the bytes to read.
 //   - 4 or more rows of A: matmulT's tiles of 4 rows x 2 rows of W, per 4 steps of K 4 + 2 loads
 //     feeding 8 multiply-adds, a W load a v128.load16x4_u widened to an f32x4 (simd_half.ts); the
-//     last M % 4 rows 1 x 2.
-//   - fewer rows (decoding at batch 1): one row of W at a time, straight through, so W streams as
-//     one sequence. Per 16 steps of K two 16-byte loads of W give its even and odd numbers as four
-//     f32x4 for one instruction each, against A's numbers shuffled into the same order. Measured
-//     with W out of cache, one thread: 25 GB/s of BF16 (the CPU's streaming reads: 31), where tiles
-//     of 4 W rows read as 4 interleaved streams ran at 12-14 (a bare read of 4 such streams: 15).
-//   - the last N % 2 rows of W one at a time, as with fewer rows.
+//     last M % 4 rows 1 x 2, the last N % 2 rows of W 1 x 1, as below.
+//   - fewer rows (decoding at batch 1): W split into 4 blocks of N / 4 rows, row n of each read
+//     side by side against a row of A, then rows n + 1: 4 long sequential streams (a block's rows
+//     follow each other in memory), A's 2 loads per 8 steps of K shared by 4 rows of W (2 or 3
+//     rows of A: each in turn, the 4 rows of W then in cache). A 16-byte load of W gives its
+//     numbers 0-3 and 4-7 as two f32x4, one instruction each (interleaved with zeros: h << 16),
+//     against A's in order; per row a multiply and a multiply-add into a partial sum, added to the
+//     row's accumulator (the one dependency carried from step to step). The last N % 4 rows one at
+//     a time, each output by the same operations (the same bits however N is split). Measured at
+//     m = 1, W out of cache, one thread, GB/s of BF16: 33-38 at 4864 x 896 and at 896 x 4864
+//     (before, one row of W at a time against A shuffled to W's even/odd order: 25-28 and 17-20;
+//     with W in cache its dependency chains held it to 30, this runs 38-44, bound by its vector
+//     instructions). Rows paired with the next (short streams) read at 9, 2 long streams 26 at
+//     896 x 4864; tiles of 4 adjacent W rows once read at 12-14.
 // Each output: its accumulators' lanes summed, then (a last pass over C, emitted once to keep the
 // module under 4 KB) the K % 8 last terms one by one. Relaxed SIMD only, like matmulT. F16 runs
 // at about a third of BF16's speed with W in cache (its widening takes 8 instructions and 4 more
 // constant registers, and accumulators spill).
 import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from './assembler.ts';
 import { exported } from './simd_matmul.ts';
-import { type HalfKind, widenLoad, widenLocals, widenPair, widenScalar } from './simd_half.ts';
+import { type HalfKind, widenLoad, widenLocals, widenScalar, widenTop } from './simd_half.ts';
 import { panel16Module } from './simd_panel16.ts';
 
-/** i8x16.shuffle lanes taking float lanes 0, 2 of each operand (values 0, 2, 4, 6 of a pair). */
-const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
-/** And lanes 1, 3 of each (values 1, 3, 5, 7). */
-const ODD_LANES = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
+/** i8x16.shuffle of (zero, W): W's 16-bit values 0-3 each above 16 zero bits (x64: punpcklwd). */
+const LOW_LANES = [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23];
+/** And values 4-7 (punpckhwd). */
+const HIGH_LANES = LOW_LANES.map((lane) => lane + 8);
+/** W's streams read side by side for fewer than 4 rows of A (each a block of W's rows). */
+const STREAMS = 4;
 
 /**
  * Emits `dot16(a, w, c, M, K, N, ldc)`: C (M, N) = A (M, K) @ W^T, W (N, K) of `kind`; byte
@@ -39,99 +48,64 @@ function dot16Body(kind: HalfKind): Body {
   const n = f.local(I32);
   const k = f.local(I32);
   const k8 = f.local(I32); // K rounded down to a multiple of 8
-  const offA = f.local(I32);
-  const offW = f.local(I32);
+  const offW = f.local(I32); // bytes of W into its rows (of A: twice that)
   const out = f.local(I32);
+  const gap = f.local(I32); // rows of W from a tile's first to its second
   const aPtr = Array.from({ length: 4 }, () => f.local(I32));
   const wPtr = Array.from({ length: 4 }, () => f.local(I32));
   const acc = Array.from({ length: 8 }, () => f.local(V128));
   const va = Array.from({ length: 4 }, () => f.local(V128));
   const vw = f.local(V128);
+  const zero = f.local(V128); // stays 0 (locals start at 0)
+  const part = Array.from({ length: 4 }, () => f.local(V128));
   const sum = f.local(F32);
 
-  // out = &C[m + i, n + j]
+  // pushes the address of A[m + i, k] (aPtr[i] + 2 offW)
+  const aAt = (i: number) => f.get(aPtr[i]!).get(offW).i32(1).i32Shl().i32Add();
+  // out = &C[m + i, n + j gap]
   const outAt = (i: number, j: number) => {
-    f.get(pc).get(m).i32(i).i32Add().get(LDC).i32Mul().get(n).i32Add().i32(j).i32Add();
+    f.get(pc).get(m).i32(i).i32Add().get(LDC).i32Mul().get(n).i32Add();
+    if (j) f.i32(j).get(gap).i32Mul().i32Add();
     f.i32(2).i32Shl().i32Add().set(out);
   };
-  // 8 steps of k of one row of A against the W row wPtr[0], at offA / offW: the even k's into
-  // acc[first], the odd into acc[first + 1]
-  const oneRowStep = (first: number) => {
-    const at = 8 * first; // bytes of W from offW (A: twice that)
-    for (let half = 0; half < 2; half++)
-      f.get(aPtr[0]!)
-        .get(offA)
-        .i32Add()
-        .v128Load(2 * at + 16 * half)
-        .set(va[half]!);
-    f.get(wPtr[0]!).get(offW).i32Add().v128Load(at, 1).set(vw);
-    for (let odd = 0; odd < 2; odd++) {
-      f.get(va[0]!)
-        .get(va[1]!)
-        .i8x16Shuffle(odd ? ODD_LANES : EVEN_LANES);
-      widenPair(f, kind, vw, odd === 1, widen);
-      f.get(acc[first + odd]!)
-        .f32x4RelaxedMadd()
-        .set(acc[first + odd]!);
+  // 8 steps of k of one row of A against the W rows wPtr[0 .. tn), at offW: A's 2 v128 loaded
+  // once, each W row's 16 bytes interleaved with zeros (its values 0-3, then 4-7, as h << 16: one
+  // instruction each), their 2 products summed in part[j], then added to acc[j]. Each output goes
+  // through the same operations whatever tn.
+  const straightStep = (tn: number) => {
+    for (let high = 0; high < 2; high++)
+      aAt(0)
+        .v128Load(16 * high)
+        .set(va[high]!);
+    for (let j = 0; j < tn; j++) {
+      f.get(wPtr[j]!).get(offW).i32Add().v128Load(0, 1).set(vw);
+      for (let high = 0; high < 2; high++) {
+        f.get(va[high]!)
+          .get(zero)
+          .get(vw)
+          .i8x16Shuffle(high ? HIGH_LANES : LOW_LANES);
+        widenTop(f, kind, widen);
+        if (high) f.get(part[j]!).f32x4RelaxedMadd();
+        else f.f32x4Mul();
+        f.set(part[j]!);
+      }
+      f.get(acc[j]!).get(part[j]!).f32x4Add().set(acc[j]!);
     }
+    f.addConst(offW, 16);
   };
-  // C[m .. m + tm, n .. n + tn] over k < k8 for the W rows wPtr[0 .. tn), accumulator tn i + j.
-  // tm 4: 4 steps of k at a time. tm 1, tn 1: 16 steps at a time into 4 accumulators (summed into
-  // the first); tn 2: 8 steps at a time, the even k's then the odd k's.
+  // C[m .. m + tm, n .. n + tn gap] over k < k8 for the W rows wPtr[0 .. tn), accumulator tn i + j.
+  // tm 4: 4 steps of k at a time. tm 1: 8 steps at a time, the W rows read straight through.
   const tile = (tm: number, tn: number) => {
     for (let i = 0; i < tm; i++)
       f.get(pa).get(m).i32(i).i32Add().get(rowA).i32Mul().i32Add().set(aPtr[i]!);
     for (let x = 0; x < tm * tn; x++) f.v128Const(V128_ZERO).set(acc[x]!);
-    f.i32(0).set(offA).i32(0).set(offW);
-    if (tm === 1 && tn === 1) {
-      // one row of W read straight through (16 steps of k at a time, 4 accumulators): the rows
-      // follow each other in memory, so W streams as one sequence
-      for (let x = 1; x < 4; x++) f.v128Const(V128_ZERO).set(acc[x]!);
-      f.whileLoop(
-        () => {
-          f.get(offW).i32(32).i32Add().get(k8).i32LeU();
-        },
-        () => {
-          for (let block = 0; block < 2; block++) oneRowStep(2 * block);
-          f.addConst(offA, 64).addConst(offW, 32);
-        },
-      );
-      f.ifElse(
-        f.lessThan(offW, k8),
-        () => {
-          oneRowStep(0);
-          f.addConst(offA, 32).addConst(offW, 16);
-        },
-        () => {},
-      );
-      f.get(acc[0]!).get(acc[2]!).f32x4Add().get(acc[1]!).get(acc[3]!).f32x4Add().f32x4Add();
-      f.set(acc[0]!);
-    }
+    f.i32(0).set(offW);
     f.whileLoop(f.lessThan(offW, k8), () => {
       if (tm === 1) {
-        for (let half = 0; half < 2; half++)
-          f.get(aPtr[0]!)
-            .get(offA)
-            .i32Add()
-            .v128Load(16 * half)
-            .set(va[half]!); // A[m, k .. k + 7]
-        for (let odd = 0; odd < 2; odd++)
-          f.get(va[0]!)
-            .get(va[1]!)
-            .i8x16Shuffle(odd ? ODD_LANES : EVEN_LANES)
-            .set(va[2 + odd]!);
-        for (let j = 0; j < tn; j++) {
-          f.get(wPtr[j]!).get(offW).i32Add().v128Load(0, 1).set(vw); // W[n + j, k .. k + 7]
-          for (let odd = 0; odd < 2; odd++) {
-            f.get(va[2 + odd]!);
-            widenPair(f, kind, vw, odd === 1, widen);
-            f.get(acc[j]!).f32x4RelaxedMadd().set(acc[j]!);
-          }
-        }
-        f.addConst(offA, 32).addConst(offW, 16);
+        straightStep(tn);
         return;
       }
-      for (let i = 0; i < tm; i++) f.get(aPtr[i]!).get(offA).i32Add().v128Load().set(va[i]!); // A[m + i, k .. k + 3]
+      for (let i = 0; i < tm; i++) aAt(i).v128Load().set(va[i]!); // A[m + i, k .. k + 3]
       for (let j = 0; j < tn; j++) {
         f.get(wPtr[j]!).get(offW).i32Add();
         widenLoad(f, kind, 0, widen); // W[n + j, k .. k + 3]
@@ -143,7 +117,7 @@ function dot16Body(kind: HalfKind): Body {
             .f32x4RelaxedMadd()
             .set(acc[tn * i + j]!);
       }
-      f.addConst(offA, 16).addConst(offW, 8);
+      f.addConst(offW, 8);
     });
     for (let i = 0; i < tm; i++)
       for (let j = 0; j < tn; j++) {
@@ -157,7 +131,7 @@ function dot16Body(kind: HalfKind): Body {
   // Every row of A against the W rows n .. n + tn: blocks of tm rows, then one at a time.
   const columns = (tm: number, tn: number, tail: number) => {
     for (let j = 0; j < tn; j++)
-      f.get(pw).get(n).i32(j).i32Add().get(rowW).i32Mul().i32Add().set(wPtr[j]!);
+      f.get(pw).get(n).i32(j).get(gap).i32Mul().i32Add().get(rowW).i32Mul().i32Add().set(wPtr[j]!);
     f.i32(0).set(m);
     if (tm > 1)
       f.whileLoop(f.fits(m, tm, M), () => {
@@ -183,8 +157,19 @@ function dot16Body(kind: HalfKind): Body {
     () => {
       f.get(M).i32(4).i32GeU();
     },
-    () => blocks(4, 2),
-    () => {},
+    () => {
+      f.i32(1).set(gap);
+      blocks(4, 2);
+    },
+    () => {
+      // W in STREAMS blocks of gap rows, their rows n read side by side
+      f.get(N).i32(STREAMS).i32DivU().set(gap);
+      f.whileLoop(f.lessThan(n, gap), () => {
+        columns(1, STREAMS, STREAMS);
+        f.addConst(n, 1);
+      });
+      f.get(gap).i32(STREAMS).i32Mul().set(n);
+    },
   );
   f.whileLoop(f.lessThan(n, N), () => {
     columns(1, 1, 1);

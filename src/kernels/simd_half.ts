@@ -104,7 +104,7 @@ export function widenPair(
 }
 
 /** Turns the i32x4 on the stack, h << 16 in each lane, into the f32x4 of those numbers. */
-function widenTop(f: Body, kind: HalfKind, locals: WidenLocals): void {
+export function widenTop(f: Body, kind: HalfKind, locals: WidenLocals): void {
   if (kind === 'bf16') return; // that is the number
   const { bits, magnitudeMask, scale, exponentMask, infinity } = locals;
   // an arithmetic shift by 3 keeps the sign and smears it over bits 30-28, which the mask clears:

@@ -3,12 +3,15 @@
 // kernels (dot16 up to DOT_MAX_ROWS rows, panel16 past it, K past a panel), within summation-order
 // differences; BF16 and F16 edge values (all mantissa bits set, -0, subnormals, the largest
 // normal, inf and NaN) widened exactly by the kernels and in JavaScript; the same bits on one
-// thread and on two; clear errors; the store's accounting; no tensor leaked.
+// thread and on two, and from dot16 alone however W's rows are split; clear errors; the store's
+// accounting; no tensor leaked.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DotStore, dotStore } from '../../src/kernels/decode_products.ts';
 import { holdMatmulHelpers, useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
+import { dot16Unit, instantiateDot16 } from '../../src/kernels/simd_dot16.ts';
+import { halfToFloatBits } from '../../src/kernels/simd_half.ts';
 import { kernelCounts } from '../../src/kernels/switches.ts';
 import {
   DOT_MAX_ROWS,
@@ -23,7 +26,7 @@ import {
   storeResident16,
   widen16,
 } from '../../src/kernels/weights16.ts';
-import { bits } from '../helpers/numbers.ts';
+import { bits, filled } from '../helpers/numbers.ts';
 import { filledTensor } from '../helpers/tensors.ts';
 
 /**
@@ -256,6 +259,43 @@ describe('frozen 16-bit weights', () => {
     await useMatmulThreads(0);
     tf.dispose([wide, widef]);
   });
+
+  for (const kind of ['bf16', 'f16'] as const)
+    it(`${kind}: dot16 is right at any K, N and M <= ${DOT_MAX_ROWS}, the same bits however W's rows are split`, () => {
+      const memory = new WebAssembly.Memory({ initial: 4 });
+      const dot = instantiateDot16(memory, kind, false)!;
+      const [a, w, c] = [0, 2 << 16, 3 << 16]; // A, W and C apart (A: up to 2 pages)
+      const wide = new Float32Array(
+        new Uint32Array(65536).map((_, h) => halfToFloatBits(kind, h)).buffer,
+      );
+      for (const k of [1, 7, 8, 9, 16, 23, 40, 137])
+        for (const m of [1, 2, 3, 4, 5, DOT_MAX_ROWS])
+          for (const n of [1, 2, 3, 4, 5, 8, 9, 13, 37]) {
+            const x = filled(m * k, k + m, { step: 0.61 });
+            const h = patterns(kind, n * k, k + n);
+            new Float32Array(memory.buffer, a, m * k).set(x);
+            new Uint16Array(memory.buffer, w, n * k).set(h);
+            const out = new Float32Array(memory.buffer, c, m * n);
+            out.fill(Number.NaN);
+            dot(a, w, c, m, k, n, n);
+            const whole = bits(out);
+            for (let i = 0; i < m; i++)
+              for (let j = 0; j < n; j++) {
+                let [sum, size] = [0, 0];
+                for (let t = 0; t < k; t++) {
+                  const term = x[i * k + t]! * wide[h[j * k + t]!]!;
+                  [sum, size] = [sum + term, size + Math.abs(term)];
+                }
+                expect(Math.abs(out[i * n + j]! - sum)).toBeLessThanOrEqual(1e-6 * size);
+              }
+            for (let s = dot16Unit(m); s < n; s += dot16Unit(m)) {
+              out.fill(Number.NaN);
+              dot(a, w, c, m, k, s, n);
+              dot(a, w + s * k * 2, c + s * 4, m, k, n - s, n);
+              expect(bits(out)).toEqual(whole);
+            }
+          }
+    });
 
   it('errors clearly: an id out of range, a shape that does not multiply, a released weight, bad bits', () => {
     const { w, wide } = weight('bf16', 10, 4);
