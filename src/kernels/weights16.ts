@@ -86,7 +86,7 @@ export function resident16Bytes(): number {
  * Throws unless `w` is a weight storeResident16 returned and not yet released (a released one's
  * space may hold another weight by now).
  */
-function live(w: Resident16, caller: string): void {
+export function checkLive(w: Resident16, caller: string): void {
   if (residents.get(w.offset) !== w)
     throw new Error(`${caller}: the 16-bit weight (${w.rows} x ${w.cols}) has been released`);
 }
@@ -223,7 +223,7 @@ const attrsOf = (w: Resident16, extra: Partial<WeightAttrs>): tf.NamedAttrMap =>
  * kernel, like productOnCopy).
  */
 export function productT16(x: tf.Tensor2D, w: Resident16): tf.Tensor2D {
-  live(w, 'productT16');
+  checkLive(w, 'productT16');
   return tf
     .engine()
     .runKernel(KERNEL_PRODUCT, { x }, attrsOf(w, { layout: ROWS_ARE_OUTPUTS })) as tf.Tensor2D;
@@ -231,7 +231,7 @@ export function productT16(x: tf.Tensor2D, w: Resident16): tf.Tensor2D {
 
 /** g (m, rows) @ W -> (m, cols): the input gradient through a frozen linear layer, dx = dy W. */
 export function product16(g: tf.Tensor2D, w: Resident16): tf.Tensor2D {
-  live(w, 'product16');
+  checkLive(w, 'product16');
   return tf
     .engine()
     .runKernel(KERNEL_PRODUCT, { x: g }, attrsOf(w, { layout: ROWS_ARE_INPUTS })) as tf.Tensor2D;
@@ -242,12 +242,12 @@ export function product16(g: tf.Tensor2D, w: Resident16): tf.Tensor2D {
  * outside [0, rows).
  */
 export function rows16(ids: tf.Tensor1D, w: Resident16): tf.Tensor2D {
-  live(w, 'rows16');
+  checkLive(w, 'rows16');
   return tf.engine().runKernel(KERNEL_ROWS, { ids }, attrsOf(w, {})) as tf.Tensor2D;
 }
 
 /** The whole matrix widened to a float32 tensor (rows, cols), or transposed (cols, rows). */
 export function widen16(w: Resident16, transposed: boolean): tf.Tensor2D {
-  live(w, 'widen16');
+  checkLive(w, 'widen16');
   return tf.engine().runKernel(KERNEL_WIDEN, {}, attrsOf(w, { transposed })) as tf.Tensor2D;
 }

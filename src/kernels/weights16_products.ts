@@ -36,9 +36,10 @@ import type { Resident16 } from './simd_half.ts';
 /**
  * Most rows of A a product x W^T runs on dot16 rather than panel16. Measured on 4864 x 896 BF16,
  * one thread, GFLOP/s dot16 vs panel16 (W in cache / not): 8 rows 37 vs 32 / 18 vs 12, 16 rows
- * 36 vs 38 / 25 vs 16, 24 rows 42 vs 41 / 28 vs 25, 64 rows 27 vs 33 / 23 vs 29.
+ * 36 vs 38 / 25 vs 16, 24 rows 42 vs 41 / 28 vs 25, 64 rows 27 vs 33 / 23 vs 29. 24: the default
+ * run's rollout decodes 18 sequences at once, which then take dot16 and linears16.ts.
  */
-export const DOT_MAX_ROWS = 16;
+export const DOT_MAX_ROWS = 24;
 
 /** Bytes of A and C one round of a panel16 product may hold in the store (the rest waits). */
 const ROUND_BYTES = 32 << 20;
@@ -119,27 +120,10 @@ export function run(
 ): void {
   const { w, layout, m, k, n } = product;
   const memory = dotStore()!.memory;
-  const pool = switches.dotProductThreads ? matmulThreads() : null;
-  const threads = pool && pool.threads > 1 && m * k * n >= MIN_THREADED_DOT_MACS ? pool : null;
+  const threads = threadsFor(m * k * n);
   const kind = KINDS.indexOf(w.kind);
   if (layout === ROWS_ARE_OUTPUTS && m <= DOT_MAX_ROWS) {
-    const kernel = kernels()!.dot[w.kind];
-    const a = scratchOf(align(m * k * 4) + m * n * 4);
-    const c = a + align(m * k * 4);
-    new Float32Array(memory.buffer, a, m * k).set(heap().subarray(aIndex, aIndex + m * k));
-    const { first, blocks } = shares(n, threads?.threads ?? 1, dot16Unit(m), 1);
-    const queue = blocks.map(([start, end]): Block => {
-      const args = [a, w.offset + start * k * 2, c + start * 4, m, k, end - start, n];
-      return {
-        args,
-        build: DOT16 + kind,
-        here: () => kernel(...(args as Parameters<Dot16Kernel>)),
-      };
-    });
-    const own = () => kernel(a, w.offset, c, m, k, first, n);
-    if (queue.length === 0 || !threads?.runOnDotMemory(own, queue))
-      kernel(a, w.offset, c, m, k, n, n);
-    heap().set(new Float32Array(memory.buffer, c, m * n), cIndex);
+    runDots([w], m, heap, aIndex, [cIndex]);
     return;
   }
   const kernel = kernels()!.panel[w.kind];
@@ -172,4 +156,61 @@ export function run(
       for (const args of calls) call(args);
     heap().set(new Float32Array(memory.buffer, c, rows * n), cIndex + start * n);
   }
+}
+
+/** The helper threads for a product of `macs` multiply-adds, or null: one thread. */
+function threadsFor(macs: number) {
+  const pool = switches.dotProductThreads ? matmulThreads() : null;
+  return pool && pool.threads > 1 && macs >= MIN_THREADED_DOT_MACS ? pool : null;
+}
+
+/**
+ * x W^T for every W of `weights` (each (n_i, k), the same k) with x the same m <= DOT_MAX_ROWS rows
+ * at float `aIndex` of `heap()`, C_i to float `cIndices[i]`: on dot16, x copied in once and every
+ * product's blocks handed to the threads at once (one hand-off for a layer's q, k and v, or its
+ * gate and up). Each product split as run() splits it alone: the same bits.
+ */
+export function runDots(
+  weights: readonly Resident16[],
+  m: number,
+  heap: () => Float32Array,
+  aIndex: number,
+  cIndices: readonly number[],
+): void {
+  const k = weights[0]!.cols;
+  if (m > DOT_MAX_ROWS || weights.some((w) => w.cols !== k))
+    throw new Error(`runDots: ${m} rows (at most ${DOT_MAX_ROWS}) or weights of unequal widths`);
+  const memory = dotStore()!.memory;
+  const outputs = weights.map((w) => align(m * w.rows * 4));
+  const a = scratchOf(align(m * k * 4) + outputs.reduce((sum, bytes) => sum + bytes, 0));
+  new Float32Array(memory.buffer, a, m * k).set(heap().subarray(aIndex, aIndex + m * k));
+  const own: (() => void)[] = [];
+  const queue: Block[] = [];
+  const whole: (() => void)[] = [];
+  let c = a + align(m * k * 4);
+  weights.forEach((w, i) => {
+    const [n, at] = [w.rows, c];
+    const kernel = kernels()!.dot[w.kind];
+    const threads = threadsFor(m * k * n);
+    const { first, blocks } = shares(n, threads?.threads ?? 1, dot16Unit(m), 1);
+    for (const [start, end] of blocks) {
+      const args = [a, w.offset + start * k * 2, at + start * 4, m, k, end - start, n];
+      queue.push({
+        args,
+        build: DOT16 + KINDS.indexOf(w.kind),
+        here: () => kernel(...(args as Parameters<Dot16Kernel>)),
+      });
+    }
+    own.push(() => kernel(a, w.offset, at, m, k, blocks.length > 0 ? first : n, n));
+    whole.push(() => kernel(a, w.offset, at, m, k, n, n));
+    c += outputs[i]!;
+  });
+  const pool = queue.length > 0 ? threadsFor(Number.POSITIVE_INFINITY) : null;
+  if (!pool?.runOnDotMemory(() => own.forEach((call) => call()), queue))
+    whole.forEach((call) => call());
+  c = a + align(m * k * 4);
+  weights.forEach((w, i) => {
+    heap().set(new Float32Array(memory.buffer, c, m * w.rows), cIndices[i]!);
+    c += outputs[i]!;
+  });
 }

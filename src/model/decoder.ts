@@ -13,7 +13,7 @@ import type { ModelConfig } from '../model_files/hf_config.ts';
 import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
 import type { KvCache } from './kv_cache.ts';
 import { permute } from './ops.ts';
-import { applyLinear, embedTokens, rmsNorm, type ForwardMode } from './linear.ts';
+import { applyLinear, applyLinears, embedTokens, rmsNorm, type ForwardMode } from './linear.ts';
 import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
@@ -177,8 +177,7 @@ export function decoderForward(
 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
   const { gate_proj, up_proj, down_proj } = layer.projections;
-  const gate = applyLinear(h, gate_proj, mode); // (N, F)
-  const up = applyLinear(h, up_proj, mode);
+  const [gate, up] = applyLinears(h, [gate_proj, up_proj], mode) as [tf.Tensor2D, tf.Tensor2D]; // (N, F)
   // silu(gate) * up: fused on wasm for training and for decoding's few rows (simd_swiglu.ts)
   const gated = mode.differentiable ? swiglu(gate, up) : swigluValue(gate, up);
   return applyLinear(gated as tf.Tensor2D, down_proj, mode);
@@ -201,11 +200,12 @@ function attention(
   const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
   // with a shared prefix its s rows come first: the projections run on every row at once
   const s = input.prefix?.length ?? 0;
+  const projected = applyLinears(h, [q_proj, k_proj, v_proj], mode);
   const project = (
     projection: Linear,
     headNorm: tf.Variable | null = null,
   ): [tf.Tensor | null, tf.Tensor] => {
-    let y = applyLinear(h, projection, mode);
+    let y = projected[[q_proj, k_proj, v_proj].indexOf(projection)]!;
     if (headNorm) {
       // Qwen3: RMSNorm over each head's hd numbers (rows of (N * heads, hd)), before RoPE
       const [rows, width] = y.shape;

@@ -10,6 +10,7 @@ import { simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from '../kernels/sim
 import { switches } from '../kernels/switches.ts';
 import { rows16 } from '../kernels/weights16.ts';
 import { halfLinear, halfLoraLinear, halfProduct } from './half_ops.ts';
+import { type Linear16, linears16, linears16Serves } from '../kernels/linears16.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 import { isSplit, splitColumns, splitLogits } from './vocab_split.ts';
 
@@ -56,6 +57,40 @@ export function rmsNorm(
     return kernel === 'gradient' ? simdRmsNorm(x, weight, eps) : simdRmsNormValue(x, weight, eps);
   const meanSquare = tf.mean(tf.square(x), -1, true); // (N, 1)
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
+}
+
+/**
+ * applyLinear for several layers that read the same x (a layer's q, k and v; gate and up). Without
+ * a gradient, on few rows and 16-bit weights, one kernel for all of them (kernels/linears16.ts);
+ * otherwise one applyLinear each. The same numbers either way, to float32 rounding.
+ */
+export function applyLinears(
+  x: tf.Tensor2D,
+  linears: readonly Linear[],
+  mode: ForwardMode,
+): tf.Tensor2D[] {
+  const group = mode.differentiable ? null : halfGroup(x, linears, mode);
+  return group ? linears16(x, group) : linears.map((linear) => applyLinear(x, linear, mode));
+}
+
+/** The layers as linears16's group, or null where it does not serve them. */
+function halfGroup(
+  x: tf.Tensor2D,
+  linears: readonly Linear[],
+  mode: ForwardMode,
+): Linear16[] | null {
+  if (!linears16Serves(x.shape[0])) return null;
+  const group: Linear16[] = [];
+  for (const linear of linears) {
+    if (!isHalf(linear.weight)) return null;
+    const adapter = mode.adapters ? linear.adapter : null;
+    group.push({
+      weight: linear.weight.resident,
+      bias: linear.bias,
+      adapter: adapter && { a: adapter.a, b: adapter.b, scale: adapter.scale },
+    });
+  }
+  return group;
 }
 
 /** y = x W (+ b) (+ scale x A B when adapters are on), x (N, I) -> (N, O). */
@@ -113,6 +148,8 @@ function applyHalfLinear(
 ): tf.Tensor2D {
   const adapter = mode.adapters ? linear.adapter : null;
   if (!mode.differentiable) {
+    const group = halfGroup(x, [linear], mode);
+    if (group) return linears16(x, group)[0]!;
     return tf.tidy(() => {
       let y = halfProduct(x, weight);
       if (linear.bias) y = tf.add(y, linear.bias) as tf.Tensor2D;
