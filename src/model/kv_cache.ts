@@ -130,17 +130,9 @@ export class KvCache {
     return fresh;
   }
 
-  /** Keeps only the given batch rows, in that order. */
+  /** Keeps only the given batch rows, in that order (none: frees the cache). */
   select(rows: number[]): void {
-    const index = tf.tensor1d(rows, 'int32');
-    for (const store of [this.keys, this.values]) {
-      store.forEach((tensor, layer) => {
-        if (!tensor) return;
-        store[layer] = tf.keep(tf.gather(tensor, index, 0));
-        tensor.dispose();
-      });
-    }
-    index.dispose();
+    this.split([], rows);
   }
 
   /**
@@ -149,50 +141,81 @@ export class KvCache {
    * (prefix_cache.ts keeps them for the sequence's next turn).
    */
   extract(row: number, ranges: [number, number][]): { keys: tf.Tensor[]; values: tf.Tensor[] } {
+    const pick = (store: (tf.Tensor | null)[]) =>
+      store.map((tensor) => this.rowSlots(tensor!, row, ranges));
+    return { keys: pick(this.keys), values: pick(this.values) };
+  }
+
+  /**
+   * Takes rows out of the batch: each of `taken`'s rows' keys and values at its ranges (as
+   * extract() gives them, the caller's), then keeps only the rows `kept`, in that order (as
+   * select(); none: the cache is freed). Layer by layer, so that the rows taken and the batch never
+   * coexist whole: a generation's last step took every row's keys while the whole batch stayed.
+   */
+  split(
+    taken: { row: number; ranges: [number, number][] }[],
+    kept: number[],
+  ): { keys: tf.Tensor[]; values: tf.Tensor[] }[] {
+    const parts = taken.map(() => ({ keys: [] as tf.Tensor[], values: [] as tf.Tensor[] }));
+    const index = kept.length > 0 ? tf.tensor1d(kept, 'int32') : null;
+    try {
+      for (let layer = 0; layer < this.keys.length; layer++) {
+        for (const part of ['keys', 'values'] as const) {
+          const store = this[part];
+          const tensor = store[layer];
+          if (!tensor) continue;
+          taken.forEach(({ row, ranges }, i) =>
+            parts[i]![part].push(this.rowSlots(tensor, row, ranges)),
+          );
+          store[layer] = index ? tf.keep(tf.gather(tensor, index, 0)) : null;
+          tensor.dispose();
+        }
+        if (!index) this.filled[layer] = 0;
+      }
+    } catch (error) {
+      tf.dispose(parts.flatMap(({ keys, values }) => [...keys, ...values]));
+      throw error;
+    } finally {
+      index?.dispose();
+    }
+    return parts;
+  }
+
+  /** One layer's row `row` at the slots of `ranges`, as a new (1, Hkv, n, hd) tensor. */
+  private rowSlots(tensor: tf.Tensor, row: number, ranges: [number, number][]): tf.Tensor {
+    const [, Hkv, capacity, hd] = tensor.shape as [number, number, number, number];
+    const runs = ranges.filter(([start, end]) => end > start);
     if (this.inPlace) {
       // one copy per head and range inside the heap (tf.slice of the 4-D storage took a JavaScript
       // loop over every number: 17% of a default-run rollout's generation)
-      const runs = ranges.filter(([start, end]) => end > start);
       const length = runs.reduce((sum, [start, end]) => sum + end - start, 0);
-      const pick = (store: (tf.Tensor | null)[]) =>
-        store.map((tensor) => {
-          const [, Hkv, capacity, hd] = tensor!.shape as [number, number, number, number];
-          const out = unfilled([1, Hkv, length, hd]);
-          let at = 0;
-          for (const [start, end] of runs) {
-            copySlices(
-              tensor!,
-              (row * Hkv * capacity + start) * hd,
-              capacity * hd,
-              out,
-              at * hd,
-              length * hd,
-              Hkv,
-              (end - start) * hd,
-            );
-            at += end - start;
-          }
-          return out;
-        });
-      return { keys: pick(this.keys), values: pick(this.values) };
+      const out = unfilled([1, Hkv, length, hd]);
+      let at = 0;
+      for (const [start, end] of runs) {
+        copySlices(
+          tensor,
+          (row * Hkv * capacity + start) * hd,
+          capacity * hd,
+          out,
+          at * hd,
+          length * hd,
+          Hkv,
+          (end - start) * hd,
+        );
+        at += end - start;
+      }
+      return out;
     }
-    const pick = (store: (tf.Tensor | null)[]) =>
-      store.map((tensor) =>
-        tf.tidy(() => {
-          const [, Hkv, , hd] = tensor!.shape as [number, number, number, number];
-          const parts = ranges
-            .filter(([start, end]) => end > start)
-            .map(([start, end]) =>
-              tf.slice(tensor!, [row, 0, start, 0], [1, Hkv, end - start, hd]),
-            );
-          return parts.length === 0
-            ? tf.zeros([1, Hkv, 0, hd])
-            : parts.length === 1
-              ? parts[0]!
-              : tf.concat(parts, 2);
-        }),
+    return tf.tidy(() => {
+      const parts = runs.map(([start, end]) =>
+        tf.slice(tensor, [row, 0, start, 0], [1, Hkv, end - start, hd]),
       );
-    return { keys: pick(this.keys), values: pick(this.values) };
+      return parts.length === 0
+        ? tf.zeros([1, Hkv, 0, hd])
+        : parts.length === 1
+          ? parts[0]!
+          : tf.concat(parts, 2);
+    });
   }
 
   /** Frees every cached tensor. */

@@ -108,33 +108,47 @@ export async function generate(
     capacity: base + P + maxNewTokens, // every slot this generation can fill
   });
   /**
-   * Keeps row `row` (sequence `index`, its cache holding all it generated but the last token) in
-   * the prefix cache.
+   * Drops the batch rows `finished` and keeps `kept`, in that order; with a prefix cache, each
+   * finished sequence's cache (all it generated but the last token) goes into it, taken out layer
+   * by layer as the batch's layers are freed (KvCache.split).
    */
-  const keep = (row: number, index: number) => {
-    if (!options.prefixCache) return;
-    const done = result.ids[index]!.length - 1;
-    const { keys, values } = cache.extract(row, [
-      [base - L[index]!, base],
-      [base + pad[index]!, base + P + done],
-    ]);
-    options.prefixCache.put({
-      ids: [...prompts[index]!, ...result.ids[index]!.slice(0, done)],
-      keys,
-      values,
+  const retire = (finished: number[], kept: number[]) => {
+    if (!options.prefixCache) {
+      if (kept.length > 0) cache.select(kept);
+      else cache.dispose();
+      return;
+    }
+    const done = (row: number) => result.ids[live[row]!]!.length - 1;
+    const parts = cache.split(
+      finished.map((row) => {
+        const index = live[row]!;
+        const ranges: [number, number][] = [
+          [base - L[index]!, base],
+          [base + pad[index]!, base + P + done(row)],
+        ];
+        return { row, ranges };
+      }),
+      kept,
+    );
+    finished.forEach((row, i) => {
+      const index = live[row]!;
+      const ids = [...prompts[index]!, ...result.ids[index]!.slice(0, done(row))];
+      options.prefixCache!.put({ ids, ...parts[i]! });
     });
   };
   try {
     if (base > 0) {
-      // the cached prefixes, right-aligned into the first `base` slots
-      tf.tidy(() => {
-        const [Hkv, hd] = [model.config.numKvHeads, model.config.headDim];
-        // row b's base slots: zeros (hidden), then its own prefix, if any
-        const slots = (own: tf.Tensor | undefined, b: number) => {
-          const gap = tf.zeros([1, Hkv, base - L[b]!, hd]);
-          return own ? tf.concat([gap, own], 2) : gap;
-        };
-        for (let layer = 0; layer < model.config.numLayers; layer++) {
+      // the cached prefixes, right-aligned into the first `base` slots, a layer at a time: each
+      // layer's entry tensors are freed as soon as the cache holds them, so the entries and the
+      // new cache never coexist whole (at the SmolLM2-135M shape, that was the rollout's peak)
+      const [Hkv, hd] = [model.config.numKvHeads, model.config.headDim];
+      // row b's base slots: zeros (hidden), then its own prefix, if any
+      const slots = (own: tf.Tensor | undefined, b: number) => {
+        const gap = tf.zeros([1, Hkv, base - L[b]!, hd]);
+        return own ? tf.concat([gap, own], 2) : gap;
+      };
+      for (let layer = 0; layer < model.config.numLayers; layer++) {
+        tf.tidy(() => {
           const keys = tf.concat(
             entries.map((entry, b) => slots(entry?.keys[layer], b)),
             0,
@@ -145,9 +159,11 @@ export async function generate(
           );
           if (cache.inPlace) cache.write(layer, keys, values);
           else cache.append(layer, keys, values);
-        }
-      });
-      entries.forEach((entry) => entry && disposeEntry(entry));
+        });
+        tf.dispose(
+          entries.flatMap((entry) => (entry ? [entry.keys[layer]!, entry.values[layer]!] : [])),
+        );
+      }
     }
     // Distinct prompts are prefilled once; row b of the batch copies distinct prompt rowOf[b]
     // (not with cached prefixes: each row then starts from its own).
@@ -208,16 +224,15 @@ export async function generate(
         if (reason) {
           result.finishReasons[index] = reason;
           finished.add(row);
-          keep(row, index);
         }
       }
       steps++;
-      if (finished.size === B) break;
       if (finished.size > 0) {
         const kept = [...Array(B).keys()].filter((row) => !finished.has(row));
-        cache.select(kept);
+        retire([...finished], kept);
         live = kept.map((row) => live[row]!);
       }
+      if (live.length === 0) break;
       const ids = Int32Array.from(live, (index) => result.ids[index]!.at(-1)!);
       const positions = Int32Array.from(
         live,

@@ -8,9 +8,11 @@
 //   download     the raw file bytes, held in JavaScript memory while loading
 //   adapters     LoRA's A and B on the run's target projections, their gradients and AdamW's two
 //                moments; in full fine-tuning a gradient and two moments for every weight
-//   rollout      the KV cache of every sequence of a step at the full context, twice: a turn's
-//                batch cache while the previous turn's per-sequence caches are copied in or out
-//                (sample.ts, prefix_cache.ts); the logits of a decoding step
+//   rollout      the KV cache of every sequence of a step at the full context, once: a turn's
+//                batch cache takes the previous turn's per-sequence caches in, and gives them
+//                back, a layer at a time (sample.ts, prefix_cache.ts, KvCache.split); a prefill
+//                chunk's attention scores and their softmax over the whole context; the logits of
+//                a decoding step
 //   update       one micro-batch's saved activations (activation_budget.ts, with layer recompute
 //                when they pass the run's budget), the backward pass's working set beside them,
 //                and the 16-bit products' scratch
@@ -70,7 +72,7 @@ export interface MemoryEstimate {
   downloadBytes: number;
   adapterBytes: number;
   kvCacheBytes: number;
-  /** The rollout's part: the KV caches and a step's logits. */
+  /** The rollout's part: the KV cache, a prefill chunk's attention, a step's logits. */
   rolloutBytes: number;
   activationBytes: number;
   /** The update's part: activations, the backward's working set, the products' scratch. */
@@ -101,6 +103,8 @@ const FLOAT32 = 4;
  * 1799 MB in the update for 1326 MB saved and 67 MB of adapters (docs/performance.md).
  */
 const BACKWARD_FACTOR = 0.25;
+/** Prompt positions per prefill call (sample.ts's default prefillChunk, which the rollout uses). */
+const PREFILL_CHUNK = 128;
 /** tfjs-wasm's runtime, the kernels' modules and scratch, the helper threads' pool at rest. */
 const RUNTIME_BYTES = 64 * 2 ** 20;
 
@@ -163,7 +167,7 @@ export function estimateMemory(
   run: RunShape = DEFAULT_RUN_SHAPE,
 ): MemoryEstimate {
   const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L } = config;
-  const { numKvHeads: KV, headDim: hd } = config;
+  const { numHeads: H, numKvHeads: KV, headDim: hd } = config;
   const parameters = countParameters(config);
   const full = run.full ?? false;
   const sixteenBit = run.sixteenBit ?? (run.fileBytesPerParameter === 2 && !full);
@@ -177,7 +181,9 @@ export function estimateMemory(
     : countLoraParameters(config, run.loraRank, targets) * FLOAT32 * 4;
   const T = run.contextTokens;
   const kvCacheBytes = 2 * L * KV * hd * T * run.sequences * FLOAT32;
-  const rolloutBytes = 2 * kvCacheBytes + 2 * run.sequences * V * FLOAT32;
+  // a later turn prefills every sequence's new tokens, a chunk at a time, against its whole cache
+  const attentionBytes = 2 * run.sequences * H * Math.min(PREFILL_CHUNK, T) * T * FLOAT32;
+  const rolloutBytes = kvCacheBytes + attentionBytes + 2 * run.sequences * V * FLOAT32;
   // one micro-batch: its sequences' rows, at most microBatchTokens
   const rows = Math.min(run.microBatch * T, run.microBatchTokens ?? 4096);
   const training = full
@@ -300,7 +306,7 @@ export function memoryVerdict(
   if (loadBytes > budget.bytes) {
     return {
       fit: 'too_large',
-      message: `${name} cannot even load here: ${formatBytes(loadBytes)} while converting its weights, over ${formatBytes(budget.bytes)}, ${budget.reason}. ${smaller}.`,
+      message: `${name} cannot even load here: ${formatBytes(loadBytes)} while ${estimate.sixteenBit ? 'reading its 16-bit weights into place' : 'converting its weights to float32'}, over ${formatBytes(budget.bytes)}, ${budget.reason}. ${smaller}.`,
     };
   }
   if (estimate.totalBytes > budget.bytes) {

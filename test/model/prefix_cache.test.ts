@@ -1,13 +1,16 @@
 // Keeping a sequence's keys and values for its next turn (prefix_cache.ts): the store's rules, and
-// KvCache.extract, which makes an entry, and generate() from cached prefixes against generate()
-// prefilling the whole prompts.
+// KvCache.extract and split, which make entries, and generate() from cached prefixes against
+// generate() prefilling the whole prompts; and the memory of moving keys between the two: entries
+// freed a layer at a time as a turn's cache takes them, rows a layer at a time as they leave it.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CausalLM } from '../../src/model/model.ts';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
+import { CausalLM } from '../../src/model/model.ts';
 import { KvCache } from '../../src/model/kv_cache.ts';
 import { PrefixCache, type PrefixEntry } from '../../src/model/prefix_cache.ts';
+import { randomWeights } from '../../src/model/random_weights.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { generate } from '../../src/model/sample.ts';
+import { type GenerateResult, generate } from '../../src/model/sample.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
 import { loadFixture, useBackend } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
@@ -106,6 +109,136 @@ describe('KvCache.extract', () => {
     caches.forEach((cache) => cache.dispose());
     expect(tf.memory().numTensors).toBe(before);
   });
+});
+
+describe('KvCache.split', () => {
+  beforeAll(() => useBackend('wasm'));
+
+  const [B, Hkv, hd, layers, S] = [4, 2, 4, 8, 40];
+  /** A cache of `layers` layers, B rows, S slots of distinct numbers. */
+  const filled = (inPlace: boolean) => {
+    const cache = new KvCache(layers, { inPlace });
+    for (let layer = 0; layer < layers; layer++) {
+      tf.tidy(() => {
+        const key = tf.add(tf.range(0, B * Hkv * S * hd).reshape([B, Hkv, S, hd]), 1e4 * layer);
+        if (inPlace) cache.write(layer, key, tf.neg(key));
+        else cache.append(layer, key, tf.neg(key));
+      });
+    }
+    return cache;
+  };
+  const ranges: [number, number][] = [
+    [2, 9],
+    [20, 33],
+  ];
+  const numbers = (tensors: tf.Tensor[]) => tensors.map((t) => Array.from(t.dataSync()));
+
+  for (const inPlace of [true, false]) {
+    const mode = inPlace ? 'in-place' : 'concatenating';
+    it(`takes rows as extract() does and keeps the others as select() does (${mode})`, () => {
+      const before = tf.memory().numTensors;
+      const [cache, twin] = [filled(inPlace), filled(inPlace)];
+      const want = [1, 3].map((row) => twin.extract(row, ranges));
+      twin.select([2, 0]);
+      const parts = cache.split(
+        [1, 3].map((row) => ({ row, ranges })),
+        [2, 0],
+      );
+      expect(cache.batch).toBe(2);
+      expect(cache.length).toBe(S);
+      parts.forEach((part, i) => {
+        expect(numbers(part.keys)).toEqual(numbers(want[i]!.keys));
+        expect(numbers(part.values)).toEqual(numbers(want[i]!.values));
+      });
+      for (const row of [0, 1]) {
+        const [mine, theirs] = [cache, twin].map((c) => c.extract(row, [[0, S]]));
+        expect(numbers([...mine!.keys, ...mine!.values])).toEqual(
+          numbers([...theirs!.keys, ...theirs!.values]),
+        );
+        tf.dispose([...mine!.keys, ...mine!.values, ...theirs!.keys, ...theirs!.values]);
+      }
+      tf.dispose([...parts, ...want].flatMap(({ keys, values }) => [...keys, ...values]));
+      [cache, twin].forEach((c) => c.dispose());
+      expect(tf.memory().numTensors).toBe(before);
+    });
+
+    it(`taking every row frees the batch a layer at a time: at most one layer more than the batch (${mode})`, async () => {
+      const cache = filled(inPlace);
+      const before = tf.memory().numBytes;
+      let parts: { keys: tf.Tensor[]; values: tf.Tensor[] }[] = [];
+      const profile = await tf.profile(() => {
+        parts = cache.split(
+          [...Array(B).keys()].map((row) => ({ row, ranges })),
+          [],
+        );
+        return [];
+      });
+      const taken = parts.flatMap(({ keys, values }) => [...keys, ...values]);
+      const takenBytes = taken.reduce((sum, t) => sum + 4 * t.size, 0);
+      expect(takenBytes).toBe(B * 2 * layers * Hkv * (7 + 13) * hd * 4);
+      // extracting every row before freeing the batch peaked at the batch + all it took
+      expect(profile.peakBytes - before).toBeLessThanOrEqual(takenBytes / layers);
+      expect(cache.length).toBe(0);
+      expect(cache.batch).toBe(0);
+      tf.dispose(taken);
+    });
+  }
+});
+
+describe('generate from cached prefixes: memory (wasm)', () => {
+  // many thin layers, so that a layer is a small part of the keys and values
+  const config = parseModelConfig({
+    model_type: 'llama',
+    vocab_size: 64,
+    hidden_size: 32,
+    intermediate_size: 64,
+    num_hidden_layers: 16,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    max_position_embeddings: 1024,
+  });
+  let model: CausalLM;
+  beforeAll(async () => {
+    await useBackend('wasm');
+    model = CausalLM.fromWeights(config, randomWeights(config, 3));
+  });
+  afterAll(() => model.dispose());
+
+  for (const inPlaceCache of [true, false]) {
+    it(`a second turn holds its entries and its cache together only a few layers at a time (${inPlaceCache ? 'in-place' : 'concatenating'} cache)`, async () => {
+      const maxNewTokens = 4;
+      const prompts = Array.from({ length: 6 }, (_, b) =>
+        Array.from({ length: 150 + b }, (_, t) => (t * 7 + b) % 64),
+      );
+      const options = { maxNewTokens, temperature: 1, eosIds: [] as number[], inPlaceCache };
+      const cache = new PrefixCache();
+      const first = await generate(model, prompts, { ...options, seed: 1, prefixCache: cache });
+      const next = prompts.map((p, b) => [...p, ...first.ids[b]!, 5]);
+      const held = 4 * cache.numbers; // each prompt and all its output but the last token
+      const before = tf.memory().numBytes;
+      const tensors = tf.memory().numTensors;
+      let cached: GenerateResult | null = null;
+      const profile = await tf.profile(async () => {
+        cached = await generate(model, next, { ...options, seed: 2, prefixCache: cache });
+        return [];
+      });
+      // the turn's cache: every row at the longest entry's slots + 2 new tokens + the token budget
+      const perSlot = 2 * config.numKvHeads * config.headDim * 4; // keys and values, one layer
+      const slots = prompts.at(-1)!.length + maxNewTokens - 1 + 2 + maxNewTokens;
+      const layer = next.length * slots * perSlot;
+      const batch = config.numLayers * layer;
+      // entries and cache were alive whole together, and the entries copied twice more (3.1 and
+      // 2.0 times the entries here): now the cache's growth over them and a few layers' copies
+      expect(profile.peakBytes - before).toBeLessThan(batch - held + 4 * layer);
+      expect(4 * layer).toBeLessThan(held / 2);
+      // the entries taken went, the turn's came: nothing else stays
+      expect(tf.memory().numBytes - before).toBe(4 * cache.numbers - held);
+      expect(tf.memory().numTensors).toBe(tensors);
+      const whole = await generate(model, next, { ...options, seed: 2 });
+      expect(cached!.ids).toEqual(whole.ids);
+      cache.clear();
+    });
+  }
 });
 
 describe('generate from cached prefixes (wasm)', () => {
