@@ -66,13 +66,19 @@ async function main(): Promise<void> {
       );
       const run = (tokens: number) =>
         generate(model, prompts, { maxNewTokens: tokens, temperature: 0.7, seed: 3, eosIds: [] });
-      await run(2); // warm: first-use allocations
-      const started = performance.now();
-      await run(33);
-      const first = performance.now();
-      await run(1);
-      const prefill = performance.now() - first; // a prompt's prefill and one token
-      return (32 * batch) / ((first - started - prefill) / 1000);
+      // warm: first-use allocations, and the JIT and the helper threads' code reaching their
+      // optimized tiers (the first 33-token run after loading measured ~20% slower than later ones)
+      await run(16);
+      let best = Number.POSITIVE_INFINITY; // the best of two: the machines are shared
+      for (let pass = 0; pass < 2; pass++) {
+        const started = performance.now();
+        await run(33);
+        const first = performance.now();
+        await run(1);
+        const prefill = performance.now() - first; // a prompt's prefill and one token
+        best = Math.min(best, first - started - prefill);
+      }
+      return (32 * batch) / (best / 1000);
     };
     log('decoding');
     const b1 = await decode(1);
