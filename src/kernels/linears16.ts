@@ -12,7 +12,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { kernelsFor } from './matmul_kernels.ts';
 import type { HalfKind, Resident16 } from './simd_half.ts';
-import { byteOffset, registerWasmKernel, wasmMemory } from './tfjs_wasm.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './tfjs_wasm.ts';
 import { checkLive } from './weights16.ts';
 import { DOT_MAX_ROWS, runDots } from './weights16_products.ts';
 
@@ -39,13 +39,9 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const named = inputs as Record<string, tf.TensorInfo | undefined>;
   const x = named.x!;
   const [m, k] = x.shape as [number, number];
+  const kindOf = kinds.split(',') as HalfKind[];
   const weights = offsets.map(
-    (offset, i): Resident16 => ({
-      offset,
-      rows: rows[i]!,
-      cols: cols[i]!,
-      kind: kinds.split(',')[i] as HalfKind,
-    }),
+    (offset, i): Resident16 => ({ offset, rows: rows[i]!, cols: cols[i]!, kind: kindOf[i]! }),
   );
   const outputs = weights.map((w) => wasm.makeOutput([m, w.rows], 'float32'));
   if (m === 0) return outputs;
@@ -101,7 +97,7 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
  */
 export function linears16Serves(rows: number): boolean {
   if (rows > DOT_MAX_ROWS || tf.getBackend() !== 'wasm') return false;
-  return !!kernelsFor(tf.backend() as never)?.add;
+  return !!kernelsFor(asWasm(tf.backend()))?.add;
 }
 
 /**

@@ -158,10 +158,15 @@ export function run(
   }
 }
 
+/** The helper threads (null: one thread), for products of at least MIN_THREADED_DOT_MACS. */
+function threadPool() {
+  const pool = switches.dotProductThreads ? matmulThreads() : null;
+  return pool && pool.threads > 1 ? pool : null;
+}
+
 /** The helper threads for a product of `macs` multiply-adds, or null: one thread. */
 function threadsFor(macs: number) {
-  const pool = switches.dotProductThreads ? matmulThreads() : null;
-  return pool && pool.threads > 1 && macs >= MIN_THREADED_DOT_MACS ? pool : null;
+  return macs >= MIN_THREADED_DOT_MACS ? threadPool() : null;
 }
 
 /**
@@ -205,7 +210,7 @@ export function runDots(
     whole.push(() => kernel(a, w.offset, at, m, k, n, n));
     c += outputs[i]!;
   });
-  const pool = queue.length > 0 ? threadsFor(Number.POSITIVE_INFINITY) : null;
+  const pool = queue.length > 0 ? threadPool() : null;
   if (!pool?.runOnDotMemory(() => own.forEach((call) => call()), queue))
     whole.forEach((call) => call());
   c = a + align(m * k * 4);

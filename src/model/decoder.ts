@@ -14,7 +14,7 @@ import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_
 import type { KvCache } from './kv_cache.ts';
 import { permute } from './ops.ts';
 import { applyLinear, applyLinears, embedTokens, rmsNorm, type ForwardMode } from './linear.ts';
-import type { DecoderLayer, DecoderParams, Linear } from './params.ts';
+import type { DecoderLayer, DecoderParams } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
 import { maskedSoftmax } from '../kernels/masked_softmax.ts';
@@ -200,12 +200,12 @@ function attention(
   const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
   // with a shared prefix its s rows come first: the projections run on every row at once
   const s = input.prefix?.length ?? 0;
-  const projected = applyLinears(h, [q_proj, k_proj, v_proj], mode);
+  const [qRows, kRows, vRows] = applyLinears(h, [q_proj, k_proj, v_proj], mode);
   const project = (
-    projection: Linear,
+    projected: tf.Tensor2D,
     headNorm: tf.Variable | null = null,
   ): [tf.Tensor | null, tf.Tensor] => {
-    let y = projected[[q_proj, k_proj, v_proj].indexOf(projection)]!;
+    let y = projected;
     if (headNorm) {
       // Qwen3: RMSNorm over each head's hd numbers (rows of (N * heads, hd)), before RoPE
       const [rows, width] = y.shape;
@@ -222,9 +222,9 @@ function attention(
     return s > 0 ? splitRows(y, s) : [null, y];
   };
   const [q, k, v] = [
-    project(q_proj, layer.queryNorm),
-    project(k_proj, layer.keyNorm),
-    project(v_proj),
+    project(qRows!, layer.queryNorm),
+    project(kRows!, layer.keyNorm),
+    project(vRows!),
   ];
   const query = applyRope(heads(q[1], H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
   let key = applyRope(heads(k[1], Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
