@@ -10,7 +10,12 @@
 // bits of a product with W^T, so a backward pass no longer transposes its weights.
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernels } from './matmul_kernels.ts';
-import { kernelTakes, LINEAR_MIN_ROWS, matMul2d, matMulTransposeA } from './matmul_dispatch.ts';
+import {
+  kernelTakes,
+  LINEAR_MIN_ROWS,
+  matMulTransposeA,
+  matMulTransposeB,
+} from './matmul_dispatch.ts';
 import { MIN_THREADED_MACS } from './matmul_threads.ts';
 import { ALL_K } from './simd_matmul_variants.ts';
 import { NT_MAX_K, simdMatmulNTModule, type MatmulNTKernel } from './simd_matmul_nt.ts';
@@ -142,6 +147,6 @@ export function productsBeside(
   const first =
     nt && !context?.threads
       ? (tf.engine().runKernel(KERNEL_NT, { a: a1, w: w1 }) as tf.Tensor2D)
-      : tf.tidy(() => matMul2d(a1, tf.transpose(w1)));
+      : matMulTransposeB(a1, w1);
   return [first, matMulTransposeA(a2, b2)];
 }

@@ -155,6 +155,38 @@ export function matMulTransposeA(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
     kernelsFor(asWasm(tf.backend()))!.ta !== null &&
     (m < LINEAR_MIN_ROWS || k * n <= LINEAR_MAX_B) &&
     b.shape[0] === k;
-  if (!direct) return tf.tidy(() => matMul2d(tf.transpose(a), b));
+  if (!direct)
+    return transposesAreCopies()
+      ? tf.tidy(() => matMul2d(tf.transpose(a), b))
+      : tf.matMul(a, b, true, false);
   return tf.engine().runKernel(KERNEL_TA, { a, b }) as tf.Tensor2D;
+}
+
+/**
+ * Whether a transposed operand should be transposed first (a copy): on wasm and cpu, where
+ * tf.matMul's transposed-operand path is the slow one (model/ops.ts). WebGPU's matmul shaders read
+ * a transposed operand in place, and a copy costs a dispatch and a pass: on the software adapter
+ * a (576, 192) weight's took ~70 ms, a third of a training step's kernel time.
+ */
+export function transposesAreCopies(): boolean {
+  return tf.getBackend() !== 'webgpu';
+}
+
+/** a (m, k) @ b^T for b (n, k), with no gradient of its own: matMul2d(a, b^T) or, see above, in place. */
+export function matMulTransposeB(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  return transposesAreCopies()
+    ? tf.tidy(() => matMul2d(a, tf.transpose(b)))
+    : tf.matMul(a, b, false, true);
+}
+
+/** a1 @ w1^T + a2 @ w2^T, with no gradient of its own: matMulPair on the transposes, or in place. */
+export function matMulPairTransposeB(
+  a1: tf.Tensor2D,
+  w1: tf.Tensor2D,
+  a2: tf.Tensor2D,
+  w2: tf.Tensor2D,
+): tf.Tensor2D {
+  return transposesAreCopies()
+    ? tf.tidy(() => matMulPair(a1, tf.transpose(w1), a2, tf.transpose(w2)))
+    : tf.tidy(() => tf.add(matMulTransposeB(a1, w1), matMulTransposeB(a2, w2)));
 }

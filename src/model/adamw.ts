@@ -3,6 +3,7 @@
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
 import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/simd_adamw.ts';
+import { sumTensors } from './ops.ts';
 
 /** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */
 export interface AdamWConfig {
@@ -177,7 +178,7 @@ export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<numb
   if (list.length === 0) return 0;
   if (simdAdamWActive() && list.every((g) => g.dtype === 'float32'))
     return Math.sqrt(sumOfSquares(list));
-  const total = tf.tidy(() => tf.addN(list.map((g) => tf.sum(tf.square(g)))));
+  const total = tf.tidy(() => sumTensors(list.map((g) => tf.sum(tf.square(g)))));
   const value = (await total.data())[0]!;
   total.dispose();
   return Math.sqrt(value);
@@ -202,7 +203,7 @@ export function clipByGlobalNorm(
 ): { grads: Record<string, tf.Tensor>; norm: tf.Scalar } {
   return tf.tidy(() => {
     const squares = Object.values(grads).map((g) => tf.sum(tf.square(g)));
-    const norm = tf.sqrt(squares.length > 0 ? tf.addN(squares) : tf.scalar(0)) as tf.Scalar;
+    const norm = tf.sqrt(squares.length > 0 ? sumTensors(squares) : tf.scalar(0)) as tf.Scalar;
     const scale = tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
     const clipped: Record<string, tf.Tensor> = {};
     for (const [name, g] of Object.entries(grads)) clipped[name] = tf.mul(g, scale);

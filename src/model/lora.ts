@@ -76,9 +76,15 @@ export function createAdapter(
   const bound = 1 / Math.sqrt(inputSize);
   const values = new Float32Array(inputSize * config.rank);
   for (let i = 0; i < values.length; i++) values[i] = (2 * rng.uniform() - 1) * bound;
-  return {
-    a: tf.variable(tf.tensor2d(values, [inputSize, config.rank]), true),
-    b: tf.variable(tf.zeros([config.rank, outputSize]), true),
+  // tf.variable copies its initial value, so the initial tensors are freed here (each load used to
+  // leave two behind per adapter).
+  const initialA = tf.tensor2d(values, [inputSize, config.rank]);
+  const initialB = tf.zeros([config.rank, outputSize]);
+  const adapter = {
+    a: tf.variable(initialA, true),
+    b: tf.variable(initialB, true),
     scale: config.alpha / config.rank,
   };
+  tf.dispose([initialA, initialB]);
+  return adapter;
 }

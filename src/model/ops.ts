@@ -8,19 +8,49 @@
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk
 // rows.
 import * as tf from '@tensorflow/tfjs';
-import { kernelTakes, matMul2d, matMulPair, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
+import {
+  kernelTakes,
+  matMul2d,
+  matMulPair,
+  matMulPairTransposeB,
+  matMulTransposeA,
+  matMulTransposeB,
+  transposesAreCopies,
+} from '../kernels/matmul_dispatch.ts';
 import { productsBeside } from '../kernels/backward_pairs.ts';
 import { rows16 } from '../kernels/weights16.ts';
 import { customOp } from './custom_op.ts';
 import { halfInputGrad, halfProduct } from './half_ops.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 
+/** Inputs per addN: tfjs's WebGPU AddN binds every input in one shader, and WebGPU's default
+ * allows 8 storage buffers per stage (output included), so 57 gradients' squares in one addN gave
+ * an invalid pipeline and a garbage sum there (Dawn, measured). */
+const ADD_N_MAX = 4;
+
+/** The sum of same-shape tensors, addN in groups small enough for any backend. */
+export function sumTensors<T extends tf.Tensor>(list: T[]): T {
+  if (list.length === 0) throw new Error('sumTensors: nothing to sum');
+  let level: tf.Tensor[] = list;
+  return tf.tidy(() => {
+    while (level.length > 1) {
+      const next: tf.Tensor[] = [];
+      for (let i = 0; i < level.length; i += ADD_N_MAX) {
+        const group = level.slice(i, i + ADD_N_MAX);
+        next.push(group.length === 1 ? group[0]! : tf.addN(group));
+      }
+      level = next;
+    }
+    return level[0]!.clone();
+  }) as T;
+}
+
 /** y = x @ w, x (N, I), w (I, O), with a backward pass that uses explicit transposes. */
 export function matMulLinear(x: tf.Tensor2D, w: tf.Tensor2D, trainable: boolean): tf.Tensor2D {
   if (!trainable) {
     const frozen = customOp(([input]) => ({
       value: matMul2d(input as tf.Tensor2D, w),
-      gradFunc: (dy) => matMul2d(dy as tf.Tensor2D, tf.transpose(w)),
+      gradFunc: (dy) => matMulTransposeB(dy as tf.Tensor2D, w),
     }));
     return frozen(x) as tf.Tensor2D;
   }
@@ -64,9 +94,9 @@ export function loraLinear(
       gradFunc: (dy, saved) => {
         const [xs, xas, as, bs] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
         const g = dy as tf.Tensor2D;
-        const dxa = tf.mul(matMul2d(g, tf.transpose(bs)), scale) as tf.Tensor2D; // (N, r)
+        const dxa = tf.mul(matMulTransposeB(g, bs), scale) as tf.Tensor2D; // (N, r)
         return [
-          matMulPair(g, tf.transpose(w), dxa, tf.transpose(as)),
+          matMulPairTransposeB(g, w, dxa, as),
           matMulTransposeA(xs, dxa),
           matMulTransposeA(xas, g),
         ];
@@ -167,8 +197,8 @@ export function logPartition(
   const inputGrad = (g: tf.Tensor2D, ws: tf.Tensor2D | HalfWeight) =>
     isHalf(ws)
       ? halfInputGrad(g, ws)
-      : small
-        ? matMul2d(g, tf.transpose(ws))
+      : small || !transposesAreCopies()
+        ? matMulTransposeB(g, ws)
         : tf.transpose(matMul2d(ws, tf.transpose(g)));
   const weightGrad = (g: tf.Tensor2D, hs: tf.Tensor2D) =>
     small ? tf.transpose(matMulTransposeA(g, hs)) : matMulTransposeA(hs, g);

@@ -17,7 +17,7 @@ import * as tf from '@tensorflow/tfjs';
 import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
 import { customOp } from './custom_op.ts';
 import type { HalfWeight } from './half_weight.ts';
-import { embedColumns, logPartition, permute } from './ops.ts';
+import { embedColumns, logPartition, permute, sumTensors } from './ops.ts';
 
 /** WebGPU's default maxStorageBufferBindingSize, the largest buffer every adapter binds. */
 export const DEFAULT_BUFFER_LIMIT_BYTES = 128 * 1024 * 1024;
@@ -168,7 +168,7 @@ export function splitColumns(
           permute(tf.gather(table, local, 1) as tf.Tensor2D, [1, 0])); // (N, D)
       return tf.mul(rows, tf.reshape(tf.cast(inside, 'float32'), [-1, 1])) as tf.Tensor2D;
     });
-    return tf.addN(pieces);
+    return sumTensors(pieces);
   });
 }
 

@@ -35,9 +35,10 @@ export async function serveHarness(): Promise<{ url: string; close: () => Promis
 
 /**
  * Builds the harness pages of test/e2e/pages/ (sandbox.html: the real sandbox pool; webgpu.html:
- * the model on a chosen backend), bundled by Vite with the project's config, Pyodide and the tfjs
- * WASM binaries copied beside them and the tiny fixture models under models/, into a temporary
- * folder, once per process. The harness never goes into dist/.
+ * the model on a chosen backend; webgpu_trainer.html: the trainer on a chosen backend), bundled by
+ * Vite with the project's config, Pyodide and the tfjs WASM binaries copied beside them and the
+ * tiny fixture models and the demo model under models/, into a temporary folder, once per process.
+ * The harness never goes into dist/.
  */
 let pagesHarnessDir: Promise<string> | null = null;
 function buildPagesHarness(): Promise<string> {
@@ -57,7 +58,11 @@ function buildPagesHarness(): Promise<string> {
         outDir,
         emptyOutDir: true,
         rollupOptions: {
-          input: { sandbox: join(pages, 'sandbox.html'), webgpu: join(pages, 'webgpu.html') },
+          input: {
+            sandbox: join(pages, 'sandbox.html'),
+            webgpu: join(pages, 'webgpu.html'),
+            webgpu_trainer: join(pages, 'webgpu_trainer.html'),
+          },
         },
       },
     });
@@ -65,12 +70,18 @@ function buildPagesHarness(): Promise<string> {
       cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), {
         recursive: true,
       });
+    cpSync(join(repo, 'public', 'models', 'demo'), join(outDir, 'models', 'demo'), {
+      recursive: true,
+    });
     return outDir;
   })();
   return pagesHarnessDir;
 }
 
-/** Serves the harness pages with or without COOP/COEP (`${url}sandbox.html`, `${url}webgpu.html`). */
+/**
+ * Serves the harness pages with or without COOP/COEP (`${url}sandbox.html`, `${url}webgpu.html`,
+ * `${url}webgpu_trainer.html`).
+ */
 export function serveSandboxHarness(
   isolate: boolean,
 ): Promise<{ url: string; close: () => Promise<void> }> {
