@@ -1,6 +1,8 @@
-// Picks the tfjs backend: WebGPU when the browser offers a hardware adapter (a software
-// "fallback" adapter is slower than WASM), else WASM with SIMD, else the plain JavaScript CPU
-// backend. Any of them can be forced.
+// Starts a tfjs backend. Unforced, it picks by presence: WebGPU when the browser offers a hardware
+// adapter (a software "fallback" adapter is slower than WASM), else WASM with SIMD, else the plain
+// JavaScript CPU backend. The page's `auto` does better: it starts both and keeps the one that is
+// faster for its model (src/service/backend_probe.ts); the CLI keeps this rule (Node has no
+// WebGPU). Any of them can be forced.
 //
 // WASM threads are off unless asked for. Measured in Chromium on a cross-origin-isolated page
 // (tfjs 4.22): tfjs then picks its threaded build, whose pthread workers importScripts() a blob:
@@ -146,7 +148,8 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
   throw new Error(`no tfjs backend could start (${skipped.join('; ')})`);
 }
 
-async function webgpuAdapter(): Promise<BackendInfo['adapter']> {
+/** The WebGPU adapter the browser offers (no device is made), or null. */
+export async function webgpuAdapter(): Promise<BackendInfo['adapter']> {
   const gpu = (globalThis as { navigator?: { gpu?: GpuLike } }).navigator?.gpu;
   if (!gpu) return null;
   const found = await gpu.requestAdapter({ powerPreference: 'high-performance' });

@@ -292,7 +292,7 @@ export const CONFIG_SCHEMA = {
     kind: 'enum',
     values: ['auto', 'webgpu', 'wasm', 'cpu'],
     default: 'auto',
-    help: "tfjs backend; 'auto' = WebGPU, else WASM, else CPU",
+    help: "tfjs backend; 'auto' = the faster of WebGPU and WASM for this model, measured on the page",
   },
   evalEvery: {
     key: 'ee',

@@ -2,12 +2,14 @@
 // Types only: the main thread imports them with `import type` and talks through
 // `Comlink.wrap<TrainerApi>()`; progress callbacks travel as `Comlink.proxy(callback)`.
 // Everything that crosses the boundary is structured-clonable (no tensors, no class instances).
-import type { BackendInfo, BackendName } from '../kernels/backend.ts';
+import type { BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
 import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
 import type { StepMetrics } from '../rl/types.ts';
-import type { SandboxSettings } from '../run/config.ts';
+import type { RunConfig, SandboxSettings } from '../run/config.ts';
+import type { BackendReport } from './backend_auto.ts';
+import type { BackendProbe, BackendTiming } from './backend_choice.ts';
 import type { SpeedMeasurement } from './speed_probe.ts';
 
 /** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
@@ -37,7 +39,26 @@ export interface LoadProgress {
   totalBytes?: number | null;
 }
 
-export type { EvalReport, GroupStats, Phase, PhaseReport, SpeedMeasurement };
+export type {
+  BackendProbe,
+  BackendReport,
+  BackendTiming,
+  EvalReport,
+  GroupStats,
+  Phase,
+  PhaseReport,
+  SpeedMeasurement,
+};
+
+/**
+ * What `auto` chooses the backend with: the model the run loads, the run (its batch and training
+ * mode set the probe's shapes) and the verdicts this page remembers, by key (backend_choice.ts).
+ */
+export interface ProbeRequest {
+  model: ModelChoice;
+  config: RunConfig;
+  remembered: Record<string, BackendProbe>;
+}
 
 /**
  * Everything needed to resume a run (docs/architecture.md §6). Weights are the trainable tensors
@@ -72,12 +93,25 @@ export interface TrainerApi {
   /**
    * Picks the backend (forced or auto) and starts the sandbox pool, with the run's sandbox settings
    * when given (`sandbox`), so a configure() right after with the same settings need not start the
-   * pool again (on a 2-core machine each start costs seconds of Pyodide).
+   * pool again (on a 2-core machine each start costs seconds of Pyodide). `auto` with `probe`
+   * measures WebGPU and WASM on the run's model first and keeps the faster (chooseBackend);
+   * without it, it picks by presence (src/kernels/backend.ts).
    */
   init(
-    options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings },
+    options: {
+      backend: BackendName | 'auto';
+      sandboxes?: number;
+      sandbox?: SandboxSettings;
+      probe?: ProbeRequest;
+    },
     onProgress: (progress: LoadProgress) => void,
-  ): Promise<BackendInfo>;
+  ): Promise<BackendReport>;
+  /**
+   * `auto` for another model without restarting the sandbox: probes (at most ~2 s) or reuses the
+   * verdict remembered for this model and device, and leaves the faster backend active; a loaded
+   * model on the other backend is freed (load the model next).
+   */
+  chooseBackend(request: ProbeRequest): Promise<BackendReport>;
   /**
    * This device's product speed and memory bandwidth on the backend init() picked (speed_probe.ts),
    * for the page's seconds-per-step estimate: measured by init() before the sandbox starts (under

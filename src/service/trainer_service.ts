@@ -3,6 +3,7 @@
 // tests drive exactly the object the browser worker exposes.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from '../kernels/backend.ts';
+import { autoBackend, type AutoBackendDeps, type BackendReport } from './backend_auto.ts';
 import { exportPeftAdapter, importPeftAdapter } from '../model/peft.ts';
 import type { RngState } from '../model/rng.ts';
 import type { ModelSource } from '../model_files/source.ts';
@@ -17,6 +18,7 @@ import type {
   ModelChoice,
   ModelInfo,
   PhaseReport,
+  ProbeRequest,
   TrainerApi,
   TrainerCheckpoint,
 } from './trainer_api.ts';
@@ -29,6 +31,10 @@ export type ClosableExecutor = CodeExecutor & { close(): Promise<void> };
 /** The environment-specific parts. */
 export interface ServiceDeps {
   selectBackend(force: BackendName | undefined): Promise<BackendInfo>;
+  /** The WebGPU adapter `auto` may probe (the browser's); absent: none (Node). */
+  webgpuAdapter?(): Promise<BackendInfo['adapter']>;
+  /** WebGPU's probe out of this thread, stopped after `stopAfterMs` (AutoBackendDeps). */
+  webgpuProbe?: AutoBackendDeps['webgpuProbe'];
   createExecutor(
     options: { size: number; timeoutMs: number; maxOutputChars: number },
     onProgress: (progress: LoadProgress) => void,
@@ -51,19 +57,52 @@ export class TrainerService implements TrainerApi {
   constructor(private readonly deps: ServiceDeps) {}
 
   async init(
-    options: { backend: BackendName | 'auto'; sandboxes?: number; sandbox?: SandboxSettings },
+    options: {
+      backend: BackendName | 'auto';
+      sandboxes?: number;
+      sandbox?: SandboxSettings;
+      probe?: ProbeRequest;
+    },
     onProgress: (progress: LoadProgress) => void,
-  ): Promise<BackendInfo> {
-    onProgress({ stage: 'backend', message: 'Starting the tensor backend' });
-    const info = await this.deps.selectBackend(
-      options.backend === 'auto' ? undefined : options.backend,
-    );
-    // measured now, before the sandbox's workers start and share the cores
+  ): Promise<BackendReport> {
+    onProgress({
+      stage: 'backend',
+      message: options.probe
+        ? 'Measuring WebGPU against WASM on this model (2 s)'
+        : 'Starting the tensor backend',
+    });
+    // probed and measured now, before the sandbox's workers start and share the cores
+    const info =
+      options.backend === 'auto' && options.probe
+        ? await this.chooseBackend(options.probe)
+        : {
+            ...(await this.deps.selectBackend(
+              options.backend === 'auto' ? undefined : options.backend,
+            )),
+            probe: null,
+          };
     this.speed = await measureSpeed().catch(() => null);
     this.sandboxSize = options.sandboxes ?? 2;
     if (options.sandbox) this.config = { ...this.config, ...options.sandbox };
     await this.restartSandbox(onProgress);
     return info;
+  }
+
+  async chooseBackend(request: ProbeRequest): Promise<BackendReport> {
+    const before = tf.engine().backendName; // (tf.getBackend() would start one if none runs)
+    const report = await autoBackend(
+      {
+        selectBackend: (force) => this.deps.selectBackend(force),
+        webgpuAdapter: () => this.deps.webgpuAdapter?.() ?? Promise.resolve(null),
+        ...(this.deps.webgpuProbe ? { webgpuProbe: this.deps.webgpuProbe } : {}),
+      },
+      this.deps.sourceFor(request.model).source,
+      request.config,
+      request.remembered,
+    );
+    // a loaded run's tensors live on the backend it was loaded on; the page loads the model next
+    if (report.name !== before) this.disposeRun();
+    return report;
   }
 
   async measureSpeed(): Promise<SpeedMeasurement> {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockHub } from '../helpers/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, servePage } from '../../scripts/browser.ts';
+import { launchBrowser, SOFTWARE_WEBGPU_FLAGS, servePage } from '../../scripts/browser.ts';
 
 const SHOTS = '/tmp/ui-shots';
 const repo = join(import.meta.dirname, '..', '..');
@@ -187,6 +187,41 @@ describe('production page', () => {
       } finally {
         await context.close();
         await hub.close();
+      }
+    },
+  );
+
+  it.skipIf(!hasWorker || !hasDemo)(
+    "auto measures WebGPU against WASM and picks WASM over Chromium's software adapter",
+    async () => {
+      const gpuBrowser = await launchBrowser(SOFTWARE_WEBGPU_FLAGS);
+      try {
+        const page = await gpuBrowser.newPage({ viewport: { width: 1440, height: 1000 } });
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        await page.goto(server.url);
+        await page.waitForFunction(
+          () =>
+            (window as unknown as { playground?: { state: string } }).playground?.state === 'idle',
+          null,
+          { timeout: 180_000 },
+        );
+        expect(errors).toEqual([]);
+        // the software adapter loses to WASM (src/service/backend_probe.ts), and the header says by
+        // how much: its probe either finishes or runs out of its time
+        expect(await page.getByTestId('backend').textContent()).toMatch(/^WASM · SIMD/);
+        const probe = await page.getByTestId('backend-probe').textContent();
+        console.log(`software adapter probe: ${probe}`);
+        expect(probe).toMatch(
+          /^— chosen: \d+(\.\d+)? ms\/token vs WebGPU (over )?\d+(\.\d+)? ms\/token$/,
+        );
+        const stored = await page.evaluate(() => localStorage.getItem('backendProbes') ?? '');
+        expect(stored).toContain('"chosen":"wasm"');
+        expect(await page.getByTestId('model-name').textContent()).toMatch(/^demo/);
+        await page.locator('header.top').screenshot({ path: `${SHOTS}/product-probe-header.png` });
+        await page.close();
+      } finally {
+        await gpuBrowser.close();
       }
     },
   );

@@ -5,6 +5,8 @@
 // harness page (test/ui/harness/) import it.
 import type { BackendInfo } from '../../src/kernels/backend.ts';
 import type {
+  BackendProbe,
+  BackendReport,
   EvalReport,
   GroupStats,
   LoadProgress,
@@ -12,6 +14,7 @@ import type {
   ModelInfo,
   Phase,
   PhaseReport,
+  ProbeRequest,
   SpeedMeasurement,
   TrainerApi,
   TrainerCheckpoint,
@@ -34,6 +37,8 @@ export interface FakeTrainerOptions {
   loadBytes?: number;
   /** What measureSpeed() reports (default 20 GFLOP/s and 10 GB/s). */
   speed?: { gflops: number; bandwidthGBs: number };
+  /** The verdict `auto` reports when the page asks for a probe (default none: WASM alone). */
+  probe?: BackendProbe;
 }
 
 const PHASES: Phase[] = ['rollout', 'reward', 'advantage', 'update'];
@@ -94,20 +99,36 @@ export class FakeTrainer implements TrainerApi {
   initSandbox: SandboxSettings | undefined;
 
   async init(
-    options: { backend: string; sandbox?: SandboxSettings },
+    options: { backend: string; sandbox?: SandboxSettings; probe?: ProbeRequest },
     onProgress: (progress: LoadProgress) => void,
-  ): Promise<BackendInfo> {
+  ): Promise<BackendReport> {
     this.initSandbox = options.sandbox;
     await this.enter('init', options.backend);
     onProgress({ stage: 'backend', message: 'Starting the WASM backend…' });
     await this.bytes('sandbox', 'Loading the Python sandbox (Pyodide)…', onProgress);
-    return {
-      name: options.backend === 'cpu' ? 'cpu' : 'wasm',
+    return this.backendReport(options.backend, options.probe);
+  }
+
+  /** The fake's verdict for `auto`: `options.probe`, reused when the page remembers its key. */
+  async chooseBackend(request: ProbeRequest): Promise<BackendReport> {
+    await this.enter('chooseBackend', request.config.model);
+    return this.backendReport('auto', request);
+  }
+
+  private backendReport(backend: string, request?: ProbeRequest): BackendReport {
+    const verdict = request ? this.options.probe : undefined;
+    const known = verdict && request?.remembered[verdict.key];
+    const info: BackendInfo = {
+      name: backend === 'cpu' ? 'cpu' : verdict?.chosen === 'webgpu' ? 'webgpu' : 'wasm',
       adapter: null,
       simd: true,
       fma: true,
       threads: 2,
-      skipped: ['webgpu: no WebGPU adapter (fake)'],
+      skipped: verdict ? [] : ['webgpu: no WebGPU adapter (fake)'],
+    };
+    return {
+      ...info,
+      probe: known ? { ...known, remembered: true } : (verdict ?? null),
     };
   }
 

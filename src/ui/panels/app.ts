@@ -68,6 +68,7 @@ export async function startApp(
     checkModel: deps.checkModel,
     estimateCost: deps.estimateCost,
     checkpointEvery: deps.checkpointEvery,
+    settings: deps.settings,
   });
   controller.config = link.config;
   const choices: LinkChoices = { autostart: false, hide: [] };

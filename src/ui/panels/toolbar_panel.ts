@@ -3,7 +3,12 @@
 import { formatBytes, formatParameters } from '../../model_files/memory_estimate.ts';
 import type { LoadProgress } from '../../service/trainer_api.ts';
 import { h, setText, show } from './dom.ts';
-import { backendLabel, formatValue } from '../state/format.ts';
+import {
+  backendLabel,
+  backendProbeDetails,
+  backendProbeText,
+  formatValue,
+} from '../state/format.ts';
 import type { RunController } from '../state/run_controller.ts';
 
 /** The dark title bar. `onCopyLink` builds and copies the run link. */
@@ -14,6 +19,7 @@ export function headerPanel(
 ): HTMLElement {
   const model = h('span', { 'data-testid': 'model-name' }, '…');
   const backend = h('b', { 'data-testid': 'backend' }, '…');
+  const probe = h('span', { class: 'backend-probe', 'data-testid': 'backend-probe' });
   const render = () => {
     const info = controller.model;
     setText(
@@ -31,6 +37,10 @@ export function headerPanel(
     backend.title = controller.backend?.skipped.length
       ? `Skipped: ${controller.backend.skipped.join('; ')}`
       : '';
+    const verdict = controller.backend ? controller.backendProbe : null;
+    setText(probe, verdict ? backendProbeText(verdict) : '');
+    probe.title = verdict ? backendProbeDetails(verdict) : '';
+    show(probe, verdict !== null);
   };
   controller.subscribe((change) => {
     if (change === 'model' || change === 'backend' || change === 'state') render();
@@ -41,7 +51,7 @@ export function headerPanel(
     { class: 'top' },
     h('h1', null, 'Agentic RL Playground', h('small', null, 'GRPO in your browser tab')),
     h('span', { class: 'chip', title: 'The model being trained' }, 'Model ', model),
-    h('span', { class: 'chip', title: 'Where the tensors run' }, 'Backend ', backend),
+    h('span', { class: 'chip', title: 'Where the tensors run' }, 'Backend ', backend, ' ', probe),
     lesson ? h('span', { class: 'chip lesson-badge' }, 'Lesson') : null,
     h('span', { class: 'spacer' }),
     h(

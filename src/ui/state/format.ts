@@ -1,5 +1,6 @@
 // Short, readable numbers and labels for the page (pure, tested in Node).
 import type { BackendInfo } from '../../kernels/backend.ts';
+import type { BackendProbe, BackendTiming } from '../../service/backend_choice.ts';
 
 /**
  * The backend as the header shows it: "WebGPU · NVIDIA …", "WASM · SIMD + FMA · 1 thread", "CPU".
@@ -21,6 +22,39 @@ export function backendLabel(info: BackendInfo): string {
     return parts.join(' · ');
   }
   return 'CPU (plain JavaScript)';
+}
+
+const probedName = { webgpu: 'WebGPU', wasm: 'WASM' } as const;
+/** Milliseconds to 2 significant digits: 0.7, 4.1, 12. */
+const ms = (value: number) => String(Number(value.toPrecision(2)));
+
+/**
+ * Why `auto` runs this backend, after its label in the header: "— chosen: 0.7 ms/token vs WebGPU
+ * 4.1 ms/token", "(remembered)" when an earlier visit measured it.
+ */
+export function backendProbeText(probe: BackendProbe): string {
+  const chosen = probe.timings.find((t) => t.backend === probe.chosen);
+  const others = probe.timings.filter((t) => t.backend !== probe.chosen);
+  const figure = (t: BackendTiming | undefined) =>
+    t?.msPerToken == null ? 'failed' : `${t.lowerBound ? 'over ' : ''}${ms(t.msPerToken)} ms/token`;
+  const rest = others.map((t) => `${probedName[t.backend]} ${figure(t)}`).join(', ');
+  return `— chosen: ${figure(chosen)}${rest ? ` vs ${rest}` : ''}${probe.remembered ? ' (remembered)' : ''}`;
+}
+
+/** The probe's details, for the header's tooltip. */
+export function backendProbeDetails(probe: BackendProbe): string {
+  const lines = probe.timings.map((t) =>
+    t.msPerToken == null
+      ? `${probedName[t.backend]}: failed (${t.error ?? 'no figure'})`
+      : t.lowerBound
+        ? `${probedName[t.backend]}: out of time ${t.decodeMsPerToken == null ? 'before one decoding step ended' : `after decoding (${ms(t.decodeMsPerToken)} ms/token), before training`}`
+        : `${probedName[t.backend]}: ${ms(t.decodeMsPerToken ?? 0)} ms/token decoding + ${ms(t.trainMsPerToken ?? 0)} training`,
+  );
+  return [
+    `Auto chose ${probedName[probe.chosen]}: the faster on a cut-down copy of this model at the run's batch, measured in ${(probe.milliseconds / 1000).toFixed(1)} s${probe.remembered ? ' on an earlier visit and remembered for this model and device' : ''}.`,
+    ...lines,
+    'Set Backend under Run to choose by hand.',
+  ].join('\n');
 }
 
 /** A metric value: 3 significant digits, small numbers in exponent form, null as a dash. */

@@ -2,7 +2,6 @@
 // plus what touches stored state: checkpoints and resume, adapter export and import, and held-out
 // evaluation on demand.
 import { savedModel, type CheckpointSummary } from '../../service/checkpoint_store.ts';
-import { sandboxSettings } from '../../run/config.ts';
 import { decodeLink } from '../../run/link.ts';
 import { parseOutOfMemory } from '../../rl/out_of_memory.ts';
 import { errorMessage } from './errors.ts';
@@ -88,12 +87,7 @@ export class RunController extends RunTraining {
       if (summary.model.kind === 'hub' && summary.model.baseUrl)
         this.context = { ...this.context, hubBaseUrl: summary.model.baseUrl };
       if (config.backend !== this.config.backend || !this.backend) {
-        this.backend = await this.deps.trainer.init(
-          { backend: config.backend, sandbox: sandboxSettings(config) },
-          this.deps.proxy(this.onProgress),
-        );
-        await this.measureSpeedInner();
-        this.emit('backend');
+        await this.initBackend(config);
         this.model = null;
       }
       if (config.model !== this.config.model || !this.model)

@@ -5,16 +5,20 @@
 // person can act on. Panels subscribe and re-render; tests drive it in Node.
 import type { BackendInfo } from '../../kernels/backend.ts';
 import type {
+  BackendProbe,
+  BackendReport,
   EvalReport,
   LoadProgress,
   ModelChoice,
   ModelInfo,
   Phase,
   PhaseReport,
+  ProbeRequest,
   SpeedMeasurement,
 } from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointSummary } from '../../service/checkpoint_store.ts';
+import { rememberedProbes, rememberProbe } from '../../service/backend_choice.ts';
 import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
 import { encodeLink } from '../../run/link.ts';
 import { explainError, type UiError } from './errors.ts';
@@ -31,6 +35,8 @@ export abstract class RunCore {
   state: RunState = 'starting';
   status = 'Starting…';
   backend: BackendInfo | null = null;
+  /** Why `auto` runs this backend: both backends' figures, or null (chosen by hand, or no GPU). */
+  backendProbe: BackendProbe | null = null;
   model: ModelInfo | null = null;
   /** A memory warning for the loaded model (it may run out of memory while training). */
   modelWarning: string | null = null;
@@ -186,12 +192,7 @@ export abstract class RunCore {
     this.emit('config');
     const ok = await this.exclusive('starting the trainer', 'starting', async () => {
       this.setState('starting', 'Starting the backend and the Python sandbox…');
-      this.backend = await this.deps.trainer.init(
-        { backend: config.backend, sandbox: sandboxSettings(config) },
-        this.deps.proxy(this.onProgress),
-      );
-      await this.measureSpeedInner();
-      this.emit('backend');
+      await this.initBackend(config);
       const choice = await this.checkModelInner(config);
       // configure before loading: the worker builds the model's adapters from the config
       await this.configureInner(config, false);
@@ -207,6 +208,50 @@ export abstract class RunCore {
       }
     }
     return ok;
+  }
+
+  /**
+   * Starts the config's backend and the sandbox. `auto` has the worker measure WebGPU against WASM
+   * on the config's model (or reuse the verdict remembered for this model and device) first.
+   */
+  protected async initBackend(config: RunConfig): Promise<void> {
+    const request = config.backend === 'auto' ? this.probeRequest(config) : null;
+    const probe = request ? { probe: request } : {};
+    const report = await this.deps.trainer.init(
+      { backend: config.backend, sandbox: sandboxSettings(config), ...probe },
+      this.deps.proxy(this.onProgress),
+    );
+    await this.setBackend(report);
+  }
+
+  /** `auto` for another model: chooses again without restarting the sandbox. */
+  protected async chooseBackendInner(config: RunConfig): Promise<void> {
+    this.status = `Measuring WebGPU against WASM on ${modelLabel(config.model)}…`;
+    this.emit('state');
+    const request = this.probeRequest(config);
+    if (!request) return;
+    const before = this.backend?.name;
+    await this.setBackend(await this.deps.trainer.chooseBackend(request));
+    if (this.backend?.name !== before) this.model = null; // the worker freed it with its backend
+  }
+
+  /** What the probe needs; null for a model that cannot be resolved (its load says why). */
+  private probeRequest(config: RunConfig): ProbeRequest | null {
+    try {
+      const model = modelChoice(config.model, this.context);
+      return { model, config, remembered: rememberedProbes(this.deps.settings) };
+    } catch {
+      return null;
+    }
+  }
+
+  private async setBackend(report: BackendReport): Promise<void> {
+    const { probe, ...info } = report;
+    this.backend = info;
+    this.backendProbe = probe ?? null;
+    if (probe) rememberProbe(this.deps.settings, probe);
+    await this.measureSpeedInner();
+    this.emit('backend');
   }
 
   /** Reads the speed the worker measured at init; a failure leaves the estimate without seconds. */
@@ -283,16 +328,10 @@ export abstract class RunCore {
    */
   async applyConfig(config: RunConfig): Promise<boolean> {
     return this.exclusive('applying the configuration', 'busy', async () => {
-      if (config.backend !== this.config.backend || !this.backend) {
-        this.backend = await this.deps.trainer.init(
-          { backend: config.backend, sandbox: sandboxSettings(config) },
-          this.deps.proxy(this.onProgress),
-        );
-        await this.measureSpeedInner();
-        this.emit('backend');
-      }
       const newModel =
         config.model !== this.config.model || !this.model || this.choice?.kind === 'files';
+      if (config.backend !== this.config.backend || !this.backend) await this.initBackend(config);
+      else if (config.backend === 'auto' && newModel) await this.chooseBackendInner(config);
       const choice = newModel ? await this.checkModelInner(config) : null;
       // A new model is loaded right after, so the worker need not reload the old one first.
       await this.configureInner(config, !choice);

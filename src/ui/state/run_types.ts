@@ -10,6 +10,7 @@ import type {
 } from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointStore } from '../../service/checkpoint_store.ts';
+import type { ProbeStore } from '../../service/backend_choice.ts';
 import type { RunConfig } from '../../run/config.ts';
 import type { ModelCost } from './model_fit.ts';
 
@@ -74,6 +75,8 @@ export interface ControllerDeps {
     backend: BackendInfo | null,
     speed: SpeedMeasurement | null,
   ) => Promise<ModelCost | null>;
+  /** Where `auto`'s verdicts are remembered (localStorage in the page); absent: nowhere. */
+  settings?: ProbeStore;
   now?: () => number;
   /** Save a checkpoint every N finished steps (0 = only on pause). Default 5. */
   checkpointEvery?: number;
