@@ -1,0 +1,148 @@
+// One backend and one model of the WebGPU bench (scripts/webgpu-bench.mjs), in a process of its
+// own: Node has no WebGPU, so on `--backend webgpu` the `webgpu` package (Dawn, the engine inside
+// Chromium, as a Node addon) supplies navigator.gpu on whatever Vulkan adapter the machine has.
+// Measures batch-1 and batch-N decoding and GRPO steps of a run's shape, and prints one JSON line.
+// The sandbox is a stub that answers every program at once: its cost is the same on both
+// backends, and this bench is about the model's work.
+//   node scripts/webgpu-bench.mjs                      (both backends, the demo and a 0.5B shape)
+//   tsx src/bench/webgpu_node.ts --backend wasm --model demo [--overrides JSON] [--steps 2]
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as tf from '@tensorflow/tfjs';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { selectBackend } from '../kernels/backend.ts';
+import { generate } from '../model/sample.ts';
+import { presetConfig } from '../run/presets.ts';
+import { createTrainer, loadPolicy } from '../service/session.ts';
+import { writeShapeModel } from '../cli/shape_model_command.ts';
+import { nodeModelSource } from '../cli/node_run.ts';
+import type { ExecResult } from '../env/types.ts';
+
+const option = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const log = (text: string) => process.stderr.write(`[webgpu-bench] ${text}\n`);
+
+/** Puts Dawn's navigator.gpu on globalThis (Node 20 has no navigator; later ones lack gpu). */
+async function installDawn(): Promise<string> {
+  const module = option('dawn') ?? process.env.WEBGPU_NODE_MODULE;
+  if (!module) throw new Error('--backend webgpu needs --dawn PATH (the webgpu package index.js)');
+  const dawn = (await import(pathToFileURL(module).href)) as {
+    create(flags: string[]): unknown;
+    globals: Record<string, unknown>;
+  };
+  Object.assign(globalThis, dawn.globals);
+  const gpu = dawn.create((option('dawn-flags') ?? '').split(',').filter(Boolean));
+  Object.defineProperty(globalThis, 'navigator', {
+    value: { ...(globalThis as { navigator?: object }).navigator, gpu },
+    configurable: true,
+  });
+  return module;
+}
+
+/** Every program "prints" nothing at once; judge is absent, so rewards take the output path. */
+const stubExecutor = {
+  async execute(): Promise<ExecResult> {
+    return {
+      observation: '',
+      stdout: '',
+      stderr: '',
+      ok: true,
+      error: null,
+      timedOut: false,
+      terminated: false,
+      durationMs: 0,
+      truncated: false,
+    };
+  },
+};
+
+async function main(): Promise<void> {
+  const backend = (option('backend') ?? 'wasm') as 'webgpu' | 'wasm';
+  let modelName = option('model') ?? 'demo';
+  const shape = option('shape');
+  if (shape) {
+    modelName = option('dir') ?? join('runs', 'shape-models', shape);
+    if (!existsSync(join(modelName, 'model.safetensors'))) {
+      log(`writing the ${shape} shape model into ${modelName}`);
+      await writeShapeModel({ preset: shape, dir: modelName });
+    }
+  }
+  if (backend === 'webgpu') await installDawn();
+  const wasmDir = option('wasm-dir');
+  if (wasmDir) setWasmPaths(wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`);
+  const threads = Number(option('threads') ?? 4);
+  const info = await selectBackend({ force: backend, threads });
+  const overrides = JSON.parse(option('overrides') ?? '{}') as Record<string, unknown>;
+  const config = presetConfig('default', { model: modelName, evalEvery: 0, ...overrides });
+  const { source, origin } = nodeModelSource(modelName);
+  let started = performance.now();
+  const policy = await loadPolicy(source, config, origin);
+  const loadSeconds = (performance.now() - started) / 1000;
+  const model = policy.model;
+  const batches = (option('batches') ?? '1,8').split(',').map(Number);
+  const decodeTokens = Number(option('decode-tokens') ?? 32);
+  const decode: Record<string, number> = {};
+  for (const batch of batches) {
+    const prompts = Array.from({ length: batch }, (_, b) =>
+      Array.from({ length: 16 }, (_, t) => (b * 31 + t * 7 + 11) % 200),
+    );
+    const run = (tokens: number) =>
+      generate(model, prompts, { maxNewTokens: tokens, temperature: 0.7, seed: 3, eosIds: [] });
+    await run(4); // warm: shader compilation on WebGPU, JIT tiers on WASM
+    let best = Number.POSITIVE_INFINITY;
+    for (let pass = 0; pass < 2; pass++) {
+      const t0 = performance.now();
+      await run(decodeTokens + 1);
+      const t1 = performance.now();
+      await run(1); // a prompt's prefill and one token, taken off
+      best = Math.min(best, t1 - t0 - (performance.now() - t1));
+    }
+    decode[`b${batch}`] = (decodeTokens * batch) / (best / 1000);
+    log(`${backend} decode b${batch}: ${decode[`b${batch}`]!.toFixed(1)} tok/s`);
+  }
+  const trainer = createTrainer(policy, stubExecutor, config);
+  const steps: { seconds: number; phases: Record<string, number>; tensors: number }[] = [];
+  for (let step = 0; step < Number(option('steps') ?? 2); step++) {
+    const phases: Record<string, number> = {};
+    started = performance.now();
+    let last = started;
+    await trainer.runStep((report) => {
+      const now = performance.now();
+      phases[report.phase] = Math.round(now - last) / 1000;
+      last = now;
+    });
+    const seconds = (performance.now() - started) / 1000;
+    steps.push({ seconds, phases, tensors: tf.memory().numTensors });
+    log(`${backend} step ${step + 1}: ${seconds.toFixed(2)} s ${JSON.stringify(phases)}`);
+  }
+  trainer.dispose();
+  policy.dispose();
+  const result = {
+    backend,
+    adapter: info.adapter,
+    threads: info.threads,
+    model: shape ?? modelName,
+    parameters: policy.info.parameters,
+    load_s: loadSeconds,
+    decode_tok_s: decode,
+    step_shape: {
+      groupSize: config.groupSize,
+      promptsPerStep: config.promptsPerStep,
+      maxTurns: config.maxTurns,
+      maxNewTokens: config.maxNewTokens,
+    },
+    steps,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stdout.write(`${JSON.stringify({ error: (error as Error).stack ?? String(error) })}\n`);
+    process.exit(1);
+  },
+);
