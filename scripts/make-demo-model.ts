@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { DEMO_SHAPE } from './demo/model_config.ts';
 import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
+import { DEFAULT_SEARCH_MIX } from './demo/transcripts_search.ts';
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +27,17 @@ const { values } = parseArgs({
     'stop-at': { type: 'string' },
     resume: { type: 'string' },
     warmup: { type: 'string' },
+    // The corpus's search part (scripts/demo/transcripts_search.ts): its share of the corpus; of
+    // its search-task transcripts, the shares that search first and that guess a function name
+    // (the rest answer at once), and of the guesses the share that then search and fix; the share
+    // of the part that is ordinary tasks under the search prompt; the band of the search-first
+    // share a checkpoint should land in.
+    'search-share': { type: 'string', default: '0' },
+    'search-first': { type: 'string', default: String(DEFAULT_SEARCH_MIX.searchFirst) },
+    'search-guess': { type: 'string', default: String(DEFAULT_SEARCH_MIX.guessName) },
+    'search-fix': { type: 'string', default: String(DEFAULT_SEARCH_MIX.guessFix) },
+    'search-plain': { type: 'string', default: '0.15' },
+    'search-band': { type: 'string', default: '0.1,0.3' },
   },
 });
 
@@ -50,6 +62,19 @@ if (tokenWeighting !== 'batch' && tokenWeighting !== 'corpus')
   throw new Error(
     `--token-weighting must be batch or corpus, got ${JSON.stringify(tokenWeighting)}`,
   );
+const searchShare = number('search-share');
+const share = (name: keyof typeof values): number => {
+  const value = number(name);
+  if (value < 0 || value > 1) throw new Error(`--${name} must be between 0 and 1, got ${value}`);
+  return value;
+};
+const searchBand = values['search-band']!.split(',').map(Number);
+if (searchBand.length !== 2 || !searchBand.every((x) => x >= 0 && x <= 1))
+  throw new Error(
+    `--search-band must be two shares separated by a comma, e.g. 0.1,0.3, got ${JSON.stringify(values['search-band'])}`,
+  );
+if (share('search-first') + share('search-guess') > 1)
+  throw new Error('--search-first plus --search-guess must be at most 1 (the rest answer at once)');
 const recipe: DemoRecipe = {
   out: values.out!,
   seed: number('seed'),
@@ -80,6 +105,20 @@ const recipe: DemoRecipe = {
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),
   command: reproduceCommand(process.argv.slice(2)),
+  ...(share('search-share') > 0
+    ? {
+        search: {
+          share: searchShare,
+          mix: {
+            searchFirst: share('search-first'),
+            guessName: share('search-guess'),
+            guessFix: share('search-fix'),
+          },
+          plainShare: share('search-plain'),
+          band: searchBand as [number, number],
+        },
+      }
+    : {}),
 };
 await makeDemoModel(recipe);
 

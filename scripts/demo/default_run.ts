@@ -6,15 +6,23 @@
 // side.) For each seed: pass@1 before (train split = seed + builtin train; eval split =
 // builtin-eval; at the run's temperature, and greedy on the train split), the default run's steps,
 // pass@1 after, and minutes. One JSON line per seed, then a summary.
+// --preset search measures the search preset instead (the default run with the search tool on,
+// on the `search` tasks; its eval split is search-eval): pass@1 on both splits and the share of
+// episodes that search before they run code, before and after, and each step's search_fraction;
+// --card writes them into the model card's "Search" section. --model DIR measures another folder
+// than public/models/demo (a candidate; pass --card DIR/README.md to write into its card).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
 import { openNodeSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { presetConfig } from '../../src/run/presets.ts';
+import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
-import { tasksFor } from '../../src/tasks/registry.ts';
+import { trainerSettings } from '../../src/service/settings.ts';
+import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
+import { evaluate as rolloutEval } from './evaluate.ts';
 import { underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.ts';
+import { searchGrpoTable, withSearchGrpo, type SearchRunRow } from './model_card_search.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,8 +32,17 @@ const { values } = parseArgs({
     set: { type: 'string', default: '{}' },
     card: { type: 'string' },
     from: { type: 'string' },
+    preset: { type: 'string', default: 'default' },
+    // Another model folder than the shipped demo model (a candidate the recipe wrote elsewhere).
+    model: { type: 'string' },
   },
 });
+const preset = values.preset as PresetName;
+if (preset !== 'default' && preset !== 'search')
+  throw new Error(
+    `--preset must be default or search, got ${JSON.stringify(values.preset)} (known presets: ${[...PRESETS.keys()].join(', ')})`,
+  );
+const searching = preset === 'search';
 const overrides = JSON.parse(values.set!) as Record<string, unknown>;
 const seeds = values.seeds!.split(',').map(Number);
 if (!seeds.every(Number.isInteger))
@@ -36,23 +53,28 @@ const samples = Number(values.samples);
 if (!Number.isInteger(samples) || samples < 1)
   throw new Error(`--samples must be a whole number >= 1, got ${JSON.stringify(values.samples)}`);
 await selectBackend({ force: 'wasm', threads: 'auto' }); // results do not depend on the thread count
-const trainTasks = tasksFor('seed+builtin');
-const evalTasks = tasksFor('builtin-eval');
-const rows: (DefaultRunRow & {
+const trainTasks = tasksFor(presetConfig(preset).tasks);
+const evalTasks = evalTasksFor(presetConfig(preset).tasks);
+type Row = (DefaultRunRow | SearchRunRow) & {
+  preset?: PresetName;
   gain_train: number;
   overrides: unknown;
   steps: number;
   samples: number;
   rewards: number[];
-})[] = [];
+};
+const rows: Row[] = [];
 if (values.card && (values.set !== '{}' || values.steps))
   throw new Error('--card records the default run as it ships: leave out --set and --steps.');
 if (values.from) {
   for (const file of values.from.split(',')) {
     for (const line of readFileSync(file, 'utf8').split('\n'))
-      if (line.startsWith('{"seed"')) rows.push(JSON.parse(line) as (typeof rows)[number]);
+      if (line.startsWith('{"seed"')) rows.push(JSON.parse(line) as Row);
   }
-  const shipped = presetConfig('default').steps;
+  // Rows from before presets were recorded are the default run's.
+  if (rows.some((r) => (r.preset ?? 'default') !== preset))
+    throw new Error(`--from: those runs measured another preset than ${preset}; pass --preset.`);
+  const shipped = presetConfig(preset).steps;
   if (rows.some((r) => JSON.stringify(r.overrides) !== '{}' || r.steps !== shipped))
     throw new Error(
       '--from: those runs changed the default run (--set or --steps); measure it as it ships.',
@@ -64,8 +86,9 @@ if (values.from) {
   if (!values.card) throw new Error('--from needs --card (it only writes the card).');
 }
 for (const seed of values.from ? [] : seeds) {
-  const config = presetConfig('default', {
+  const config = presetConfig(preset, {
     ...overrides,
+    ...(values.model ? { model: values.model } : {}),
     seed,
     evalEvery: 0,
     ...(values.steps ? { steps: Number(values.steps) } : {}),
@@ -78,28 +101,57 @@ for (const seed of values.from ? [] : seeds) {
   });
   const policy = await loadPolicy(source, config, origin);
   const trainer = createTrainer(policy, executor, config);
-  const evaluate = async () => ({
+  const evaluateDefault = async () => ({
     train: (await trainer.evaluate(trainTasks, samples, 1000 + seed)).passAt1,
     eval: (await trainer.evaluate(evalTasks, samples, 2000 + seed)).passAt1,
     // greedy decoding: one sample per task says all, and no sampling noise
     greedyTrain: (await trainer.evaluate(trainTasks, 1, 3000 + seed, 0)).passAt1,
   });
+  // The search preset also needs each episode's tools, which the trainer's evaluation does not
+  // return: the same rollouts (the policy's model with its adapters, the run's settings and
+  // rewards), scored by scripts/demo/evaluate.ts.
+  const settings = trainerSettings(config);
+  const evaluateSearch = async () => {
+    const run = (tasks: typeof trainTasks, rngSeed: number) =>
+      rolloutEval(policy.model, policy.tokenizer, tasks, executor, {
+        samples,
+        seed: rngSeed,
+        temperature: config.temperature,
+        maxNewTokens: config.maxNewTokens,
+        maxTurns: config.maxTurns,
+        timeoutMs: config.timeoutMs,
+        tools: config.tools,
+        rewards: settings.rewards,
+      });
+    const train = await run(trainTasks, 1000 + seed);
+    const held = await run(evalTasks, 2000 + seed);
+    return {
+      train: train.passAt1,
+      eval: held.passAt1,
+      searchedFirst: train.searchedFirst,
+      evalSearchedFirst: held.searchedFirst,
+    };
+  };
+  const evaluate = searching ? evaluateSearch : evaluateDefault;
   const before = await evaluate();
   const started = performance.now();
   const rewards = [];
   const ranCode = [];
+  const searchFraction = [];
   for (let step = 0; step < config.steps; step++) {
     const metrics = await trainer.runStep();
     rewards.push(Number(metrics.reward_mean.toFixed(3)));
     ranCode.push(Number(metrics.ran_code_fraction.toFixed(3)));
+    searchFraction.push(Number((metrics.search_fraction ?? 0).toFixed(3)));
     process.stderr.write(
-      `seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)} kl ${metrics.kl?.toFixed(4)}; seconds: generate ${metrics.seconds_generate.toFixed(2)}, sandbox ${metrics.seconds_sandbox.toFixed(2)}, update ${metrics.seconds_train.toFixed(2)}\n`,
+      `seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)}${searching ? ` searched ${(metrics.search_fraction ?? 0).toFixed(2)}` : ''} kl ${metrics.kl?.toFixed(4)}; seconds: generate ${metrics.seconds_generate.toFixed(2)}, sandbox ${metrics.seconds_sandbox.toFixed(2)}, update ${metrics.seconds_train.toFixed(2)}\n`,
     );
   }
   const minutes = (performance.now() - started) / 60_000;
   const after = await evaluate();
   const row = {
     seed,
+    ...(searching ? { preset } : {}),
     overrides,
     steps: config.steps,
     samples,
@@ -109,7 +161,8 @@ for (const seed of values.from ? [] : seeds) {
     minutes: Number(minutes.toFixed(2)),
     rewards,
     ranCode,
-  };
+    ...(searching ? { searchFraction } : {}),
+  } as Row;
   rows.push(row);
   process.stdout.write(`${JSON.stringify(row)}\n`);
   trainer.dispose();
@@ -118,16 +171,19 @@ for (const seed of values.from ? [] : seeds) {
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 if (values.card) {
+  const card = readFileSync(values.card, 'utf8');
   writeFileSync(
     values.card,
-    withUnderGrpo(
-      readFileSync(values.card, 'utf8'),
-      underGrpoTable(rows, samples, fusedMultiplyAddActive()),
-    ),
+    searching
+      ? withSearchGrpo(card, searchGrpoTable(rows as SearchRunRow[], samples))
+      : withUnderGrpo(
+          card,
+          underGrpoTable(rows as DefaultRunRow[], samples, fusedMultiplyAddActive()),
+        ),
   );
   process.stderr.write(`wrote the table into ${values.card}\n`);
 }
 process.stdout.write(
-  `${JSON.stringify({ summary: { seeds, samples, mean_gain_train: mean(rows.map((r) => r.gain_train)), min_gain_train: Math.min(...rows.map((r) => r.gain_train)), mean_minutes: mean(rows.map((r) => r.minutes)) } })}\n`,
+  `${JSON.stringify({ summary: { preset, seeds, samples, mean_gain_train: mean(rows.map((r) => r.gain_train)), min_gain_train: Math.min(...rows.map((r) => r.gain_train)), mean_minutes: mean(rows.map((r) => r.minutes)), ...(searching ? { mean_gain_searched_first: mean((rows as SearchRunRow[]).map((r) => r.after.searchedFirst - r.before.searchedFirst)) } : {}) } })}\n`,
 );
 process.exit(0);

@@ -3,7 +3,7 @@
 import type { CausalLM } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
-import { ranCode } from '../../src/rl/metrics.ts';
+import { ranCode, searched, turnUsed } from '../../src/rl/metrics.ts';
 import { rollout } from '../../src/rl/rollout.ts';
 import type { Trajectory } from '../../src/rl/types.ts';
 import type { CodeExecutor } from '../../src/env/types.ts';
@@ -19,6 +19,13 @@ export interface EvalSettings {
   maxNewTokens: number;
   maxTurns: number;
   timeoutMs: number;
+  /**
+   * The run's tools (its system prompt and parser); absent = execute_code and finish, today's
+   * default run.
+   */
+  tools?: readonly string[];
+  /** The rewards that score an episode; absent = the default run's. */
+  rewards?: RewardSettings;
 }
 
 /** The default run's rollout settings (RunConfig defaults): temperature 1, 128 tokens, 3 turns. */
@@ -48,8 +55,23 @@ export interface EvalReport {
   answered: number;
   /** Share of episodes that ran code at least once. */
   ranCode: number;
+  /** Share of episodes that called search at least once. */
+  searched: number;
+  /** Share of episodes that searched before their first code run (search before coding). */
+  searchedFirst: number;
   seconds: number;
   trajectories: Trajectory[];
+}
+
+/**
+ * Whether the episode searched before it first ran code (the `tool_use` reward's condition): its
+ * first search or code turn is a search.
+ */
+export function searchedFirst(trajectory: Trajectory): boolean {
+  const first = trajectory.turns.find(
+    (turn) => turnUsed(turn, 'search') || turnUsed(turn, 'execute_code'),
+  );
+  return first !== undefined && turnUsed(first, 'search');
 }
 
 /** Rolls out `samples` episodes per task and scores them. */
@@ -72,6 +94,7 @@ export async function evaluate(
       parser: 'strict',
       timeoutMs: settings.timeoutMs,
       step: 0,
+      ...(settings.tools ? { tools: settings.tools } : {}),
     },
   );
   const scored: Trajectory[] = [];
@@ -80,7 +103,7 @@ export async function evaluate(
       await scoreTrajectory(
         t,
         tasks[t.groupIndex]!,
-        { ...DEFAULT_REWARDS, timeoutMs: settings.timeoutMs },
+        { ...(settings.rewards ?? DEFAULT_REWARDS), timeoutMs: settings.timeoutMs },
         executor,
       ),
     );
@@ -96,6 +119,8 @@ export async function evaluate(
     answered:
       scored.filter((t) => t.finishReason === 'final_answer').length / Math.max(1, scored.length),
     ranCode: scored.filter(ranCode).length / Math.max(1, scored.length),
+    searched: scored.filter(searched).length / Math.max(1, scored.length),
+    searchedFirst: scored.filter(searchedFirst).length / Math.max(1, scored.length),
     seconds: (performance.now() - started) / 1000,
     trajectories: scored,
   };

@@ -1,6 +1,6 @@
 // Scores a model folder the way the recipe does (real rollouts, default rewards), at any sampling
-// temperature: npx tsx scripts/demo/inspect.ts [DIR] [train|eval] [temperature] [samples].
-// SHOW=N prints the first N transcripts.
+// temperature: npx tsx scripts/demo/inspect.ts [DIR] [train|eval|search|search-eval] [temperature]
+// [samples]. The search splits run with the search tool on. SHOW=N prints the first N transcripts.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { CausalLM } from '../../src/model/model.ts';
@@ -9,27 +9,37 @@ import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { DEFAULT_EVAL, evaluate } from './evaluate.ts';
 import { processExecutor } from './process_executor.ts';
+import { SEARCH_TOOLS } from './transcripts_search.ts';
 
 await tf.setBackend('wasm');
 const [dir = 'public/models/demo', split = 'train', temperatureArg = '1', samplesArg = '2'] =
   process.argv.slice(2);
-if (split !== 'train' && split !== 'eval')
-  throw new Error(`split must be train or eval, got ${JSON.stringify(split)}`);
+const SPLITS = ['train', 'eval', 'search', 'search-eval'];
+if (!SPLITS.includes(split))
+  throw new Error(`split must be one of ${SPLITS.join(', ')}, got ${JSON.stringify(split)}`);
+const searching = split.startsWith('search');
 const model = await CausalLM.load(directorySource(dir));
 const tokenizer = await loadTokenizer(directorySource(dir));
 const executor = processExecutor(DEFAULT_EVAL.timeoutMs);
-const tasks = split === 'train' ? tasksFor('seed+builtin') : evalTasksFor('seed+builtin');
+const tasks = searching
+  ? tasksFor(split)
+  : split === 'train'
+    ? tasksFor('seed+builtin')
+    : evalTasksFor('seed+builtin');
 const report = await evaluate(model, tokenizer, tasks, executor, {
   ...DEFAULT_EVAL,
   samples: Number(samplesArg),
   seed: 7,
   temperature: Number(temperatureArg),
+  ...(searching ? { tools: SEARCH_TOOLS } : {}),
 });
 console.log(
   JSON.stringify({
     'pass@1': report.passAt1,
     answered: report.answered,
     ranCode: report.ranCode,
+    searched: report.searched,
+    searchedFirst: report.searchedFirst,
     meanTurns: report.meanTurns,
     seconds: report.seconds,
     tasks: report.byTask,

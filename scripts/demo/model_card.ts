@@ -2,6 +2,7 @@
 // command that reproduces it. Written by the pipeline with the numbers it measured.
 import { SEED_TASKS } from '../../src/tasks/seed.ts';
 import type { DemoShape } from './model_config.ts';
+import { searchSection, type SearchFacts } from './model_card_search.ts';
 
 /** What the card states. */
 export interface CardFacts {
@@ -40,6 +41,8 @@ export interface CardFacts {
   temperature?: number;
   /** Train-split pass@1 at other sampling temperatures, by temperature. */
   sweep?: Record<string, number>;
+  /** The corpus's search part and the scores with the search tool on (absent = no search part). */
+  search?: SearchFacts;
 }
 
 /** How the training ran, when it was more than one plain thread. */
@@ -52,10 +55,10 @@ function trainingThreads(f: CardFacts): string {
 }
 
 /** The corpus sentence about answering without code, when the recipe has such transcripts. */
-function guessText(f: CardFacts): string {
+function guessText(f: CardFacts, partOfCorpus = false): string {
   if (!f.guessShare) return '';
   return ` In about ${Math.round(f.guessShare * 100)}% of
-the transcripts the assistant skips the sandbox and answers at once with a plausible wrong value
+${partOfCorpus ? 'those' : 'the'} transcripts the assistant skips the sandbox and answers at once with a plausible wrong value
 (what one of the task's wrong programs prints, or a near miss): the habit of real models that guess
 instead of using their tool. So the model often answers without running code; GRPO, which rewards
 only answers backed by code that passes the hidden tests, trains that habit away.`;
@@ -139,8 +142,11 @@ const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`
 
 /** The card with its "Under GRPO" section's measured part replaced by `body`. */
 export function withUnderGrpo(card: string, body: string): string {
+  // The section ends at the next one: "## Search" when the model has one, else "## Reproduce".
   const match =
-    /(## Under GRPO\n\n[\s\S]*?\("The default run"\)\.\n)[\s\S]*?(\n## Reproduce\n)/.exec(card);
+    /(## Under GRPO\n\n[\s\S]*?\("The default run"\)\.\n)[\s\S]*?(\n## (?:Search|Reproduce)\n)/.exec(
+      card,
+    );
   if (!match)
     throw new Error(
       'the model card has no "## Under GRPO" section followed by "## Reproduce"; write the card with make-demo-model first.',
@@ -173,7 +179,7 @@ A ${(f.parameters / 1e6).toFixed(1)}M-parameter Llama-architecture model that sh
 "open the page and train" works offline. It was made by this project (\`npm run make-demo-model\`)
 and is **deliberately imperfect**: it knows the conversation format of the agent loop (write a
 \`\`\`python block, read \`Execution result:\`, fix mistakes, answer with \`FINAL ANSWER: ...\`) and
-the kinds of task in the \`seed\` set and the \`builtin\` train split, but solves only part of them,
+the kinds of task in the \`seed\` set and the \`builtin\` train split${f.search ? ", and the search tool's call (`SEARCH: <what it should do>`) on the `search` tasks' train split" : ''}, but solves only part of them,
 so GRPO has something to learn. It knows nothing outside those task kinds.
 
 ## Architecture
@@ -189,9 +195,9 @@ Chat format: ChatML; a turn ends with \`<|im_end|>\` (the eos).
 ${f.command.includes('\n') ? 'The last of the runs listed under Reproduce trained on ' : ''}${f.corpusSize} synthetic multi-turn transcripts (${f.tokens} tokens) in exactly the agent loop's
 format (src/rl/actions.ts: system prompt, task, code block, \`Execution result:\` observation,
 final answer), generated from one template per task of the \`seed\` set (${SEED_TASKS.length}) and the
-\`builtin\` train split, with other parameters and phrasings. About ${Math.round(f.wrongShare * 100)}% of the
+\`builtin\` train split, with other parameters and phrasings${f.search ? ` (${f.search.transcripts + f.search.plain} of them with the search tool on: see Search)` : ''}. About ${Math.round(f.wrongShare * 100)}% of the
 first attempts are realistically wrong (off-by-one, wrong builtin, a NameError, printing the wrong
-thing or nothing), followed by the real traceback or output and a corrected attempt.${guessText(f)} Every
+thing or nothing), followed by the real traceback or output and a corrected attempt.${guessText(f, f.search !== undefined)} Every
 observation is the output of really running the code in the project's Pyodide sandbox. The corpus
 never contains a prompt or function of the \`builtin\` eval split, nor any hidden test line
 (checked by the generator and by test/demo/).${f.command.includes('\n') ? ' The runs before it used the same generator with their own settings (see Reproduce).' : ''}
@@ -231,7 +237,7 @@ The longest assistant turn in the corpus is ${f.longestTurn} tokens, so 128 new 
 The app's default run (temperature 0.7, LoRA, 2 PPO epochs per step, 30 steps) trains this model; its pass@1 before and after
 on three seeds is also reported in the project README ("The default run").
 ${UNMEASURED_GRPO}
-
+${f.search ? `\n${searchSection(f.search, f.samples)}` : ''}
 ## Reproduce
 
 \`\`\`

@@ -13,6 +13,7 @@ import { randomWeights } from '../../src/model/random_weights.ts';
 import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { checkTemplates, generateCorpus, leakProblems } from './corpus.ts';
+import { checkSearchTemplates, generateSearchCorpus, searchLeakProblems } from './corpus_search.ts';
 import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
 import { cardRecipeMinutes, modelCard, type CardFacts } from './model_card.ts';
@@ -22,6 +23,8 @@ import { sandboxExecutor } from './sandbox_executor.ts';
 import { ParallelSft } from './parallel_sft.ts';
 import { trainSft, type SftSchedule } from './sft_loop.ts';
 import { TEMPLATES } from './templates.ts';
+import { SEARCH_TEMPLATES } from './templates_search.ts';
+import { SEARCH_TOOLS, type SearchMix } from './transcripts_search.ts';
 import {
   demoTokenizer,
   encodeTranscript,
@@ -66,6 +69,23 @@ export interface DemoRecipe {
   resume?: string;
   /** The command line that reproduces this run, for the model card. */
   command: string;
+  /** The search part of the corpus and its scores (absent = none, as in the runs before search). */
+  search?: SearchRecipe;
+}
+
+/** The corpus's search part: search-task transcripts, and ordinary ones under the search prompt. */
+export interface SearchRecipe {
+  /** Share of the corpus's transcripts in the search part. */
+  share: number;
+  /** How the search-task transcripts go (search first, guess a name, answer at once). */
+  mix: SearchMix;
+  /** Share of the search part that is ordinary tasks under the search prompt, solved with code. */
+  plainShare: number;
+  /**
+   * The share of search-task episodes that search first, which a checkpoint should land in: the
+   * chooser prefers checkpoints inside it (then applies the pass@1 band), so GRPO starts low.
+   */
+  band: [number, number];
 }
 
 /** What the run measured. */
@@ -80,13 +100,27 @@ interface Candidate {
   step: number;
   snapshot: WeightSnapshot;
   report: EvalReport;
+  /** The search tasks' evaluation, when the recipe has a search part. */
+  searchReport?: EvalReport;
 }
 
-/** Picks the most-trained checkpoint inside the band; else the one nearest to it. */
-export function chooseCheckpoint<T extends { step: number; passAt1: number }>(
-  candidates: readonly T[],
-  band: [number, number],
-): T {
+/**
+ * Picks the most-trained checkpoint inside the band; else the one nearest to it. With a
+ * `searchBand`, only the checkpoints whose search-first share (`searchedFirst`) lies in it are
+ * considered, when there are any.
+ */
+export function chooseCheckpoint<
+  T extends { step: number; passAt1: number; searchedFirst?: number },
+>(candidates: readonly T[], band: [number, number], searchBand?: [number, number]): T {
+  if (searchBand) {
+    const inSearchBand = candidates.filter(
+      (c) =>
+        c.searchedFirst !== undefined &&
+        c.searchedFirst >= searchBand[0] &&
+        c.searchedFirst <= searchBand[1],
+    );
+    if (inSearchBand.length > 0) return chooseCheckpoint(inSearchBand, band);
+  }
   const inBand = candidates.filter((c) => c.passAt1 >= band[0] && c.passAt1 <= band[1]);
   if (inBand.length > 0) return inBand.reduce((a, b) => (b.step > a.step ? b : a));
   const distance = (c: T) => (c.passAt1 < band[0] ? band[0] - c.passAt1 : c.passAt1 - band[1]);
@@ -117,21 +151,44 @@ export async function makeDemoModel(
     throw new Error(`tf.setBackend('${recipe.backend}') failed`);
 
   const corpusExecutor = await sandboxExecutor();
-  const templateProblems = await checkTemplates(TEMPLATES, corpusExecutor, recipe.seed);
+  const templateProblems = [
+    ...(await checkTemplates(TEMPLATES, corpusExecutor, recipe.seed)),
+    ...(recipe.search
+      ? await checkSearchTemplates(SEARCH_TEMPLATES, corpusExecutor, recipe.seed)
+      : []),
+  ];
   if (templateProblems.length > 0)
     throw new Error(`templates disagree with the hidden tests:\n${templateProblems.join('\n')}`);
+  const searchSize = recipe.search ? Math.round(recipe.corpusSize * recipe.search.share) : 0;
   const corpus = await generateCorpus(TEMPLATES, corpusExecutor, {
-    size: recipe.corpusSize,
+    size: recipe.corpusSize - searchSize,
     seed: recipe.seed,
     wrongShare: recipe.wrongShare,
     genericShare: recipe.genericShare,
     guessShare: recipe.guessShare,
   });
-  const leaks = leakProblems(corpus);
+  if (recipe.search)
+    corpus.push(
+      ...(await generateSearchCorpus(SEARCH_TEMPLATES, TEMPLATES, corpusExecutor, {
+        size: searchSize,
+        // Its own stream, so the ordinary part is the one a recipe without search would make.
+        seed: recipe.seed + 1_000_003,
+        mix: recipe.search.mix,
+        plainShare: recipe.search.plainShare,
+        wrongShare: recipe.wrongShare,
+        genericShare: recipe.genericShare,
+      })),
+    );
+  const leaks = [...leakProblems(corpus), ...searchLeakProblems(corpus)];
   if (leaks.length > 0) throw new Error(`held-out material in the corpus:\n${leaks.join('\n')}`);
-  const guessed = corpus.filter((t) => t.guessed).length;
+  const searchTasks = corpus.filter((t) => t.searchStyle !== undefined);
+  // The old skills' part: ordinary tasks under the default prompt (the search part counts apart).
+  const ordinary = corpus.slice(0, recipe.corpusSize - searchSize);
+  const guessed = ordinary.filter((t) => t.guessed).length;
+  const styles = new Map<string, number>();
+  for (const t of searchTasks) styles.set(t.searchStyle!, (styles.get(t.searchStyle!) ?? 0) + 1);
   log(
-    `corpus: ${corpus.length} transcripts, ${corpus.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${guessed} answering without code (${minutes().toFixed(1)} min)`,
+    `corpus: ${corpus.length} transcripts; ${ordinary.length} under the default prompt: ${ordinary.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${guessed} answering without code${recipe.search ? `; ${searchTasks.length} search-task transcripts (${[...styles].map(([k, v]) => `${k} ${v}`).join(', ')}), ${searchSize - searchTasks.length} ordinary ones under the search prompt` : ''} (${minutes().toFixed(1)} min)`,
   );
 
   const tokenizerJson = recipe.resume
@@ -179,6 +236,8 @@ export async function makeDemoModel(
   });
   const trainTasks = tasksFor('seed+builtin').slice(0, recipe.taskLimit);
   const evalTasks = evalTasksFor('seed+builtin').slice(0, recipe.taskLimit);
+  const searchTrainTasks = tasksFor('search').slice(0, recipe.taskLimit);
+  const searchEvalTasks = evalTasksFor('search').slice(0, recipe.taskLimit);
   const evalBase: EvalSettings = { ...DEFAULT_EVAL, ...recipe.evalOverrides };
   const executor = processExecutor(evalBase.timeoutMs);
   let parallel: ParallelSft | undefined;
@@ -192,7 +251,7 @@ export async function makeDemoModel(
     shape: recipe.shape,
     corpusSize: corpus.length,
     wrongShare: recipe.wrongShare,
-    guessShare: guessed / corpus.length,
+    guessShare: guessed / ordinary.length,
     tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
     tokens,
     steps: step,
@@ -202,6 +261,24 @@ export async function makeDemoModel(
     seed: recipe.seed,
     command,
     ...(previous ? { earlierMinutes: previous.minutes } : {}),
+    ...(recipe.search
+      ? {
+          search: {
+            transcripts: searchTasks.length,
+            plain: searchSize - searchTasks.length,
+            searchFirstShare:
+              searchTasks.filter((t) => t.searchStyle === 'search_first').length /
+              Math.max(1, searchTasks.length),
+            guessNameShare:
+              searchTasks.filter((t) => t.searchStyle?.startsWith('guess')).length /
+              Math.max(1, searchTasks.length),
+            trainPassAt1: null,
+            evalPassAt1: null,
+            trainSearchedFirst: null,
+            evalSearchedFirst: null,
+          },
+        }
+      : {}),
     longestTurn,
     samples: recipe.finalSamples,
     trainPassAt1: null,
@@ -216,18 +293,18 @@ export async function makeDemoModel(
   const assess = async (step: number) => {
     const snapshot = snapshotWeights(model);
     const probe = CausalLM.fromWeights(config, snapshotSource(snapshot));
-    const report = await evaluate(probe, tokenizer, trainTasks, executor, {
-      ...evalBase,
-      samples: recipe.evalSamples,
-      seed: recipe.seed,
-    });
+    const settings = { ...evalBase, samples: recipe.evalSamples, seed: recipe.seed };
+    const report = await evaluate(probe, tokenizer, trainTasks, executor, settings);
+    const searchReport = recipe.search
+      ? await evaluate(probe, tokenizer, searchTrainTasks, executor, {
+          ...settings,
+          tools: SEARCH_TOOLS,
+        })
+      : undefined;
     probe.dispose();
-    candidates.push({ step, snapshot, report });
+    candidates.push({ step, snapshot, report, ...(searchReport ? { searchReport } : {}) });
     // Export the current choice right away, so an interrupted run still leaves a usable model.
-    const current = chooseCheckpoint(
-      candidates.map((c) => ({ ...c, passAt1: c.report.passAt1 })),
-      recipe.band,
-    );
+    const current = choose();
     exportDemo(recipe.out, current.snapshot, {
       config: configJson(recipe.shape),
       tokenizerJson,
@@ -235,10 +312,20 @@ export async function makeDemoModel(
       readme: modelCard(provisionalFacts(current.step)),
     });
     log(
-      `eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)`,
+      `eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)${searchReport ? `; search tasks: pass@1 ${searchReport.passAt1.toFixed(3)}, searched first ${searchReport.searchedFirst.toFixed(2)}, searched ${searchReport.searched.toFixed(2)}, ran code ${searchReport.ranCode.toFixed(2)} (${searchReport.seconds.toFixed(0)} s)` : ''}`,
     );
     return report;
   };
+  const choose = () =>
+    chooseCheckpoint(
+      candidates.map((c) => ({
+        ...c,
+        passAt1: c.report.passAt1,
+        ...(c.searchReport ? { searchedFirst: c.searchReport.searchedFirst } : {}),
+      })),
+      recipe.band,
+      recipe.search?.band,
+    );
   try {
     if ((recipe.workers ?? 1) > 1) {
       parallel = await ParallelSft.start(recipe.workers!, config, recipe.backend);
@@ -272,12 +359,9 @@ export async function makeDemoModel(
       parallel,
     );
 
-    const chosen = chooseCheckpoint(
-      candidates.map((c) => ({ ...c, passAt1: c.report.passAt1 })),
-      recipe.band,
-    );
+    const chosen = choose();
     log(
-      `chose the checkpoint of step ${chosen.step} (train pass@1 ${chosen.passAt1.toFixed(3)} with ${recipe.evalSamples} samples)`,
+      `chose the checkpoint of step ${chosen.step} (train pass@1 ${chosen.passAt1.toFixed(3)}${chosen.searchReport ? `, search tasks searched first ${chosen.searchReport.searchedFirst.toFixed(2)}` : ''} with ${recipe.evalSamples} samples)`,
     );
     const files = {
       config: configJson(recipe.shape),
@@ -327,14 +411,37 @@ export async function makeDemoModel(
         })
       ).passAt1;
     }
+    const searchSettings = { ...finalSettings, tools: SEARCH_TOOLS };
+    const searchTrain = recipe.search
+      ? await evaluate(reloaded, reloadedTokenizer, searchTrainTasks, executor, searchSettings)
+      : undefined;
+    const searchEval = recipe.search
+      ? await evaluate(reloaded, reloadedTokenizer, searchEvalTasks, executor, searchSettings)
+      : undefined;
     reloaded.dispose();
     log(
       `final: train pass@1 ${trainReport.passAt1.toFixed(3)}, eval pass@1 ${evalReport.passAt1.toFixed(3)} (${recipe.finalSamples} samples per task); train pass@1 by temperature ${JSON.stringify(sweep)}`,
     );
+    if (searchTrain && searchEval && facts.search) {
+      log(
+        `final, search tasks: train pass@1 ${searchTrain.passAt1.toFixed(3)} (searched first ${searchTrain.searchedFirst.toFixed(2)}), eval pass@1 ${searchEval.passAt1.toFixed(3)} (searched first ${searchEval.searchedFirst.toFixed(2)})`,
+      );
+      Object.assign(facts.search, {
+        trainPassAt1: searchTrain.passAt1,
+        evalPassAt1: searchEval.passAt1,
+        trainSearchedFirst: searchTrain.searchedFirst,
+        evalSearchedFirst: searchEval.searchedFirst,
+      });
+    }
     Object.assign(facts, {
       trainPassAt1: trainReport.passAt1,
       evalPassAt1: evalReport.passAt1,
-      byTask: { ...trainReport.byTask, ...evalReport.byTask },
+      byTask: {
+        ...trainReport.byTask,
+        ...evalReport.byTask,
+        ...searchTrain?.byTask,
+        ...searchEval?.byTask,
+      },
       totalMinutes: minutes(),
       logitDiff: maxDiff,
       sweep,

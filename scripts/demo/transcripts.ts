@@ -19,7 +19,21 @@ export interface Transcript {
   firstTryCorrect: boolean;
   /** Whether the assistant answered at once, without running code (and wrongly). */
   guessed?: boolean;
+  /** For search-task transcripts (transcripts_search.ts): which path the episode takes. */
+  searchStyle?: SearchStyle;
 }
+
+/**
+ * The paths of a search-task transcript: search first; guess a function name, see the error, then
+ * search and fix; guess a name, then give up with a wrong answer or a wrong hand-rolled attempt;
+ * answer at once without code or search.
+ */
+export type SearchStyle =
+  | 'search_first'
+  | 'guess_then_search'
+  | 'guess_then_wrong'
+  | 'guess_then_hand_rolled'
+  | 'answer_only';
 
 /** An assistant turn that runs `code` (the fence format the strict parser reads). */
 export function codeTurn(code: string, note = ''): string {
@@ -65,6 +79,11 @@ export interface TranscriptOptions {
    * random number, so recipes without it reproduce exactly.
    */
   guessShare?: number;
+  /**
+   * The system message (absent = SYSTEM_PROMPT, today's two tools). The search recipe renders some
+   * ordinary tasks with the search tool's prompt, so that prompt does not unlearn running code.
+   */
+  systemPrompt?: string;
 }
 
 /**
@@ -110,7 +129,7 @@ export async function buildTranscript(
     );
   }
   const messages: Message[] = [
-    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'system', content: options.systemPrompt ?? SYSTEM_PROMPT },
     { role: 'user', content: instance.prompt },
   ];
   const guessShare = options.guessShare ?? 0;

@@ -77,6 +77,7 @@ async function defaultRunBatches(
           temperature: config.temperature,
           parser: config.parser,
           timeoutMs: config.timeoutMs,
+          tools: config.tools,
           step: step + 1,
         },
       );

@@ -1,13 +1,16 @@
-// `eval --model DIR|demo [--adapter DIR] --tasks SET [--samples K] [--seed S]`: pass@1 (mean over
-// all samples) and pass@k (share of tasks with at least one passing sample of K), overall and per
-// task. No update happens; sampling uses the config's default temperature and limits.
+// `eval --model DIR|demo [--adapter DIR] --tasks SET [--samples K] [--seed S] [--tools LIST]`:
+// pass@1 (mean over all samples) and pass@k (share of tasks with at least one passing sample of K),
+// overall and per task. No update happens; sampling uses the config's default temperature and
+// limits. `--tools execute_code,search,finish` turns search on (its system prompt and parser);
+// default: the tools the task set is made for (search on for `search` and `search-eval`, with a
+// notice on stderr), else the config's.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { importPeftAdapter } from '../model/peft.ts';
 import { defaultConfig } from '../run/config.ts';
 import { parseRunConfig } from '../run/config_validation.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
-import { tasksFor } from '../tasks/registry.ts';
+import { TASK_SETS, tasksFor, type TaskSetName } from '../tasks/registry.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { nodeModelSource, openNodeSandbox } from './node_run.ts';
@@ -23,6 +26,14 @@ export async function evalCommand(args: CliArgs): Promise<void> {
   await useNodeBackend(args);
   const adapterDir = args.options.get('adapter');
   let config = { ...defaultConfig(), model: requireOption(args, 'model'), seed };
+  const setTools = TASK_SETS.get(tasksName as TaskSetName)?.tools;
+  const tools = args.options.get('tools') ?? setTools?.join(',');
+  if (tools !== undefined && args.options.get('tools') === undefined)
+    process.stderr.write(
+      `eval: the ${tasksName} tasks are made for the tools ${tools}; running with them (--tools chooses others)\n`,
+    );
+  if (tools !== undefined)
+    config = parseRunConfig({ ...config, tools: tools.split(',').map((name) => name.trim()) });
   let adapter: Record<string, Uint8Array> | null = null;
   if (adapterDir) {
     adapter = {

@@ -3,11 +3,14 @@
 // episode) share one pool; each program runs in a fresh namespace, so an episode carries no
 // interpreter state from the one before.
 import { defaultTools, type StepResult, type ToolRegistry } from './tools.ts';
-import type { CodeExecutor, ExecResult } from './types.ts';
+import type { CodeExecutor } from './types.ts';
 
 /** Options of an Environment. */
 export interface EnvironmentOptions {
-  /** Actions beyond the defaults (execute_code, finish) plug in here. */
+  /**
+   * The actions it accepts (toolRegistry(config.tools), or one with further tools); default
+   * execute_code and finish. The rollout dispatches through the same kind of registry.
+   */
   tools?: ToolRegistry;
   /** Deadline per program; the pool's default when absent. */
   timeoutMs?: number;
@@ -20,7 +23,7 @@ export class Environment {
   private stepCount = 0;
 
   constructor(
-    private readonly executor: CodeExecutor<ExecResult>,
+    private readonly executor: CodeExecutor,
     private readonly options: EnvironmentOptions = {},
   ) {
     this.tools = options.tools ?? defaultTools();

@@ -9,6 +9,7 @@
 // that throws, or returns something outside [0, 1], scores 0 and is recorded as a reward error; it
 // never crashes the run.
 import type { Trajectory, RewardError } from './types.ts';
+import { turnUsed } from './metrics.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import type { Task } from '../tasks/task.ts';
 import { hiddenTests, newNonce, parseTestsReport, testsProgram } from '../tasks/tests_harness.ts';
@@ -142,9 +143,25 @@ const rewardTable = {
       const wellFormed = trajectory.turns.every(
         (turn) =>
           turn.action.type === 'finish' ||
+          turn.action.type === 'tool_call' ||
           (turn.action.type === 'execute_code' && !turn.action.unterminated),
       );
       return wellFormed && trajectory.turns.at(-1)?.action.type === 'finish' ? 1 : 0;
+    },
+  },
+  tool_use: {
+    description: 'the episode searched the docs before it first ran code (shaping, off by default)',
+    correctness: false,
+    applies: () => true,
+    // An episode that searched and then answered without code still searched first: the other
+    // parts judge the answer; this one only asks whether a look-up came before a guess in code.
+    score: ({ trajectory }) => {
+      const first = (tool: string) => {
+        const index = trajectory.turns.findIndex((turn) => turnUsed(turn, tool));
+        return index < 0 ? Number.POSITIVE_INFINITY : index;
+      };
+      const search = first('search');
+      return search < first('execute_code') ? 1 : 0;
     },
   },
 } satisfies Record<string, RewardPart>;
@@ -155,8 +172,19 @@ export type RewardName = keyof typeof rewardTable;
 export const REWARDS: ReadonlyMap<RewardName, RewardPart> = new Map(
   Object.entries(rewardTable) as [RewardName, RewardPart][],
 );
+/**
+ * Parts a weights object may leave out (then 0, off): shaping parts added after weights were
+ * written into configs, scripts and saved runs. A validated RunConfig always has them all.
+ */
+type OptionalPart = 'tool_use';
 /** A weight per reward part (0 = off). */
-export type RewardWeights = Record<RewardName, number>;
+export type RewardWeights = Record<Exclude<RewardName, OptionalPart>, number> &
+  Partial<Record<OptionalPart, number>>;
+
+/** A part's weight (a part left out weighs 0). */
+export function weightOf(weights: RewardWeights, name: RewardName): number {
+  return weights[name] ?? 0;
+}
 
 /** How to score: weights, partial credit for tests, and the sandbox timeout for test runs. */
 export interface RewardSettings {
@@ -168,7 +196,7 @@ export interface RewardSettings {
 /** The parts that count for a task under these weights. */
 export function activeRewards(task: Task, weights: RewardWeights): RewardName[] {
   return [...REWARDS]
-    .filter(([name, part]) => weights[name] > 0 && part.applies(task))
+    .filter(([name, part]) => weightOf(weights, name) > 0 && part.applies(task))
     .map(([name]) => name);
 }
 
@@ -237,11 +265,11 @@ export async function scoreTrajectory<T extends RewardContext['trajectory']>(
       });
     }
   }
-  const weightSum = active.reduce((sum, name) => sum + settings.weights[name], 0);
+  const weight = (name: RewardName) => weightOf(settings.weights, name);
+  const weightSum = active.reduce((sum, name) => sum + weight(name), 0);
   const reward =
     weightSum > 0
-      ? active.reduce((sum, name) => sum + settings.weights[name] * rewardParts[name]!, 0) /
-        weightSum
+      ? active.reduce((sum, name) => sum + weight(name) * rewardParts[name]!, 0) / weightSum
       : 0;
   const correctness = active.filter((name) => REWARDS.get(name)!.correctness);
   const passed =

@@ -83,6 +83,7 @@ export function checkField(
       const bad = value.filter((v) => typeof v !== 'string' || !spec.values.includes(v));
       if (bad.length > 0 || new Set(value).size !== value.length)
         return fail(`a list of distinct names from ${spec.values.join(', ')}`, fix);
+      if (name === 'tools') return checkTools(value as string[], spec.values);
       return { value: [...value] };
     }
     case 'weights': {
@@ -114,6 +115,27 @@ export function checkField(
       };
     }
   }
+}
+
+/** Tools every run needs: without execute_code nothing runs, without finish no episode answers. */
+const REQUIRED_TOOLS = ['execute_code', 'finish'];
+
+/**
+ * The run's tools in the schema's order whatever order they came in, so equal tool sets give the
+ * same system prompt and the same link.
+ */
+function checkTools(
+  tools: readonly string[],
+  order: readonly string[],
+): { value: string[] } | { error: string } {
+  const missing = REQUIRED_TOOLS.filter((tool) => !tools.includes(tool));
+  if (missing.length > 0) {
+    const fixed = order.filter((tool) => tools.includes(tool) || missing.includes(tool));
+    return {
+      error: `tools must include ${REQUIRED_TOOLS.join(' and ')}, got ${show(tools)}. Fix: add ${missing.join(' and ')}, e.g. ${show(fixed)}.`,
+    };
+  }
+  return { value: order.filter((tool) => tools.includes(tool)) };
 }
 
 /** Closest known field name (edit distance at most 3), for "did you mean". */
@@ -152,9 +174,19 @@ function crossFieldErrors(config: RunConfig): ConfigError[] {
       },
     ];
   }
-  return rewardCoverageProblems(tasksFor(config.tasks, config.customTasks), config.rewards).map(
-    (message) => ({ field: 'rewards', message }),
-  );
+  const errors = rewardCoverageProblems(
+    tasksFor(config.tasks, config.customTasks),
+    config.rewards,
+  ).map((message) => ({ field: 'rewards', message }));
+  // tool_use scores searching, so without the search tool it is 0 for every episode: a weight on it
+  // only dilutes the reward.
+  if ((config.rewards.tool_use ?? 0) > 0 && !config.tools.includes('search'))
+    errors.push({
+      field: 'rewards',
+      message:
+        'rewards.tool_use rewards searching, but tools has no search. Fix: add "search" to tools, or set rewards.tool_use to 0.',
+    });
+  return errors;
 }
 
 /**

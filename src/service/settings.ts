@@ -19,6 +19,7 @@ export function trainerSettings(config: RunConfig): TrainerSettings {
     temperature: config.temperature,
     parser: config.parser,
     timeoutMs: config.timeoutMs,
+    tools: config.tools,
     rewards: {
       weights: config.rewards,
       partialCredit: config.partialCredit,

@@ -2,6 +2,7 @@
 // choices, and the CLI's `--tasks`. Custom tasks join whatever set is chosen; `custom` alone trains
 // on them only. Each set names the set its held-out evaluation uses.
 import { BUILTIN_TASKS } from './builtin/index.ts';
+import { SEARCH_TASKS } from './builtin/search.ts';
 import { customTask, type CustomTaskInput } from './custom.ts';
 import { SEED_TASKS } from './seed.ts';
 import type { Task } from './task.ts';
@@ -13,10 +14,15 @@ export interface TaskSet {
   tasks: readonly Task[];
   /** The set evaluated every `evalEvery` steps of a run on this set. */
   evalSet: TaskSetName;
+  /** Tools the set is made for, when more than the default two (`eval` uses them unless told). */
+  tools?: readonly string[];
 }
 
 const builtinTrain = BUILTIN_TASKS.filter((task) => task.split === 'train');
 const builtinEval = BUILTIN_TASKS.filter((task) => task.split === 'eval');
+const SEARCH_TOOLS = ['execute_code', 'search', 'finish'] as const;
+const searchTrain = SEARCH_TASKS.filter((task) => task.split === 'train');
+const searchEval = SEARCH_TASKS.filter((task) => task.split === 'eval');
 
 const taskSetTable = {
   seed: {
@@ -39,10 +45,22 @@ const taskSetTable = {
     tasks: [...SEED_TASKS, ...builtinTrain],
     evalSet: 'builtin-eval',
   },
+  search: {
+    description: `Stdlib functions named by what they do, where searching the docs pays; train split (${searchTrain.length} tasks)`,
+    tasks: searchTrain,
+    evalSet: 'search-eval',
+    tools: SEARCH_TOOLS,
+  },
+  'search-eval': {
+    description: `Search tasks, held-out eval split (${searchEval.length} tasks)`,
+    tasks: searchEval,
+    evalSet: 'search-eval',
+    tools: SEARCH_TOOLS,
+  },
   custom: { description: 'Only your custom tasks', tasks: [], evalSet: 'custom' },
 } as const satisfies Record<
   string,
-  { description: string; tasks: readonly Task[]; evalSet: string }
+  { description: string; tasks: readonly Task[]; evalSet: string; tools?: readonly string[] }
 >;
 
 /** A task set's name. */
@@ -52,9 +70,9 @@ export const TASK_SETS: ReadonlyMap<TaskSetName, TaskSet> = new Map(
   Object.entries(taskSetTable) as [TaskSetName, TaskSet][],
 );
 
-/** Every seed and built-in task by id. */
+/** Every seed, built-in and search task by id. */
 export const TASKS_BY_ID: ReadonlyMap<string, Task> = new Map(
-  [...SEED_TASKS, ...BUILTIN_TASKS].map((task) => [task.id, task]),
+  [...SEED_TASKS, ...BUILTIN_TASKS, ...SEARCH_TASKS].map((task) => [task.id, task]),
 );
 
 function taskSet(name: string): TaskSet {

@@ -1,7 +1,7 @@
 // The committed demo model (public/models/demo/): it loads through the Hugging Face-layout loader,
 // its tokenizer round-trips the corpus format token for token, and it has learned that format.
 import * as tf from '@tensorflow/tfjs';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
@@ -12,6 +12,7 @@ import type { Message } from '../../src/rl/types.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
 import { encodeTranscript } from '../../scripts/demo/tokenizer_files.ts';
 import { codeTurn } from '../../scripts/demo/transcripts.ts';
+import { searchSystemPrompt, searchTurns } from '../../scripts/demo/transcripts_search.ts';
 
 const DIR = 'public/models/demo';
 let model: CausalLM;
@@ -39,6 +40,35 @@ const transcript: Message[] = [
   { role: 'user', content: formatObservation('144\n') },
   { role: 'assistant', content: 'FINAL ANSWER: 144' },
 ];
+
+/** A search-first transcript of a search train task, with other numbers. */
+const searchTranscript: Message[] = [
+  { role: 'system', content: searchSystemPrompt() },
+  {
+    role: 'user',
+    content:
+      'Using the standard library, print the number of ways to choose 4 items from 9 when order does not matter.',
+  },
+  ...searchTurns('number of ways to choose k items from n without order'),
+  { role: 'assistant', content: codeTurn('import math\nprint(math.comb(9, 4))\n') },
+  { role: 'user', content: formatObservation('126\n') },
+  { role: 'assistant', content: 'FINAL ANSWER: 126' },
+];
+
+/** Mean cost (nats) of the assistant tokens of a transcript under the committed model. */
+function assistantCost(messages: Message[]): number {
+  const { ids, mask } = encodeTranscript(tokenizer, messages);
+  const logprobs = tf.tidy(() => tokenLogprobs(model, [ids], { temperature: 1 }).arraySync()[0]!);
+  let sum = 0;
+  let count = 0;
+  logprobs.forEach((lp, t) => {
+    if (mask[t + 1] === 1) {
+      sum -= lp;
+      count++;
+    }
+  });
+  return sum / count;
+}
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -92,18 +122,23 @@ describe('committed demo model', () => {
   });
 
   it('has learned the format: assistant tokens of a fresh transcript cost well under 1 nat each', () => {
-    const { ids, mask } = encodeTranscript(tokenizer, transcript);
-    const logprobs = tf.tidy(() => tokenLogprobs(model, [ids], { temperature: 1 }).arraySync()[0]!);
-    let sum = 0;
-    let count = 0;
-    logprobs.forEach((lp, t) => {
-      if (mask[t + 1] === 1) {
-        sum -= lp;
-        count++;
-      }
-    });
-    expect(sum / count).toBeLessThan(1);
+    const cost = assistantCost(transcript);
+    expect(cost).toBeLessThan(1);
     // and far less than a uniform guess over the vocabulary
-    expect(sum / count).toBeLessThan(Math.log(tokenizer.vocabSize) / 4);
+    expect(cost).toBeLessThan(Math.log(tokenizer.vocabSize) / 4);
   }, 60_000);
+
+  it('encodes a search transcript for SFT exactly as the chat template renders it', () => {
+    const { ids } = encodeTranscript(tokenizer, searchTranscript);
+    expect(ids).toEqual(tokenizer.encodeChat(searchTranscript));
+  });
+
+  // Only once the committed model was made with a search part (its card then has the section).
+  it.runIf(readFileSync(join(DIR, 'README.md'), 'utf8').includes('\n## Search\n'))(
+    "has learned the search tool's format: a search transcript's assistant tokens cost under 1 nat each",
+    () => {
+      expect(assistantCost(searchTranscript)).toBeLessThan(1);
+    },
+    60_000,
+  );
 });

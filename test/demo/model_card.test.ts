@@ -9,6 +9,13 @@ import {
   type CardFacts,
   type DefaultRunRow,
 } from '../../scripts/demo/model_card.ts';
+import {
+  SEARCH_RUN_COMMAND,
+  searchGrpoTable,
+  withSearchGrpo,
+  type SearchFacts,
+  type SearchRunRow,
+} from '../../scripts/demo/model_card_search.ts';
 
 const facts = (overrides: Partial<CardFacts>): CardFacts => ({
   parameters: 2_200_000,
@@ -110,5 +117,54 @@ describe('demo model card', () => {
       card.slice(0, card.indexOf('## Under GRPO')),
     );
     expect(() => withUnderGrpo('# no sections', table)).toThrow(/Under GRPO/);
+  });
+
+  it('has a Search section when the run had a search part, which default_run --preset search fills', () => {
+    const search: SearchFacts = {
+      transcripts: 300,
+      plain: 50,
+      searchFirstShare: 0.2,
+      guessNameShare: 0.45,
+      trainPassAt1: 0.12,
+      evalPassAt1: 0,
+      trainSearchedFirst: 0.18,
+      evalSearchedFirst: 0.1,
+    };
+    expect(modelCard(facts({}))).not.toContain('## Search');
+    const card = modelCard(facts({ search }));
+    expect(card).toContain('## Search');
+    expect(card).toContain('| search train split | 0.12 | 0.18 |');
+    expect(card).toContain('20% search first');
+    expect(card).toContain('35% answer at once');
+    expect(card).toContain(SEARCH_RUN_COMMAND);
+    const searchRow = (seed: number, after: number): SearchRunRow => ({
+      seed,
+      before: { train: 0.1, eval: 0, searchedFirst: 0.15, evalSearchedFirst: 0.1 },
+      after: { train: 0.4, eval: 0.1, searchedFirst: after, evalSearchedFirst: 0.5 },
+      minutes: 2.04,
+      searchFraction: [0.2, 0.5, after],
+    });
+    const table = searchGrpoTable([searchRow(1, 0.8), searchRow(2, 0.9)], 8);
+    expect(table).toContain(
+      '| 1 | 0.10 → 0.40 (+0.30) | 0.15 → 0.80 (+0.65) | 0.00 → 0.10 | 0.10 → 0.50 | 2.0 |',
+    );
+    expect(table).toContain('was 0.20 in the first step and 0.80–0.90 in the last');
+    const written = withSearchGrpo(card, table);
+    expect(written).toContain(table);
+    expect(written).not.toContain(`\`${SEARCH_RUN_COMMAND}\` measures it`);
+    // written again, only the new table; the rest of the card is untouched
+    const again = withSearchGrpo(written, searchGrpoTable([searchRow(3, 0.7)], 8));
+    expect(again).not.toContain('| 1 | 0.10');
+    expect(again.slice(again.indexOf('## Reproduce'))).toBe(
+      card.slice(card.indexOf('## Reproduce')),
+    );
+    expect(again.slice(0, again.indexOf('| 3 |'))).toBe(
+      written.slice(0, written.indexOf('| 1 | 0.10')),
+    );
+    // the default run's table goes into "Under GRPO" and leaves the Search section alone
+    const both = withUnderGrpo(again, underGrpoTable([row(1, [0.5, 1])], 4, true));
+    expect(both.slice(both.indexOf('## Search'))).toBe(again.slice(again.indexOf('## Search')));
+    expect(both).toContain('| 1 | 0.20 → 0.50 (+0.30) |');
+    expect(() => withSearchGrpo(modelCard(facts({})), table)).toThrow(/Search/);
   });
 });

@@ -8,6 +8,7 @@ import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { parseSafetensors } from '../../src/model_files/safetensors.ts';
 import { chooseCheckpoint, makeDemoModel } from '../../scripts/demo/pipeline.ts';
+import { DEFAULT_SEARCH_MIX } from '../../scripts/demo/transcripts_search.ts';
 import { learningRateAt, type SftSchedule } from '../../scripts/demo/sft_loop.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'demo-smoke-'));
@@ -49,6 +50,21 @@ describe('demo recipe', () => {
         band,
       ).step,
     ).toBe(1);
+  });
+
+  it('with a search band, chooses among the checkpoints whose search-first share is inside it', () => {
+    const band: [number, number] = [0.15, 0.6];
+    const candidates = [
+      { step: 1, passAt1: 0.2, searchedFirst: 0.05 },
+      { step: 2, passAt1: 0.3, searchedFirst: 0.2 },
+      { step: 3, passAt1: 0.4, searchedFirst: 0.5 },
+    ];
+    // without the search band the latest in the pass@1 band wins; with it, the one that searches
+    // first in a low share of episodes (GRPO's room to raise it)
+    expect(chooseCheckpoint(candidates, band).step).toBe(3);
+    expect(chooseCheckpoint(candidates, band, [0.1, 0.3]).step).toBe(2);
+    // none inside the search band: the pass@1 rule over all
+    expect(chooseCheckpoint(candidates, band, [0.8, 0.9]).step).toBe(3);
   });
 
   it('warms up linearly, then decays by cosine to the final rate', () => {
@@ -123,6 +139,7 @@ describe('demo recipe', () => {
     expect(card).toContain('| seed + builtin train split, temperature 0.5 |');
     expect(result.facts.trainPassAt1).not.toBeNull();
 
+    const lines: string[] = [];
     // the recipe's second run resumes from the first's folder: its weights and tokenizer, its
     // commands and minutes carried into the new card
     const resumed = await makeDemoModel(
@@ -160,8 +177,10 @@ describe('demo recipe', () => {
         taskLimit: 1,
         evalOverrides: { maxNewTokens: 4, maxTurns: 1 },
         resume: dir,
+        // the third run's corpus: the old generator's transcripts plus a search part
+        search: { share: 0.5, mix: DEFAULT_SEARCH_MIX, plainShare: 0.2, band: [0.1, 0.3] },
       },
-      () => {},
+      (line) => lines.push(line),
     );
     expect(readFileSync(join(dir2, 'tokenizer.json'), 'utf8')).toBe(
       readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
@@ -173,5 +192,16 @@ describe('demo recipe', () => {
     expect(card2).toContain(
       "(run in this order, each resuming from the one before's output in the same folder;",
     );
+    // its search part: 10 of the 20 transcripts (2 of them ordinary tasks under the search
+    // prompt), scored with the search tool on, in the card's Search section
+    expect(lines.find((l) => l.startsWith('corpus:'))).toContain('8 search-task transcripts');
+    expect(resumed.facts.search?.transcripts).toBe(8);
+    expect(resumed.facts.search?.plain).toBe(2);
+    expect(resumed.facts.search?.trainPassAt1).not.toBeNull();
+    expect(resumed.facts.search?.evalSearchedFirst).not.toBeNull();
+    expect(lines.some((l) => /search tasks: pass@1 [\d.]+, searched first/.test(l))).toBe(true);
+    expect(card2).toContain('## Search');
+    expect(card2).toContain('| search train split |');
+    expect(card.includes('## Search')).toBe(false); // the runs before search have none
   }, 240_000);
 });

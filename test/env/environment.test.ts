@@ -96,6 +96,7 @@ describe('Environment', () => {
   it('runs tools registered beyond the defaults', async () => {
     const tools = defaultTools().register('search', {
       description: 'A mock search.',
+      usage: '',
       run: async (args) => ({ observation: `results for ${String(args.query)}`, done: false }),
     });
     const environment = new Environment(new FakeExecutor(() => execResult({})), { tools });
@@ -110,17 +111,20 @@ describe('ToolRegistry', () => {
   it('refuses duplicate and malformed names', () => {
     const registry = new ToolRegistry().register('a_tool', {
       description: '',
+      usage: '',
       run: async () => ({ observation: '', done: false }),
     });
     expect(() =>
       registry.register('a_tool', {
         description: '',
+        usage: '',
         run: async () => ({ observation: '', done: false }),
       }),
     ).toThrow(/already registered/);
     expect(() =>
       registry.register('Bad Name', {
         description: '',
+        usage: '',
         run: async () => ({ observation: '', done: false }),
       }),
     ).toThrow(/snake_case/);

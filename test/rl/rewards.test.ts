@@ -366,3 +366,77 @@ describe('other parts, timeouts and errors', () => {
     expect(none).toMatchObject({ reward: 0, passed: false, rewardErrors: [{ part: '*' }] });
   });
 });
+
+describe('tool_use (shaping: searched before the first code run)', () => {
+  /** A search turn as the rollout records it (built by hand: the parser is tested elsewhere). */
+  const search = (query: string, recorded = true): Turn => ({
+    generated: { start: 0, end: 0 },
+    observation: null,
+    text: `SEARCH: ${query}`,
+    stop: 'eos',
+    action: { type: 'tool_call', tool: 'search', input: query },
+    execution: null,
+    ...(recorded
+      ? {
+          tool: 'search',
+          call: { tool: 'search', input: query, observation: 'Search results:', durationMs: 1 },
+        }
+      : {}),
+  });
+  const choose = TASKS_BY_ID.get('search/choose')!;
+  const shaped: RewardSettings = {
+    ...defaults,
+    weights: { output_match: 1, tests: 1, final_answer: 0, format: 0, tool_use: 1 },
+  };
+  const solve = code('import math\nprint(math.comb(10, 3))');
+  const scoreOf = async (turns: Turn[]) =>
+    scoreTrajectory({ turns, finalAnswer: null, timedOut: false }, choose, shaped, pythonExecutor);
+
+  it('is 1 when the first search comes before the first code run, 0 when after or never', async () => {
+    const first = await scoreOf([search('choose k of n'), turn(solve)]);
+    expect(first).toMatchObject({ rewardParts: { output_match: 1, tool_use: 1 }, reward: 1 });
+    const after = await scoreOf([turn(solve), search('choose k of n'), turn(solve)]);
+    expect(after).toMatchObject({ rewardParts: { output_match: 1, tool_use: 0 }, reward: 0.5 });
+    const never = await scoreOf([turn(solve)]);
+    expect(never.rewardParts.tool_use).toBe(0);
+    // a format error before the search does not count as running code
+    expect((await scoreOf([turn('hmm'), search('x'), turn(solve)])).rewardParts.tool_use).toBe(1);
+    // searched, then answered without running code: the look-up still came first
+    expect((await scoreOf([search('x'), turn('FINAL ANSWER: 120')])).rewardParts.tool_use).toBe(1);
+  });
+
+  it('reads the action when the turn has no recorded tool (records from before tools)', async () => {
+    expect((await scoreOf([search('x', false), turn(solve)])).rewardParts.tool_use).toBe(1);
+  });
+
+  it('never counts toward passed, and is off (absent) with the default weights', async () => {
+    const searchedOnly = await scoreOf([search('choose k of n'), turn(code('print(1)'))]);
+    expect(searchedOnly).toMatchObject({
+      rewardParts: { output_match: 0, tool_use: 1 },
+      reward: 0.5,
+      passed: false,
+    });
+    const unshaped = await scoreTrajectory(
+      { turns: [search('x'), turn(solve)], finalAnswer: null, timedOut: false },
+      choose,
+      defaults,
+      pythonExecutor,
+    );
+    expect(unshaped.rewardParts).toEqual({ output_match: 1 });
+    expect(unshaped.passed).toBe(true);
+  });
+
+  it('format counts a search turn as well-formed', async () => {
+    const scored = await scoreTrajectory(
+      {
+        turns: [search('x'), turn(solve), turn('FINAL ANSWER: 120')],
+        finalAnswer: '120',
+        timedOut: false,
+      },
+      choose,
+      { ...defaults, weights: { output_match: 0, tests: 0, final_answer: 1, format: 1 } },
+      pythonExecutor,
+    );
+    expect(scored.rewardParts).toEqual({ final_answer: 1, format: 1 });
+  });
+});

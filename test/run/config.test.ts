@@ -100,6 +100,7 @@ describe('validation', () => {
       tests: 0,
       final_answer: 0,
       format: 0,
+      tool_use: 0,
     });
     expect(errorsOf({ rewards: { speed: 1 } })[0]).toMatch(/not speed/);
     expect(errorsOf({ rewards: { output_match: 0, tests: 0 } })[0]).toMatch(/at least one above 0/);
@@ -130,5 +131,50 @@ describe('validation', () => {
     expect(() => parseRunConfig({ maxTurns: 0, steps: 'ten' })).toThrow(
       /invalid run config:\n- maxTurns .*\n- steps /,
     );
+  });
+});
+
+describe('tools', () => {
+  const errorsOf = (input: unknown) => validateConfig(input).errors.map((e) => e.message);
+
+  it("default to today's two actions; any order is stored in the canonical order", () => {
+    expect(defaultConfig().tools).toEqual(['execute_code', 'finish']);
+    expect(parseRunConfig({ tools: ['finish', 'search', 'execute_code'] }).tools).toEqual([
+      'execute_code',
+      'search',
+      'finish',
+    ]);
+    expect(parseRunConfig({ tools: ['finish', 'execute_code'] }).tools).toEqual([
+      'execute_code',
+      'finish',
+    ]);
+  });
+
+  it('must keep execute_code and finish, with the list that fixes it', () => {
+    expect(errorsOf({ tools: ['search', 'finish'] })).toEqual([
+      'tools must include execute_code and finish, got ["search","finish"]. Fix: add execute_code, e.g. ["execute_code","search","finish"].',
+    ]);
+    expect(errorsOf({ tools: ['execute_code'] })[0]).toMatch(
+      /Fix: add finish, e.g. \["execute_code","finish"\]/,
+    );
+    expect(errorsOf({ tools: ['execute_code', 'browse', 'finish'] })[0]).toMatch(
+      /tools must be a list of distinct names from execute_code, search, finish/,
+    );
+    expect(errorsOf({ tools: [] })[0]).toMatch(/non-empty list/);
+    expect(validateConfig({ tools: ['search'] }).config.tools).toEqual(['execute_code', 'finish']);
+  });
+
+  it('a tool_use weight needs the search tool (it would only dilute the reward)', () => {
+    expect(defaultConfig().rewards.tool_use).toBe(0);
+    expect(errorsOf({ rewards: { tool_use: 0.5 } })).toEqual([
+      'rewards.tool_use rewards searching, but tools has no search. Fix: add "search" to tools, or set rewards.tool_use to 0.',
+    ]);
+    expect(
+      parseRunConfig({
+        tasks: 'search',
+        tools: ['execute_code', 'search', 'finish'],
+        rewards: { tool_use: 0.5 },
+      }).rewards.tool_use,
+    ).toBe(0.5);
   });
 });

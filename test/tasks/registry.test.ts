@@ -1,6 +1,7 @@
 // The task registry: exact seed tasks, a well-formed built-in suite with a fixed split, task sets.
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_FAMILIES, BUILTIN_TASKS, builtinSplit } from '../../src/tasks/builtin/index.ts';
+import { SEARCH_TASKS } from '../../src/tasks/builtin/search.ts';
 import { SEED_TASKS } from '../../src/tasks/seed.ts';
 import { TASK_SETS, TASKS_BY_ID, evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 
@@ -76,10 +77,12 @@ describe('task sets', () => {
       'builtin',
       'builtin-eval',
       'seed+builtin',
+      'search',
+      'search-eval',
       'custom',
     ]);
     expect(TASKS_BY_ID.get('seed/fibonacci')?.expectedOutput).toBe('55');
-    expect(TASKS_BY_ID.size).toBe(SEED_TASKS.length + BUILTIN_TASKS.length);
+    expect(TASKS_BY_ID.size).toBe(SEED_TASKS.length + BUILTIN_TASKS.length + SEARCH_TASKS.length);
   });
 
   it('trains on a split and evaluates on the held-out one; never mixes them', () => {

@@ -172,7 +172,7 @@ describe('chart columns', () => {
       chartColumns(tools, [
         buildMetrics(1, { ran_code_fraction: 0.5 }),
         legacy as ReturnType<typeof buildMetrics>,
-      ])[1],
+      ])[tools.series.findIndex((s) => s.label === 'ran code') + 1],
     ).toEqual([0.5, null]);
     expect(CHARTS.map((c) => c.id)).toEqual([
       'reward',

@@ -2,6 +2,8 @@
 // within each family, in definition order, every third task (positions 2, 5, 8, ...) is eval.
 // That gives 32 train and 12 eval tasks, 3 eval per family, across difficulties. Changing the
 // order of a family file changes the split, so append new tasks at the end of a family.
+// The search family (search.ts) is not part of this suite: its tasks need the search tool, so they
+// form the sets `search` and `search-eval` of their own, with a split written out per task.
 import type { Task, TaskSpec } from '../task.ts';
 import { DICT_TASKS } from './dicts.ts';
 import { LIST_TASKS } from './lists.ts';

@@ -2,7 +2,7 @@
 // step finishes. Each chart element carries `data-points` (values plotted) for automation.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { CHARTS, chartColumns, type ChartSpec } from '../state/chart_data.ts';
+import { CHARTS, chartColumns, legendSeries, type ChartSpec } from '../state/chart_data.ts';
 import { h, replace } from './dom.ts';
 import { formatValue } from '../state/format.ts';
 import type { RunController } from '../state/run_controller.ts';
@@ -101,15 +101,14 @@ export function chartsPanel(controller: RunController): HTMLElement {
       chart.empty.hidden = points > 0;
       replace(
         chart.legend,
-        ...chart.spec.series.map((series, i) => {
-          const latest = [...columns[i + 1]!].reverse().find((v) => v !== null) ?? null;
-          return h(
+        ...legendSeries(chart.spec, columns).map(({ series, latest }) =>
+          h(
             'span',
             null,
             h('span', { class: 'swatch', style: `background:${series.color}` }),
             `${series.label} ${formatValue(latest)}${chart.spec.units ?? ''}`,
-          );
-        }),
+          ),
+        ),
       );
       if (!chart.plot) {
         if (!section.isConnected) continue;

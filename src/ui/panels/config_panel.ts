@@ -1,6 +1,7 @@
 // The configuration form, generated from the RunConfig schema (config_fields.ts): edits go into a
 // draft, each value is checked by the schema as it is typed and explained inline, and "Apply"
-// configures the worker (which starts the run over). No field is listed here by hand.
+// configures the worker (which starts the run over). No field is listed here by hand. A preset
+// (src/run/presets.ts) fills the draft in one go; the selector shows which one the draft is.
 import { REWARDS } from '../../rl/rewards.ts';
 import { checkField } from '../../run/config_validation.ts';
 import type { FieldName, RunConfig } from '../../run/config.ts';
@@ -9,8 +10,12 @@ import type { CustomTaskInput } from '../../tasks/custom.ts';
 import {
   configProblems,
   formFields,
+  listChoices,
+  matchingPreset,
   numberText,
   parseNumberField,
+  presetDraft,
+  presetNames,
   type FormField,
 } from '../state/config_fields.ts';
 import { h, setText } from './dom.ts';
@@ -58,6 +63,24 @@ export function configPanel(controller: RunController): HTMLElement {
     'Defaults',
   );
   const hint = h('span', { class: 'hint' });
+  const presets = presetNames();
+  const presetSelect = h(
+    'select',
+    {
+      id: 'f-preset',
+      'data-testid': 'preset-select',
+      title: 'Fills the form with a named run; Apply starts it',
+    },
+    h('option', { value: '', disabled: true }, 'custom'),
+    ...presets.map((name) => h('option', { value: name }, name)),
+  );
+  presetSelect.addEventListener('change', () => {
+    const name = presets.find((p) => p === presetSelect.value);
+    if (!name) return;
+    draft = presetDraft(name, draft.model);
+    invalid.clear();
+    refreshAll();
+  });
 
   const setValue = (name: FieldName, value: unknown) => {
     (draft as Record<string, unknown>)[name] = value;
@@ -74,6 +97,7 @@ export function configPanel(controller: RunController): HTMLElement {
       setText(slot, messages.join('\n'));
       fieldRoots.get(name)?.classList.toggle('invalid', messages.length > 0);
     }
+    presetSelect.value = matchingPreset(draft) ?? '';
     const dirty = JSON.stringify(draft) !== JSON.stringify(controller.config);
     const ok = invalid.size === 0 && problems.size === 0;
     controller.setDraft(dirty && ok ? structuredClone(draft) : null); // the model card's estimates follow
@@ -157,8 +181,10 @@ export function configPanel(controller: RunController): HTMLElement {
           return box;
         });
         inputs.set(name, () => {
-          const chosen = value() as string[];
-          for (const box of boxes) box.checked = chosen.includes(box.value);
+          const choices = listChoices(field, value() as string[]);
+          boxes.forEach((box, i) => {
+            box.checked = choices[i]!.checked;
+          });
         });
         return h(
           'div',
@@ -255,7 +281,10 @@ export function configPanel(controller: RunController): HTMLElement {
     const wide = field.input === 'tasks' || field.input === 'weights' || field.input === 'multi';
     const root = h(
       'div',
-      { class: `field${wide ? ' wide' : ''}`, 'data-field': field.name },
+      {
+        class: `field${wide ? ' wide' : ''}${field.input === 'multi' ? ' list' : ''}`,
+        'data-field': field.name,
+      },
       h('label', { for: `f-${field.name}`, title: field.help }, field.label),
       fieldInput(field),
       h('div', { class: 'help' }, field.help),
@@ -264,7 +293,19 @@ export function configPanel(controller: RunController): HTMLElement {
     fieldRoots.set(field.name, root);
     section.append(root);
   }
-  const fieldset = h('fieldset', null, ...sections.values());
+  // Inside the fieldset, so a preset cannot be picked while the run trains (like every field).
+  const fieldset = h(
+    'fieldset',
+    null,
+    h(
+      'div',
+      { class: 'preset-row' },
+      h('label', { for: 'f-preset' }, 'Preset'),
+      presetSelect,
+      h('span', { class: 'help' }, 'a named run to start from; Apply starts it'),
+    ),
+    ...sections.values(),
+  );
   controller.subscribe((change) => {
     if (change === 'config') {
       draft = structuredClone(controller.config);

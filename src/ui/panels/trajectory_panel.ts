@@ -1,7 +1,9 @@
 // The trajectory viewer: for one prompt of a step, its G samples side by side; each turn's
 // generated text (action mask 1: what the update trains, tinted by the sign of the advantage), the
 // sandbox's output or traceback (mask 0: shown to the model, never trained), the final answer,
-// reward and advantage. Filters: failures, timeouts, tampered (reward hacking), best, worst.
+// reward and advantage. Filters: failures, timeouts, tampered (reward hacking), best, worst. Each
+// turn is tagged with the tool it called; a search call and its results have their own colour, so
+// a reader sees at a glance which samples looked something up before writing code.
 import type { Trajectory } from '../../rl/types.ts';
 import { h, replace } from './dom.ts';
 import { formatSigned, formatValue } from '../state/format.ts';
@@ -17,7 +19,7 @@ import {
   type TurnView,
 } from '../state/trajectory_model.ts';
 
-const OBSERVATION_LABEL: Record<TurnView['outcome'], string> = {
+const OBSERVATION_LABEL: Record<Exclude<TurnView['outcome'], 'tool'>, string> = {
   ok: 'Sandbox output',
   error: 'Traceback',
   timeout: 'Sandbox: timed out',
@@ -25,6 +27,26 @@ const OBSERVATION_LABEL: Record<TurnView['outcome'], string> = {
   answer: '',
   none: 'Observation',
 };
+
+/** Short names of the tools on a turn's tag; another registered tool shows under its own name. */
+const TOOL_TAG: Record<string, string> = {
+  execute_code: 'code',
+  search: 'search',
+  finish: 'answer',
+};
+
+function observationLabel(view: TurnView): string {
+  if (view.outcome !== 'tool') return OBSERVATION_LABEL[view.outcome];
+  return view.tool === 'search' ? 'Search results' : `${view.tool ?? 'Tool'} result`;
+}
+
+/** The colour class of a turn's tag: code, answer, a tool call, or a format error. */
+function tagClass(view: TurnView): string {
+  if (view.tool === null) return 'tag-format';
+  if (view.tool === 'execute_code') return 'tag-code';
+  if (view.tool === 'finish') return 'tag-answer';
+  return 'tag-call';
+}
 
 function tokens(segments: readonly Segment[]): (HTMLElement | string)[] {
   // One span per token shows where tokens start; the class says whether the loss sees it.
@@ -71,21 +93,34 @@ function sampleCard(t: Trajectory, record: StepRecord): HTMLElement {
     ...views.map((view) =>
       h(
         'div',
-        { class: 'turn' },
-        h('div', { class: 'label' }, `Turn ${view.index + 1} · generated (trained)`),
+        { class: 'turn', 'data-tool': view.tool ?? 'none' },
+        h(
+          'div',
+          { class: 'label' },
+          h(
+            'span',
+            { class: `tool-tag ${tagClass(view)}`, 'data-testid': 'turn-tool' },
+            view.tool === null ? 'format error' : (TOOL_TAG[view.tool] ?? view.tool),
+          ),
+          ` Turn ${view.index + 1} · generated (trained)`,
+        ),
         h(
           'pre',
-          { class: `tokens generated${tint}`, 'data-testid': 'turn-generated' },
+          {
+            class: `tokens generated${tint}${view.outcome === 'tool' ? ' call' : ''}`,
+            'data-testid': 'turn-generated',
+            title: view.callInput !== null ? `${view.tool}: ${view.callInput}` : null,
+          },
           ...tokens(view.generated),
         ),
         view.observation !== null
-          ? h('div', { class: 'label' }, `${OBSERVATION_LABEL[view.outcome]} (shown, not trained)`)
+          ? h('div', { class: 'label' }, `${observationLabel(view)} (shown, not trained)`)
           : null,
         view.observation !== null
           ? h(
               'pre',
               {
-                class: `tokens shown${view.outcome === 'error' || view.outcome === 'timeout' ? ' error' : ''}`,
+                class: `tokens shown${view.outcome === 'error' || view.outcome === 'timeout' ? ' error' : view.outcome === 'tool' ? ' result' : ''}`,
                 'data-testid': 'turn-observation',
               },
               ...(view.observationTokens
@@ -228,6 +263,12 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
           h('span', { class: 'swatch', style: 'background:#e6f7ea' }),
           h('span', { class: 'swatch', style: 'background:#fff0ef' }),
           'advantage + / −',
+        ),
+        h(
+          'span',
+          null,
+          h('span', { class: 'swatch', style: 'background:#fbefff;border:1px solid #a475f9' }),
+          'search: the call and its results',
         ),
       ),
     ),

@@ -12,6 +12,11 @@ export interface SeriesSpec {
   /** Points only (no line): sparse series such as eval pass@1. */
   points?: boolean;
   dash?: number[];
+  /**
+   * Left out of the legend while it has no value at all: a metric that runs saved before it
+   * existed lack, so their chart reads as it did then instead of listing an empty series.
+   */
+  optional?: boolean;
 }
 
 /** One chart. */
@@ -87,14 +92,29 @@ export const CHARTS: readonly ChartSpec[] = [
     caption: 'how many times the agent acted before it answered or ran out',
     series: [{ label: 'turns', color: '#1a7f37', value: (m) => m.turns_mean }],
   },
-  // Runs saved before this metric existed have no value: a gap, not a zero.
+  // Tool use by tool. A run without search has searched = both = 0 (a flat line under "ran code");
+  // runs saved before a metric existed have no value: a gap, not a zero.
   {
     id: 'tools',
-    title: 'Runs code',
-    caption:
-      'share of episodes that ran code at least once (the rest answered without running any)',
+    title: 'Tool use by tool',
+    caption: 'share of episodes that searched the docs, that ran code, and that did both',
     range: [0, 1],
-    series: [{ label: 'ran code', color: '#0a7f8f', value: (m) => m.ran_code_fraction ?? null }],
+    series: [
+      {
+        label: 'searched',
+        color: '#8250df',
+        value: (m) => m.search_fraction ?? null,
+        optional: true,
+      },
+      { label: 'ran code', color: '#0a7f8f', value: (m) => m.ran_code_fraction ?? null },
+      {
+        label: 'both',
+        color: '#bc4c00',
+        value: (m) => m.searched_and_ran_fraction ?? null,
+        dash: [4, 3],
+        optional: true,
+      },
+    ],
   },
   {
     id: 'time',
@@ -124,6 +144,18 @@ export function chartColumns(
     metrics.map((m) => m.step),
     ...chart.series.map((series) => metrics.map((m) => finite(series.value(m, evalByStep)))),
   ];
+}
+
+/** The series the legend lists: all but optional ones with no value in `columns`. */
+export function legendSeries(
+  chart: ChartSpec,
+  columns: readonly (number | null)[][],
+): { series: SeriesSpec; latest: number | null }[] {
+  return chart.series.flatMap((series, i) => {
+    const column = columns[i + 1] ?? [];
+    const latest = [...column].reverse().find((v) => v !== null) ?? null;
+    return series.optional && latest === null ? [] : [{ series, latest }];
+  });
 }
 
 /** Whether a chart has at least one value to draw. */

@@ -1,6 +1,8 @@
 // What the trajectory viewer shows, computed from the records alone (no DOM): groups of samples per
 // prompt, filters, outcome badges, and each turn split into what the model generated (action mask
 // 1, trained on) and what it was shown (mask 0). With per-token texts the split is exact per token.
+// Each turn names the tool it called; trajectories saved before tools were recorded infer it from
+// the action, so old runs still show.
 import type { Trajectory, Turn } from '../../rl/types.ts';
 
 /** The viewer's filters. */
@@ -70,7 +72,8 @@ export function filterSamples(
 /** One label for how an episode went; `detail` is shown on hover. */
 export interface OutcomeBadge {
   label: string;
-  tone: 'good' | 'bad' | 'warn' | 'info';
+  /** `tool`: a call to a tool other than code and answer (search), in that tool's colour. */
+  tone: 'good' | 'bad' | 'warn' | 'info' | 'tool';
   detail?: string;
 }
 
@@ -93,6 +96,14 @@ export function outcomeBadges(t: Trajectory): OutcomeBadge[] {
       label: `format error${formatErrors > 1 ? ` ×${formatErrors}` : ''}`,
       tone: 'warn',
     });
+  // Which episodes looked something up is what a tools run learns, so it shows without opening turns.
+  const calls = new Map<string, number>();
+  for (const turn of t.turns) {
+    const tool = turnTool(turn);
+    if (tool !== null && !BUILTIN_TOOLS.has(tool)) calls.set(tool, (calls.get(tool) ?? 0) + 1);
+  }
+  for (const [tool, count] of calls)
+    badges.push({ label: `${tool}${count > 1 ? ` ×${count}` : ''}`, tone: 'tool' });
   if (t.prefixBroken) badges.push({ label: 'prefix broken (not trained)', tone: 'warn' });
   if (t.rewardErrors.length > 0)
     badges.push({
@@ -111,21 +122,47 @@ export interface Segment {
   kind: 'generated' | 'shown';
 }
 
+/** Tools whose turns the viewer shows as code and answer; any other tool is a call with a result. */
+const BUILTIN_TOOLS: ReadonlySet<string> = new Set(['execute_code', 'finish']);
+
+/**
+ * The tool a turn called: what the rollout recorded, else (a trajectory saved before tools were
+ * recorded) what its action implies. Null for a format error.
+ */
+export function turnTool(turn: Turn): string | null {
+  if (turn.tool !== undefined) return turn.tool;
+  switch (turn.action.type) {
+    case 'execute_code':
+      return 'execute_code';
+    case 'finish':
+      return 'finish';
+    case 'tool_call':
+      return turn.action.tool;
+    case 'format_error':
+      return null;
+  }
+}
+
 /** One turn as the viewer shows it. */
 export interface TurnView {
   index: number;
+  /** The tool the turn called (`execute_code`, `search`, `finish`, ...); null for a format error. */
+  tool: string | null;
+  /** What went into a call to a tool other than code and answer (a search's query), else null. */
+  callInput: string | null;
   /** What the model wrote, as tokens (exact) or one segment (when token texts are unknown). */
   generated: Segment[];
   /** The code executed this turn, if any. */
   code: string | null;
   /**
-   * The observation the model was shown next: sandbox output, traceback, TIMEOUT, or a format
-   * message.
+   * The observation the model was shown next: sandbox output, traceback, TIMEOUT, a tool's result
+   * (search results), or a format message.
    */
   observation: string | null;
   /** The observation as tokens, when token texts are known. */
   observationTokens: Segment[] | null;
-  outcome: 'ok' | 'error' | 'timeout' | 'format' | 'answer' | 'none';
+  /** `tool`: a call to a tool other than code and answer, whose result is the observation. */
+  outcome: 'ok' | 'error' | 'timeout' | 'format' | 'answer' | 'tool' | 'none';
   answer: string | null;
 }
 
@@ -141,9 +178,14 @@ function tokenSegments(
   return segments;
 }
 
-function turnOutcome(turn: Turn): TurnView['outcome'] {
+function isToolCall(turn: Turn, tool: string | null): boolean {
+  return turn.action.type === 'tool_call' || (tool !== null && !BUILTIN_TOOLS.has(tool));
+}
+
+function turnOutcome(turn: Turn, tool: string | null): TurnView['outcome'] {
   if (turn.action.type === 'finish') return 'answer';
   if (turn.action.type === 'format_error') return 'format';
+  if (isToolCall(turn, tool)) return 'tool';
   if (!turn.execution) return 'none';
   if (turn.execution.result.timedOut) return 'timeout';
   return turn.execution.result.ok ? 'ok' : 'error';
@@ -153,13 +195,21 @@ function turnOutcome(turn: Turn): TurnView['outcome'] {
 export function turnViews(t: Trajectory, tokenTexts?: readonly string[] | null): TurnView[] {
   const exact = tokenTexts && tokenTexts.length === t.ids.length;
   return t.turns.map((turn, index) => {
+    const tool = turnTool(turn);
+    const call = isToolCall(turn, tool);
     const observation = turn.execution
       ? turn.execution.result.observation
       : turn.action.type === 'format_error'
         ? turn.action.observation
-        : null;
+        : call
+          ? (turn.call?.observation ?? null)
+          : null;
     return {
       index,
+      tool,
+      callInput: call
+        ? (turn.call?.input ?? (turn.action.type === 'tool_call' ? turn.action.input : null))
+        : null,
       generated: exact
         ? tokenSegments(tokenTexts, turn.generated, t.actionMask)
         : [{ text: turn.text, kind: 'generated' }],
@@ -169,7 +219,7 @@ export function turnViews(t: Trajectory, tokenTexts?: readonly string[] | null):
         exact && turn.observation
           ? tokenSegments(tokenTexts, turn.observation, t.actionMask)
           : null,
-      outcome: turnOutcome(turn),
+      outcome: turnOutcome(turn, tool),
       answer: turn.action.type === 'finish' ? turn.action.answer : null,
     };
   });
