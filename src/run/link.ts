@@ -1,8 +1,11 @@
-// Run links (docs/architecture.md §5): `#v=1&seed=0&g=8&ct=…` — the schema version, the seed
-// (always), and every non-default field under its short key from the schema. Custom tasks are JSON,
-// compressed with deflate-raw and base64url-encoded. Decoding goes field by field: a bad or unknown
-// field falls back to its default and is listed with the reason, so an old or damaged link still
-// opens.
+// Run links (docs/architecture.md §5): `#v=2&p=search&g=8&seed=3&ct=…` — the version, the preset
+// the run starts from (`p`; none means `default`, the run the page opens on), every field that
+// differs from that preset under its short key from the schema, and the seed (always). Custom tasks
+// are JSON, compressed with deflate-raw and base64url-encoded. Version 1 links (the only version
+// before links started from a preset) meant the schema's defaults plus their fields, with `p` the
+// parser; they still open to exactly that. Decoding goes field by field: a bad or unknown field
+// keeps its base value and is listed with the reason (an error), so an old or damaged link still
+// opens; things that do not change the run, like a missing `v`, are notices.
 import {
   CONFIG_SCHEMA,
   FIELD_NAMES,
@@ -12,11 +15,22 @@ import {
   type RunConfig,
 } from './config.ts';
 import { checkField, validateConfig } from './config_validation.ts';
+import { PRESETS, presetConfig, type PresetName } from './presets.ts';
 
-/** Bump when a field changes meaning; old links then report what they could not restore. */
-export const LINK_VERSION = 1;
+/**
+ * The version links are written in: 2 = a preset (`p`, `default` when absent) plus fields. Bump it
+ * when a field or a preset changes meaning, and keep reading the old version as it was meant.
+ */
+export const LINK_VERSION = 2;
 /** Most bytes custom tasks may inflate to (a guard against a crafted link). */
 const MAX_INFLATED_BYTES = 256 * 1024;
+/** The preset a link without `p` starts from: the run the page opens on. */
+const BASE_PRESET = 'default' satisfies PresetName;
+/**
+ * Keys version 1 wrote that differ from the schema's today: the parser was `p` until `p` became
+ * the preset.
+ */
+const V1_KEYS: Partial<Record<FieldName, string>> = { parser: 'p' };
 
 /** Link-only settings that are not part of the run. */
 export interface LinkOptions {
@@ -26,7 +40,7 @@ export interface LinkOptions {
   hide?: string[];
 }
 
-/** A field that could not be restored, and why. */
+/** Something about a link a person should know: the key or field, and why. */
 export interface Fallback {
   field: string;
   reason: string;
@@ -36,17 +50,36 @@ export interface Fallback {
 export interface DecodedLink {
   config: RunConfig;
   /**
-   * Fields that fell back to their defaults (or were ignored), with reasons a person can act on.
+   * Errors: what the link asks for that this page could not restore (a bad value, an unknown key,
+   * preset or version). Each such field keeps its base value; the reason says how to act on it.
    */
   fallbacks: Fallback[];
+  /** Notices: the run is what the link says, but something is worth knowing (no `v`, say). */
+  notices: Fallback[];
+  /** The version the link was read as. */
+  version: number;
+  /** The preset the run started from (`reference`, the schema's defaults, for version 1). */
+  base: PresetName;
   autostart: boolean;
   hide: string[];
 }
 
-const FIELD_BY_KEY: ReadonlyMap<string, FieldName> = new Map(
-  FIELD_NAMES.map((name) => [CONFIG_SCHEMA[name].key, name]),
-);
-const RESERVED = new Set(['v', 'autostart', 'hide']);
+/** Link-only keys (not fields) of each version; `p`, the preset, came with version 2. */
+const RESERVED: Record<number, ReadonlySet<string>> = {
+  1: new Set(['v', 'autostart', 'hide']),
+  2: new Set(['v', 'p', 'autostart', 'hide']),
+};
+
+/** Fields by link key, for a version. */
+const FIELD_BY_KEY: Record<number, ReadonlyMap<string, FieldName>> = {
+  1: new Map(FIELD_NAMES.map((name) => [V1_KEYS[name] ?? CONFIG_SCHEMA[name].key, name])),
+  2: new Map(FIELD_NAMES.map((name) => [CONFIG_SCHEMA[name].key, name])),
+};
+
+/** The link key of a field in the version this page writes. */
+function linkKey(name: FieldName): string {
+  return CONFIG_SCHEMA[name].key;
+}
 
 function toBase64Url(bytes: Uint8Array): string {
   let binary = '';
@@ -160,16 +193,46 @@ async function decodeValue(spec: FieldSpec, text: string): Promise<unknown> {
 const escapeValue = (value: string) =>
   encodeURIComponent(value).replace(/%2C/g, ',').replace(/%3A/g, ':');
 
-/** The `#…` fragment for a run: version, seed, non-default fields, then link options. */
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+let presetConfigs: ReadonlyMap<PresetName, RunConfig> | null = null;
+/** Each preset's full config (computed once). */
+function presets(): ReadonlyMap<PresetName, RunConfig> {
+  presetConfigs ??= new Map([...PRESETS.keys()].map((name) => [name, presetConfig(name)]));
+  return presetConfigs;
+}
+
+/** Fields a link from `base` must write for `config`: those that differ, and the seed. */
+function fieldsToWrite(config: RunConfig, base: RunConfig): FieldName[] {
+  return FIELD_NAMES.filter((name) => name === 'seed' || !same(config[name], base[name]));
+}
+
+/**
+ * The preset a link for `config` starts from: the one it differs from in the fewest fields, the
+ * page's default run on a tie (so a tweaked default run is `#v=2&…`, the reference run
+ * `#v=2&p=reference&…`).
+ */
+export function linkBase(config: RunConfig): PresetName {
+  let best: PresetName = BASE_PRESET;
+  let fewest = fieldsToWrite(config, presets().get(BASE_PRESET)!).length;
+  for (const [name, preset] of presets()) {
+    const count = fieldsToWrite(config, preset).length;
+    if (count < fewest) [best, fewest] = [name, count];
+  }
+  return best;
+}
+
+/**
+ * The `#…` fragment for a run (what Copy link writes): the version, the preset it starts from
+ * unless that is `default`, the fields that differ from it and the seed, then link options.
+ */
 export async function encodeLink(config: RunConfig, options: LinkOptions = {}): Promise<string> {
-  const defaults = defaultConfig();
+  const base = linkBase(config);
   const parts = [`v=${LINK_VERSION}`];
-  for (const name of FIELD_NAMES) {
-    if (name !== 'seed' && JSON.stringify(config[name]) === JSON.stringify(defaults[name]))
-      continue;
-    parts.push(
-      `${CONFIG_SCHEMA[name].key}=${escapeValue(await encodeValue(CONFIG_SCHEMA[name], config[name]))}`,
-    );
+  if (base !== BASE_PRESET) parts.push(`p=${base}`);
+  for (const name of fieldsToWrite(config, presets().get(base)!)) {
+    const value = await encodeValue(CONFIG_SCHEMA[name], config[name]);
+    parts.push(`${linkKey(name)}=${escapeValue(value)}`);
   }
   if (options.autostart) parts.push('autostart=1');
   if (options.hide && options.hide.length > 0)
@@ -177,32 +240,98 @@ export async function encodeLink(config: RunConfig, options: LinkOptions = {}): 
   return `#${parts.join('&')}`;
 }
 
-/** Restores a run from a link (a full URL or just its fragment); never throws on bad input. */
-export async function decodeLink(link: string): Promise<DecodedLink> {
+/** The text after `#` (a bare fragment is taken as is; an address without `#` has none). */
+function fragmentOf(link: string): string {
   const hash = link.indexOf('#');
-  const params = new URLSearchParams(hash >= 0 ? link.slice(hash + 1) : link);
+  if (hash >= 0) return link.slice(hash + 1);
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(link.trim()) ? '' : link;
+}
+
+/** The version a link is read as, and what to say about its `v`. */
+function readVersion(written: string | null): {
+  version: number;
+  notice?: Fallback;
+  error?: Fallback;
+} {
+  if (written === null)
+    return {
+      version: LINK_VERSION,
+      notice: {
+        field: 'v',
+        reason: `the link has no version (v); read as version ${LINK_VERSION}: the page's default run plus the fields it names (Copy link writes v=${LINK_VERSION})`,
+      },
+    };
+  if (Object.hasOwn(FIELD_BY_KEY, written)) return { version: Number(written) };
+  return {
+    version: LINK_VERSION,
+    error: {
+      field: 'v',
+      reason: `the link is schema version ${JSON.stringify(written)}, this page reads versions ${Object.keys(FIELD_BY_KEY).join(' and ')}; read as version ${LINK_VERSION}, fields it cannot read keep their base values`,
+    },
+  };
+}
+
+/** The preset a version-2 link names with `p`, or an error and `default`. */
+function readBase(written: string | null): { base: PresetName; error?: Fallback } {
+  if (written === null) return { base: BASE_PRESET };
+  if (PRESETS.has(written as PresetName)) return { base: written as PresetName };
+  const parser = (CONFIG_SCHEMA.parser.values as readonly string[]).includes(written)
+    ? ` (p is the preset since version 2; the parser's key is ${linkKey('parser')}, e.g. ${linkKey('parser')}=${written})`
+    : '';
+  return {
+    base: BASE_PRESET,
+    error: {
+      field: 'p',
+      reason: `unknown preset ${JSON.stringify(written)}${parser}. Fix: one of ${[...PRESETS.keys()].join(', ')}, or no p for the default run (using ${BASE_PRESET})`,
+    },
+  };
+}
+
+/** Why an unknown key is ignored, with the key it may have meant. */
+function unknownKey(key: string): string {
+  const field = FIELD_NAMES.find((name) => name.toLowerCase() === key.toLowerCase());
+  return field
+    ? `unknown key ${JSON.stringify(key)} ignored. Fix: ${field} is written ${linkKey(field)}=…`
+    : `unknown key ${JSON.stringify(key)} ignored: no setting has it (a link from a newer version, or a typo?)`;
+}
+
+/**
+ * Restores a run from a link (a full URL or just its fragment); never throws on bad input. An
+ * empty link is the page's default run.
+ */
+export async function decodeLink(link: string): Promise<DecodedLink> {
+  const params = new URLSearchParams(fragmentOf(link));
   const fallbacks: Fallback[] = [];
-  const raw: Record<string, unknown> = {};
-  const version = params.get('v');
-  if (version === null)
-    fallbacks.push({
-      field: 'v',
-      reason: `the link has no schema version; read as version ${LINK_VERSION}`,
-    });
-  else if (version !== String(LINK_VERSION)) {
-    fallbacks.push({
-      field: 'v',
-      reason: `the link is schema version ${JSON.stringify(version)}, this page reads version ${LINK_VERSION}; fields it cannot read use their defaults`,
-    });
+  const notices: Fallback[] = [];
+  const empty = [...params.keys()].length === 0;
+  const { version, notice, error } = empty
+    ? { version: LINK_VERSION }
+    : readVersion(params.get('v'));
+  if (notice) notices.push(notice);
+  if (error) fallbacks.push(error);
+  let base: PresetName = 'reference';
+  if (version !== 1) {
+    const read = readBase(params.get('p'));
+    base = read.base;
+    if (read.error) fallbacks.push(read.error);
   }
+  // version 1 meant the schema's defaults (the reference preset overrides nothing)
+  const baseConfig = version === 1 ? defaultConfig() : structuredClone(presets().get(base)!);
+  const keeping = version === 1 ? '(using the default)' : `(using the ${base} preset's value)`;
+  const fields = FIELD_BY_KEY[version]!;
+  const raw: Record<string, unknown> = {};
+  const seen = new Set<string>();
   for (const [key, text] of params) {
-    if (RESERVED.has(key)) continue;
-    const name: FieldName | undefined = FIELD_BY_KEY.get(key);
-    if (!name) {
-      fallbacks.push({
+    if (seen.has(key))
+      notices.push({
         field: key,
-        reason: `unknown key ${JSON.stringify(key)} ignored (a link from another version?)`,
+        reason: `${key} is given more than once; the last value is used`,
       });
+    seen.add(key);
+    if (RESERVED[version]!.has(key)) continue;
+    const name = fields.get(key);
+    if (!name) {
+      fallbacks.push({ field: key, reason: unknownKey(key) });
       continue;
     }
     try {
@@ -212,16 +341,35 @@ export async function decodeLink(link: string): Promise<DecodedLink> {
     } catch (error) {
       fallbacks.push({
         field: name,
-        reason: `${(error as Error).message.split('\n')[0]} (using the default)`,
+        reason: `${(error as Error).message.split('\n')[0]} ${keeping}`,
       });
     }
   }
-  const { config, errors } = validateConfig(raw);
-  for (const error of errors)
-    fallbacks.push({ field: error.field, reason: `${error.message} (using the default)` });
+  const first = validateConfig({ ...baseConfig, ...raw });
+  let config = first.config;
+  for (const problem of first.errors)
+    fallbacks.push({ field: problem.field, reason: `${problem.message} ${keeping}` });
+  if (first.errors.length > 0 && version !== 1) {
+    // validateConfig resets a field that clashes with another to the schema's default; a
+    // version-2 link keeps its base's value instead, when that resolves the clash
+    const retry: Record<string, unknown> = { ...first.config };
+    for (const problem of first.errors)
+      if (problem.field in baseConfig)
+        retry[problem.field] = baseConfig[problem.field as FieldName];
+    const second = validateConfig(retry);
+    if (second.errors.length === 0) config = second.config;
+  }
   const hide = (params.get('hide') ?? '')
     .split(',')
     .filter((name) => /^[A-Za-z0-9_-]{1,40}$/.test(name))
     .slice(0, 50);
-  return { config, fallbacks, autostart: params.get('autostart') === '1', hide };
+  return {
+    config,
+    fallbacks,
+    notices,
+    version,
+    base,
+    autostart: params.get('autostart') === '1',
+    hide,
+  };
 }
