@@ -40,16 +40,20 @@ const browserTests = ['test/e2e/**/*.test.ts'];
 const slowTests = [
   'test/rl/learns.test.ts', // a learning run: SFT, then 20 GRPO steps through the real sandbox
   'test/demo/learns.test.ts', // a learning run: the demo model, 8 GRPO steps (~30 s)
+  'test/demo/search_learns.test.ts', // a learning run: the demo model, 10 GRPO steps of the search preset (~90 s)
   'test/demo/pipeline.test.ts', // the whole demo-model recipe: corpus, SFT, export, reload, resume (~15 s alone)
   'test/cli/train_command.test.ts', // `cli train` and `cli eval` in subprocesses (~40 s)
   'test/cli/bench_command.test.ts', // `cli bench --only sandbox` in a subprocess (~40 s)
   'test/env/snapshot.test.ts', // about ten Pyodide pools brought up cold and from snapshots (~100 s)
   'test/env/pool.test.ts', // real sandbox pools: a deadline for each kind of runaway, crashes, recycling (~25 s)
   'test/service/trainer_service.test.ts', // training steps, twice over: checkpoint -> restore -> continue (~20 s)
+  'test/service/trainer_service_async.test.ts', // the same with async on: three services, phase stepper, checkpoint -> restore (~25 s)
   'test/cli/score_command.test.ts', // `cli score` in seven subprocesses, each starting a sandbox (~45 s)
   'test/model/shared_prefix.test.ts', // 3 whole models' log-probs and gradients, on wasm (1 and 2 threads) and cpu (~55 s)
   'test/rl/out_of_memory_trainer.test.ts', // out of memory mid-step, undone, resumed: demo model, 3 sandbox pools (~35 s)
   'test/scale/shape_model_train.test.ts', // a 35M-parameter SmolLM2 shape: 2 GRPO steps through the sandbox (~50 s)
+  'test/cli/train_link_run.test.ts', // `cli train --link` in subprocesses, one step through the sandbox (~20 s)
+  'test/cli/train_async.test.ts', // `cli train` with async on in a subprocess, and a rollout worker thread killed mid-job (~35 s)
 ];
 
 function runtimeAssetsPlugin(): Plugin {

@@ -1,19 +1,77 @@
 // The trainer worker: hosts the Policy and the Trainer (TrainerService) off the main thread and
 // exposes them with comlink. Browser specifics live here: where model files come from (the
 // served demo folder, the hub with the Cache API, picked files) and the Web Worker sandbox pool.
-import { expose, wrap } from 'comlink';
+import * as tf from '@tensorflow/tfjs';
+import { expose, transfer, wrap } from 'comlink';
 import { createBrowserSandboxPool, keptSnapshotOptions } from '../src/env/browser_pool.ts';
 import { selectBackend, webgpuAdapter } from '../src/kernels/backend.ts';
-import { browserCache } from '../src/model_files/browser_cache.ts';
-import { hubSource } from '../src/model_files/hub_source.ts';
-import { localFilesSource } from '../src/model_files/local_files_source.ts';
-import { urlSource } from '../src/model_files/url_source.ts';
 import type { ModelConfig } from '../src/model_files/hf_config.ts';
 import type { RunConfig } from '../src/run/config.ts';
 import type { BackendTiming } from '../src/service/backend_choice.ts';
 import { TrainerService } from '../src/service/trainer_service.ts';
+import type { CodeExecutor } from '../src/env/types.ts';
+import {
+  QueuedRolloutSource,
+  SpanLog,
+  type RolloutSource,
+  type SpanEvent,
+} from '../src/rl/rollout_source.ts';
+import type { ModelChoice } from '../src/service/trainer_api.ts';
+import { base, browserSourceFor } from './model_source.ts';
+import type { RolloutShell } from './rollout.worker.ts';
 
-const base = new URL(import.meta.env.BASE_URL, self.location.origin).href;
+/**
+ * An overlapped run's rollout worker (`async`): a nested Web Worker with its own copy of the
+ * policy, on this worker's backend, sharing this worker's sandbox pool over a MessagePort.
+ */
+async function browserRolloutSource(
+  config: RunConfig,
+  choice: ModelChoice,
+  executor: CodeExecutor,
+  backend: string,
+): Promise<RolloutSource> {
+  const worker = new Worker(new URL('./rollout.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'rollout',
+  });
+  const remote = wrap<RolloutShell>(worker);
+  const executorChannel = new MessageChannel();
+  expose(
+    { execute: (code: string, o?: { timeoutMs?: number }) => executor.execute(code, o) },
+    executorChannel.port1,
+  );
+  const spans = new SpanLog();
+  const spanChannel = new MessageChannel();
+  spanChannel.port1.onmessage = (event: MessageEvent<SpanEvent>) => spans.add(event.data);
+  try {
+    await remote.connect(
+      transfer({ executor: executorChannel.port2, spans: spanChannel.port2, choice, backend }, [
+        executorChannel.port2,
+        spanChannel.port2,
+      ]),
+    );
+    // the two workers share the cores: each takes half for its matmul threads
+    await remote.init(
+      config,
+      Math.max(1, Math.min(4, Math.floor(navigator.hardwareConcurrency / 2))),
+    );
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+  return new QueuedRolloutSource(
+    {
+      load: (version, weights) => remote.load(version, weights),
+      run: (job) => remote.run(job),
+      close: async () => {
+        worker.terminate();
+        executorChannel.port1.close();
+        spanChannel.port1.close();
+      },
+    },
+    spans,
+  );
+}
 
 /** WebGPU's probe in a worker of its own, terminated when done or `stopAfterMs` has passed. */
 async function webgpuProbe(
@@ -50,24 +108,9 @@ const service = new TrainerService({
   // (headless Chromium, 2 cores); the second restores the first one's snapshot in the background.
   createExecutor: async (options) =>
     createBrowserSandboxPool({ ...options, firstReady: 1, ...(await keptSnapshotOptions()) }),
-  sourceFor(choice) {
-    switch (choice.kind) {
-      case 'demo':
-        return { source: urlSource(`${base}models/demo/`, 'demo'), origin: 'demo' };
-      case 'hub':
-        return {
-          source: hubSource({
-            repo: choice.repo,
-            revision: choice.revision ?? 'main',
-            baseUrl: choice.baseUrl ?? 'https://huggingface.co',
-            cache: browserCache(),
-          }),
-          origin: 'hub',
-        };
-      case 'files':
-        return { source: localFilesSource(choice.files), origin: 'files' };
-    }
-  },
+  sourceFor: browserSourceFor,
+  createRolloutSource: (config, choice, executor) =>
+    browserRolloutSource(config, choice, executor, tf.getBackend()),
 });
 
 expose(service);

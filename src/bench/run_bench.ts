@@ -11,10 +11,14 @@ const sections: Record<string, () => Promise<Section>> = {
   update: async () => (await import('./update.ts')).benchUpdate,
   sandbox: async () => (await import('./sandbox.ts')).benchSandbox,
   scale: async () => (await import('./scale.ts')).benchScale,
+  async: async () => (await import('./async.ts')).benchAsync,
 };
 
-/** Sections that run only when `--only` names them (scale: 20-30 minutes). */
-const onRequest = new Set(['scale']);
+/**
+ * Sections that run only when `--only` names them (scale: 20-30 minutes; async: the default run
+ * six times over).
+ */
+const onRequest = new Set(['scale', 'async']);
 
 /**
  * The sections `only` names (a comma-separated list; all of them when absent), checked before any

@@ -1,7 +1,7 @@
 // `train --config FILE | --link URL [--out DIR]`: one JSON line of metrics per step, then
 // {"summary": …}. `--out` saves the adapter (PEFT) or the full weights, and the run's config.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { exportPeftAdapter } from '../model/peft.ts';
 import { hfWeights } from '../model/hf_weights.ts';
 import { writeSafetensors } from '../model_files/safetensors_write.ts';
@@ -15,12 +15,21 @@ import { createTrainer, loadPolicy, type LoadedPolicy } from '../service/session
 import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { checkTrainMemory } from './memory_check.ts';
-import { nodeModelSource, openNodeSandbox } from './node_run.ts';
+import { DEMO_MODEL_DIR, nodeModelSource, openNodeSandbox } from './node_run.ts';
+import { threadRolloutSource } from './rollout_thread.ts';
+import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
+import type { Trainer } from '../rl/trainer.ts';
+import type { ModelInfo } from '../service/trainer_api.ts';
 
 /**
- * The run config from --config FILE (JSON, partial: missing fields take defaults) or --link URL.
+ * The run config from --config FILE (JSON, partial: missing fields take defaults) or --link URL (the
+ * page's default run plus the link's fields, as the page reads it). A link's notices (no `v`, say)
+ * and page-only options go to `stderr` and the run goes on; its errors refuse it.
  */
-export async function configFromArgs(args: CliArgs): Promise<RunConfig> {
+export async function configFromArgs(
+  args: CliArgs,
+  stderr: (line: string) => void = (line) => process.stderr.write(line),
+): Promise<RunConfig> {
   const file = args.options.get('config');
   const link = args.options.get('link');
   if ((file === undefined) === (link === undefined))
@@ -34,10 +43,13 @@ export async function configFromArgs(args: CliArgs): Promise<RunConfig> {
     }
     return parseRunConfig(json);
   }
-  const { config, fallbacks } = await decodeLink(link!);
+  const { config, fallbacks, notices, autostart, hide } = await decodeLink(link!);
+  for (const notice of notices) stderr(`notice: link ${notice.field}: ${notice.reason}\n`);
+  if (autostart || hide.length > 0)
+    stderr('notice: link autostart and hide are page options (lessons); train ignores them\n');
   if (fallbacks.length > 0)
     throw new Error(
-      `the link has problems:\n${fallbacks.map((f) => `- ${f.field}: ${f.reason}`).join('\n')}`,
+      `the link has problems, so this run is not what it asks for:\n${fallbacks.map((f) => `- ${f.field}: ${f.reason}`).join('\n')}\nFix: correct or remove those keys (Copy link on the page writes a link this version reads).`,
     );
   return config;
 }
@@ -74,6 +86,24 @@ async function saveRun(
   await writeFile(join(dir, 'run_link.txt'), `${await encodeLink(config)}\n`);
 }
 
+/** The model's folder for a rollout worker thread ('demo' and local folders), or null (hub). */
+function modelFolder(model: string, origin: ModelInfo['source']): string | null {
+  if (origin === 'demo') return DEMO_MODEL_DIR;
+  return origin === 'path' ? resolve(model) : null;
+}
+
+/** An overlapped run's episode accounting: every sampled episode is trained on or dropped. */
+function asyncSummary(trainer: Trainer): Record<string, unknown> {
+  if (!(trainer instanceof OverlappedTrainer)) return {};
+  return {
+    async: {
+      episodes_sampled: trainer.source.sampledTrajectories,
+      episodes_trained: trainer.trainedEpisodes,
+      episodes_dropped: trainer.source.droppedTrajectories,
+    },
+  };
+}
+
 /** Trains as the config says, printing one metrics line per step. */
 export async function trainCommand(args: CliArgs): Promise<void> {
   const config = await configFromArgs(args);
@@ -94,8 +124,12 @@ export async function trainCommand(args: CliArgs): Promise<void> {
     maxOutputChars: config.maxOutputChars,
   });
   const policy = await loadPolicy(source, config, origin);
+  // `async`: a rollout worker thread with its own copy of the policy, sharing the sandbox pool
+  const rollouts = config.async
+    ? threadRolloutSource({ config, modelDir: modelFolder(config.model, origin), executor })
+    : null;
   try {
-    const trainer = createTrainer(policy, executor, config);
+    const trainer = createTrainer(policy, executor, config, rollouts?.source);
     const out = args.options.get('out');
     for (let step = 0; step < config.steps; step++) {
       const metrics = await trainer.runStep().catch(async (error: unknown) => {
@@ -111,10 +145,11 @@ export async function trainCommand(args: CliArgs): Promise<void> {
     }
     if (out) await saveRun(out, policy, config, source);
     process.stdout.write(
-      `${JSON.stringify({ summary: { ...summarizeRun(trainer.history), evals: trainer.evals, out: out ?? null } })}\n`,
+      `${JSON.stringify({ summary: { ...summarizeRun(trainer.history), ...asyncSummary(trainer), evals: trainer.evals, out: out ?? null } })}\n`,
     );
     trainer.dispose();
   } finally {
+    await rollouts?.source.close();
     policy.dispose();
     await executor.close();
   }

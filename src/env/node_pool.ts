@@ -14,13 +14,13 @@ const workerFile = new URL('../../workers/sandbox.worker.ts', import.meta.url).h
  * thread, then imports the shell (`execArgv: ['--import', 'tsx']` does not reach worker threads
  * on Node 20). A failed import surfaces as the worker's 'error' event.
  */
-const BOOTSTRAP = `
+export const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
 import(workerData.tsxApi).then((api) => { api.register(); return import(workerData.workerFile); });
 `;
 
 /** tsx's ESM register API as a file URL (its package maps the import condition to index.mjs). */
-function tsxApiUrl(): string {
+export function tsxApiUrl(): string {
   const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
   return pathToFileURL(cjs.replace(/index\.cjs$/, 'index.mjs')).href;
 }

@@ -2,7 +2,8 @@
 // figures from the advantage stage's groups, loss figures from the update, times from the trainer.
 // Pure functions over plain data, so the CLI, the UI and tests aggregate the same way.
 import type { GroupStats } from './advantage.ts';
-import type { StepMetrics, Trajectory } from './types.ts';
+import { timelineFigures, type StepTimeline } from './timeline.ts';
+import type { StepMetrics, Trajectory, Turn } from './types.ts';
 
 /** Arithmetic mean; 0 for an empty list (a step with nothing to average shows 0, not NaN). */
 export function mean(values: readonly number[]): number {
@@ -60,11 +61,30 @@ export function combineDiagnostics(parts: readonly BatchDiagnostics[]): BatchDia
   };
 }
 
+/** Whether a turn called `tool` (recorded as `turn.tool`; older records only have the action). */
+export function turnUsed(turn: Turn, tool: string): boolean {
+  if (turn.tool !== undefined && turn.tool !== null) return turn.tool === tool;
+  switch (turn.action.type) {
+    case 'execute_code':
+    case 'finish':
+      return turn.action.type === tool;
+    case 'tool_call':
+      return turn.action.tool === tool;
+    case 'format_error':
+      return false;
+  }
+}
+
 /**
  * Whether an episode ran code at least once (one that never did answered, if at all, by guessing).
  */
-export function ranCode(trajectory: Trajectory): boolean {
-  return trajectory.turns.some((turn) => turn.action.type === 'execute_code');
+export function ranCode(trajectory: Pick<Trajectory, 'turns'>): boolean {
+  return trajectory.turns.some((turn) => turnUsed(turn, 'execute_code'));
+}
+
+/** Whether an episode called search at least once. */
+export function searched(trajectory: Pick<Trajectory, 'turns'>): boolean {
+  return trajectory.turns.some((turn) => turnUsed(turn, 'search'));
 }
 
 /** Tokens the model generated in a trajectory (all turns). */
@@ -94,12 +114,16 @@ export function stepMetrics(input: {
   update: UpdateStats | null;
   seconds: PhaseSeconds;
   evalPassAt1?: number | null;
+  /** The step's spans (src/rl/timeline.ts); absent: the idle and overlap figures are 0. */
+  timeline?: StepTimeline;
 }): StepMetrics {
   const { trajectories: all, groups, update, seconds } = input;
   const rewards = all.map((t) => t.reward);
   const tokens = all.map(generatedTokens);
   const totalTokens = tokens.reduce((sum, n) => sum + n, 0);
   const count = (predicate: (t: Trajectory) => boolean) => all.filter(predicate).length;
+  const share = (predicate: (t: Trajectory) => boolean) =>
+    mean(all.map((t) => (predicate(t) ? 1 : 0)));
   return {
     step: input.step,
     reward_mean: mean(rewards),
@@ -119,7 +143,9 @@ export function stepMetrics(input: {
     update_skipped: update ? update.skipped : 'no update',
     generated_tokens_mean: mean(tokens),
     turns_mean: mean(all.map((t) => t.turns.length)),
-    ran_code_fraction: mean(all.map((t) => (ranCode(t) ? 1 : 0))),
+    ran_code_fraction: share(ranCode),
+    search_fraction: share(searched),
+    searched_and_ran_fraction: share((t) => searched(t) && ranCode(t)),
     timeouts: count((t) => t.timedOut),
     reward_hacks: count((t) => t.tampered.length > 0),
     truncations: count((t) => t.truncated),
@@ -134,12 +160,17 @@ export function stepMetrics(input: {
     seconds_sandbox: seconds.sandbox,
     seconds_train: seconds.train,
     eval_pass_at_1: input.evalPassAt1 ?? null,
+    ...timelineFigures(input.timeline),
+    ...(input.timeline ? { timeline: input.timeline } : {}),
   };
 }
 
-/** One flat row per step for CSV export and charts: reward parts become `reward_<name>` columns. */
+/**
+ * One flat row per step for CSV export and charts: reward parts become `reward_<name>` columns (the
+ * timeline's spans are not a column; its figures are).
+ */
 export function flattenMetrics(metrics: StepMetrics): Record<string, number | string | null> {
-  const { reward_parts: parts, ...rest } = metrics;
+  const { reward_parts: parts, timeline: _spans, ...rest } = metrics;
   return {
     ...rest,
     ...Object.fromEntries(Object.entries(parts).map(([name, value]) => [`reward_${name}`, value])),
@@ -159,8 +190,11 @@ export function summarizeRun(history: readonly StepMetrics[], window = 5): Recor
     reward_gain: avg(last, 'reward_mean') - avg(first, 'reward_mean'),
     pass_rate_first: avg(first, 'pass_rate'),
     pass_rate_last: avg(last, 'pass_rate'),
+    // a step's wall time where its timeline has one: overlapped phases must not count twice
     seconds_total: history.reduce(
-      (sum, m) => sum + m.seconds_generate + m.seconds_sandbox + m.seconds_train,
+      (sum, m) =>
+        sum +
+        (m.timeline?.seconds_wall ?? m.seconds_generate + m.seconds_sandbox + m.seconds_train),
       0,
     ),
   };

@@ -10,12 +10,32 @@
 // sandbox is not ready; it rejoins the next generation round once its observation is in, so a
 // slow execution holds back only its own episode. Each episode samples from its own Rng stream, so
 // its tokens do not depend on which other episodes happened to share its batch.
+//
+// Tools: every parsed action (execute_code, finish, a tool_call such as search) runs through the
+// run's ToolRegistry (src/env/tools.ts), whose tools also write the system prompt and give the
+// parser their call formats. Each turn records the tool it called; a tool_call's observation goes
+// back as a user turn (mask 0) by the same encodeChatDelta path as an execution's. With the default
+// tools (execute_code, finish) ids, masks and messages are exactly those of before the registry.
 import type { Rng } from '../model/rng.ts';
 import type { Task } from '../tasks/task.ts';
 import { encodeChatDelta } from '../tokenizer/chat_delta.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
-import { parseAction, SYSTEM_PROMPT, userTurnAfter, type ParserName } from './actions.ts';
-import { newTrajectory, type Message, type Trajectory, type TurnStop } from './types.ts';
+import {
+  actionTool,
+  parseAction,
+  systemPrompt,
+  userTurnAfter,
+  type ParserName,
+} from './actions.ts';
+import {
+  newTrajectory,
+  type Action,
+  type Message,
+  type Trajectory,
+  type Turn,
+  type TurnStop,
+} from './types.ts';
+import { DEFAULT_TOOL_NAMES, toolRegistry, type ToolRegistry } from '../env/tools.ts';
 import type { CodeExecutor } from '../env/types.ts';
 
 /** What the rollout needs from the policy: batched sampling with one Rng stream per sequence. */
@@ -42,6 +62,11 @@ export interface RolloutOptions {
   temperature: number;
   parser: ParserName;
   timeoutMs: number;
+  /**
+   * The run's tools (config `tools`) when `deps.tools` gives no registry; absent: execute_code and
+   * finish.
+   */
+  tools?: readonly string[];
   /** Step number, for trajectory ids. */
   step: number;
 }
@@ -63,17 +88,38 @@ interface Episode {
   task: Task;
   rng: Rng;
   done: boolean;
-  /** The execution in flight, if any. */
+  /** The tool call (an execution, a search) in flight, if any. */
   pending: Promise<void> | null;
+}
+
+/** What the rollout needs besides its options. */
+export interface RolloutDeps {
+  sampler: Sampler;
+  tokenizer: Tokenizer;
+  executor: CodeExecutor;
+  rng: Rng;
+  /** The run's tools; absent: toolRegistry(options.tools ?? execute_code + finish). */
+  tools?: ToolRegistry;
+  /** Sees each generation round and each wait on the sandbox (the step's timeline). */
+  record?: (kind: 'generate' | 'waiting', startMs: number, endMs: number) => void;
+}
+
+/** The arguments a tool gets for a parsed action. */
+function actionArgs(action: Exclude<Action, { type: 'format_error' }>): Record<string, unknown> {
+  if (action.type === 'execute_code') return { code: action.code };
+  if (action.type === 'finish') return { answer: action.answer };
+  return { input: action.input };
 }
 
 /** Runs `groupSize` episodes of every task; resolves when all have ended. */
 export async function rollout(
   tasks: readonly Task[],
-  deps: { sampler: Sampler; tokenizer: Tokenizer; executor: CodeExecutor; rng: Rng },
+  deps: RolloutDeps,
   options: RolloutOptions,
 ): Promise<{ trajectories: Trajectory[]; timing: RolloutTiming }> {
   const { sampler, tokenizer, executor } = deps;
+  const tools = deps.tools ?? toolRegistry(options.tools ?? DEFAULT_TOOL_NAMES);
+  const system = systemPrompt(tools);
   const timing: RolloutTiming = { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 };
   const episodes: Episode[] = [];
   tasks.forEach((task, groupIndex) => {
@@ -86,7 +132,7 @@ export async function rollout(
         prompt: task.prompt,
       });
       trajectory.messages = [
-        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'system', content: system },
         { role: 'user', content: task.prompt },
       ];
       trajectory.ids = tokenizer.encodeChat(trajectory.messages, { addGenerationPrompt: true });
@@ -116,6 +162,7 @@ export async function rollout(
         const waited = performance.now();
         await Promise.race(inFlight);
         timing.sandboxSeconds += (performance.now() - waited) / 1000;
+        deps.record?.('waiting', waited, performance.now());
         continue;
       }
       const started = performance.now();
@@ -132,6 +179,7 @@ export async function rollout(
         },
       );
       timing.generateSeconds += (performance.now() - started) / 1000;
+      deps.record?.('generate', started, performance.now());
       batch.forEach((episode, i) => {
         timing.generatedTokens += result.ids[i]!.length;
         afterGeneration(episode, result.ids[i]!, result.logprobs[i]!, result.finishReasons[i]!);
@@ -147,7 +195,7 @@ export async function rollout(
     episode.trajectory.finishReason = reason;
   }
 
-  /** Records a sampled turn, then finishes, executes, or answers a format error. */
+  /** Records a sampled turn, then answers a format error or runs the action's tool. */
   function afterGeneration(
     episode: Episode,
     generated: number[],
@@ -160,24 +208,32 @@ export async function rollout(
     t.actionMask.push(...generated.map(() => 1));
     t.oldLogprobs!.push(...logprobs);
     const text = tokenizer.decode(generated, { skipSpecialTokens: true });
-    const action = parseAction(text, options.parser);
+    const parsed = parseAction(text, options.parser, tools);
+    const name = actionTool(parsed);
+    const tool = name === null ? undefined : tools.get(name);
+    // an action whose tool this run lacks (code in a run without execute_code) is a format error
+    // that names the actions there are, so the model can recover as from any other
+    const action: Action =
+      name !== null && !tool
+        ? {
+            type: 'format_error',
+            observation: `Format error: ${name} is not available here. Available actions: ${tools.names().join(', ')}.`,
+          }
+        : parsed;
     if (stop === 'length') t.truncated = true;
-    t.turns.push({
+    const turn: Turn = {
       generated: { start, end: t.ids.length },
       observation: null,
       text,
       stop,
       action,
       execution: null,
-    });
+      tool: tool ? name : null,
+      call: null,
+    };
+    t.turns.push(turn);
     const lastTurn = t.turns.length >= options.maxTurns;
 
-    if (action.type === 'finish') {
-      t.finalAnswer = action.answer;
-      appendAssistant(t, generated);
-      end(episode, 'final_answer');
-      return;
-    }
     if (action.type === 'format_error') {
       if (lastTurn) {
         appendAssistant(t, generated);
@@ -187,17 +243,37 @@ export async function rollout(
       observe(episode, generated, action.observation);
       return;
     }
+    // any other action has its tool in the registry (see `action` above)
+    const toolName = name!;
     const started = performance.now();
-    episode.pending = executor
-      .execute(action.code, { timeoutMs: options.timeoutMs })
+    episode.pending = tool!
+      .run(actionArgs(action), { executor, timeoutMs: options.timeoutMs })
       .then(
         (result) => {
           const durationMs = performance.now() - started;
-          t.turns[t.turns.length - 1]!.execution = { code: action.code, result, durationMs };
-          if (result.timedOut) {
+          if (action.type === 'execute_code' && result.exec)
+            turn.execution = { code: action.code, result: result.exec, durationMs };
+          if (action.type === 'tool_call')
+            turn.call = {
+              tool: action.tool,
+              input: action.input,
+              observation: result.observation,
+              durationMs,
+            };
+          if (action.type === 'finish') {
+            t.finalAnswer = action.answer;
+            appendAssistant(t, generated);
+            end(episode, 'final_answer');
+          } else if (result.exec?.timedOut) {
             t.timedOut = true;
             appendAssistant(t, generated);
             end(episode, 'timeout');
+          } else if (result.done) {
+            // no built-in tool gets here (finish and a timeout are above); a registered tool may
+            // still end the episode, which is not an answer
+            t.rewardErrors.push({ part: toolName, message: `${toolName} ended the episode` });
+            appendAssistant(t, generated);
+            end(episode, 'error');
           } else if (lastTurn) {
             appendAssistant(t, generated);
             end(episode, 'max_turns');
@@ -206,10 +282,10 @@ export async function rollout(
           }
         },
         (error: unknown) => {
-          // The pool turns code failures into observations; a rejection means the sandbox itself
-          // broke.
+          // The pool turns code failures into observations; a rejection means the sandbox (or a
+          // tool) itself broke.
           t.rewardErrors.push({
-            part: 'sandbox',
+            part: action.type === 'tool_call' ? toolName : 'sandbox',
             message: error instanceof Error ? error.message : String(error),
           });
           appendAssistant(t, generated);

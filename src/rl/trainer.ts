@@ -6,7 +6,7 @@ import { Rng, type RngState } from '../model/rng.ts';
 import { scoreTrajectory, type RewardSettings } from './rewards.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
-import { assignAdvantages, trainable, type GroupStats } from './advantage.ts';
+import { assignAdvantages, trainable } from './advantage.ts';
 import { stepMetrics } from './metrics.ts';
 import {
   TaskSampler,
@@ -15,7 +15,7 @@ import {
   type TaskSampling,
 } from './task_sampler.ts';
 import { modelSampler } from './policy.ts';
-import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
+import { rollout, type RolloutDeps, type RolloutOptions } from './rollout.ts';
 import type { EvalReport, Phase, PhaseReport } from './reports.ts';
 import type { StepMetrics, Trajectory } from './types.ts';
 import type { CodeExecutor } from '../env/types.ts';
@@ -26,7 +26,8 @@ import {
   releaseReservedHeap,
 } from './allocation_failure.ts';
 import { outOfMemoryError, type MemoryPhase } from './out_of_memory.ts';
-import { loadTrainable, saveTrainable, TensorScope, type TrainableState } from './step_rollback.ts';
+import { loadTrainable, saveTrainable, TensorScope } from './step_rollback.ts';
+import { newStepState, type StepState } from './step_state.ts';
 import {
   referenceLogprobs,
   update,
@@ -63,26 +64,6 @@ export interface TrainerDeps {
 
 const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
 
-/** The run as it stood when a step began (what a failed step is undone to). */
-interface StepStart {
-  step: number;
-  cursor: ReturnType<Trainer['saveCursor']>;
-  history: number;
-  evals: number;
-  /** The trainable weights and optimizer state, saved as the update begins. */
-  trainable: TrainableState | null;
-}
-
-interface StepState {
-  next: Phase;
-  start: StepStart;
-  trajectories: Trajectory[];
-  groups: GroupStats[] | null;
-  timing: RolloutTiming;
-  rewardSeconds: number;
-  started: number;
-}
-
 /** Runs GRPO steps over a model, a tokenizer and a sandbox. */
 export class Trainer {
   step = 0;
@@ -91,14 +72,14 @@ export class Trainer {
   readonly optimizer: AdamW;
   rng: Rng;
   private readonly sampler: TaskSampler;
-  private state: StepState | null = null;
+  protected state: StepState | null = null;
   /** Where in the step the trainer is (for the out-of-memory message). */
   private memoryPhase: MemoryPhase = 'rollout';
   /** Why the trainer cannot go on (a failed step could not be undone), or null. */
   damaged: string | null = null;
 
   constructor(
-    private readonly deps: TrainerDeps,
+    protected readonly deps: TrainerDeps,
     readonly settings: TrainerSettings,
   ) {
     if (settings.tasks.length === 0)
@@ -223,41 +204,32 @@ export class Trainer {
   }
 
   private startStep(): StepState {
-    this.state = {
-      next: 'rollout',
-      start: {
-        step: this.step,
-        cursor: this.saveCursor(),
-        history: this.history.length,
-        evals: this.evals.length,
-        trainable: null,
-      },
-      trajectories: [],
-      groups: null,
-      rewardSeconds: 0,
-      started: performance.now(),
-      timing: { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 },
-    };
+    const start = { step: this.step, cursor: this.saveCursor(), history: this.history.length };
+    this.state = newStepState({ ...start, evals: this.evals.length });
     return this.state;
   }
 
   /** This step's `promptsPerStep` tasks, as the task sampler chooses them. */
-  private nextTasks(): Task[] {
+  protected nextTasks(): Task[] {
     return this.sampler
       .next(this.settings.promptsPerStep, this.rng)
       .map((i) => this.settings.tasks[i]!);
   }
 
-  private rolloutDeps(rng: Rng) {
+  /** The rollout's parts; with a step's timeline, its rounds and executions are recorded on it. */
+  private rolloutDeps(rng: Rng, state?: StepState): RolloutDeps {
+    const { executor } = this.deps;
+    const timeline = state?.timeline;
     return {
       sampler: modelSampler(this.deps.model),
       tokenizer: this.deps.tokenizer,
-      executor: this.deps.executor,
+      executor: timeline ? timeline.executor(executor, 'sandbox') : executor,
       rng,
+      ...(timeline ? { record: (kind, a, b) => timeline.add('rollout', kind, a, b) } : {}),
     };
   }
 
-  private rolloutOptions() {
+  protected rolloutOptions(): RolloutOptions {
     const s = this.settings;
     return {
       groupSize: s.groupSize,
@@ -266,12 +238,13 @@ export class Trainer {
       temperature: s.temperature,
       parser: s.parser,
       timeoutMs: s.timeoutMs,
+      tools: s.tools, // the rollout builds the registry, its system prompt and parser from these
       step: this.step + 1,
     };
   }
 
   /** Marks where the step is, for the error message and the test's injected failures. */
-  private enterPhase(phase: MemoryPhase, state: StepState): void {
+  protected enterPhase(phase: MemoryPhase, state: StepState): void {
     this.memoryPhase = phase;
     allocationPoint(state.start.step + 1, phase);
   }
@@ -280,7 +253,7 @@ export class Trainer {
    * Puts the run back as it stood before the failed step and returns the error to throw: an
    * OutOfMemoryError where it was about memory, else `error` itself.
    */
-  private undoStep(state: StepState, error: unknown): unknown {
+  protected undoStep(state: StepState, error: unknown): unknown {
     const { start } = state;
     let restored = true;
     try {
@@ -306,29 +279,34 @@ export class Trainer {
     return oom ?? error;
   }
 
-  private async rolloutPhase(state: StepState): Promise<void> {
+  protected async rolloutPhase(state: StepState): Promise<void> {
     this.enterPhase('rollout', state);
-    const result = await rollout(
-      this.nextTasks(),
-      this.rolloutDeps(this.rng.split()),
-      this.rolloutOptions(),
+    const tasks = this.nextTasks();
+    const deps = this.rolloutDeps(this.rng.split(), state);
+    const result = await state.timeline.time('trainer', 'waiting', () =>
+      rollout(tasks, deps, this.rolloutOptions()),
     );
     state.trajectories = result.trajectories;
     state.timing = result.timing;
   }
 
-  private async score(trajectory: Trajectory, tasks: readonly Task[]): Promise<Trajectory> {
+  private async score(
+    trajectory: Trajectory,
+    tasks: readonly Task[],
+    executor: CodeExecutor = this.deps.executor,
+  ): Promise<Trajectory> {
     const task = tasks.find((t) => t.id === trajectory.taskId);
     if (!task)
       throw new Error(`trajectory ${trajectory.id} names unknown task ${trajectory.taskId}`);
-    return scoreTrajectory(trajectory, task, this.settings.rewards, this.deps.executor);
+    return scoreTrajectory(trajectory, task, this.settings.rewards, executor);
   }
 
   private async rewardPhase(state: StepState): Promise<void> {
     this.enterPhase('reward', state);
     const started = performance.now();
-    state.trajectories = await Promise.all(
-      state.trajectories.map((t) => this.score(t, this.settings.tasks)),
+    const executor = state.timeline.executor(this.deps.executor, 'reward');
+    state.trajectories = await state.timeline.time('trainer', 'reward', () =>
+      Promise.all(state.trajectories.map((t) => this.score(t, this.settings.tasks, executor))),
     );
     state.rewardSeconds = (performance.now() - started) / 1000;
   }
@@ -343,7 +321,7 @@ export class Trainer {
     this.sampler.observe(result.groups);
   }
 
-  private async updatePhase(state: StepState): Promise<StepMetrics> {
+  protected async updatePhase(state: StepState): Promise<StepMetrics> {
     const started = performance.now();
     const { model } = this.deps;
     const options: UpdateOptions = {
@@ -380,8 +358,10 @@ export class Trainer {
       const disarm = armOptimizer(this.optimizer, state.start.step + 1);
       report = await update(model, this.optimizer, sequences, ref, options).finally(disarm);
     }
+    state.timeline.add('trainer', 'update', started);
     this.step++;
     const metrics = stepMetrics({
+      timeline: state.timeline.finish(),
       step: this.step,
       trajectories: state.trajectories,
       groups: state.groups ?? [],

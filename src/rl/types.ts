@@ -7,6 +7,7 @@
 // Position 0 is never an action (nothing predicts it).
 
 import type { ExecOutcome } from '../env/types.ts';
+import type { StepTimeline } from './timeline.ts';
 
 /**
  * Loss aggregation modes (src/rl/loss.ts), in the order the UI lists them; here so config needs no
@@ -33,7 +34,17 @@ export type Action =
       unterminated: boolean;
     }
   | { type: 'finish'; answer: string }
+  /** A call to a registered tool other than the two built-in actions (e.g. `SEARCH: query`). */
+  | { type: 'tool_call'; tool: string; input: string }
   | { type: 'format_error'; observation: string };
+
+/** One call to a tool other than execute_code and finish (search): what went in and came back. */
+export interface ToolCall {
+  tool: string;
+  input: string;
+  observation: string;
+  durationMs: number;
+}
 
 /** A half-open token range [start, end) into the trajectory's `ids`. */
 export interface TokenSpan {
@@ -62,6 +73,13 @@ export interface Turn {
   stop: TurnStop;
   action: Action;
   execution: Execution | null;
+  /**
+   * The tool this turn called through the registry (`execute_code`, `search`, `finish`, ...), null
+   * for a format error. Absent on trajectories saved before tools were recorded.
+   */
+  tool?: string | null;
+  /** The call and its result for tools other than execute_code and finish; null otherwise. */
+  call?: ToolCall | null;
 }
 
 /** How an episode ended. */
@@ -217,6 +235,10 @@ export interface StepMetrics {
    * Share of episodes that ran code at least once (tool use; an answer without code is a guess).
    */
   ran_code_fraction: number;
+  /** Share of episodes that called search at least once. Absent in runs saved before search. */
+  search_fraction?: number;
+  /** Share of episodes that both searched and ran code. Absent in runs saved before search. */
+  searched_and_ran_fraction?: number;
   timeouts: number;
   /** Episodes flagged for tampering with their tests (reward hacking; `Trajectory.tampered`). */
   reward_hacks: number;
@@ -230,4 +252,17 @@ export interface StepMetrics {
   seconds_train: number;
   /** Held-out pass@1 when this step ran an evaluation, else null. */
   eval_pass_at_1: number | null;
+  /**
+   * Seconds of the step's wall time the trainer lane did no work (src/rl/timeline.ts); absent in
+   * runs saved before the timeline.
+   */
+  seconds_idle_trainer?: number;
+  /** Seconds of the step's wall time the rollout lane did not generate. */
+  seconds_idle_rollout?: number;
+  /** Share of the step's wall time where rollout and update ran at once (0 when synchronous). */
+  overlap_fraction?: number;
+  /** Steps the trained batch's behaviour policy was behind (0 or 1); with `async` only. */
+  staleness?: number;
+  /** The step's spans per lane, for the page's timeline. */
+  timeline?: StepTimeline;
 }

@@ -13,6 +13,9 @@ import type { CustomTaskInput } from '../tasks/custom.ts';
 import { TASK_SETS } from '../tasks/registry.ts';
 import type { RewardWeights } from '../rl/rewards.ts';
 
+/** Tools a run may enable (src/env/tools.ts registers them), in the order prompts list them. */
+export const TOOL_NAMES = ['execute_code', 'search', 'finish'] as const;
+
 /**
  * Projections LoRA can adapt; the same names as src/model/lora.ts (kept in sync by a test; that
  * file imports tfjs).
@@ -247,7 +250,7 @@ export const CONFIG_SCHEMA = {
   rewards: {
     key: 'rw',
     kind: 'weights',
-    default: { output_match: 1, tests: 1, final_answer: 0, format: 0 },
+    default: { output_match: 1, tests: 1, final_answer: 0, format: 0, tool_use: 0 },
     help: 'Weight of each reward part (weighted mean of the parts a task has)',
   },
   partialCredit: {
@@ -257,11 +260,18 @@ export const CONFIG_SCHEMA = {
     help: 'tests reward = fraction of hidden tests passed, instead of all-or-nothing',
   },
   parser: {
-    key: 'p',
+    key: 'ps',
     kind: 'enum',
     values: [...PARSERS.keys()],
     default: 'strict',
     help: "'strict' (code block or FINAL ANSWER) or 'reference' (anything else runs as code)",
+  },
+  tools: {
+    key: 'tools',
+    kind: 'list',
+    values: TOOL_NAMES,
+    default: ['execute_code', 'finish'],
+    help: 'Actions the agent may take: run code, search the Python docs (offline), give the answer',
   },
   timeoutMs: {
     key: 'to',
@@ -307,6 +317,12 @@ export const CONFIG_SCHEMA = {
     kind: 'bool',
     default: false,
     help: 'Leave groups whose rewards are all equal out of the update',
+  },
+  async: {
+    key: 'async',
+    kind: 'bool',
+    default: false,
+    help: "Overlap rollout and update: a rollout worker samples the next step's episodes (one step stale) while the trainer updates",
   },
 } as const satisfies Record<string, FieldSpec>;
 

@@ -9,6 +9,8 @@ import { loadTokenizer } from '../tokenizer/tokenizer.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { trainerSettings, trainingMode } from './settings.ts';
 import { Trainer } from '../rl/trainer.ts';
+import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
+import type { RolloutSource } from '../rl/rollout_source.ts';
 import type { LoadProgress, ModelInfo } from './trainer_api.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import type { Reference } from '../rl/update.ts';
@@ -78,14 +80,24 @@ export async function loadPolicy(
   };
 }
 
-/** A Trainer for a loaded policy, a sandbox and a config. */
+/**
+ * A Trainer for a loaded policy, a sandbox and a config; with a rollout source (a run with `async`
+ * on), the overlapped trainer, which asks for no episodes past the config's last step.
+ */
 export function createTrainer(
   policy: LoadedPolicy,
   executor: CodeExecutor,
   config: RunConfig,
+  rollouts?: RolloutSource,
 ): Trainer {
-  return new Trainer(
-    { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
-    trainerSettings(config),
-  );
+  const deps = {
+    model: policy.model,
+    tokenizer: policy.tokenizer,
+    executor,
+    reference: policy.reference,
+  };
+  if (!rollouts) return new Trainer(deps, trainerSettings(config));
+  const trainer = new OverlappedTrainer(deps, trainerSettings(config), rollouts);
+  trainer.finalStep = config.steps;
+  return trainer;
 }

@@ -12,6 +12,8 @@ import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
 import type { Trainer } from '../rl/trainer.ts';
+import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
+import type { RolloutSource } from '../rl/rollout_source.ts';
 import type {
   EvalReport,
   LoadProgress,
@@ -41,6 +43,15 @@ export interface ServiceDeps {
   ): Promise<ClosableExecutor>;
   /** The files of a model choice; `origin` is what the page shows as the source. */
   sourceFor(choice: ModelChoice): { source: ModelSource; origin: ModelInfo['source'] };
+  /**
+   * A rollout worker for a run with `async` on (src/rl/overlapped_trainer.ts); absent: such a run
+   * trains synchronously.
+   */
+  createRolloutSource?(
+    config: RunConfig,
+    choice: ModelChoice,
+    executor: CodeExecutor,
+  ): Promise<RolloutSource>;
 }
 
 /** Implements TrainerApi; one call at a time (the page serializes calls). */
@@ -119,7 +130,7 @@ export class TrainerService implements TrainerApi {
     this.disposeRun();
     this.choice = choice;
     this.policy = policy;
-    this.trainer = createTrainer(policy, this.requireExecutor(), this.config);
+    this.trainer = await this.newTrainer(policy, this.requireExecutor());
     return policy.info;
   }
 
@@ -259,7 +270,10 @@ export class TrainerService implements TrainerApi {
       },
       onProgress,
     );
-    if (this.policy) this.trainer = createTrainer(this.policy, this.executor, this.config);
+    if (this.policy) {
+      this.disposeTrainer();
+      this.trainer = await this.newTrainer(this.policy, this.executor);
+    }
   }
 
   /** Reloads the model for the current config (fresh adapters, fresh optimizer, step 0). */
@@ -268,8 +282,24 @@ export class TrainerService implements TrainerApi {
     await this.loadModel(this.choice, () => {});
   }
 
+  /** The run's trainer: overlapped, with its own rollout worker, when `async` is on and possible. */
+  private async newTrainer(policy: LoadedPolicy, executor: ClosableExecutor): Promise<Trainer> {
+    const rollouts =
+      this.config.async && this.deps.createRolloutSource && this.choice
+        ? await this.deps.createRolloutSource(this.config, this.choice, executor)
+        : undefined;
+    return createTrainer(policy, executor, this.config, rollouts);
+  }
+
+  /** Frees the trainer's optimizer and stops its rollout worker, if it has one. */
+  private disposeTrainer(): void {
+    if (this.trainer instanceof OverlappedTrainer) void this.trainer.close();
+    else this.trainer?.dispose();
+    this.trainer = null;
+  }
+
   private disposeRun(): void {
-    this.trainer?.dispose();
+    this.disposeTrainer();
     this.policy?.dispose();
     this.trainer = null;
     this.policy = null;

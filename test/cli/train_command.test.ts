@@ -39,8 +39,26 @@ describe('train and eval CLI commands', () => {
     expect(lines).toHaveLength(3);
     lines.slice(0, 2).forEach((line, i) => {
       expect(line.step).toBe(i + 1);
-      for (const key of ['reward_mean', 'loss', 'kl', 'pass_rate', 'seconds_generate'])
+      for (const key of [
+        'reward_mean',
+        'loss',
+        'kl',
+        'pass_rate',
+        'seconds_generate',
+        'ran_code_fraction',
+        'search_fraction',
+        'overlap_fraction',
+        'seconds_idle_trainer',
+        'seconds_idle_rollout',
+      ])
         expect(line).toHaveProperty(key);
+      // the synchronous loop never overlaps rollout and update; each idles while the other works
+      expect(line.overlap_fraction).toBe(0);
+      expect(line.seconds_idle_trainer).toBeGreaterThan(0);
+      expect(line.seconds_idle_rollout).toBeGreaterThan(0);
+      expect(line).not.toHaveProperty('staleness');
+      // a run without the search tool never searches
+      expect(line.search_fraction).toBe(0);
     });
     expect(lines[2]!.summary).toMatchObject({ steps: 2 });
     for (const file of [

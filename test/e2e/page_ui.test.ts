@@ -93,6 +93,15 @@ describe('page UI on the fake trainer', () => {
       ).toBeGreaterThanOrEqual(3);
     }
     expect(await page.locator('[data-testid=chart-reward] canvas').count()).toBe(1);
+    // the timeline: a strip per recent step, a row per lane (trainer, rollout, the sandbox)
+    expect(await page.getByTestId('timeline').getAttribute('data-steps')).toBe('3');
+    expect(
+      await page
+        .locator('[data-testid=timeline] .timeline-step')
+        .last()
+        .locator('[data-lane]')
+        .count(),
+    ).toBe(3);
     const samples = page.getByTestId('trajectory');
     expect(await samples.count()).toBe(4); // G samples of the first prompt, side by side
     expect(await samples.first().getByTestId('turn-generated').first().textContent()).toContain(
@@ -264,7 +273,8 @@ describe('page UI on the fake trainer', () => {
     );
     await page.getByTestId('copy-link').click();
     const link = await page.getByTestId('link-text').inputValue();
-    expect(link).toMatch(/#v=1&/);
+    // the run opened as a version-1 link (the reference run); Copy link starts it from that preset
+    expect(link).toMatch(/#v=2&p=reference&/);
     for (const part of ['g=5', 'temp=0.7', 'seed=11']) expect(link).toContain(part);
     await page.getByTestId('step').click();
     await page.waitForFunction(
@@ -307,7 +317,8 @@ describe('page UI on the fake trainer', () => {
     expect(message).toContain('zz: unknown key');
     expect(message).toMatch(/schema version "0"/);
     await page.screenshot({ path: `${SHOTS}/6-bad-link.png` });
-    expect(await page.getByTestId('field-groupSize').inputValue()).toBe('4'); // default
+    // an unknown version is read as the current one: the default run's G
+    expect(await page.getByTestId('field-groupSize').inputValue()).toBe('6');
     expect(await page.getByTestId('field-steps').inputValue()).toBe('2'); // the good field was kept
     await page.getByTestId('train').click();
     await page.waitForFunction(
@@ -317,6 +328,19 @@ describe('page UI on the fake trainer', () => {
     );
     await page.getByTestId('dismiss-error').click();
     expect(await error.isVisible()).toBe(false);
+    await page.close();
+  });
+
+  it('opens a hand-written link without v as the default run plus its fields, with a notice, not an error', async () => {
+    const page = await open('', '#seed=7');
+    const notice = page.getByTestId('link-notice');
+    expect(await notice.isVisible()).toBe(true);
+    expect(await notice.textContent()).toMatch(/no version \(v\); read as version 2/);
+    expect(await page.getByTestId('error').isVisible()).toBe(false);
+    expect(await page.getByTestId('field-groupSize').inputValue()).toBe('6'); // the default run's
+    expect(await page.getByTestId('field-seed').inputValue()).toBe('7');
+    await page.getByTestId('copy-link').click();
+    expect(await page.getByTestId('link-text').inputValue()).toMatch(/#v=2&seed=7$/);
     await page.close();
   });
 

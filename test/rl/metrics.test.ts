@@ -122,6 +122,39 @@ describe('stepMetrics', () => {
     ]).toEqual([0.1, 0.01, 0.2, 0.7, null, 3]);
   });
 
+  it('tool use by tool: the shares that searched, and that searched and ran code', () => {
+    const search = (recorded: boolean): Turn => ({
+      ...turn(3, 'finish'),
+      action: { type: 'tool_call', tool: 'search', input: 'choose k of n' },
+      ...(recorded ? { tool: 'search' } : {}),
+    });
+    // a turn recorded through the registry under another tool name is not a search
+    const other: Turn = {
+      ...turn(3, 'finish'),
+      action: { type: 'tool_call', tool: 'read_file', input: 'a' },
+      tool: 'read_file',
+    };
+    const episodes = [
+      trajectory(3, 0, { turns: [search(true), turn(8, 'execute_code'), turn(2, 'finish')] }),
+      trajectory(3, 1, { turns: [search(false), turn(2, 'finish')] }), // saved before turn.tool
+      trajectory(3, 2, { turns: [turn(8, 'execute_code'), search(true)] }),
+      trajectory(3, 3, { turns: [other, turn(8, 'execute_code')] }),
+      trajectory(3, 4, { turns: [turn(5, 'format_error')] }),
+    ];
+    const tools = stepMetrics({
+      step: 1,
+      trajectories: episodes,
+      groups: [],
+      update: null,
+      seconds: { generate: 1, sandbox: 0, train: 0 },
+    });
+    expect(tools.search_fraction).toBe(3 / 5);
+    expect(tools.searched_and_ran_fraction).toBe(2 / 5);
+    expect(tools.ran_code_fraction).toBe(3 / 5);
+    // runs without search have 0, not a missing value (the chart draws a flat line)
+    expect([m.search_fraction, m.searched_and_ran_fraction]).toEqual([0, 0]);
+  });
+
   it('a skipped update shows nulls and the reason', () => {
     const skipped = stepMetrics({
       step: 1,
@@ -195,5 +228,8 @@ describe('helpers', () => {
       reward_gain: expect.closeTo(0.4, 12),
       seconds_total: 30,
     });
+    // with timelines, the steps' wall times (an overlapped step's phases overlap)
+    const timed = history.map((m) => ({ ...m, timeline: { seconds_wall: 2, spans: [] } }));
+    expect(summarizeRun(timed).seconds_total).toBe(20);
   });
 });

@@ -1,8 +1,9 @@
 // TEST DOUBLE: a TrainerApi that fakes training without a model, so the page's logic and DOM can be
 // tested before (and apart from) the real worker. Deterministic from the config's seed: samples
 // pass with a probability that rises with the step, using the tasks' own prompts and reference
-// solutions; failures show a real-looking traceback. It never ships: only tests and the test
-// harness page (test/ui/harness/) import it.
+// solutions; failures show a real-looking traceback. With `search` among the run's tools, some
+// samples search the docs before coding (more as the fake "learns"). It never ships: only tests and
+// the test harness page (test/ui/harness/) import it.
 import type { BackendInfo } from '../../src/kernels/backend.ts';
 import type {
   BackendProbe,
@@ -23,7 +24,9 @@ import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../../src/run/config.ts';
 import { decodeLink } from '../../src/run/link.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
+import type { Task } from '../../src/tasks/task.ts';
 import { buildMetrics, buildTrajectory } from '../helpers/records.ts';
+import { buildToolTrajectory, searchResults } from './tool_trajectories.ts';
 
 /** How the fake behaves. */
 export interface FakeTrainerOptions {
@@ -43,6 +46,45 @@ export interface FakeTrainerOptions {
 
 const PHASES: Phase[] = ['rollout', 'reward', 'advantage', 'update'];
 
+/**
+ * Canned doc entries for the fake's searches: keyword, the query a sample writes, signature,
+ * summary. The first entry whose keyword the prompt has is searched for and ranks first.
+ */
+const FAKE_DOCS: readonly (readonly [string, string, string, string])[] = [
+  [
+    'choose',
+    'number of ways to choose k items',
+    'math.comb(n, k)',
+    'Number of ways to choose k items from n without order.',
+  ],
+  [
+    'divisor',
+    'greatest common divisor',
+    'math.gcd(*integers)',
+    'Greatest common divisor of the integers.',
+  ],
+  ['median', 'middle value of data', 'statistics.median(data)', 'Middle value of numeric data.'],
+  [
+    'sum',
+    'add up numbers',
+    'sum(iterable, /, start=0)',
+    'Sums start and the items of an iterable.',
+  ],
+  ['sort', 'sort a list', 'sorted(iterable, /, *, key=None, reverse=False)', 'A new sorted list.'],
+  ['', 'count items', 'len(s)', 'The number of items of a container.'],
+];
+
+/** The fake's search for `prompt`: its query and results (up to 3, the matching entry first). */
+function fakeSearch(prompt: string): { query: string; results: string } {
+  const lower = prompt.toLowerCase();
+  const first = FAKE_DOCS.findIndex(([keyword]) => lower.includes(keyword));
+  const order = [first, ...FAKE_DOCS.keys()].filter((i, k, all) => all.indexOf(i) === k);
+  return {
+    query: FAKE_DOCS[first]![1],
+    results: searchResults(order.slice(0, 3).map((i) => [FAKE_DOCS[i]![2], FAKE_DOCS[i]![3]])),
+  };
+}
+
 /** mulberry32: a tiny seeded PRNG, enough for a deterministic fake. */
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -55,9 +97,41 @@ function random(seed: number): () => number {
   };
 }
 
+const used = (t: Trajectory, tool: string) =>
+  t.turns.some(
+    (turn) =>
+      turn.tool === tool ||
+      (turn.action.type === 'tool_call' ? turn.action.tool : turn.action.type) === tool,
+  );
+const share = (all: readonly Trajectory[], test: (t: Trajectory) => boolean) =>
+  all.filter(test).length / Math.max(1, all.length);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** TEST DOUBLE implementing TrainerApi. */
+/** A synchronous step's timeline (src/rl/timeline.ts) for the page's Gantt strip. */
+const FAKE_TIMELINE: Pick<
+  StepMetrics,
+  'timeline' | 'seconds_idle_trainer' | 'seconds_idle_rollout' | 'overlap_fraction'
+> = {
+  seconds_idle_trainer: 2.5,
+  seconds_idle_rollout: 2.4,
+  overlap_fraction: 0,
+  timeline: {
+    seconds_wall: 4.4,
+    spans: [
+      { lane: 'trainer', kind: 'waiting', start: 0, end: 2.5 },
+      { lane: 'rollout', kind: 'generate', start: 0, end: 1.5 },
+      { lane: 'rollout', kind: 'waiting', start: 1.5, end: 2 },
+      { lane: 'sandbox-0', kind: 'sandbox', start: 1.5, end: 2 },
+      { lane: 'rollout', kind: 'generate', start: 2, end: 2.5 },
+      { lane: 'trainer', kind: 'reward', start: 2.5, end: 2.9 },
+      { lane: 'sandbox-0', kind: 'reward', start: 2.5, end: 2.9 },
+      { lane: 'trainer', kind: 'update', start: 2.9, end: 4.4 },
+    ],
+  },
+};
+
 export class FakeTrainer implements TrainerApi {
   /** Every call, in order, e.g. "runPhase:rollout". */
   readonly calls: string[] = [];
@@ -196,9 +270,15 @@ export class FakeTrainer implements TrainerApi {
     const p = this.passProbability(step);
     this.trajectories = [];
     this.tokenTexts = {};
+    const searchOn = this.config.tools.includes('search');
     tasks.forEach((task, groupIndex) => {
       for (let sampleIndex = 0; sampleIndex < this.config.groupSize; sampleIndex++) {
         const roll = rng();
+        if (searchOn && rng() < p) {
+          // searches first, then runs the solution: passes when the roll does
+          this.pushSearchSample(step, task, groupIndex, sampleIndex, roll < p);
+          continue;
+        }
         const solution = task.solution ?? `print(${JSON.stringify(task.expectedOutput ?? 'done')})`;
         const expected = task.expectedOutput ?? 'done';
         const fence = (code: string) => `\`\`\`python\n${code.trimEnd()}\n\`\`\``;
@@ -250,6 +330,51 @@ export class FakeTrainer implements TrainerApi {
     });
   }
 
+  private pushSearchSample(
+    step: number,
+    task: Task,
+    groupIndex: number,
+    sampleIndex: number,
+    passed: boolean,
+  ): void {
+    const expected = task.expectedOutput ?? 'done';
+    const solution = task.solution ?? `print(${JSON.stringify(expected)})`;
+    const search = { kind: 'search' as const, ...fakeSearch(task.prompt) };
+    const built = buildToolTrajectory({
+      step,
+      taskId: task.id,
+      prompt: task.prompt,
+      groupIndex,
+      sampleIndex,
+      reward: 0,
+      passed,
+      turns: passed
+        ? [
+            search,
+            { kind: 'code', code: solution, output: `${expected}\n` },
+            { kind: 'answer', answer: expected },
+          ]
+        : sampleIndex % 2 === 1
+          ? [
+              search,
+              { kind: 'answer', answer: '42' }, // a guess: searched, never ran code
+            ]
+          : [
+              search,
+              {
+                kind: 'code',
+                code: 'print(math.choose(10, 3))',
+                ok: false,
+                output:
+                  'Traceback (most recent call last):\n  File "<exec>", line 1, in <module>\nNameError: name \'math\' is not defined',
+              },
+              { kind: 'answer', answer: '42' },
+            ],
+    });
+    this.trajectories.push(built.trajectory);
+    this.tokenTexts[built.trajectory.id] = built.tokenTexts;
+  }
+
   private rewardPhase(): void {
     this.trajectories = this.trajectories.map((t) => ({
       ...t,
@@ -299,7 +424,16 @@ export class FakeTrainer implements TrainerApi {
       kl: 0.002 * step,
       clip_fraction: 0.02 * (step % 4),
       turns_mean: 2 - 0.03 * step,
-      ran_code_fraction: Math.min(1, 0.5 + 0.02 * step),
+      ran_code_fraction: this.config.tools.includes('search')
+        ? share(this.trajectories, (t) => used(t, 'execute_code'))
+        : Math.min(1, 0.5 + 0.02 * step),
+      // measured from the samples, as src/rl/metrics.ts does: 0 when search is off
+      search_fraction: share(this.trajectories, (t) => used(t, 'search')),
+      searched_and_ran_fraction: share(
+        this.trajectories,
+        (t) => used(t, 'search') && used(t, 'execute_code'),
+      ),
+      ...FAKE_TIMELINE,
       timeouts: this.trajectories.filter((t) => t.timedOut).length,
       reward_hacks: this.trajectories.filter((t) => t.tampered.length > 0).length,
       trained_trajectories: this.trajectories.length,

@@ -3,18 +3,18 @@
 // comlink-wrapped worker and tests pass a fake. The main thread does no tensor work.
 import type { TrainerApi } from '../../service/trainer_api.ts';
 import type { CheckpointStore } from '../../service/checkpoint_store.ts';
-import type { RunConfig } from '../../run/config.ts';
-import { presetConfig } from '../../run/presets.ts';
-import { decodeLink, encodeLink, type Fallback } from '../../run/link.ts';
+import { decodeLink, encodeLink, type DecodedLink } from '../../run/link.ts';
 import { chartsPanel } from './charts_panel.ts';
 import { configPanel } from './config_panel.ts';
 import { h, replace } from './dom.ts';
 import { errorMessage } from '../state/errors.ts';
+import { linkReport } from '../state/link_report.ts';
 import { modelPanel, type Settings } from './model_panel.ts';
 import { phasePanel } from './phase_panel.ts';
 import { RunController, type ControllerDeps } from '../state/run_controller.ts';
 import { noticesPanel, storagePanel, type Download, type LinkChoices } from './storage_panel.ts';
 import { headerPanel, progressPanel, toolbarPanel } from './toolbar_panel.ts';
+import { timelinePanel } from './timeline_panel.ts';
 import { trajectoryPanel } from './trajectory_panel.ts';
 
 /** What the page needs from its surroundings (the browser in the product, stubs in tests). */
@@ -35,20 +35,10 @@ export interface AppDeps {
   checkpointEvery?: number;
 }
 
-/** What the link asked for. */
-interface LinkRequest {
-  config: RunConfig;
-  fallbacks: Fallback[];
-  autostart: boolean;
-  hide: string[];
-}
-
-async function readLink(url: string): Promise<LinkRequest> {
+/** The run the page was opened with: its `#…` link, or the `default` preset when it has none. */
+async function readLink(url: string): Promise<DecodedLink> {
   const hash = url.indexOf('#');
-  const fragment = hash >= 0 ? url.slice(hash + 1) : '';
-  if (fragment.trim() === '')
-    return { config: presetConfig('default'), fallbacks: [], autostart: false, hide: [] };
-  return decodeLink(fragment);
+  return decodeLink(hash >= 0 ? url.slice(hash + 1) : '');
 }
 
 /**
@@ -74,6 +64,22 @@ export async function startApp(
   const choices: LinkChoices = { autostart: false, hide: [] };
   const linkBox = h('div', { class: 'notice info', 'data-testid': 'link-box' });
   linkBox.hidden = true;
+  const report = linkReport(link);
+  const linkNotice = h('div', { class: 'notice info', 'data-testid': 'link-notice' });
+  linkNotice.hidden = report.notice === null;
+  linkNotice.append(
+    h('div', { class: 'body', style: 'white-space: pre-line' }, report.notice ?? ''),
+    h(
+      'button',
+      {
+        class: 'small',
+        onclick: () => {
+          linkNotice.hidden = true;
+        },
+      },
+      'Close',
+    ),
+  );
 
   const copyLink = async () => {
     const fragment = await encodeLink(controller.config, choices);
@@ -130,7 +136,7 @@ export async function startApp(
     toolbarPanel(controller),
     progressPanel(controller),
     noticesPanel(controller),
-    h('div', { class: 'notices' }, linkBox),
+    h('div', { class: 'notices' }, linkNotice, linkBox),
     h(
       'main',
       { class: 'layout' },
@@ -147,7 +153,7 @@ export async function startApp(
         trajectoryPanel(controller),
         storagePanel(controller, deps.download, choices),
       ),
-      h('div', { class: 'col charts-col' }, chartsPanel(controller)),
+      h('div', { class: 'col charts-col' }, chartsPanel(controller), timelinePanel(controller)),
     ),
   );
 
@@ -158,12 +164,9 @@ export async function startApp(
     ))
       element.hidden = true;
   }
-  if (link.fallbacks.length > 0) {
+  if (report.error !== null) {
     controller.showError(
-      new Error(
-        `part of this link could not be restored; these fields use their defaults:\n${link.fallbacks.map((f) => `• ${f.field}: ${f.reason}`).join('\n')}` +
-          '\nFix: check the configuration below; Copy link makes a fresh link from what is loaded.',
-      ),
+      new Error(report.error),
       'opening the run link',
       'This link is damaged or from another version',
     );

@@ -9,6 +9,7 @@ import {
   type RunConfig,
 } from '../../run/config.ts';
 import { checkField, validateConfig } from '../../run/config_validation.ts';
+import { PRESETS, presetConfig, type PresetName } from '../../run/presets.ts';
 
 /** How the form shows a field. */
 export type InputKind = 'number' | 'checkbox' | 'select' | 'text' | 'multi' | 'weights' | 'tasks';
@@ -35,6 +36,7 @@ const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
   [
     'Rollout',
     [
+      'tools',
       'groupSize',
       'promptsPerStep',
       'taskSampling',
@@ -62,7 +64,7 @@ const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
   ],
   ['Optimizer', ['lr', 'weightDecay', 'gradClip']],
   ['Fine-tuning', ['finetune', 'loraRank', 'loraAlpha', 'loraTargets']],
-  ['Run', ['steps', 'seed', 'backend', 'evalEvery']],
+  ['Run', ['steps', 'seed', 'backend', 'evalEvery', 'async']],
 ];
 
 /** Labels that read better than the humanized field name (symbols from the paper). */
@@ -78,6 +80,7 @@ const LABELS: Partial<Record<string, string>> = {
   loraRank: 'LoRA rank',
   loraAlpha: 'LoRA alpha',
   loraTargets: 'LoRA targets',
+  tools: 'Tools',
   timeoutMs: 'Timeout (ms)',
   maxOutputChars: 'Output chars',
   evalEvery: 'Eval every',
@@ -89,6 +92,7 @@ const LABELS: Partial<Record<string, string>> = {
   activationBudgetMB: 'Activation budget (MB)',
   gradClip: 'Grad clip',
   partialCredit: 'Partial credit',
+  async: 'Async rollout',
 };
 
 /** "maxNewTokens" → "Max new tokens". */
@@ -172,4 +176,38 @@ export function configProblems(config: RunConfig): Map<string, string[]> {
   for (const error of validateConfig(config).errors)
     problems.set(error.field, [...(problems.get(error.field) ?? []), error.message]);
   return problems;
+}
+
+/** A list field's checkboxes: every value the schema allows, in its order, checked when chosen. */
+export function listChoices(
+  field: FormField,
+  chosen: readonly string[],
+): { value: string; checked: boolean }[] {
+  return field.choices.map((value) => ({ value, checked: chosen.includes(value) }));
+}
+
+/** The presets the form offers (src/run/presets.ts), in their order. */
+export function presetNames(): PresetName[] {
+  return [...PRESETS.keys()];
+}
+
+/**
+ * A preset as the form's draft. The model stays: the model card picks it, and a preset that names
+ * one would otherwise swap the loaded model without the card's memory check.
+ */
+export function presetDraft(name: PresetName, model: string): RunConfig {
+  return { ...presetConfig(name), model };
+}
+
+/** Presets validated once: the form asks which one the draft is on every keystroke. */
+let presetConfigs: Map<PresetName, RunConfig> | null = null;
+
+/** The first preset whose every field but the model equals `config`'s, or null (a custom run). */
+export function matchingPreset(config: RunConfig): PresetName | null {
+  presetConfigs ??= new Map(presetNames().map((name) => [name, presetConfig(name)]));
+  const same = (a: RunConfig, b: RunConfig) =>
+    FIELD_NAMES.every(
+      (name) => name === 'model' || JSON.stringify(a[name]) === JSON.stringify(b[name]),
+    );
+  return presetNames().find((name) => same(presetConfigs!.get(name)!, config)) ?? null;
 }

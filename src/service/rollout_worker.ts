@@ -1,0 +1,71 @@
+// The rollout worker's service (workers/rollout.worker.ts exposes it): loads its own copy of the
+// policy for a run config and samples the jobs an overlapped trainer sends it
+// (src/rl/overlapped_trainer.ts). What differs by environment (the backend, where model files come
+// from) is injected, as in trainer_service.ts.
+import * as tf from '@tensorflow/tfjs';
+import type { CodeExecutor } from '../env/types.ts';
+import { CausalLM } from '../model/model.ts';
+import type { ModelSource } from '../model_files/source.ts';
+import {
+  RolloutWorkerCore,
+  type RolloutJob,
+  type RolloutOutcome,
+  type SpanEvent,
+  type WeightSet,
+} from '../rl/rollout_source.ts';
+import type { RunConfig } from '../run/config.ts';
+import { loadTokenizer } from '../tokenizer/tokenizer.ts';
+import { trainerSettings, trainingMode } from './settings.ts';
+
+/** What the worker's shell supplies. */
+export interface RolloutWorkerDeps {
+  /** Starts the tensor backend with this many matmul threads. */
+  selectBackend(threads: number | 'auto'): Promise<unknown>;
+  /** The files of the run's model. */
+  source(model: string): ModelSource;
+  /** The trainer's sandbox pool, shared (calls cross back to the trainer's thread). */
+  executor: CodeExecutor;
+  /** Where the worker's spans go (the trainer's timeline). */
+  onSpan(event: SpanEvent): void;
+}
+
+/** The rollout worker: one model, one job at a time. */
+export class RolloutWorkerService {
+  private core: RolloutWorkerCore | null = null;
+  private model: CausalLM | null = null;
+
+  constructor(private readonly deps: RolloutWorkerDeps) {}
+
+  /** Loads the config's model and tokenizer (the weights come with the first load()). */
+  async init(config: RunConfig, threads: number | 'auto'): Promise<void> {
+    await this.deps.selectBackend(threads);
+    const source = this.deps.source(config.model);
+    const tokenizer = await loadTokenizer(source);
+    this.model = await CausalLM.load(source, { training: trainingMode(config) });
+    this.core = new RolloutWorkerCore({
+      model: this.model,
+      tokenizer,
+      executor: this.deps.executor,
+      tasks: trainerSettings(config).tasks,
+      onSpan: (event) => this.deps.onSpan(event),
+    });
+  }
+
+  async load(version: number, weights: WeightSet): Promise<void> {
+    await this.require().load(version, weights);
+  }
+
+  async run(job: RolloutJob): Promise<RolloutOutcome> {
+    return this.require().run(job);
+  }
+
+  /** tf.memory().numTensors in this worker (steady from job to job). */
+  async numTensors(): Promise<number> {
+    return tf.memory().numTensors;
+  }
+
+  private require(): RolloutWorkerCore {
+    if (!this.core) throw new Error('the rollout worker is not initialised: call init() first');
+    return this.core;
+  }
+}

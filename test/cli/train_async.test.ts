@@ -1,0 +1,97 @@
+// `async` in the CLI: the overlapped trainer with its rollout worker in a worker thread
+// (src/cli/rollout_thread.ts, workers/rollout.worker.ts). Through a subprocess as a user runs it,
+// and in this process to kill the worker mid-job: it is started again and nothing is lost.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CodeExecutor } from '../../src/env/types.ts';
+import { directorySource } from '../../src/model_files/node_source.ts';
+import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
+import { parseRunConfig } from '../../src/run/config_validation.ts';
+import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
+import { createTrainer, loadPolicy } from '../../src/service/session.ts';
+import { makeModelFolder, PROMPT } from '../helpers/tiny_policy.ts';
+import { cliLines } from './helpers.ts';
+
+describe('train with async on', () => {
+  let modelDir: string;
+  const work = mkdtempSync(join(tmpdir(), 'train-async-'));
+  const runConfig = () => ({
+    model: modelDir,
+    tasks: 'custom',
+    customTasks: [{ prompt: PROMPT, expectedOutput: '7' }],
+    steps: 3,
+    groupSize: 4,
+    maxTurns: 1,
+    maxNewTokens: 24,
+    evalEvery: 0,
+    seed: 3,
+    async: true,
+  });
+  beforeAll(async () => {
+    modelDir = await makeModelFolder();
+  }, 300_000);
+
+  it('prints staleness and the timeline figures per step, and accounts for every episode', async () => {
+    writeFileSync(join(work, 'run.json'), JSON.stringify(runConfig()));
+    const { code, lines } = await cliLines('train', '--config', join(work, 'run.json'));
+    expect(code).toBe(0);
+    expect(lines).toHaveLength(4);
+    const steps = lines.slice(0, 3);
+    expect(steps.map((l) => l.staleness)).toEqual([0, 1, 1]);
+    for (const line of steps) {
+      for (const key of ['overlap_fraction', 'seconds_idle_trainer', 'seconds_idle_rollout'])
+        expect(typeof line[key]).toBe('number');
+      expect(line.loss).not.toBeNull();
+    }
+    const summary = lines[3]!.summary as { async: Record<string, number> };
+    // 3 steps of 4 episodes, none asked for past the last step, none dropped
+    expect(summary.async).toEqual({
+      episodes_sampled: 12,
+      episodes_trained: 12,
+      episodes_dropped: 0,
+    });
+  }, 300_000);
+
+  it('a killed rollout worker is started again and the run goes on; no episode is lost', async () => {
+    const config = parseRunConfig(runConfig());
+    // a slow sandbox, so the worker is mid-job when it is killed
+    const executor: CodeExecutor = {
+      execute: async (code) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        const printed = /print\((\d+)\)/.exec(code)?.[1] ?? '';
+        return { ok: true, observation: printed, timedOut: false, error: null };
+      },
+    };
+    const policy = await loadPolicy(directorySource(modelDir), config, 'path');
+    const { source, backend } = threadRolloutSource({ config, modelDir, executor, threads: 1 });
+    const trainer = createTrainer(policy, executor, config, source) as OverlappedTrainer;
+    try {
+      await trainer.runStep();
+      // step 2's episodes are being sampled (asked for as step 1's update began)
+      expect(source.pending).toBe(true);
+      await backend.kill();
+      await trainer.runStep();
+      await trainer.runStep();
+      expect(trainer.step).toBe(3);
+      expect(backend.starts).toBe(2);
+      // the killed job's 4 episodes count as dropped; the rest were trained on
+      expect(trainer.trainedEpisodes).toBe(12);
+      expect(source.droppedTrajectories).toBe(4);
+      expect(source.sampledTrajectories).toBe(trainer.trainedEpisodes + source.droppedTrajectories);
+      // the worker's tensors are steady from one idle moment to the next, two steps apart
+      await source.settled();
+      const tensors = await backend.numTensors();
+      trainer.finalStep = 5;
+      await trainer.runStep();
+      await trainer.runStep();
+      await source.settled();
+      expect(await backend.numTensors()).toBe(tensors);
+      expect(source.sampledTrajectories).toBe(trainer.trainedEpisodes + source.droppedTrajectories);
+    } finally {
+      (await trainer) instanceof OverlappedTrainer ? trainer.close() : undefined;
+      policy.dispose();
+    }
+  }, 300_000);
+});
