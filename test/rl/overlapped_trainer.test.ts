@@ -6,7 +6,6 @@ import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
@@ -19,19 +18,9 @@ import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
+import { TINY_BYTE_MODEL } from '../helpers/tiny_trainer.ts';
 
-const modelConfig = parseModelConfig({
-  model_type: 'llama',
-  vocab_size: 259,
-  hidden_size: 16,
-  intermediate_size: 32,
-  num_hidden_layers: 1,
-  num_attention_heads: 2,
-  num_key_value_heads: 2,
-  max_position_embeddings: 512,
-  tie_word_embeddings: true,
-  eos_token_id: 258,
-});
+const modelConfig = TINY_BYTE_MODEL;
 
 const task = (n: number): Task => ({
   id: `custom/t${n}`,

@@ -3,7 +3,6 @@
 // sandbox: only the first message of each episode is looked at.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
@@ -15,32 +14,11 @@ import { trainerSettings } from '../../src/service/settings.ts';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
+import { PRINT_SEVEN, TINY_BYTE_MODEL } from '../helpers/tiny_trainer.ts';
 
-const modelConfig = parseModelConfig({
-  model_type: 'llama',
-  vocab_size: 259,
-  hidden_size: 16,
-  intermediate_size: 32,
-  num_hidden_layers: 1,
-  num_attention_heads: 2,
-  num_key_value_heads: 2,
-  max_position_embeddings: 512,
-  tie_word_embeddings: true,
-  eos_token_id: 258,
-});
+const modelConfig = TINY_BYTE_MODEL;
 
-const task: Task = {
-  id: 'custom/seven',
-  source: 'custom',
-  prompt: 'Print 7.',
-  expectedOutput: '7',
-  tests: null,
-  family: 'numbers',
-  kind: 'print',
-  difficulty: 1,
-  split: 'train',
-  solution: null,
-};
+const task: Task = PRINT_SEVEN;
 
 const executor: CodeExecutor = {
   execute: async () => ({ ok: true, observation: '', timedOut: false, error: null }),
