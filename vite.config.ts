@@ -53,6 +53,7 @@ const slowTests = [
   'test/rl/out_of_memory_trainer.test.ts', // out of memory mid-step, undone, resumed: demo model, 3 sandbox pools (~35 s)
   'test/scale/shape_model_train.test.ts', // a 35M-parameter SmolLM2 shape: 2 GRPO steps through the sandbox (~50 s)
   'test/cli/train_link_run.test.ts', // `cli train --link` in subprocesses, one step through the sandbox (~20 s)
+  'test/env/pool_host.test.ts', // hosted sandbox pools: four started, two threads kept busy on purpose (~22 s)
   'test/cli/train_async.test.ts', // `cli train` with async on in a subprocess, and a rollout worker thread killed mid-job (~35 s)
 ];
 

@@ -11,10 +11,15 @@
 // episodes that search before they run code, before and after, and each step's search_fraction;
 // --card writes them into the model card's "Search" section. --model DIR measures another folder
 // than public/models/demo (a candidate; pass --card DIR/README.md to write into its card).
+// --async trains overlapped (a rollout worker thread, as `cli train` with async on); each row then
+// also has `secondsAt` (wall-clock seconds since training began, per step) for the reward against
+// wall-clock time, and the episodes' accounting.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
-import { openNodeSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
+import { DEMO_MODEL_DIR, openConfigSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
+import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
+import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
@@ -35,6 +40,7 @@ const { values } = parseArgs({
     preset: { type: 'string', default: 'default' },
     // Another model folder than the shipped demo model (a candidate the recipe wrote elsewhere).
     model: { type: 'string' },
+    async: { type: 'boolean', default: false },
   },
 });
 const preset = values.preset as PresetName;
@@ -64,8 +70,10 @@ type Row = (DefaultRunRow | SearchRunRow) & {
   rewards: number[];
 };
 const rows: Row[] = [];
-if (values.card && (values.set !== '{}' || values.steps))
-  throw new Error('--card records the default run as it ships: leave out --set and --steps.');
+if (values.card && (values.set !== '{}' || values.steps || values.async))
+  throw new Error(
+    '--card records the default run as it ships: leave out --set, --steps and --async.',
+  );
 if (values.from) {
   for (const file of values.from.split(',')) {
     for (const line of readFileSync(file, 'utf8').split('\n'))
@@ -92,15 +100,16 @@ for (const seed of values.from ? [] : seeds) {
     seed,
     evalEvery: 0,
     ...(values.steps ? { steps: Number(values.steps) } : {}),
+    ...(values.async ? { async: true } : {}),
   });
   const { source, origin } = nodeModelSource(config.model);
-  const executor = await openNodeSandbox({
-    size: 2,
-    timeoutMs: config.timeoutMs,
-    maxOutputChars: config.maxOutputChars,
-  });
+  const executor = await openConfigSandbox(config);
   const policy = await loadPolicy(source, config, origin);
-  const trainer = createTrainer(policy, executor, config);
+  const rollouts = config.async
+    ? threadRolloutSource({ config, modelDir: values.model ?? DEMO_MODEL_DIR, executor })
+    : null;
+  const trainer = createTrainer(policy, executor, config, rollouts?.source);
+  if (rollouts) await rollouts.backend.start(); // the worker's start is not timed
   const evaluateDefault = async () => ({
     train: (await trainer.evaluate(trainTasks, samples, 1000 + seed)).passAt1,
     eval: (await trainer.evaluate(evalTasks, samples, 2000 + seed)).passAt1,
@@ -138,8 +147,10 @@ for (const seed of values.from ? [] : seeds) {
   const rewards = [];
   const ranCode = [];
   const searchFraction = [];
+  const secondsAt = [];
   for (let step = 0; step < config.steps; step++) {
     const metrics = await trainer.runStep();
+    secondsAt.push(Number(((performance.now() - started) / 1000).toFixed(2)));
     rewards.push(Number(metrics.reward_mean.toFixed(3)));
     ranCode.push(Number(metrics.ran_code_fraction.toFixed(3)));
     searchFraction.push(Number((metrics.search_fraction ?? 0).toFixed(3)));
@@ -162,10 +173,14 @@ for (const seed of values.from ? [] : seeds) {
     rewards,
     ranCode,
     ...(searching ? { searchFraction } : {}),
+    ...(trainer instanceof OverlappedTrainer
+      ? { async: true, secondsAt, accounting: trainer.accounting() }
+      : { secondsAt }),
   } as Row;
   rows.push(row);
   process.stdout.write(`${JSON.stringify(row)}\n`);
-  trainer.dispose();
+  if (trainer instanceof OverlappedTrainer) await trainer.close();
+  else trainer.dispose();
   policy.dispose();
   await executor.close();
 }

@@ -12,7 +12,7 @@ import { selectBackend } from '../kernels/backend.ts';
 import { presetConfig } from '../run/presets.ts';
 import type { RunConfig } from '../run/config.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
-import { DEMO_MODEL_DIR, nodeModelSource, openNodeSandbox } from '../cli/node_run.ts';
+import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from '../cli/node_run.ts';
 import { threadRolloutSource } from '../cli/rollout_thread.ts';
 import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
 import { mean } from '../rl/metrics.ts';
@@ -29,11 +29,7 @@ const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** di
 async function timedRun(config: RunConfig, threads: { trainer: number; rollout: number }) {
   await selectBackend({ force: 'wasm', threads: threads.trainer });
   const { source, origin } = nodeModelSource(config.model);
-  const executor = await openNodeSandbox({
-    size: 2,
-    timeoutMs: config.timeoutMs,
-    maxOutputChars: config.maxOutputChars,
-  });
+  const executor = await openConfigSandbox(config);
   const policy = await loadPolicy(source, config, origin);
   const rollouts = config.async
     ? threadRolloutSource({ config, modelDir: DEMO_MODEL_DIR, executor, threads: threads.rollout })
@@ -75,25 +71,48 @@ async function timedRun(config: RunConfig, threads: { trainer: number; rollout: 
   }
 }
 
-/** Figures for scripts/bench.ts: per core layout, sync and async on the same seed. */
+/**
+ * Figures for scripts/bench.ts: per core layout, sync and async on the same seeds, alternated seed
+ * by seed so that drift in the machine's load hits both alike (BENCH_ASYNC_SEEDS, default 1;
+ * BENCH_ASYNC_STEPS, default 6; BENCH_ASYNC_LAYOUTS, default this machine's cores, 4 and 8).
+ */
 export async function benchAsync(): Promise<Record<string, unknown>> {
   const steps = Number(process.env.BENCH_ASYNC_STEPS ?? 6);
-  const seed = Number(process.env.BENCH_ASYNC_SEED ?? 1);
+  const seeds = (process.env.BENCH_ASYNC_SEEDS ?? '1').split(',').map(Number);
   const here = cpus().length;
-  const layouts = [...new Set([here, 4, 8])];
+  const wanted = process.env.BENCH_ASYNC_LAYOUTS?.split(',').map(Number) ?? [here, 4, 8];
   const result: Record<string, unknown> = {};
-  for (const cores of layouts) {
+  for (const cores of [...new Set(wanted)]) {
     const threads = layout(cores);
-    const row: Record<string, unknown> = { threads };
-    for (const async of [false, true]) {
-      process.stderr.write(`[bench] async: ${cores}-core layout, ${async ? 'async' : 'sync'}…\n`);
-      const config = presetConfig('default', { steps, seed, evalEvery: 0, async });
-      row[async ? 'async' : 'sync'] = await timedRun(
-        config,
-        async ? threads : { trainer: threads.sync, rollout: 0 },
-      );
+    const runs: Record<'sync' | 'async', Awaited<ReturnType<typeof timedRun>>[]> = {
+      sync: [],
+      async: [],
+    };
+    for (const seed of seeds) {
+      for (const async of [false, true]) {
+        const mode = async ? 'async' : 'sync';
+        process.stderr.write(`[bench] async: ${cores}-core layout, seed ${seed}, ${mode}…\n`);
+        const config = presetConfig('default', { steps, seed, evalEvery: 0, async });
+        runs[mode].push(
+          await timedRun(config, async ? threads : { trainer: threads.sync, rollout: 0 }),
+        );
+      }
     }
-    result[cores === here ? `cores_${cores}_this_machine` : `cores_${cores}_threads_as_on`] = row;
+    const summary = (mode: 'sync' | 'async') => ({
+      episodes_per_min: round(mean(runs[mode].map((r) => r.episodes_per_min)), 1),
+      overlap_fraction_mean: round(mean(runs[mode].map((r) => r.overlap_fraction_mean))),
+      seconds_idle_trainer_mean: round(mean(runs[mode].map((r) => r.seconds_idle_trainer_mean)), 2),
+      seconds_idle_rollout_mean: round(mean(runs[mode].map((r) => r.seconds_idle_rollout_mean)), 2),
+      runs: runs[mode],
+    });
+    const sync = summary('sync');
+    const async = summary('async');
+    result[cores === here ? `cores_${cores}_this_machine` : `cores_${cores}_threads_as_on`] = {
+      threads,
+      async_over_sync_episodes_per_min: round(async.episodes_per_min / sync.episodes_per_min, 2),
+      sync,
+      async,
+    };
   }
-  return { async: { cores_here: here, steps, seed, ...result } };
+  return { async: { cores_here: here, steps, seeds, ...result } };
 }

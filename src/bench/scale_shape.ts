@@ -20,7 +20,7 @@ import { presetConfig } from '../run/presets.ts';
 import { runShape } from '../run/run_shape.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { writeShapeModel } from '../cli/shape_model_command.ts';
-import { openNodeSandbox } from '../cli/node_run.ts';
+import { openConfigSandbox } from '../cli/node_run.ts';
 import { readBandwidth } from './bandwidth.ts';
 import { fmaPeak } from './roofline.ts';
 
@@ -50,11 +50,7 @@ async function main(): Promise<void> {
     evalEvery: 0,
     ...overrides,
   });
-  const executor = await openNodeSandbox({
-    size: 2,
-    timeoutMs: config.timeoutMs,
-    maxOutputChars: config.maxOutputChars,
-  });
+  const executor = await openConfigSandbox(config);
   log('loading');
   const policy = await loadPolicy(directorySource(dir), config, 'path');
   const model = policy.model;

@@ -11,7 +11,7 @@
 //   grpo_update_tensor_growth  tensors left after the last update less after the first (0: none leak)
 // Median of 4 rounds, alternated, after a warm-up round.
 import * as tf from '@tensorflow/tfjs';
-import { nodeModelSource, openNodeSandbox } from '../cli/node_run.ts';
+import { nodeModelSource, openConfigSandbox } from '../cli/node_run.ts';
 import { selectBackend } from '../kernels/backend.ts';
 import { setSwitches } from '../kernels/switches.ts';
 import type { CausalLM } from '../model/model.ts';
@@ -51,11 +51,7 @@ async function updateOnce(model: CausalLM, batch: PackedSequence[]): Promise<voi
 async function defaultRunBatches(
   policy: Awaited<ReturnType<typeof loadPolicy>>,
 ): Promise<PackedSequence[][]> {
-  const executor = await openNodeSandbox({
-    size: 2,
-    timeoutMs: config.timeoutMs,
-    maxOutputChars: config.maxOutputChars,
-  });
+  const executor = await openConfigSandbox(config);
   const tasks = tasksFor(config.tasks);
   const rng = new Rng(1);
   const batches: PackedSequence[][] = [];

@@ -13,7 +13,7 @@ import { createTrainer, loadPolicy } from '../service/session.ts';
 import { TASK_SETS, tasksFor, type TaskSetName } from '../tasks/registry.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
-import { nodeModelSource, openNodeSandbox } from './node_run.ts';
+import { nodeModelSource, openConfigSandbox } from './node_run.ts';
 
 /** Prints {"pass@1": x, "pass@k": y, "k": K, "tasks": {id: {"pass@1", "pass@k"}}}. */
 export async function evalCommand(args: CliArgs): Promise<void> {
@@ -57,11 +57,7 @@ export async function evalCommand(args: CliArgs): Promise<void> {
     });
   }
   const { source, origin } = nodeModelSource(config.model);
-  const executor = await openNodeSandbox({
-    size: 2,
-    timeoutMs: config.timeoutMs,
-    maxOutputChars: config.maxOutputChars,
-  });
+  const executor = await openConfigSandbox(config);
   const policy = await loadPolicy(source, { ...config, klCoef: 0 }, origin);
   try {
     if (adapter) importPeftAdapter(policy.model, adapter);

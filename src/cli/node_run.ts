@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { hubSource } from '../model_files/hub_source.ts';
 import { directorySource } from '../model_files/node_source.ts';
 import type { ModelSource } from '../model_files/source.ts';
-import { createNodeSandboxPool } from '../env/node_pool.ts';
+import { createHostedNodeSandboxPool, createNodeSandboxPool } from '../env/node_pool.ts';
+import type { RunConfig } from '../run/config.ts';
 import type { ModelInfo } from '../service/trainer_api.ts';
 import type { ClosableExecutor } from '../service/trainer_service.ts';
 
@@ -35,11 +36,14 @@ export function nodeModelSource(name: string): {
   );
 }
 
-/** The Node sandbox pool (worker threads running Pyodide), closable. */
-export async function openNodeSandbox(options: {
-  size: number;
-  timeoutMs: number;
-  maxOutputChars: number;
-}): Promise<ClosableExecutor> {
-  return createNodeSandboxPool(options);
+/**
+ * The Node sandbox pool a run's config asks for (worker threads running Pyodide, two at once),
+ * closable. With `async` on it runs on a thread of its own (pool_host.ts), shared with the rollout
+ * worker; otherwise on this thread, as it always has.
+ */
+export async function openConfigSandbox(
+  config: Pick<RunConfig, 'timeoutMs' | 'maxOutputChars'> & { async?: boolean },
+): Promise<ClosableExecutor> {
+  const options = { size: 2, timeoutMs: config.timeoutMs, maxOutputChars: config.maxOutputChars };
+  return config.async ? createHostedNodeSandboxPool(options) : createNodeSandboxPool(options);
 }

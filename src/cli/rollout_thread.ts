@@ -1,187 +1,101 @@
 // Node's rollout worker for an overlapped (`async`) run: workers/rollout.worker.ts in a
-// worker_threads thread with its own copy of the policy, sharing this thread's sandbox pool. A
-// worker that dies is started again, given the last published weights, and its job is run again;
-// the episodes it was sampling count as dropped (QueuedRolloutSource.countDropped), so every
-// episode is trained on or counted.
-import { expose, wrap, type Remote } from 'comlink';
+// worker_threads thread with its own copy of the policy, sharing the run's sandbox pool (on a port
+// of its own when the pool has a thread of its own: pool_host.ts). A worker that dies is started
+// again (src/rl/restarting_backend.ts), so every episode is trained on or counted as dropped.
+import { expose, wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import { BOOTSTRAP, tsxApiUrl } from '../env/node_pool.ts';
-import type { CodeExecutor } from '../env/types.ts';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { tsWorker } from '../env/node_pool.ts';
+import { canShare } from '../env/pool_host.ts';
+import type { CallOptions, CodeExecutor } from '../env/types.ts';
 import {
-  QueuedRolloutSource,
-  SpanLog,
-  type RolloutBackend,
-  type RolloutJob,
-  type RolloutOutcome,
-  type SpanEvent,
-  type WeightSet,
-} from '../rl/rollout_source.ts';
+  RestartingRolloutBackend,
+  WorkerDied,
+  type StartedWorker,
+} from '../rl/restarting_backend.ts';
+import { QueuedRolloutSource, SpanLog, type SpanEvent } from '../rl/rollout_source.ts';
 import type { RunConfig } from '../run/config.ts';
 import type { RolloutWorkerService } from '../service/rollout_worker.ts';
 
 const workerFile = new URL('../../workers/rollout.worker.ts', import.meta.url).href;
 
-/** How many times one job is retried on a fresh worker before the step fails. */
-const RESTARTS_PER_JOB = 3;
-
-interface Running {
-  worker: Worker;
-  remote: Remote<RolloutWorkerService>;
-  /** Rejects when the worker exits or fails. */
-  death: Promise<never>;
+/**
+ * The worker's line to the sandbox pool: a port of its own on a hosted pool (pool_host.ts), whose
+ * thread answers while this one is busy updating; otherwise calls relayed through this thread.
+ */
+async function executorPort(executor: CodeExecutor): Promise<{ port: MessagePort; close(): void }> {
+  if (canShare(executor)) {
+    const port = (await executor.share()) as MessagePort;
+    return { port, close: () => port.close() };
+  }
+  const relay = new MessageChannel();
+  expose(
+    { execute: (code: string, o?: CallOptions) => executor.execute(code, o) },
+    nodeEndpoint(relay.port1),
+  );
+  relay.port1.unref();
+  return { port: relay.port2, close: () => relay.port1.close() };
 }
 
-/** A RolloutBackend in a worker thread, restarted when it dies. */
-export class ThreadRolloutBackend implements RolloutBackend {
-  /** Workers started (1 + restarts). */
-  starts = 0;
-  private running: Running | null = null;
-  private weights: { version: number; weights: WeightSet } | null = null;
-  private closed = false;
-
-  constructor(
-    private readonly options: {
-      config: RunConfig;
-      /** The model's folder ('demo' and local models), or null for a hub id. */
-      modelDir: string | null;
-      executor: CodeExecutor;
-      spans: SpanLog;
-      threads: number | 'auto';
-      /** Episodes a dead worker was sampling. */
-      onLost: (trajectories: number) => void;
+/** Starts one rollout worker thread and initialises it for the run. */
+async function startThread(options: {
+  config: RunConfig;
+  modelDir: string | null;
+  executor: CodeExecutor;
+  spans: SpanLog;
+  threads: number | 'auto';
+}): Promise<StartedWorker> {
+  const { config, modelDir, executor, spans, threads } = options;
+  const line = await executorPort(executor);
+  const spanChannel = new MessageChannel();
+  spanChannel.port1.on('message', (event: SpanEvent) => spans.add(event));
+  spanChannel.port1.unref();
+  const worker = tsWorker(workerFile, { executor: line.port, spans: spanChannel.port2, modelDir }, [
+    line.port,
+    spanChannel.port2,
+  ]);
+  const death = new Promise<never>((_, reject) => {
+    worker.once('error', (error: Error) => reject(new WorkerDied(error.message)));
+    worker.once('exit', (code: number) => reject(new WorkerDied(`it exited with code ${code}`)));
+  });
+  death.catch(() => {
+    spans.closeOpen();
+    line.close();
+    spanChannel.port1.close();
+  });
+  const remote = wrap<RolloutWorkerService>(nodeEndpoint(worker));
+  const started: StartedWorker = {
+    calls: remote,
+    death,
+    kill: async () => {
+      await worker.terminate();
     },
-  ) {}
-
-  async load(version: number, weights: WeightSet): Promise<void> {
-    this.weights = { version, weights };
-    await this.attempt(async (r) => r.remote.load(version, weights), 'loading weights');
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+  try {
+    await Promise.race([remote.init(config, threads), death]);
+  } catch (error) {
+    await worker.terminate();
+    throw error;
   }
-
-  async run(job: RolloutJob): Promise<RolloutOutcome> {
-    const size = job.taskIds.length * job.options.groupSize;
-    return this.attempt(
-      (r) => r.remote.run(job),
-      `sampling step ${job.step}`,
-      () => this.options.onLost(size),
-    );
-  }
-
-  /** tf.memory().numTensors in the worker. */
-  async numTensors(): Promise<number> {
-    return this.attempt((r) => r.remote.numTensors(), 'counting tensors');
-  }
-
-  /** Ends the worker thread now, as a crash would (tests). */
-  async kill(): Promise<void> {
-    await this.running?.worker.terminate();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const running = this.running;
-    this.running = null;
-    await running?.worker.terminate();
-  }
-
-  /** Runs `call` on a live worker; a worker that dies meanwhile is replaced and `call` retried. */
-  private async attempt<T>(
-    call: (r: Running) => Promise<T>,
-    what: string,
-    onDeath: () => void = () => {},
-  ): Promise<T> {
-    let lastError: unknown = null;
-    for (let tries = 0; tries <= RESTARTS_PER_JOB; tries++) {
-      if (this.closed) throw new Error('the rollout worker is closed');
-      const running = await this.ensure();
-      try {
-        return await Promise.race([call(running), running.death]);
-      } catch (error) {
-        if (!(error instanceof WorkerDied)) throw error;
-        if (this.running === running) this.running = null;
-        lastError = error;
-        onDeath();
-        process.stderr.write(
-          `rollout worker died while ${what} (${(error as Error).message}); restarting it\n`,
-        );
-      }
-    }
-    throw new Error(
-      `the rollout worker died ${RESTARTS_PER_JOB + 1} times while ${what}: ${(lastError as Error).message}`,
-    );
-  }
-
-  /** The live worker, started (with the last published weights) if there is none. */
-  private async ensure(): Promise<Running> {
-    if (this.running) return this.running;
-    this.starts++;
-    const { config, modelDir, executor, spans, threads } = this.options;
-    const executorChannel = new MessageChannel();
-    const spanChannel = new MessageChannel();
-    expose(
-      { execute: (code: string, o?: { timeoutMs?: number }) => executor.execute(code, o) },
-      nodeEndpoint(executorChannel.port1),
-    );
-    spanChannel.port1.on('message', (event: SpanEvent) => spans.add(event));
-    spanChannel.port1.unref();
-    executorChannel.port1.unref();
-    const worker = new Worker(BOOTSTRAP, {
-      eval: true,
-      workerData: {
-        tsxApi: tsxApiUrl(),
-        workerFile,
-        executor: executorChannel.port2,
-        spans: spanChannel.port2,
-        modelDir,
-      },
-      transferList: [executorChannel.port2, spanChannel.port2],
-      stdout: true,
-      stderr: true,
-    });
-    const forward = (chunk: Buffer) => {
-      process.stderr.write(chunk);
-    };
-    worker.stdout.on('data', forward);
-    worker.stderr.on('data', forward);
-    const death = new Promise<never>((_, reject) => {
-      worker.once('error', (error: Error) => reject(new WorkerDied(error.message)));
-      worker.once('exit', (code: number) => reject(new WorkerDied(`it exited with code ${code}`)));
-    });
-    death.catch(() => {
-      if (this.running?.worker === worker) this.running = null;
-      spans.closeOpen();
-      executorChannel.port1.close();
-      spanChannel.port1.close();
-    });
-    const running: Running = {
-      worker,
-      remote: wrap<RolloutWorkerService>(nodeEndpoint(worker)),
-      death,
-    };
-    this.running = running;
-    await Promise.race([running.remote.init(config, threads), death]);
-    if (this.weights)
-      await Promise.race([running.remote.load(this.weights.version, this.weights.weights), death]);
-    return running;
-  }
+  return started;
 }
 
-class WorkerDied extends Error {}
-
-/** The rollout source of an overlapped CLI run: a worker thread over this thread's sandbox pool. */
+/** The rollout source of an overlapped CLI run: a worker thread over the run's sandbox pool. */
 export function threadRolloutSource(options: {
   config: RunConfig;
   modelDir: string | null;
   executor: CodeExecutor;
   threads?: number | 'auto';
-}): { source: QueuedRolloutSource; backend: ThreadRolloutBackend } {
+}): { source: QueuedRolloutSource; backend: RestartingRolloutBackend } {
   const spans = new SpanLog();
   let source: QueuedRolloutSource | null = null;
-  const backend = new ThreadRolloutBackend({
-    ...options,
-    threads: options.threads ?? 'auto',
-    spans,
+  const backend = new RestartingRolloutBackend({
+    start: () => startThread({ ...options, threads: options.threads ?? 'auto', spans }),
     onLost: (n) => source?.countLost(n),
+    warn: (message) => process.stderr.write(`${message}\n`),
   });
   source = new QueuedRolloutSource(backend, spans);
   return { source, backend };

@@ -15,7 +15,7 @@ import { createTrainer, loadPolicy, type LoadedPolicy } from '../service/session
 import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { checkTrainMemory } from './memory_check.ts';
-import { DEMO_MODEL_DIR, nodeModelSource, openNodeSandbox } from './node_run.ts';
+import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from './node_run.ts';
 import { threadRolloutSource } from './rollout_thread.ts';
 import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
 import type { Trainer } from '../rl/trainer.ts';
@@ -95,13 +95,7 @@ function modelFolder(model: string, origin: ModelInfo['source']): string | null 
 /** An overlapped run's episode accounting: every sampled episode is trained on or dropped. */
 function asyncSummary(trainer: Trainer): Record<string, unknown> {
   if (!(trainer instanceof OverlappedTrainer)) return {};
-  return {
-    async: {
-      episodes_sampled: trainer.source.sampledTrajectories,
-      episodes_trained: trainer.trainedEpisodes,
-      episodes_dropped: trainer.source.droppedTrajectories,
-    },
-  };
+  return { async: trainer.accounting() };
 }
 
 /** Trains as the config says, printing one metrics line per step. */
@@ -118,11 +112,7 @@ export async function trainCommand(args: CliArgs): Promise<void> {
   const { source, origin } = nodeModelSource(config.model);
   // the page's memory check, from config.json alone: refuse before reading any weights
   await checkTrainMemory(source, config, config.backend === 'cpu' ? 'cpu' : 'wasm');
-  const executor = await openNodeSandbox({
-    size: 2,
-    timeoutMs: config.timeoutMs,
-    maxOutputChars: config.maxOutputChars,
-  });
+  const executor = await openConfigSandbox(config);
   const policy = await loadPolicy(source, config, origin);
   // `async`: a rollout worker thread with its own copy of the policy, sharing the sandbox pool
   const rollouts = config.async

@@ -1,5 +1,6 @@
 // Counters and latency quantiles of a sandbox pool (what the trainer's Environment panel shows).
 import type { SandboxOutcome } from './sandbox.ts';
+import type { SandboxMetrics } from './types.ts';
 
 /** Latencies kept for the quantiles: recent enough to track drift, small enough to sort often. */
 const WINDOW = 1000;
@@ -58,5 +59,24 @@ export class PoolTallies {
 
   p95Ms(): number {
     return quantile(this.latenciesMs, 0.95) ?? 0;
+  }
+
+  /** The counters and quantiles of SandboxMetrics (the pool adds its workers' state). */
+  counts(): Omit<SandboxMetrics, 'queued' | 'busy' | 'idle' | 'spares' | 'interruptible'> {
+    return {
+      executions: this.executions,
+      medianExecMs: this.medianMs(),
+      p95ExecMs: this.p95Ms(),
+      timeouts: this.timeouts,
+      interrupts: this.interrupts,
+      rearms: this.rearms,
+      terminations: this.terminations,
+      crashes: this.crashes,
+      recycles: this.recycles,
+      respawns: this.respawns,
+      lastRespawnMs: this.lastRespawnMs,
+      medianColdStartMs: quantile(this.coldStartsMs, 0.5),
+      medianRestoreStartMs: quantile(this.restoreStartsMs, 0.5),
+    };
   }
 }

@@ -1,13 +1,16 @@
 // Node-only: sandbox workers as worker_threads running workers/sandbox.worker.ts through tsx's
 // loader (the worker is TypeScript). Browser code must not import this file; see browser_pool.ts.
+import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type TransferListItem } from 'node:worker_threads';
 import { SandboxPool, type SandboxPoolOptions } from './pool.ts';
+import { HostedSandboxPool, type HostedPoolOptions, type PoolHostApi } from './pool_host.ts';
 import type { SandboxWorkerFactory } from './types.ts';
 
 const workerFile = new URL('../../workers/sandbox.worker.ts', import.meta.url).href;
+const hostFile = new URL('../../workers/pool_host.worker.ts', import.meta.url).href;
 
 /**
  * The worker is TypeScript: this CommonJS bootstrap registers tsx's ESM hooks inside the worker
@@ -25,17 +28,32 @@ export function tsxApiUrl(): string {
   return pathToFileURL(cjs.replace(/index\.cjs$/, 'index.mjs')).href;
 }
 
+/** A worker thread running a TypeScript file, its stdout and stderr sent to our stderr. */
+export function tsWorker(
+  file: string,
+  data: Record<string, unknown> = {},
+  transferList: TransferListItem[] = [],
+): Worker {
+  const worker = new Worker(BOOTSTRAP, {
+    eval: true,
+    workerData: { tsxApi: tsxApiUrl(), workerFile: file, ...data },
+    transferList,
+    stdout: true,
+    stderr: true,
+  });
+  // Forward without pipe(): pipe() would add listeners to process.stderr for every worker ever started.
+  const forward = (chunk: Buffer) => {
+    process.stderr.write(chunk);
+  };
+  worker.stdout.on('data', forward);
+  worker.stderr.on('data', forward);
+  return worker;
+}
+
 /** A factory of Node sandbox workers; their stdout goes to our stderr so CLI stdout stays pure JSON. */
 export function nodeWorkerFactory(): SandboxWorkerFactory {
-  const workerData = { tsxApi: tsxApiUrl(), workerFile };
   return () => {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData, stdout: true, stderr: true });
-    // Forward without pipe(): pipe() would add listeners to process.stderr for every worker ever started.
-    const forward = (chunk: Buffer) => {
-      process.stderr.write(chunk);
-    };
-    worker.stdout.on('data', forward);
-    worker.stderr.on('data', forward);
+    const worker = tsWorker(workerFile);
     return {
       endpoint: nodeEndpoint(worker),
       terminate: () => {
@@ -61,4 +79,35 @@ export function createNodeSandboxPool(
   options: Omit<SandboxPoolOptions, 'workerFactory'> = {},
 ): Promise<SandboxPool> {
   return SandboxPool.create({ ...options, workerFactory: nodeWorkerFactory() });
+}
+
+/**
+ * A sandbox pool on a worker thread of its own (pool_host.ts): what an overlapped run shares
+ * between the trainer and its rollout worker.
+ */
+export async function createHostedNodeSandboxPool(
+  options: HostedPoolOptions = {},
+): Promise<HostedSandboxPool> {
+  const worker = tsWorker(hostFile);
+  const death = new Promise<never>((_, reject) => {
+    const die = (why: string) => reject(new Error(`the sandbox pool's thread died (${why})`));
+    worker.once('error', (error: Error) => die(error.message));
+    worker.once('exit', (code: number) => die(`it exited with code ${code}`));
+  });
+  const host = wrap<PoolHostApi>(nodeEndpoint(worker));
+  const pool = new HostedSandboxPool(host, {
+    death,
+    terminate: () => void worker.terminate(),
+    channel: () => {
+      const { port1, port2 } = new MessageChannel();
+      return { mine: port1, theirs: port2 };
+    },
+  });
+  try {
+    await Promise.race([host.start(options), death]);
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  return pool;
 }

@@ -4,17 +4,13 @@
 // common case; a new spare then warms in the background. Only pool-level failures reject (closed
 // pool, workers that cannot start at all); everything a program does comes back as an ExecResult.
 //
-// The pool's first workers (`firstReady`, by default all `size`) load Pyodide cold, side by side,
-// and one of them leaves a memory snapshot of its fresh interpreter; every later worker (the rest
-// of `size`, spares, replacements) restores it, skipping Python's start-up. Given a snapshot an
-// earlier pool made (the page keeps one between visits: browser_pool.ts), the first workers restore
-// that one too. Measured on a 2-core VM: in headless Chromium a lone cold load ~6 s, two side by
-// side ~8 s each (so the page is ready on its first worker), a restore ~1.4 s plus the lockdown; in
-// Node a worker's cold start 3.2 s, a restored one's 1.4 s. Spares warm while the model trains (at
-// the start, after a recycle or a terminated runaway), so each start is time taken from training.
+// The first workers (`firstReady`, default `size`) load Pyodide cold, side by side, one leaving a
+// memory snapshot of its fresh interpreter that every later worker restores (or all restore one
+// an earlier pool made: browser_pool.ts). Start times are in docs/sandbox.md. A call asked with
+// `trace` says which worker slot ran it and when (the timeline's sandbox lanes).
 import { toExecResult } from './exec_result.ts';
 import { toJudgement, toProbes } from './judgement.ts';
-import { PoolTallies, quantile } from './metrics.ts';
+import { PoolTallies } from './metrics.ts';
 import { Sandbox, type SandboxOutcome } from './sandbox.ts';
 import {
   checkPositive,
@@ -23,9 +19,11 @@ import {
   type Settings,
 } from './pool_settings.ts';
 import type {
+  CallOptions,
   ExecResult,
   HiddenTest,
   Judgement,
+  RanOn,
   SandboxMetrics,
   SandboxReady,
   SandboxWorkerFactory,
@@ -37,7 +35,7 @@ export type { SandboxPoolOptions } from './pool_settings.ts';
 interface Job {
   timeoutMs: number;
   run: (sandbox: Sandbox, graceMs: number) => Promise<SandboxOutcome>;
-  settle: (outcome: SandboxOutcome) => void;
+  settle: (outcome: SandboxOutcome, ranOn: RanOn) => void;
   reject: (error: Error) => void;
 }
 
@@ -50,6 +48,8 @@ export class SandboxPool {
   private readonly spareSandboxes: Sandbox[] = [];
   /** Sandboxes running a program, with the call they serve (close() settles those calls). */
   private readonly busy = new Map<Sandbox, Job>();
+  /** Each active worker's slot (RanOn.worker): the lowest free when it first runs a call. */
+  private readonly slots = new Map<Sandbox, number>();
   private readonly queue: Job[] = [];
   private readonly tallies = new PoolTallies();
   /** When each retired worker left, oldest first, to time its replacement. */
@@ -110,14 +110,14 @@ export class SandboxPool {
   /**
    * Runs one program in a fresh namespace; resolves with its ExecResult, whatever the program does.
    */
-  execute(code: string, options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+  execute(code: string, options: CallOptions = {}): Promise<ExecResult & { ranOn?: RanOn }> {
     if (typeof code !== 'string')
       return Promise.reject(
         new Error(`SandboxPool.execute: code must be a string, got ${typeof code}`),
       );
     return this.enqueue('execute', options, (resolve: (result: ExecResult) => void, timeoutMs) => ({
       run: (sandbox, graceMs) => sandbox.run(code, timeoutMs, graceMs),
-      settle: (outcome) => resolve(toExecResult(outcome, timeoutMs)),
+      settle: (outcome, ranOn) => resolve(traced(toExecResult(outcome, timeoutMs), options, ranOn)),
     }));
   }
 
@@ -130,8 +130,8 @@ export class SandboxPool {
   judge(
     code: string,
     tests: readonly HiddenTest[],
-    options: { timeoutMs?: number } = {},
-  ): Promise<Judgement> {
+    options: CallOptions = {},
+  ): Promise<Judgement & { ranOn?: RanOn }> {
     if (typeof code !== 'string')
       return Promise.reject(
         new Error(`SandboxPool.judge: code must be a string, got ${typeof code}`),
@@ -141,13 +141,14 @@ export class SandboxPool {
     const probes = toProbes(tests);
     return this.enqueue('judge', options, (resolve: (result: Judgement) => void, timeoutMs) => ({
       run: (sandbox, graceMs) => sandbox.judge(code, probes, timeoutMs, graceMs),
-      settle: (outcome) => resolve(toJudgement(outcome, tests, timeoutMs)),
+      settle: (outcome, ranOn) =>
+        resolve(traced(toJudgement(outcome, tests, timeoutMs), options, ranOn)),
     }));
   }
 
   private enqueue<T>(
     name: string,
-    options: { timeoutMs?: number },
+    options: CallOptions,
     job: (resolve: (result: T) => void, timeoutMs: number) => Pick<Job, 'run' | 'settle'>,
   ): Promise<T> {
     if (this.closed) return Promise.reject(new Error(`SandboxPool.${name}: the pool is closed`));
@@ -166,21 +167,8 @@ export class SandboxPool {
 
   /** Counters, latencies and the state of the workers. */
   metrics(): SandboxMetrics {
-    const t = this.tallies;
     return {
-      executions: t.executions,
-      medianExecMs: t.medianMs(),
-      p95ExecMs: t.p95Ms(),
-      timeouts: t.timeouts,
-      interrupts: t.interrupts,
-      rearms: t.rearms,
-      terminations: t.terminations,
-      crashes: t.crashes,
-      recycles: t.recycles,
-      respawns: t.respawns,
-      lastRespawnMs: t.lastRespawnMs,
-      medianColdStartMs: quantile(t.coldStartsMs, 0.5),
-      medianRestoreStartMs: quantile(t.restoreStartsMs, 0.5),
+      ...this.tallies.counts(),
       queued: this.queue.length,
       busy: this.busy.size,
       idle: this.idle.length,
@@ -315,6 +303,7 @@ export class SandboxPool {
     if (idleAt >= 0) this.idle.splice(idleAt, 1);
     if (spareAt >= 0) this.spareSandboxes.splice(spareAt, 1);
     sandbox.terminate();
+    this.slots.delete(sandbox);
     this.tallies.crashes += 1;
     this.tallies.terminations += 1;
     if (idleAt >= 0) this.retire(sandbox);
@@ -353,14 +342,27 @@ export class SandboxPool {
 
   private async dispatch(sandbox: Sandbox, job: Job): Promise<void> {
     this.busy.set(sandbox, job);
+    const worker = this.slotOf(sandbox);
+    const startWallMs = performance.timeOrigin + performance.now();
     const outcome = await job.run(sandbox, this.settings.graceMs);
+    const ranOn = { worker, startWallMs, endWallMs: performance.timeOrigin + performance.now() };
     this.busy.delete(sandbox);
     this.tallies.record(outcome);
     if (this.closed) sandbox.terminate();
     else if (this.mustRetire(sandbox, outcome)) this.retire(sandbox);
     else this.idle.push(sandbox);
-    job.settle(outcome);
+    job.settle(outcome, ranOn);
     this.pump();
+  }
+
+  private slotOf(sandbox: Sandbox): number {
+    let slot = this.slots.get(sandbox);
+    if (slot === undefined) {
+      const used = new Set(this.slots.values());
+      for (slot = 0; used.has(slot); slot++);
+      this.slots.set(sandbox, slot);
+    }
+    return slot;
   }
 
   private mustRetire(sandbox: Sandbox, outcome: SandboxOutcome): boolean {
@@ -381,9 +383,19 @@ export class SandboxPool {
    */
   private retire(sandbox: Sandbox): void {
     sandbox.terminate();
+    this.slots.delete(sandbox);
     this.retiredAt.push(performance.now());
     const spare = this.spareSandboxes.shift();
     if (spare) this.activate(spare);
     this.replenish();
   }
+}
+
+/** The result, with where it ran when the call asked (`trace`). */
+function traced<T extends object>(
+  result: T,
+  options: CallOptions,
+  ranOn: RanOn,
+): T & { ranOn?: RanOn } {
+  return options.trace ? { ...result, ranOn } : result;
 }

@@ -32,18 +32,33 @@ export interface ExecOutcome {
  * an ExecOutcome; tools get the pool's whole ExecResult.
  */
 export interface CodeExecutor<Result extends ExecOutcome = ExecOutcome> {
-  execute(code: string, options?: { timeoutMs?: number }): Promise<Result>;
+  execute(code: string, options?: CallOptions): Promise<Result>;
   /**
    * Judges `code` against hidden tests where the program cannot reach the verdict (the sandbox
    * pool; docs/sandbox.md "The judge"). Optional so that executors which only run programs (a
    * CPython subprocess in tests, the demo scripts' runners) still fit; the `tests` reward says
    * which path it took (src/rl/rewards.ts).
    */
-  judge?(
-    code: string,
-    tests: readonly HiddenTest[],
-    options?: { timeoutMs?: number },
-  ): Promise<Judgement>;
+  judge?(code: string, tests: readonly HiddenTest[], options?: CallOptions): Promise<Judgement>;
+}
+
+/** Options of one call to an executor. */
+export interface CallOptions {
+  /** The call's deadline (default: the executor's). */
+  timeoutMs?: number;
+  /**
+   * Ask where the call ran: a pool that knows adds `ranOn` to the result (the timeline's sandbox
+   * lanes, src/rl/timeline.ts); executors that do not ignore it.
+   */
+  trace?: boolean;
+}
+
+/** Which pool worker ran a traced call, and when (wall-clock ms: performance.timeOrigin + now). */
+export interface RanOn {
+  /** The worker's slot in the pool, 0 to size - 1 (a replacement takes the slot it fills). */
+  worker: number;
+  startWallMs: number;
+  endWallMs: number;
 }
 
 /**

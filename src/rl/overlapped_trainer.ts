@@ -23,6 +23,14 @@ import type { StepMetrics } from './types.ts';
 
 type Cursor = { rng: RngState } & SamplerState;
 
+/** An overlapped run's episode accounting (the CLI's summary line, the page's run panel). */
+export interface AsyncAccounting {
+  workers_started: number;
+  episodes_sampled: number;
+  episodes_trained: number;
+  episodes_dropped: number;
+}
+
 /**
  * Yields to the event loop so messages already queued (the worker's spans) are handled: Node runs
  * port messages in its poll phase, before setImmediate's check phase (a timer can come first).
@@ -64,6 +72,16 @@ export class OverlappedTrainer extends Trainer {
     super.loadCursor(saved);
     this.dropRequest();
     this.published = -1; // a restore may have changed the weights: send them again
+  }
+
+  /** Every sampled episode is trained on or dropped; and the rollout workers started (1 + restarts). */
+  accounting(): AsyncAccounting {
+    return {
+      workers_started: this.source.workerStarts ?? 1,
+      episodes_sampled: this.source.sampledTrajectories,
+      episodes_trained: this.trainedEpisodes,
+      episodes_dropped: this.source.droppedTrajectories,
+    };
   }
 
   /** Frees the optimizer and stops the rollout worker. */

@@ -15,7 +15,7 @@ import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { modelSampler } from './policy.ts';
 import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
-import type { SpanKind } from './timeline.ts';
+import { timedExecutor, type SpanKind } from './timeline.ts';
 import type { Trajectory } from './types.ts';
 
 /** One step's episodes to sample. */
@@ -69,6 +69,10 @@ export interface RolloutSource {
   /** Spans the worker recorded that end after `sinceWallMs` (its rollout lane and sandbox slots). */
   spansSince(sinceWallMs: number): WallSpan[];
   close(): Promise<void>;
+  /** Workers started so far (1 + restarts). */
+  readonly workerStarts?: number;
+  /** Ends the worker as a crash would (tests of the restart). */
+  killWorker?(): Promise<void>;
 }
 
 /** Wall-clock milliseconds, comparable across threads. */
@@ -138,6 +142,10 @@ export interface RolloutBackend {
   /** Samples one job with the current weights. */
   run(job: RolloutJob): Promise<RolloutOutcome>;
   close(): Promise<void>;
+  /** Workers started so far (1 + restarts), where workers are restarted. */
+  readonly starts?: number;
+  /** Ends the worker as a crash would (tests), where workers are restarted. */
+  kill?(): Promise<void>;
 }
 
 /** The rollout worker's own side: samples jobs with its model, streaming its spans. */
@@ -221,21 +229,14 @@ export class RolloutWorkerCore implements RolloutBackend {
     }
   }
 
-  /** The executor with each execution on the lowest sandbox lane free at its start. */
+  /** The executor with each execution on the lane of the pool worker that ran it (timedExecutor). */
   private slots(inner: CodeExecutor): CodeExecutor {
-    const busy: boolean[] = [];
-    return {
-      execute: async (code, options) => {
-        let index = busy.indexOf(false);
-        if (index < 0) index = busy.push(true) - 1;
-        busy[index] = true;
-        try {
-          return await this.span(`sandbox-${index}`, 'sandbox', () => inner.execute(code, options));
-        } finally {
-          busy[index] = false;
-        }
-      },
-    };
+    return timedExecutor(inner, 'sandbox', {
+      now: () => performance.now(),
+      fromWallMs: (wallMs) => wallMs - performance.timeOrigin,
+      busySlots: [],
+      add: (lane, kind, startMs, endMs) => this.emitClosed(lane, kind, startMs, endMs),
+    });
   }
 }
 
@@ -324,6 +325,17 @@ export class QueuedRolloutSource implements RolloutSource {
 
   spansSince(sinceWallMs: number): WallSpan[] {
     return this.spans.since(sinceWallMs);
+  }
+
+  /** Workers started so far (1 + restarts); 1 where the backend never restarts. */
+  get workerStarts(): number {
+    return this.backend.starts ?? 1;
+  }
+
+  /** Ends the worker as a crash would (tests); the next job starts another. */
+  async killWorker(): Promise<void> {
+    if (!this.backend.kill) throw new Error('this rollout worker cannot be killed and restarted');
+    await this.backend.kill();
   }
 
   /** Resolves once every job and weight load sent so far has run (the worker is idle). */

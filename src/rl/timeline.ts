@@ -7,7 +7,7 @@
 // - `overlap_fraction` = the time where the rollout was in progress (any span on the `rollout`
 //   lane, its waits on the sandbox included) while the trainer updated (`update` spans on the
 //   `trainer` lane), divided by W. The synchronous loop never overlaps them: 0.
-import type { CodeExecutor, ExecOutcome } from '../env/types.ts';
+import type { CodeExecutor, ExecOutcome, RanOn } from '../env/types.ts';
 
 /** What a lane was doing. */
 export type SpanKind = 'generate' | 'sandbox' | 'reward' | 'update' | 'waiting';
@@ -133,31 +133,75 @@ export class TimelineRecorder {
   }
 
   /**
-   * The executor, with every execution and judgement recorded as a `kind` span on the lowest
-   * sandbox lane free at its start (the pool's workers as seen from outside: a program queued
-   * behind busy workers counts from when it was sent).
+   * The executor, with every execution and judgement recorded as a `kind` span (timedExecutor),
+   * in this recorder's clock.
    */
   executor<R extends ExecOutcome>(inner: CodeExecutor<R>, kind: SpanKind): CodeExecutor<R> {
-    const slot = <T>(work: () => Promise<T>): Promise<T> => {
-      let index = this.busySlots.indexOf(false);
-      if (index < 0) index = this.busySlots.push(true) - 1;
-      this.busySlots[index] = true;
-      return this.time(`sandbox-${index}`, kind, work).finally(() => {
-        this.busySlots[index] = false;
-      });
-    };
-    const timed: CodeExecutor<R> = {
-      execute: (code, options) => slot(() => inner.execute(code, options)),
-    };
-    if (inner.judge) {
-      const judge = inner.judge.bind(inner);
-      timed.judge = (code, tests, options) => slot(() => judge(code, tests, options));
-    }
-    return timed;
+    return timedExecutor(inner, kind, {
+      now: this.now,
+      fromWallMs: (wallMs) => wallMs - performance.timeOrigin,
+      busySlots: this.busySlots,
+      add: (lane, k, startMs, endMs) => this.add(lane, k, startMs, endMs),
+    });
   }
 
   /** The timeline up to now (or `endMs`). */
   finish(endMs: number = this.now()): StepTimeline {
     return { seconds_wall: (endMs - this.originMs) / 1000, spans: [...this.spans] };
   }
+}
+
+/** Where timedExecutor's spans go, in one clock's milliseconds. */
+export interface SpanSink {
+  now(): number;
+  /** A wall-clock time (performance.timeOrigin + now, as RanOn gives) in this clock. */
+  fromWallMs(wallMs: number): number;
+  /** Lanes taken by calls in flight, for executors that do not say where a call ran. */
+  busySlots: boolean[];
+  add(lane: string, kind: SpanKind, startMs: number, endMs: number): void;
+}
+
+/**
+ * `inner` with every execution and judgement recorded as a `kind` span. A pool says where a call
+ * ran (asked with `trace`): the span is on that worker's lane (`sandbox-<worker>`) for the time it
+ * ran there, so a program queued behind busy workers is not counted as work. An executor that does
+ * not say gets the lowest lane free at the call's start, for the call's whole time.
+ */
+export function timedExecutor<R extends ExecOutcome>(
+  inner: CodeExecutor<R>,
+  kind: SpanKind,
+  sink: SpanSink,
+): CodeExecutor<R> {
+  const timed = async <T extends object>(call: () => Promise<T & { ranOn?: RanOn }>) => {
+    const busy = sink.busySlots;
+    let index = busy.indexOf(false);
+    if (index < 0) index = busy.push(true) - 1;
+    busy[index] = true;
+    const started = sink.now();
+    let result: T & { ranOn?: RanOn };
+    try {
+      result = await call();
+    } finally {
+      busy[index] = false;
+    }
+    const { ranOn, ...rest } = result;
+    if (ranOn)
+      sink.add(
+        `sandbox-${ranOn.worker}`,
+        kind,
+        sink.fromWallMs(ranOn.startWallMs),
+        sink.fromWallMs(ranOn.endWallMs),
+      );
+    else sink.add(`sandbox-${index}`, kind, started, sink.now());
+    return rest as T;
+  };
+  const out: CodeExecutor<R> = {
+    execute: (code, options) => timed(() => inner.execute(code, { ...options, trace: true })),
+  };
+  if (inner.judge) {
+    const judge = inner.judge.bind(inner);
+    out.judge = (code, tests, options) =>
+      timed(() => judge(code, tests, { ...options, trace: true }));
+  }
+  return out;
 }

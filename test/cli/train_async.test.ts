@@ -48,6 +48,7 @@ describe('train with async on', () => {
     const summary = lines[3]!.summary as { async: Record<string, number> };
     // 3 steps of 4 episodes, none asked for past the last step, none dropped
     expect(summary.async).toEqual({
+      workers_started: 1,
       episodes_sampled: 12,
       episodes_trained: 12,
       episodes_dropped: 0,

@@ -11,7 +11,7 @@
 // batching follows sandbox timing).
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openNodeSandbox } from '../../src/cli/node_run.ts';
+import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
@@ -38,7 +38,7 @@ describe('the demo model learns', () => {
   let executor: ClosableExecutor;
   beforeAll(async () => {
     await selectBackend({ force: 'wasm' });
-    executor = await openNodeSandbox({ size: 2, timeoutMs: 2000, maxOutputChars: 500 });
+    executor = await createNodeSandboxPool({ size: 2, timeoutMs: 2000, maxOutputChars: 500 });
   });
   afterAll(async () => {
     await executor?.close();

@@ -18,7 +18,7 @@ import { sftStep, type SftExample } from '../../src/rl/sft.ts';
 import { Trainer, type TrainerSettings } from '../../src/rl/trainer.ts';
 import { customTask } from '../../src/tasks/custom.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
-import { openNodeSandbox } from '../../src/cli/node_run.ts';
+import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 
 const task = customTask({ prompt: 'Print the number seven.', expectedOutput: '7' }, 0);
@@ -60,7 +60,7 @@ describe('GRPO learns', () => {
   let executor: ClosableExecutor;
   beforeAll(async () => {
     await selectBackend({ force: 'wasm' });
-    executor = await openNodeSandbox({ size: 2, timeoutMs: 5000, maxOutputChars: 500 });
+    executor = await createNodeSandboxPool({ size: 2, timeoutMs: 5000, maxOutputChars: 500 });
   });
   afterAll(async () => {
     await executor?.close();

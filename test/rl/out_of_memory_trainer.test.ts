@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openNodeSandbox } from '../../src/cli/node_run.ts';
+import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import { parseArgs } from '../../src/cli/args.ts';
 import { trainCommand } from '../../src/cli/train_command.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
@@ -59,7 +59,7 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
   let trainer: Trainer;
   beforeAll(async () => {
     await selectBackend({ force: 'wasm' });
-    executor = await openNodeSandbox({ size: 2, timeoutMs: 2000, maxOutputChars: 500 });
+    executor = await createNodeSandboxPool({ size: 2, timeoutMs: 2000, maxOutputChars: 500 });
     policy = await loadPolicy(directorySource(DEMO), config, 'demo');
     const tasks = TASK_IDS.map((id) => TASKS_BY_ID.get(id)!);
     trainer = new Trainer(
@@ -144,7 +144,7 @@ describe('resume after out of memory, with a smaller micro-batch', () => {
   it('through the worker API: the checkpoint from before restores with micro-batch 1 and trains on', async () => {
     const service = new TrainerService({
       selectBackend: (force) => selectBackend({ force: force ?? 'wasm' }),
-      createExecutor: (options) => openNodeSandbox(options),
+      createExecutor: (options) => createNodeSandboxPool(options),
       sourceFor: () => ({ source: directorySource(DEMO), origin: 'demo' }),
     });
     try {

@@ -18,7 +18,7 @@ import { SpanLog } from '../../src/rl/rollout_source.ts';
 import { Trainer } from '../../src/rl/trainer.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
-import type { CodeExecutor } from '../../src/env/types.ts';
+import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { buildMetrics } from '../helpers/records.ts';
@@ -146,6 +146,30 @@ describe('TimelineRecorder', () => {
       ['sandbox-0', 0.5, 1],
     ]);
     expect(recorder.finish().seconds_wall).toBe(1);
+  });
+
+  it("puts a pool's traced call on the lane of the worker that ran it, for the time it ran there", async () => {
+    let clock = 1000;
+    const recorder = new TimelineRecorder(1000, () => clock);
+    const asked: unknown[] = [];
+    const origin = performance.timeOrigin;
+    const inner: CodeExecutor = {
+      execute: async (_code, options) => {
+        asked.push(options);
+        clock = 3000; // queued 1 s behind busy workers, then ran 0.5 s on worker 1
+        return {
+          ok: true,
+          observation: '7\n',
+          timedOut: false,
+          error: null,
+          ranOn: { worker: 1, startWallMs: origin + 2500, endWallMs: origin + 3000 },
+        } as ExecOutcome;
+      },
+    };
+    const result = await recorder.executor(inner, 'sandbox').execute('print(7)', { timeoutMs: 9 });
+    expect(asked).toEqual([{ timeoutMs: 9, trace: true }]);
+    expect(result).toEqual({ ok: true, observation: '7\n', timedOut: false, error: null });
+    expect(recorder.spans).toEqual([{ lane: 'sandbox-1', kind: 'sandbox', start: 1.5, end: 2 }]);
   });
 });
 

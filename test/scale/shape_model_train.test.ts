@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeShapeModel } from '../../src/cli/shape_model_command.ts';
-import { openNodeSandbox } from '../../src/cli/node_run.ts';
+import { openConfigSandbox } from '../../src/cli/node_run.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { heapUsage } from '../../src/kernels/heap_usage.ts';
 import { halfWeights } from '../../src/model/params.ts';
@@ -39,11 +39,7 @@ describe('a SmolLM2-135M-shaped model, 2 layers', () => {
       maxTurns: 2,
       maxNewTokens: 48,
     });
-    const executor = await openNodeSandbox({
-      size: 2,
-      timeoutMs: config.timeoutMs,
-      maxOutputChars: config.maxOutputChars,
-    });
+    const executor = await openConfigSandbox(config);
     const policy = await loadPolicy(directorySource(dir), config, 'path');
     try {
       // every matrix (2 layers x 7, and the tied embedding) 16-bit, none float32
