@@ -90,9 +90,11 @@ if (inNode) {
     nodeEndpoint(parentPort),
   );
 } else {
-  const { base, browserSourceFor } = await import('./model_source.ts');
+  // exposed before any await: a Web Worker drops messages that arrive while its module is still
+  // waiting on a top-level await with no listener yet
   expose(
     shell(async (ports) => {
+      const { base, browserSourceFor } = await import('./model_source.ts');
       return service(
         wrap<Pick<CodeExecutor, 'execute'>>(ports.executor),
         (event) => ports.spans.postMessage(event),

@@ -3,13 +3,19 @@
 // served demo folder, the hub with the Cache API, picked files) and the Web Worker sandbox pool.
 import * as tf from '@tensorflow/tfjs';
 import { expose, transfer, wrap } from 'comlink';
-import { createBrowserSandboxPool, keptSnapshotOptions } from '../src/env/browser_pool.ts';
+import { createHostedBrowserSandboxPool } from '../src/env/browser_pool_host.ts';
+import { canShare } from '../src/env/pool_host.ts';
 import { selectBackend, webgpuAdapter } from '../src/kernels/backend.ts';
 import type { ModelConfig } from '../src/model_files/hf_config.ts';
 import type { RunConfig } from '../src/run/config.ts';
 import type { BackendTiming } from '../src/service/backend_choice.ts';
 import { TrainerService } from '../src/service/trainer_service.ts';
-import type { CodeExecutor } from '../src/env/types.ts';
+import type { CallOptions, CodeExecutor } from '../src/env/types.ts';
+import {
+  RestartingRolloutBackend,
+  WorkerDied,
+  type StartedWorker,
+} from '../src/rl/restarting_backend.ts';
 import {
   QueuedRolloutSource,
   SpanLog,
@@ -21,56 +27,89 @@ import { base, browserSourceFor } from './model_source.ts';
 import type { RolloutShell } from './rollout.worker.ts';
 
 /**
- * An overlapped run's rollout worker (`async`): a nested Web Worker with its own copy of the
- * policy, on this worker's backend, sharing this worker's sandbox pool over a MessagePort.
+ * Starts one rollout worker for an overlapped run (`async`): a nested Web Worker with its own copy
+ * of the policy, on this worker's backend, with its own line to the hosted sandbox pool.
  */
+async function startRolloutWorker(
+  config: RunConfig,
+  choice: ModelChoice,
+  executor: CodeExecutor,
+  backend: string,
+  spans: SpanLog,
+): Promise<StartedWorker> {
+  const worker = new Worker(new URL('./rollout.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'rollout',
+  });
+  let die: (why: string) => void = () => {};
+  const death = new Promise<never>((_, reject) => {
+    die = (why) => reject(new WorkerDied(why));
+  });
+  worker.addEventListener('error', (event) => die(event.message || 'an error in the worker'));
+  worker.addEventListener('messageerror', () => die('a message it could not read'));
+  const remote = wrap<RolloutShell>(worker);
+  // its own line to the hosted pool; a pool without one is relayed through this worker
+  let executorPort: MessagePort;
+  let relay: MessageChannel | null = null;
+  if (canShare(executor)) executorPort = (await executor.share()) as MessagePort;
+  else {
+    relay = new MessageChannel();
+    expose({ execute: (code: string, o?: CallOptions) => executor.execute(code, o) }, relay.port1);
+    executorPort = relay.port2;
+  }
+  const spanChannel = new MessageChannel();
+  spanChannel.port1.onmessage = (event: MessageEvent<SpanEvent>) => spans.add(event.data);
+  const end = (why: string) => {
+    worker.terminate();
+    relay?.port1.close();
+    executorPort.close();
+    spanChannel.port1.close();
+    spans.closeOpen();
+    die(why);
+  };
+  death.catch(() => end('it died'));
+  try {
+    await Promise.race([
+      remote.connect(
+        transfer({ executor: executorPort, spans: spanChannel.port2, choice, backend }, [
+          executorPort,
+          spanChannel.port2,
+        ]),
+      ),
+      death,
+    ]);
+    // the two workers share the cores: each takes half for its matmul threads
+    const threads = Math.max(1, Math.min(4, Math.floor(navigator.hardwareConcurrency / 2)));
+    await Promise.race([remote.init(config, threads), death]);
+  } catch (error) {
+    end('it failed to start');
+    throw error;
+  }
+  return {
+    calls: remote,
+    death,
+    kill: async () => end('it was terminated'),
+    close: async () => end('the run closed it'),
+  };
+}
+
+/** An overlapped run's rollout source: a rollout worker, started again when it dies. */
 async function browserRolloutSource(
   config: RunConfig,
   choice: ModelChoice,
   executor: CodeExecutor,
   backend: string,
 ): Promise<RolloutSource> {
-  const worker = new Worker(new URL('./rollout.worker.ts', import.meta.url), {
-    type: 'module',
-    name: 'rollout',
-  });
-  const remote = wrap<RolloutShell>(worker);
-  const executorChannel = new MessageChannel();
-  expose(
-    { execute: (code: string, o?: { timeoutMs?: number }) => executor.execute(code, o) },
-    executorChannel.port1,
-  );
   const spans = new SpanLog();
-  const spanChannel = new MessageChannel();
-  spanChannel.port1.onmessage = (event: MessageEvent<SpanEvent>) => spans.add(event.data);
-  try {
-    await remote.connect(
-      transfer({ executor: executorChannel.port2, spans: spanChannel.port2, choice, backend }, [
-        executorChannel.port2,
-        spanChannel.port2,
-      ]),
-    );
-    // the two workers share the cores: each takes half for its matmul threads
-    await remote.init(
-      config,
-      Math.max(1, Math.min(4, Math.floor(navigator.hardwareConcurrency / 2))),
-    );
-  } catch (error) {
-    worker.terminate();
-    throw error;
-  }
-  return new QueuedRolloutSource(
-    {
-      load: (version, weights) => remote.load(version, weights),
-      run: (job) => remote.run(job),
-      close: async () => {
-        worker.terminate();
-        executorChannel.port1.close();
-        spanChannel.port1.close();
-      },
-    },
-    spans,
-  );
+  let source: QueuedRolloutSource | null = null;
+  const workers = new RestartingRolloutBackend({
+    start: () => startRolloutWorker(config, choice, executor, backend, spans),
+    onLost: (n) => source?.countLost(n),
+    warn: (message) => console.warn(message),
+  });
+  source = new QueuedRolloutSource(workers, spans);
+  await workers.start(); // now, so a worker that cannot start says so when the model loads
+  return source;
 }
 
 /** WebGPU's probe in a worker of its own, terminated when done or `stopAfterMs` has passed. */
@@ -104,10 +143,10 @@ const service = new TrainerService({
     selectBackend({ ...(force ? { force } : {}), wasmPaths: `${base}tfjs-wasm/`, threads: 'auto' }),
   webgpuAdapter,
   webgpuProbe,
-  // Ready with the first worker: a lone cold Pyodide loads in ~6 s where two side by side take ~8
-  // (headless Chromium, 2 cores); the second restores the first one's snapshot in the background.
-  createExecutor: async (options) =>
-    createBrowserSandboxPool({ ...options, firstReady: 1, ...(await keptSnapshotOptions()) }),
+  // On a worker of its own, so that it answers while this worker is busy in an update. Ready with
+  // the first sandbox: a lone cold Pyodide loads in ~6 s where two side by side take ~8 (headless
+  // Chromium, 2 cores); the second restores the first one's snapshot in the background.
+  createExecutor: (options) => createHostedBrowserSandboxPool({ ...options, firstReady: 1 }),
   sourceFor: browserSourceFor,
   createRolloutSource: (config, choice, executor) =>
     browserRolloutSource(config, choice, executor, tf.getBackend()),

@@ -5,6 +5,7 @@
 import type { BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
+import type { AsyncAccounting } from '../rl/overlapped_trainer.ts';
 import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { RunConfig, SandboxSettings } from '../run/config.ts';
@@ -138,4 +139,8 @@ export interface TrainerApi {
   /** The LoRA adapter in PEFT format: `adapter_config.json` and `adapter_model.safetensors`. */
   exportAdapter(): Promise<Record<string, Uint8Array>>;
   importAdapter(files: Record<string, Uint8Array>): Promise<void>;
+  /** An overlapped run's accounting (workers started, episodes sampled, trained, dropped); null otherwise. */
+  rolloutAccounting(): Promise<AsyncAccounting | null>;
+  /** Ends an overlapped run's rollout worker as a crash would (tests: the next step restarts it). */
+  killRolloutWorker(): Promise<void>;
 }

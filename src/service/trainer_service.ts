@@ -12,7 +12,7 @@ import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
 import type { Trainer } from '../rl/trainer.ts';
-import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
+import { OverlappedTrainer, type AsyncAccounting } from '../rl/overlapped_trainer.ts';
 import type { RolloutSource } from '../rl/rollout_source.ts';
 import type {
   EvalReport,
@@ -249,6 +249,18 @@ export class TrainerService implements TrainerApi {
       report.trajectories.map((t) => [t.id, t.ids.map((id) => tokenizer.decode([id]))]),
     );
     return { ...report, tokenTexts };
+  }
+
+  /** An overlapped run's accounting (workers started, episodes sampled, trained, dropped); null otherwise. */
+  async rolloutAccounting(): Promise<AsyncAccounting | null> {
+    return this.trainer instanceof OverlappedTrainer ? this.trainer.accounting() : null;
+  }
+
+  /** Ends an overlapped run's rollout worker as a crash would (tests: the run restarts it). */
+  async killRolloutWorker(): Promise<void> {
+    const source = this.trainer instanceof OverlappedTrainer ? this.trainer.source : null;
+    if (!source?.killWorker) throw new Error('this run has no rollout worker to kill');
+    await source.killWorker();
   }
 
   /** Frees the model, optimizer and sandbox. */

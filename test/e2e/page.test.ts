@@ -260,4 +260,84 @@ describe('production page', () => {
     },
     1_000_000,
   );
+
+  it.skipIf(!hasWorker || !hasDemo)(
+    'trains with async on: steps overlap, a killed rollout worker is restarted, every episode is accounted for',
+    async () => {
+      const { page, errors } = await open('#seed=0&s=3&async=1');
+      expect(errors).toEqual([]);
+      const warnings: string[] = [];
+      page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+      type Playground = {
+        metrics: { staleness?: number; overlap_fraction?: number; timeline?: unknown }[];
+        deps: {
+          trainer: {
+            killRolloutWorker(): Promise<void>;
+            rolloutAccounting(): Promise<Record<string, number> | null>;
+          };
+        };
+      };
+      const stepCount = (n: number) =>
+        page.waitForFunction(
+          (want) => document.querySelector('[data-testid=step-count]')?.textContent === want,
+          String(n),
+          { timeout: 600_000 },
+        );
+      await page.getByTestId('train').click();
+      // step 1's episodes are being sampled (on 2 cores that takes seconds): kill the worker
+      // under them
+      await page.waitForFunction(
+        () =>
+          (window as unknown as { playground: { activePhase: string | null } }).playground
+            .activePhase === 'rollout',
+      );
+      await page.waitForTimeout(500);
+      await page.evaluate(() =>
+        (
+          window as unknown as { playground: Playground }
+        ).playground.deps.trainer.killRolloutWorker(),
+      );
+      await stepCount(3);
+      const metrics = await page.evaluate(() =>
+        (window as unknown as { playground: Playground }).playground.metrics.map((m) => ({
+          staleness: m.staleness,
+          overlap: m.overlap_fraction,
+          lanes: [
+            ...new Set(
+              ((m.timeline as { spans: { lane: string }[] } | undefined)?.spans ?? []).map(
+                (s) => s.lane,
+              ),
+            ),
+          ].sort(),
+        })),
+      );
+      console.log(`async in the page: ${JSON.stringify(metrics)}`);
+      expect(metrics.map((m) => m.staleness)).toEqual([0, 1, 1]);
+      // step 2's episodes were sampled while step 1 updated (before the kill; what the kill costs
+      // depends on whether it lands mid-job or between jobs), on both sandbox workers' lanes
+      expect(metrics[0]!.overlap).toBeGreaterThan(0);
+      expect(metrics[0]!.lanes).toEqual(['rollout', 'sandbox-0', 'sandbox-1', 'trainer']);
+      const accounting = await page.evaluate(() =>
+        (
+          window as unknown as { playground: Playground }
+        ).playground.deps.trainer.rolloutAccounting(),
+      );
+      // 3 steps of the default run's 18 episodes were trained on; the 18 the dead worker was
+      // sampling count as dropped, and its job ran again on the new worker
+      expect(accounting).toEqual({
+        workers_started: 2,
+        episodes_sampled: 72,
+        episodes_trained: 54,
+        episodes_dropped: 18,
+      });
+      expect(warnings.filter((w) => /rollout worker died while/.test(w))).toEqual([
+        expect.stringMatching(/^rollout worker died while sampling step 1 \(.*\); restarting it$/),
+      ]);
+      expect(await page.getByTestId('error').isVisible()).toBe(false);
+      expect(errors).toEqual([]);
+      await page.screenshot({ path: `${SHOTS}/product-async.png`, fullPage: true });
+      await page.close();
+    },
+    1_000_000,
+  );
 });

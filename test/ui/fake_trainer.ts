@@ -552,4 +552,12 @@ export class FakeTrainer implements TrainerApi {
     await this.enter('importAdapter');
     this.imported = files;
   }
+
+  async rolloutAccounting(): Promise<null> {
+    return null;
+  }
+
+  async killRolloutWorker(): Promise<void> {
+    throw new Error('the fake trainer has no rollout worker');
+  }
 }
