@@ -21,20 +21,6 @@ export async function createHostedBrowserSandboxPool(
       { once: true },
     );
   });
-  const host = wrap<PoolHostApi>(worker);
-  const pool = new HostedSandboxPool(host, {
-    death,
-    terminate: () => worker.terminate(),
-    channel: () => {
-      const { port1, port2 } = new MessageChannel();
-      return { mine: port1, theirs: port2 };
-    },
-  });
-  try {
-    await Promise.race([host.start(options), death]);
-  } catch (error) {
-    await pool.close();
-    throw error;
-  }
-  return pool;
+  const thread = { death, terminate: () => worker.terminate() };
+  return HostedSandboxPool.start(wrap<PoolHostApi>(worker), thread, options);
 }

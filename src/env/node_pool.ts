@@ -4,7 +4,7 @@ import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { MessageChannel, Worker, type TransferListItem } from 'node:worker_threads';
+import { Worker, type TransferListItem } from 'node:worker_threads';
 import { SandboxPool, type SandboxPoolOptions } from './pool.ts';
 import { HostedSandboxPool, type HostedPoolOptions, type PoolHostApi } from './pool_host.ts';
 import type { SandboxWorkerFactory } from './types.ts';
@@ -94,20 +94,6 @@ export async function createHostedNodeSandboxPool(
     worker.once('error', (error: Error) => die(error.message));
     worker.once('exit', (code: number) => die(`it exited with code ${code}`));
   });
-  const host = wrap<PoolHostApi>(nodeEndpoint(worker));
-  const pool = new HostedSandboxPool(host, {
-    death,
-    terminate: () => void worker.terminate(),
-    channel: () => {
-      const { port1, port2 } = new MessageChannel();
-      return { mine: port1, theirs: port2 };
-    },
-  });
-  try {
-    await Promise.race([host.start(options), death]);
-  } catch (error) {
-    await pool.close();
-    throw error;
-  }
-  return pool;
+  const thread = { death, terminate: () => void worker.terminate() };
+  return HostedSandboxPool.start(wrap<PoolHostApi>(nodeEndpoint(worker)), thread, options);
 }

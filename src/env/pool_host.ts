@@ -78,21 +78,38 @@ export function poolHost(
   };
 }
 
+/** The host thread, as its creator sees it. */
+export interface HostThread {
+  /** Rejects (with a message that says the pool's thread died) when the thread dies. */
+  death: Promise<never>;
+  terminate(): void;
+}
+
 /** The creator's side of a hosted pool: a CodeExecutor, closable, that can give out more lines. */
 export class HostedSandboxPool implements CodeExecutor<ExecResult> {
   private closed = false;
 
-  constructor(
+  private constructor(
     private readonly host: Remote<PoolHostApi>,
-    private readonly thread: {
-      /** Rejects when the host thread dies. */
-      death: Promise<never>;
-      terminate(): void;
-      /** A new channel: one end stays here (to hand on), the other goes to the host. */
-      channel(): { mine: unknown; theirs: unknown };
-    },
+    private readonly thread: HostThread,
   ) {
     thread.death.catch(() => {});
+  }
+
+  /** Starts the pool on a freshly started host thread; a failed start ends the thread. */
+  static async start(
+    host: Remote<PoolHostApi>,
+    thread: HostThread,
+    options: HostedPoolOptions,
+  ): Promise<HostedSandboxPool> {
+    const pool = new HostedSandboxPool(host, thread);
+    try {
+      await Promise.race([host.start(options), thread.death]);
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+    return pool;
   }
 
   execute(code: string, options?: CallOptions): Promise<ExecResult & { ranOn?: RanOn }> {
@@ -124,9 +141,10 @@ export class HostedSandboxPool implements CodeExecutor<ExecResult> {
    * through this thread: hand it on with a transfer.
    */
   async share(): Promise<unknown> {
-    const { mine, theirs } = this.thread.channel();
-    await this.call(() => this.host.connect(transfer(theirs, [theirs as Transferable])));
-    return mine;
+    // (Node's global MessageChannel is worker_threads' own)
+    const { port1, port2 } = new MessageChannel();
+    await this.call(() => this.host.connect(transfer(port2, [port2])));
+    return port1;
   }
 
   async close(): Promise<void> {

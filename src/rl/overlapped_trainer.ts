@@ -53,6 +53,13 @@ export class OverlappedTrainer extends Trainer {
   private published = -1;
   private behaviourVersion = 0;
   private publishing: Promise<void> = Promise.resolve();
+  /** The accounting at the last metrics line (its per-step differences go on the next). */
+  private reported: AsyncAccounting = {
+    workers_started: 1,
+    episodes_sampled: 0,
+    episodes_trained: 0,
+    episodes_dropped: 0,
+  };
   /** The step whose episodes were last counted as trained (an evaluation after it may still fail). */
   private counted: StepState | null = null;
 
@@ -115,6 +122,10 @@ export class OverlappedTrainer extends Trainer {
     metrics.timeline = this.withWorkerSpans(state, metrics.timeline!);
     Object.assign(metrics, timelineFigures(metrics.timeline));
     metrics.staleness = state.start.step - this.behaviourVersion;
+    const now = this.accounting();
+    metrics.rollout_restarts = now.workers_started - this.reported.workers_started;
+    metrics.episodes_dropped = now.episodes_dropped - this.reported.episodes_dropped;
+    this.reported = now;
     this.trainedEpisodes += state.trajectories.length;
     this.counted = state;
     await this.publish();

@@ -263,6 +263,10 @@ export interface StepMetrics {
   overlap_fraction?: number;
   /** Steps the trained batch's behaviour policy was behind (0 or 1); with `async` only. */
   staleness?: number;
+  /** Rollout workers started again during this step (one died); with `async` only. */
+  rollout_restarts?: number;
+  /** Episodes sampled and then not trained on during this step; with `async` only. */
+  episodes_dropped?: number;
   /** The step's spans per lane, for the page's timeline. */
   timeline?: StepTimeline;
 }

@@ -73,8 +73,11 @@ describe('train with async on', () => {
       // step 2's episodes are being sampled (asked for as step 1's update began)
       expect(source.pending).toBe(true);
       await backend.kill();
-      await trainer.runStep();
-      await trainer.runStep();
+      const afterKill = await trainer.runStep();
+      // the step the kill fell in says so on its metrics line; the next does not
+      expect([afterKill.rollout_restarts, afterKill.episodes_dropped]).toEqual([1, 4]);
+      const next = await trainer.runStep();
+      expect([next.rollout_restarts, next.episodes_dropped]).toEqual([0, 0]);
       expect(trainer.step).toBe(3);
       expect(backend.starts).toBe(2);
       // the killed job's 4 episodes count as dropped; the rest were trained on

@@ -330,6 +330,10 @@ describe('production page', () => {
         episodes_trained: 54,
         episodes_dropped: 18,
       });
+      // and the timeline says so on the step it fell in
+      expect(
+        await page.locator('[data-testid=timeline] [data-step="1"] .timeline-head').textContent(),
+      ).toMatch(/ · rollout worker restarted ×1 · 18 episodes dropped$/);
       expect(warnings.filter((w) => /rollout worker died while/.test(w))).toEqual([
         expect.stringMatching(/^rollout worker died while sampling step 1 \(.*\); restarting it$/),
       ]);

@@ -71,7 +71,9 @@ export function timelineSteps(history: readonly StepMetrics[], count = 3): Timel
       const summary =
         `idle trainer ${(m.seconds_idle_trainer ?? 0).toFixed(1)} s · ` +
         `idle rollout ${(m.seconds_idle_rollout ?? 0).toFixed(1)} s · overlap ${overlap}%` +
-        (m.staleness !== undefined ? ` · staleness ${m.staleness}` : '');
+        (m.staleness !== undefined ? ` · staleness ${m.staleness}` : '') +
+        (m.rollout_restarts ? ` · rollout worker restarted ×${m.rollout_restarts}` : '') +
+        (m.episodes_dropped ? ` · ${m.episodes_dropped} episodes dropped` : '');
       return { step: m.step, secondsWall: wall, summary, lanes };
     });
 }
