@@ -39,7 +39,7 @@ const browserTests = ['test/e2e/**/*.test.ts'];
  */
 const slowTests = [
   'test/rl/learns.test.ts', // a learning run: SFT, then 20 GRPO steps through the real sandbox
-  'test/demo/learns.test.ts', // a learning run: the demo model, 8 GRPO steps (~30 s)
+  'test/demo/learns.test.ts', // two learning runs: the demo model, 8 GRPO steps, sync and async (~75 s)
   'test/demo/search_learns.test.ts', // a learning run: the demo model, 10 GRPO steps of the search preset (~90 s)
   'test/demo/pipeline.test.ts', // the whole demo-model recipe: corpus, SFT, export, reload, resume (~15 s alone)
   'test/cli/train_command.test.ts', // `cli train` and `cli eval` in subprocesses (~40 s)
