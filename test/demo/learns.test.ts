@@ -16,9 +16,10 @@ import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { loadPolicy } from '../../src/service/session.ts';
+import { loadPolicy, type LoadedPolicy } from '../../src/service/session.ts';
+import type { RunConfig } from '../../src/run/config.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
-import { Trainer } from '../../src/rl/trainer.ts';
+import { Trainer, type TrainerDeps, type TrainerSettings } from '../../src/rl/trainer.ts';
 import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
 import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
 import { createHostedNodeSandboxPool } from '../../src/env/node_pool.ts';
@@ -38,6 +39,26 @@ const TASK_IDS = [
 const STEPS = 8;
 const EVAL_SAMPLES = 8;
 
+/** A trainer's deps and settings: the config's, on TASK_IDS, every task in every step. */
+function parts(
+  policy: LoadedPolicy,
+  executor: ClosableExecutor,
+  config: RunConfig,
+): [TrainerDeps, TrainerSettings] {
+  const tasks = TASK_IDS.map((id) => TASKS_BY_ID.get(id)!);
+  const { model, tokenizer, reference } = policy;
+  return [
+    { model, tokenizer, executor, reference },
+    {
+      ...trainerSettings(config),
+      tasks,
+      evalTasks: [],
+      promptsPerStep: tasks.length,
+      evalEvery: 0,
+    },
+  ];
+}
+
 describe('the demo model learns', () => {
   let executor: ClosableExecutor;
   beforeAll(async () => {
@@ -53,16 +74,7 @@ describe('the demo model learns', () => {
     // The default preset, with updates strong enough to show within a few steps.
     const config = presetConfig('default', { seed: 3, groupSize: 8, lr: 5e-3, ppoEpochs: 2 });
     const policy = await loadPolicy(directorySource('public/models/demo'), config, 'demo');
-    const trainer = new Trainer(
-      { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
-      {
-        ...trainerSettings(config),
-        tasks,
-        evalTasks: [],
-        promptsPerStep: tasks.length,
-        evalEvery: 0,
-      },
-    );
+    const trainer = new Trainer(...parts(policy, executor, config));
     const before = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
     const tensors: number[] = [];
     for (let step = 0; step < STEPS; step++) {
@@ -108,17 +120,7 @@ describe('the demo model learns with async on', () => {
       executor,
       threads: 1,
     });
-    const trainer = new OverlappedTrainer(
-      { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
-      {
-        ...trainerSettings(config),
-        tasks,
-        evalTasks: [],
-        promptsPerStep: tasks.length,
-        evalEvery: 0,
-      },
-      source,
-    );
+    const trainer = new OverlappedTrainer(...parts(policy, executor, config), source);
     trainer.finalStep = STEPS;
     try {
       const before = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
