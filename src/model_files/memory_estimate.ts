@@ -310,11 +310,15 @@ export function memoryVerdict(
     };
   }
   if (estimate.totalBytes > budget.bytes) {
+    // what to lower depends on the larger part: the rollout (every sequence's KV cache at once)
+    // or the update (a micro-batch's activations)
+    const advice =
+      estimate.rolloutBytes > estimate.updateBytes
+        ? `If they do, lower Group size or Prompts per step (the sequences sampled at once: their KV cache is up to ${formatBytes(estimate.kvCacheBytes)}), or Tokens per turn.`
+        : 'If they do, lower Micro-batch, Tokens per turn or Turns.';
     return {
       fit: 'tight',
-      message:
-        `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ` +
-        'If they do, lower Micro-batch, Tokens per turn or Turns.',
+      message: `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ${advice}`,
     };
   }
   return {

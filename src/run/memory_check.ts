@@ -7,6 +7,7 @@ import { parseModelConfig, type ModelConfig } from '../model_files/hf_config.ts'
 import {
   estimateMemory,
   fileBytesPerParameter,
+  formatBytes,
   memoryBudget,
   memoryVerdict,
   type DeviceFacts,
@@ -53,15 +54,29 @@ export function memoryCheckOf(
   config: RunConfig,
   device: DeviceFacts,
 ): MemoryCheck {
-  const shape = runShape(config);
-  const estimate = estimateMemory(facts.model, {
-    ...shape,
-    fileBytesPerParameter: facts.fileBytesPerParameter,
-    // frozen weights stay 16-bit on wasm only (half_weight.ts); full fine-tuning is float32
-    sixteenBit: device.backend === 'wasm' && facts.fileBytesPerParameter === 2 && !shape.full,
-  });
+  const estimateFor = (run: RunConfig) => {
+    const shape = runShape(run);
+    return estimateMemory(facts.model, {
+      ...shape,
+      fileBytesPerParameter: facts.fileBytesPerParameter,
+      // frozen weights stay 16-bit on wasm only (half_weight.ts); full fine-tuning is float32
+      sixteenBit: device.backend === 'wasm' && facts.fileBytesPerParameter === 2 && !shape.full,
+    });
+  };
+  const estimate = estimateFor(config);
   const budget = memoryBudget(device);
-  return { ...memoryVerdict(estimate, budget, name), estimate, budget };
+  const verdict = memoryVerdict(estimate, budget, name);
+  if (verdict.fit === 'tight' && estimate.rolloutBytes > estimate.updateBytes) {
+    // name the largest group size that fits, everything else as set
+    for (let g = config.groupSize - 1; g >= 2; g--) {
+      const smaller = estimateFor({ ...config, groupSize: g });
+      if (smaller.totalBytes <= budget.bytes) {
+        verdict.message += ` Group size ${g} fits (up to ${formatBytes(smaller.totalBytes)}).`;
+        break;
+      }
+    }
+  }
+  return { ...verdict, estimate, budget };
 }
 
 /** Reads `source`'s config.json and checks it (memoryCheckOf). */

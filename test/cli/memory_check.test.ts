@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { checkTrainMemory } from '../../src/cli/memory_check.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
+import { SHAPE_PRESETS } from '../../src/model_files/shape_presets.ts';
 import { checkModelFits } from '../../src/ui/state/model_fit.ts';
 import { cli } from './helpers.ts';
 
@@ -88,6 +89,31 @@ describe('cli train memory check', () => {
     expect(check.fit).toBe('tight');
     expect(lines).toEqual([`warning: ${check.message}\n`]);
     expect(check.message).toMatch(/long episodes may run out of memory/);
+  });
+
+  it('names what to lower when the rollout is the larger part, and the group size that fits', async () => {
+    // Qwen3-0.6B: 8 key/value heads of 128 over 28 layers. Measured (docs/performance.md): the
+    // default run's 18 sequences ran out of the 4 GiB heap in the rollout; at G 3 the step's peak
+    // was 2.9 GB
+    const dir = configOnlyFolder(SHAPE_PRESETS['qwen3-0.6b']!.config);
+    const lines: string[] = [];
+    const check = await checkTrainMemory(
+      directorySource(dir),
+      presetConfig('default', { model: dir, tasks: 'seed' }),
+      'wasm',
+      (line) => lines.push(line),
+    );
+    expect(check.fit).toBe('tight');
+    expect(check.message).toMatch(
+      /If they do, lower Group size or Prompts per step \(the sequences sampled at once: their KV cache is up to 4\.\d GB\), or Tokens per turn\. Group size 3 fits \(up to 3\.\d GB\)\.$/,
+    );
+    expect(lines).toEqual([`warning: ${check.message}\n`]);
+    const atThree = await checkTrainMemory(
+      directorySource(dir),
+      presetConfig('default', { model: dir, tasks: 'seed', groupSize: 3 }),
+      'wasm',
+    );
+    expect(atThree.fit).toBe('fits');
   });
 
   it('`cli train` exits non-zero with the JSON error before reading weights', async () => {

@@ -175,6 +175,8 @@ describe('estimateMemory and memoryVerdict', () => {
     expect(memoryVerdict(estimate, budget(estimate.totalBytes), 'm').fit).toBe('fits');
     const tight = memoryVerdict(estimate, budget(estimate.totalBytes - 1), 'm');
     expect(tight.fit).toBe('tight');
+    // the update is this run's larger part: what to lower is the micro-batch's
+    expect(estimate.updateBytes).toBeGreaterThan(estimate.rolloutBytes);
     expect(tight.message).toMatch(/lower Micro-batch, Tokens per turn or Turns/);
     expect(
       memoryVerdict(estimate, budget(estimate.weightBytes + estimate.downloadBytes), 'm').fit,
