@@ -4,13 +4,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { expose, transfer, wrap } from 'comlink';
 import { createHostedBrowserSandboxPool } from '../src/env/browser_pool_host.ts';
-import { canShare } from '../src/env/pool_host.ts';
+import { executorLine } from '../src/env/pool_host.ts';
 import { selectBackend, webgpuAdapter } from '../src/kernels/backend.ts';
 import type { ModelConfig } from '../src/model_files/hf_config.ts';
 import type { RunConfig } from '../src/run/config.ts';
 import type { BackendTiming } from '../src/service/backend_choice.ts';
 import { TrainerService } from '../src/service/trainer_service.ts';
-import type { CallOptions, CodeExecutor } from '../src/env/types.ts';
+import type { CodeExecutor } from '../src/env/types.ts';
 import {
   RestartingRolloutBackend,
   WorkerDied,
@@ -48,21 +48,13 @@ async function startRolloutWorker(
   worker.addEventListener('error', (event) => die(event.message || 'an error in the worker'));
   worker.addEventListener('messageerror', () => die('a message it could not read'));
   const remote = wrap<RolloutShell>(worker);
-  // its own line to the hosted pool; a pool without one is relayed through this worker
-  let executorPort: MessagePort;
-  let relay: MessageChannel | null = null;
-  if (canShare(executor)) executorPort = (await executor.share()) as MessagePort;
-  else {
-    relay = new MessageChannel();
-    expose({ execute: (code: string, o?: CallOptions) => executor.execute(code, o) }, relay.port1);
-    executorPort = relay.port2;
-  }
+  // its own line to the hosted pool (a pool without one is relayed through this worker)
+  const line = await executorLine<MessagePort>(executor, (calls, port) => expose(calls, port));
   const spanChannel = new MessageChannel();
   spanChannel.port1.onmessage = (event: MessageEvent<SpanEvent>) => spans.add(event.data);
   const end = (why: string) => {
     worker.terminate();
-    relay?.port1.close();
-    executorPort.close();
+    line.close();
     spanChannel.port1.close();
     spans.closeOpen();
     die(why);
@@ -71,8 +63,8 @@ async function startRolloutWorker(
   try {
     await Promise.race([
       remote.connect(
-        transfer({ executor: executorPort, spans: spanChannel.port2, choice, backend }, [
-          executorPort,
+        transfer({ executor: line.port, spans: spanChannel.port2, choice, backend }, [
+          line.port,
           spanChannel.port2,
         ]),
       ),

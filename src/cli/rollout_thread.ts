@@ -6,8 +6,8 @@ import { expose, wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { tsWorker } from '../env/node_pool.ts';
-import { canShare } from '../env/pool_host.ts';
-import type { CallOptions, CodeExecutor } from '../env/types.ts';
+import { executorLine } from '../env/pool_host.ts';
+import type { CodeExecutor } from '../env/types.ts';
 import {
   RestartingRolloutBackend,
   WorkerDied,
@@ -19,24 +19,6 @@ import type { RolloutWorkerService } from '../service/rollout_worker.ts';
 
 const workerFile = new URL('../../workers/rollout.worker.ts', import.meta.url).href;
 
-/**
- * The worker's line to the sandbox pool: a port of its own on a hosted pool (pool_host.ts), whose
- * thread answers while this one is busy updating; otherwise calls relayed through this thread.
- */
-async function executorPort(executor: CodeExecutor): Promise<{ port: MessagePort; close(): void }> {
-  if (canShare(executor)) {
-    const port = (await executor.share()) as MessagePort;
-    return { port, close: () => port.close() };
-  }
-  const relay = new MessageChannel();
-  expose(
-    { execute: (code: string, o?: CallOptions) => executor.execute(code, o) },
-    nodeEndpoint(relay.port1),
-  );
-  relay.port1.unref();
-  return { port: relay.port2, close: () => relay.port1.close() };
-}
-
 /** Starts one rollout worker thread and initialises it for the run. */
 async function startThread(options: {
   config: RunConfig;
@@ -46,7 +28,10 @@ async function startThread(options: {
   threads: number | 'auto';
 }): Promise<StartedWorker> {
   const { config, modelDir, executor, spans, threads } = options;
-  const line = await executorPort(executor);
+  const line = await executorLine<MessagePort>(executor, (calls, port) => {
+    expose(calls, nodeEndpoint(port));
+    port.unref();
+  });
   const spanChannel = new MessageChannel();
   spanChannel.port1.on('message', (event: SpanEvent) => spans.add(event));
   spanChannel.port1.unref();

@@ -378,9 +378,7 @@ export class SandboxPool {
     return false;
   }
 
-  /**
-   * Terminates a worker and swaps in a warm spare if there is one; starts a replacement either way.
-   */
+  /** Terminates a worker, swaps in a warm spare if there is one, and starts a replacement. */
   private retire(sandbox: Sandbox): void {
     sandbox.terminate();
     this.slots.delete(sandbox);

@@ -160,6 +160,26 @@ export class HostedSandboxPool implements CodeExecutor<ExecResult> {
   }
 }
 
+/**
+ * A port on which another thread (a rollout worker) runs programs on `executor`: a line of its own
+ * to a hosted pool, whose thread answers while this one is busy; otherwise calls relayed through
+ * this thread, served on the channel's other end by `serve` (comlink, with Node's adapter there).
+ * `close` ends this side's part.
+ */
+export async function executorLine<Port extends { close(): void }>(
+  executor: CodeExecutor,
+  serve: (calls: Pick<CodeExecutor, 'execute'>, port: Port) => void,
+): Promise<{ port: Port; close(): void }> {
+  if (canShare(executor)) {
+    const port = (await executor.share()) as Port;
+    return { port, close: () => port.close() };
+  }
+  // (Node's global MessageChannel is worker_threads' own)
+  const { port1, port2 } = new MessageChannel() as unknown as { port1: Port; port2: Port };
+  serve({ execute: (code, options) => executor.execute(code, options) }, port1);
+  return { port: port2, close: () => port1.close() };
+}
+
 /** Whether an executor is a hosted pool that can give another thread its own line. */
 export function canShare(executor: unknown): executor is Pick<HostedSandboxPool, 'share'> {
   return typeof (executor as { share?: unknown })?.share === 'function';

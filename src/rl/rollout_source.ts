@@ -233,7 +233,6 @@ export class RolloutWorkerCore implements RolloutBackend {
   private slots(inner: CodeExecutor): CodeExecutor {
     return timedExecutor(inner, 'sandbox', {
       now: () => performance.now(),
-      fromWallMs: (wallMs) => wallMs - performance.timeOrigin,
       busySlots: [],
       add: (lane, kind, startMs, endMs) => this.emitClosed(lane, kind, startMs, endMs),
     });

@@ -139,7 +139,6 @@ export class TimelineRecorder {
   executor<R extends ExecOutcome>(inner: CodeExecutor<R>, kind: SpanKind): CodeExecutor<R> {
     return timedExecutor(inner, kind, {
       now: this.now,
-      fromWallMs: (wallMs) => wallMs - performance.timeOrigin,
       busySlots: this.busySlots,
       add: (lane, k, startMs, endMs) => this.add(lane, k, startMs, endMs),
     });
@@ -153,9 +152,8 @@ export class TimelineRecorder {
 
 /** Where timedExecutor's spans go, in one clock's milliseconds. */
 export interface SpanSink {
+  /** Milliseconds on performance.now()'s scale (a RanOn's wall-clock times are converted to it). */
   now(): number;
-  /** A wall-clock time (performance.timeOrigin + now, as RanOn gives) in this clock. */
-  fromWallMs(wallMs: number): number;
   /** Lanes taken by calls in flight, for executors that do not say where a call ran. */
   busySlots: boolean[];
   add(lane: string, kind: SpanKind, startMs: number, endMs: number): void;
@@ -189,8 +187,8 @@ export function timedExecutor<R extends ExecOutcome>(
       sink.add(
         `sandbox-${ranOn.worker}`,
         kind,
-        sink.fromWallMs(ranOn.startWallMs),
-        sink.fromWallMs(ranOn.endWallMs),
+        ranOn.startWallMs - performance.timeOrigin,
+        ranOn.endWallMs - performance.timeOrigin,
       );
     else sink.add(`sandbox-${index}`, kind, started, sink.now());
     return rest as T;
