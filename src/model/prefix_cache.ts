@@ -78,6 +78,20 @@ export class PrefixCache {
     }
   }
 
+  /**
+   * Drops the entries a sequence that ends at `ids` left (those whose ids are a prefix of `ids`):
+   * nothing extends them any more.
+   */
+  forget(ids: readonly number[]): void {
+    const isPrefix = (entry: PrefixEntry) =>
+      entry.ids.length <= ids.length && entry.ids.every((id, t) => id === ids[t]);
+    for (const entry of this.entries.filter(isPrefix)) {
+      this.entries.splice(this.entries.indexOf(entry), 1);
+      this.held -= sizeOf(entry);
+      dispose(entry);
+    }
+  }
+
   /** Drops every entry. */
   clear(): void {
     this.entries.forEach(dispose);

@@ -8,7 +8,8 @@
 //   download     the raw file bytes, held in JavaScript memory while loading
 //   adapters     LoRA's A and B on the run's target projections, their gradients and AdamW's two
 //                moments; in full fine-tuning a gradient and two moments for every weight
-//   rollout      the KV cache of every sequence of a step at the full context, once: a turn's
+//   rollout      the KV cache of the sequences decoding at once (every sequence of a step, or as
+//                many as ROLLOUT_KV_BUDGET_BYTES holds: rolloutSequences) at the full context: a turn's
 //                batch cache takes the previous turn's per-sequence caches in, and gives them
 //                back, a layer at a time (sample.ts, prefix_cache.ts, KvCache.split); a prefill
 //                chunk's attention scores and their softmax over the whole context; the logits of
@@ -72,6 +73,10 @@ export interface MemoryEstimate {
   downloadBytes: number;
   adapterBytes: number;
   kvCacheBytes: number;
+  /** A step's sequences (RunShape.sequences). */
+  sequences: number;
+  /** Sequences the rollout keeps at once (rolloutSequences): the step's, or fewer for a large KV cache. */
+  rolloutSequences: number;
   /** The rollout's part: the KV cache, a prefill chunk's attention, a step's logits. */
   rolloutBytes: number;
   activationBytes: number;
@@ -103,6 +108,15 @@ const FLOAT32 = 4;
  * 1799 MB in the update for 1326 MB saved and 67 MB of adapters (docs/performance.md).
  */
 const BACKWARD_FACTOR = 0.25;
+/**
+ * The most KV cache the rollout keeps at once, every sequence at the full context (float32 in
+ * tfjs's heap): past it, the rollout runs a step's episodes a few at a time (rolloutSequences).
+ * Half the 4 GiB WebAssembly heap: the rest holds the prefill's attention, the logits and the
+ * adapters, and the weights have a memory of their own. Qwen3-0.6B's cache is 229 KB a token
+ * (8 key/value heads of 128, 28 layers): the default run's 18 sequences of ~1,250 tokens would
+ * need 5.1 GB, and ran out of the heap before this cap.
+ */
+export const ROLLOUT_KV_BUDGET_BYTES = 2 * 2 ** 30;
 /** Prompt positions per prefill call (sample.ts's default prefillChunk, which the rollout uses). */
 const PREFILL_CHUNK = 128;
 /** tfjs-wasm's runtime, the kernels' modules and scratch, the helper threads' pool at rest. */
@@ -161,13 +175,31 @@ export function countLoraParameters(
   return L * perLayer;
 }
 
+/** KV-cache bytes of one token: keys and values of every layer, float32. */
+export function kvBytesPerToken(config: ModelConfig): number {
+  return 2 * config.numLayers * config.numKvHeads * config.headDim * FLOAT32;
+}
+
+/**
+ * Sequences the rollout keeps at once (src/rl/rollout.ts maxSequences): all `sequences` of a step
+ * when their KV cache at `contextTokens` fits `budget`, else as many as it holds (at least one).
+ */
+export function rolloutSequences(
+  config: ModelConfig,
+  sequences: number,
+  contextTokens: number,
+  budget = ROLLOUT_KV_BUDGET_BYTES,
+): number {
+  const fit = Math.floor(budget / (kvBytesPerToken(config) * contextTokens));
+  return Math.max(1, Math.min(sequences, fit));
+}
+
 /** Estimates the memory to load and train `config` with a run of shape `run`. */
 export function estimateMemory(
   config: ModelConfig,
   run: RunShape = DEFAULT_RUN_SHAPE,
 ): MemoryEstimate {
-  const { vocabSize: V, hiddenSize: D, intermediateSize: I, numLayers: L } = config;
-  const { numHeads: H, numKvHeads: KV, headDim: hd } = config;
+  const { vocabSize: V, hiddenSize: D, intermediateSize: I, numHeads: H } = config;
   const parameters = countParameters(config);
   const full = run.full ?? false;
   const sixteenBit = run.sixteenBit ?? (run.fileBytesPerParameter === 2 && !full);
@@ -180,10 +212,11 @@ export function estimateMemory(
     ? parameters * FLOAT32 * 3
     : countLoraParameters(config, run.loraRank, targets) * FLOAT32 * 4;
   const T = run.contextTokens;
-  const kvCacheBytes = 2 * L * KV * hd * T * run.sequences * FLOAT32;
+  const live = rolloutSequences(config, run.sequences, T);
+  const kvCacheBytes = kvBytesPerToken(config) * T * live;
   // a later turn prefills every sequence's new tokens, a chunk at a time, against its whole cache
-  const attentionBytes = 2 * run.sequences * H * Math.min(PREFILL_CHUNK, T) * T * FLOAT32;
-  const rolloutBytes = kvCacheBytes + attentionBytes + 2 * run.sequences * V * FLOAT32;
+  const attentionBytes = 2 * live * H * Math.min(PREFILL_CHUNK, T) * T * FLOAT32;
+  const rolloutBytes = kvCacheBytes + attentionBytes + 2 * live * V * FLOAT32;
   // one micro-batch: its sequences' rows, at most microBatchTokens
   const rows = Math.min(run.microBatch * T, run.microBatchTokens ?? 4096);
   const training = full
@@ -205,6 +238,8 @@ export function estimateMemory(
     downloadBytes,
     adapterBytes,
     kvCacheBytes,
+    sequences: run.sequences,
+    rolloutSequences: live,
     rolloutBytes,
     activationBytes,
     updateBytes,
@@ -309,21 +344,27 @@ export function memoryVerdict(
       message: `${name} cannot even load here: ${formatBytes(loadBytes)} while ${estimate.sixteenBit ? 'reading its 16-bit weights into place' : 'converting its weights to float32'}, over ${formatBytes(budget.bytes)}, ${budget.reason}. ${smaller}.`,
     };
   }
+  // the rollout keeps fewer sequences at once than the step has when their KV cache is large
+  const { sequences, rolloutSequences: live } = estimate;
+  const few =
+    live < sequences
+      ? ` The rollout samples ${live} of the ${sequences} episodes at a time, as many as ${formatBytes(ROLLOUT_KV_BUDGET_BYTES)} of KV cache holds.`
+      : '';
   if (estimate.totalBytes > budget.bytes) {
-    // what to lower depends on the larger part: the rollout (every sequence's KV cache at once)
-    // or the update (a micro-batch's activations)
+    // what to lower depends on the larger part: the rollout (the KV cache of the sequences sampled
+    // at once) or the update (a micro-batch's activations)
     const advice =
       estimate.rolloutBytes > estimate.updateBytes
-        ? `If they do, lower Group size or Prompts per step (the sequences sampled at once: their KV cache is up to ${formatBytes(estimate.kvCacheBytes)}), or Tokens per turn.`
+        ? `If they do, lower Tokens per turn or Turns (the ${live} sequences sampled at once have up to ${formatBytes(estimate.kvCacheBytes)} of KV cache).`
         : 'If they do, lower Micro-batch, Tokens per turn or Turns.';
     return {
       fit: 'tight',
-      message: `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ${advice}`,
+      message: `${need}, over ${formatBytes(budget.bytes)}, ${budget.reason}: long episodes may run out of memory. ${advice}${few}`,
     };
   }
   return {
     fit: 'fits',
-    message: `${need}; the budget is ${formatBytes(budget.bytes)} (${budget.reason}).`,
+    message: `${need}; the budget is ${formatBytes(budget.bytes)} (${budget.reason}).${few}`,
   };
 }
 

@@ -25,5 +25,8 @@ export function modelSampler(model: CausalLM): Sampler & { readonly prefixCache:
     release() {
       prefixCache.clear();
     },
+    forget(ids) {
+      prefixCache.forget(ids);
+    },
   };
 }

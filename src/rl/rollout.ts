@@ -9,7 +9,9 @@
 // Scheduling: every ready episode decodes in one batch. An episode whose code is running in the
 // sandbox is not ready; it rejoins the next generation round once its observation is in, so a
 // slow execution holds back only its own episode. Each episode samples from its own Rng stream, so
-// its tokens do not depend on which other episodes happened to share its batch.
+// its tokens do not depend on which other episodes happened to share its batch. With
+// `maxSequences`, at most that many episodes are under way at once (their KV caches are what the
+// sampler keeps): the next starts when one ends, and the ended one's cache is freed (`forget`).
 //
 // Tools: every parsed action (execute_code, finish, a tool_call such as search) runs through the
 // run's ToolRegistry (src/env/tools.ts), whose tools also write the system prompt and give the
@@ -52,6 +54,8 @@ export interface Sampler {
    * once the rollout ends.
    */
   release?(): void;
+  /** Frees what sampling kept for a sequence that will not be sampled again (an ended episode). */
+  forget?(ids: readonly number[]): void;
 }
 
 /** Rollout settings (a subset of RunConfig). */
@@ -69,6 +73,12 @@ export interface RolloutOptions {
   tools?: readonly string[];
   /** Step number, for trajectory ids. */
   step: number;
+  /**
+   * Most episodes under way at once (default: all of them). Bounds the KV caches the sampler
+   * keeps, for models whose cache at the step's size would not fit (memory_estimate.ts
+   * rolloutSequences); the episodes and their tokens are the same either way.
+   */
+  maxSequences?: number;
 }
 
 /** Time spent, for the step's metrics. */
@@ -87,6 +97,8 @@ interface Episode {
   trajectory: Trajectory;
   task: Task;
   rng: Rng;
+  /** Under way: counted against maxSequences until it ends. */
+  started: boolean;
   done: boolean;
   /** The tool call (an execution, a search) in flight, if any. */
   pending: Promise<void> | null;
@@ -145,20 +157,40 @@ export async function rollout(
       }
       trajectory.actionMask = trajectory.ids.map(() => 0);
       trajectory.oldLogprobs = trajectory.ids.map(() => 0);
-      episodes.push({ trajectory, task, rng: deps.rng.split(), done: false, pending: null });
+      episodes.push({
+        trajectory,
+        task,
+        rng: deps.rng.split(),
+        started: false,
+        done: false,
+        pending: null,
+      });
     }
   });
 
+  const limit = Math.max(1, options.maxSequences ?? episodes.length);
   try {
     for (;;) {
-      const ready = episodes.filter((e) => !e.done && !e.pending);
+      // start episodes in order while fewer than `limit` are under way
+      let underWay = episodes.filter((e) => e.started && !e.done).length;
+      for (const episode of episodes) {
+        if (underWay >= limit) break;
+        if (!episode.started) {
+          episode.started = true;
+          underWay++;
+        }
+      }
+      const ready = episodes.filter((e) => e.started && !e.done && !e.pending);
       for (const episode of ready) {
         if (episode.trajectory.ids.length + 1 >= sampler.maxPositions) end(episode, 'context_full');
       }
       const batch = ready.filter((e) => !e.done);
       if (batch.length === 0) {
         const inFlight = episodes.flatMap((e) => (e.pending ? [e.pending] : []));
-        if (inFlight.length === 0) break;
+        if (inFlight.length === 0) {
+          if (episodes.some((e) => !e.started)) continue; // the ones that ended make room
+          break;
+        }
         const waited = performance.now();
         await Promise.race(inFlight);
         timing.sandboxSeconds += (performance.now() - waited) / 1000;
@@ -193,6 +225,7 @@ export async function rollout(
   function end(episode: Episode, reason: Trajectory['finishReason']): void {
     episode.done = true;
     episode.trajectory.finishReason = reason;
+    sampler.forget?.(episode.trajectory.ids);
   }
 
   /** Records a sampled turn, then answers a format error or runs the action's tool. */

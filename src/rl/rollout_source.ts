@@ -187,6 +187,7 @@ export class RolloutWorkerCore implements RolloutBackend {
           sample: (contexts, rngs, options) =>
             this.span('rollout', 'generate', () => sampler.sample(contexts, rngs, options)),
           release: () => sampler.release?.(),
+          forget: (ids) => sampler.forget?.(ids),
         },
         tokenizer: this.deps.tokenizer,
         executor: this.slots(this.deps.executor),

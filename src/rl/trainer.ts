@@ -240,6 +240,7 @@ export class Trainer {
       timeoutMs: s.timeoutMs,
       tools: s.tools, // the rollout builds the registry, its system prompt and parser from these
       step: this.step + 1,
+      ...(s.maxSequences !== undefined ? { maxSequences: s.maxSequences } : {}),
     };
   }
 

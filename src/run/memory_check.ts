@@ -7,7 +7,6 @@ import { parseModelConfig, type ModelConfig } from '../model_files/hf_config.ts'
 import {
   estimateMemory,
   fileBytesPerParameter,
-  formatBytes,
   memoryBudget,
   memoryVerdict,
   type DeviceFacts,
@@ -54,28 +53,15 @@ export function memoryCheckOf(
   config: RunConfig,
   device: DeviceFacts,
 ): MemoryCheck {
-  const estimateFor = (run: RunConfig) => {
-    const shape = runShape(run);
-    return estimateMemory(facts.model, {
-      ...shape,
-      fileBytesPerParameter: facts.fileBytesPerParameter,
-      // frozen weights stay 16-bit on wasm only (half_weight.ts); full fine-tuning is float32
-      sixteenBit: device.backend === 'wasm' && facts.fileBytesPerParameter === 2 && !shape.full,
-    });
-  };
-  const estimate = estimateFor(config);
+  const shape = runShape(config);
+  const estimate = estimateMemory(facts.model, {
+    ...shape,
+    fileBytesPerParameter: facts.fileBytesPerParameter,
+    // frozen weights stay 16-bit on wasm only (half_weight.ts); full fine-tuning is float32
+    sixteenBit: device.backend === 'wasm' && facts.fileBytesPerParameter === 2 && !shape.full,
+  });
   const budget = memoryBudget(device);
   const verdict = memoryVerdict(estimate, budget, name);
-  if (verdict.fit === 'tight' && estimate.rolloutBytes > estimate.updateBytes) {
-    // name the largest group size that fits, everything else as set
-    for (let g = config.groupSize - 1; g >= 2; g--) {
-      const smaller = estimateFor({ ...config, groupSize: g });
-      if (smaller.totalBytes <= budget.bytes) {
-        verdict.message += ` Group size ${g} fits (up to ${formatBytes(smaller.totalBytes)}).`;
-        break;
-      }
-    }
-  }
   return { ...verdict, estimate, budget };
 }
 

@@ -3,7 +3,9 @@
 // CLI (Node) and the trainer worker (browser) both go through here, so they train the same way.
 import { CausalLM, type TrainingMode } from '../model/model.ts';
 import { baseVariables, halfWeights } from '../model/params.ts';
+import { rolloutSequences } from '../model_files/memory_estimate.ts';
 import type { ModelSource } from '../model_files/source.ts';
+import { runShape } from '../run/run_shape.ts';
 import type { RunConfig } from '../run/config.ts';
 import { loadTokenizer } from '../tokenizer/tokenizer.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
@@ -96,8 +98,14 @@ export function createTrainer(
     executor,
     reference: policy.reference,
   };
-  if (!rollouts) return new Trainer(deps, trainerSettings(config));
-  const trainer = new OverlappedTrainer(deps, trainerSettings(config), rollouts);
+  const settings = trainerSettings(config);
+  // a model whose KV cache at the step's size would pass the budget runs its episodes a few at a
+  // time (the memory estimate counts the same number)
+  const shape = runShape(config);
+  const live = rolloutSequences(policy.model.config, shape.sequences, shape.contextTokens);
+  if (live < shape.sequences) settings.maxSequences = live;
+  if (!rollouts) return new Trainer(deps, settings);
+  const trainer = new OverlappedTrainer(deps, settings, rollouts);
   trainer.finalStep = config.steps;
   return trainer;
 }

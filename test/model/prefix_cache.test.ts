@@ -41,6 +41,27 @@ describe('PrefixCache', () => {
     expect(tf.memory().numTensors).toBe(before + 2); // the first entry taken, still the caller's
   });
 
+  it('forgets the entries an ended sequence left, and only those, freeing their tensors', () => {
+    const before = tf.memory().numTensors;
+    const cache = new PrefixCache();
+    for (const ids of [
+      [1, 2, 3],
+      [1, 2, 3, 4, 5],
+      [1, 2, 9],
+      [1, 2, 3, 4, 5, 6, 7],
+    ])
+      cache.put(entry(ids));
+    cache.forget([1, 2, 3, 4, 5, 6]); // [1, 2, 3] and [1, 2, 3, 4, 5] are its; the others are not
+    expect(cache.size).toBe(2);
+    expect(cache.numbers).toBe(4 * 3 + 4 * 7);
+    expect(tf.memory().numTensors).toBe(before + 4);
+    const sibling = cache.take([1, 2, 9, 0])!; // a sibling's entry is still there
+    expect(sibling.ids).toEqual([1, 2, 9]);
+    cache.clear();
+    expect(tf.memory().numTensors).toBe(before + 2); // the taken entry is the caller's
+    tf.dispose([...sibling.keys, ...sibling.values]);
+  });
+
   it('drops the oldest entries past its budget', () => {
     const before = tf.memory().numTensors;
     const cache = new PrefixCache(100); // numbers: an entry of n ids holds 4n

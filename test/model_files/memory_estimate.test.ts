@@ -10,8 +10,11 @@ import {
   estimateFromSource,
   estimateMemory,
   formatBytes,
+  kvBytesPerToken,
   memoryBudget,
   memoryVerdict,
+  ROLLOUT_KV_BUDGET_BYTES,
+  rolloutSequences,
 } from '../../src/model_files/memory_estimate.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 
@@ -99,6 +102,41 @@ describe('countParameters', () => {
     const layer =
       1024 * 2048 + 2 * 1024 * 1024 + 2048 * 1024 + 3 * 1024 * 3072 + 2 * 1024 + 2 * 128;
     expect(countParameters(parseModelConfig(qwen3))).toBe(151936 * 1024 + 28 * layer + 1024); // 596,049,920: the model card's 0.6B, 0.44B without embeddings
+  });
+
+  it('samples as many sequences at once as 2 GiB of KV cache holds, counting only those', () => {
+    const qwen3 = parseModelConfig({
+      model_type: 'qwen3',
+      vocab_size: 151936,
+      hidden_size: 1024,
+      intermediate_size: 3072,
+      num_hidden_layers: 28,
+      num_attention_heads: 16,
+      num_key_value_heads: 8,
+      head_dim: 128,
+      tie_word_embeddings: true,
+    });
+    // keys and values, 28 layers × 8 heads × 128, float32: 229,376 bytes a token
+    expect(kvBytesPerToken(qwen3)).toBe(2 * 28 * 8 * 128 * 4);
+    // 1,244 tokens a sequence (the default run): 285 MB each, 2 GiB / 285 MB = 7.5
+    expect(rolloutSequences(qwen3, 18, 1244)).toBe(7);
+    expect(rolloutSequences(qwen3, 6, 1244)).toBe(6); // fewer than fit: all of them
+    expect(rolloutSequences(qwen3, 18, 100_000)).toBe(1); // never none
+    const run = { sequences: 18, contextTokens: 1244, microBatch: 1, loraRank: 8 };
+    const estimate = estimateMemory(qwen3, { ...run, fileBytesPerParameter: 2 });
+    expect(estimate.sequences).toBe(18);
+    expect(estimate.rolloutSequences).toBe(7);
+    expect(estimate.kvCacheBytes).toBe(7 * 1244 * 229_376);
+    expect(estimate.kvCacheBytes).toBeLessThanOrEqual(ROLLOUT_KV_BUDGET_BYTES);
+    expect(memoryVerdict(estimate, memoryBudget({ backend: 'wasm' }), 'Qwen3').message).toContain(
+      'The rollout samples 7 of the 18 episodes at a time, as many as 2.0 GB of KV cache holds.',
+    );
+    // a model whose cache fits keeps every sequence, and the message says nothing of it
+    const small = estimateMemory(parseModelConfig(qwen05), { ...run, fileBytesPerParameter: 2 });
+    expect(small.rolloutSequences).toBe(18);
+    expect(memoryVerdict(small, memoryBudget({ backend: 'wasm' }), 'small').message).not.toContain(
+      'at a time',
+    );
   });
 
   it('counts LoRA on q, k, v, o by hand for the tiny llama (D 32, 4 heads of 8, 2 kv heads, 2 layers, rank 4)', () => {

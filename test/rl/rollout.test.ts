@@ -288,6 +288,46 @@ describe('rollout', () => {
     expect(timing.sandboxSeconds).toBeLessThan(0.6);
   });
 
+  it('keeps at most maxSequences episodes under way, starting the next as one ends, with the same episodes', async () => {
+    // five episodes of 1 to 3 turns; with two at a time, each ended episode's cache is forgotten
+    const scripts = [1, 3, 2, 1, 2].map((turns, e) => [
+      ...Array.from({ length: turns - 1 }, (_, t) => `\`\`\`python\nprint(${e}${t})\n\`\`\``),
+      `FINAL ANSWER: ${e}`,
+    ]);
+    const run = async (maxSequences?: number) => {
+      const log: number[][] = [];
+      const forgotten: number[][] = [];
+      const sampler = {
+        ...scriptedSampler(tokenizer, scripts, log),
+        forget: (ids: readonly number[]) => forgotten.push([...ids]),
+      };
+      const { trajectories } = await rollout(
+        [task('w')],
+        { sampler, tokenizer, executor: fakeExecutor(() => 5), rng: new Rng(8) },
+        { ...options, groupSize: 5, ...(maxSequences ? { maxSequences } : {}) },
+      );
+      return { log, forgotten, trajectories };
+    };
+    const all = await run();
+    const capped = await run(2);
+    expect(all.log[0]).toEqual([0, 1, 2, 3, 4]);
+    expect(Math.max(...capped.log.map((batch) => batch.length))).toBe(2);
+    expect(capped.log[0]).toEqual([0, 1]);
+    // every episode ran whole, the same as with all five at once
+    expect(capped.trajectories.map((t) => t.turns.length)).toEqual([1, 3, 2, 1, 2]);
+    expect(capped.trajectories.map((t) => t.ids)).toEqual(all.trajectories.map((t) => t.ids));
+    expect(capped.trajectories.every((t) => t.finishReason === 'final_answer')).toBe(true);
+    // each ended episode's ids, once, in the order they ended
+    expect(capped.forgotten).toHaveLength(5);
+    expect(new Set(capped.forgotten.map((ids) => ids.join()))).toEqual(
+      new Set(capped.trajectories.map((t) => t.ids.join())),
+    );
+    // episode 2 started only once episode 0 (one turn) had ended
+    const firstOf = (e: number) => capped.log.findIndex((batch) => batch.includes(e));
+    expect(firstOf(2)).toBeGreaterThan(0);
+    expect(firstOf(4)).toBeGreaterThan(firstOf(3));
+  });
+
   it('gives each episode its own sampling stream, independent of batch composition', async () => {
     const seen: number[][] = [];
     const sampler: Sampler = {
