@@ -13,7 +13,9 @@
 //   rollout   prefill each prompt once per group, then each later turn's observation; decode
 //             turns × tokensPerTurn steps of the whole batch, each step the larger of its FLOPs
 //             over the product speed and its bytes (every weight once, at weightBytes, plus the
-//             batch's KV cache) over the bandwidth: decoding at batch 1-18 is bound by bandwidth
+//             batch's KV cache) over the bandwidth: decoding at batch 1-18 is bound by bandwidth;
+//             as many such passes as the waves the rollout runs a large KV cache's episodes in
+//             (memory_estimate.ts rolloutSequences)
 //   update    the reference pass when β > 0 (a forward, no gradient: 2 Pl T), then per PPO epoch a
 //             forward (2 Pl T) and a backward: with LoRA dx only, through the frozen weights
 //             (2 Pl T), in full fine-tuning dx and dW (4 Pl T); attention's backward twice its
@@ -26,12 +28,18 @@
 
 import type { ModelConfig } from './hf_config.ts';
 import { savedActivationBytes } from './activation_budget.ts';
-import { countParameters } from './memory_estimate.ts';
+import { countParameters, rolloutSequences } from './memory_estimate.ts';
 
 /** The run's shape as the cost model needs it (src/run/run_shape.ts stepShape makes it). */
 export interface StepShape {
-  /** Episodes decoded together: group size × prompts per step. */
+  /** Episodes of a step: group size × prompts per step. */
   sequences: number;
+  /**
+   * A sequence's tokens as the memory estimate counts them (RunShape.contextTokens), which sets how
+   * many episodes the rollout keeps under way (memory_estimate.ts rolloutSequences); default
+   * sequenceTokens.
+   */
+  contextTokens?: number;
   /** Prompts per step: each is prefilled once for its group. */
   prompts: number;
   turns: number;
@@ -136,6 +144,11 @@ function rolloutCost(config: ModelConfig, shape: StepShape, speed: DeviceSpeed) 
   const bytesPerSecond = speed.bandwidthGBs * 1e9;
   // prefill: each prompt once (its group shares it), then each later turn's observation
   let prefill = shape.prompts * (2 * Pl * P + pair * causalPairs(P, 0));
+  // a model with a large KV cache decodes its episodes in waves of at most `live`: every wave
+  // streams the weights for each of its tokens
+  const live = rolloutSequences(config, sequences, shape.contextTokens ?? sequenceTokens(shape));
+  const waves = Math.ceil(sequences / live);
+  const batch = sequences / waves;
   let decode = 0;
   let decodeSeconds = 0;
   for (let turn = 0; turn < turns; turn++) {
@@ -143,10 +156,10 @@ function rolloutCost(config: ModelConfig, shape: StepShape, speed: DeviceSpeed) 
     if (turn > 0) prefill += sequences * (2 * Pl * O + pair * causalPairs(O, past - O));
     for (let i = 0; i < N; i++) {
       const keys = past + i + 1; // this token attends to every token so far and itself
-      const flops = sequences * (2 * (Pl + Ph) + pair * keys);
-      const bytes = (Pl + Ph) * weightBytes + sequences * keys * kvPerToken;
-      decode += flops;
-      decodeSeconds += Math.max(flops / flopsPerSecond, bytes / bytesPerSecond);
+      const flops = batch * (2 * (Pl + Ph) + pair * keys);
+      const bytes = (Pl + Ph) * weightBytes + batch * keys * kvPerToken;
+      decode += waves * flops;
+      decodeSeconds += waves * Math.max(flops / flopsPerSecond, bytes / bytesPerSecond);
     }
   }
   return {

@@ -26,14 +26,19 @@ function observationTokens(config: RunConfig): number {
   return Math.min(200, Math.ceil(config.maxOutputChars / 3));
 }
 
+/** A sequence at its longest: each turn adds its generation, an observation and chat markup. */
+function contextTokens(config: RunConfig): number {
+  return (
+    PROMPT_TOKENS +
+    config.maxTurns * (config.maxNewTokens + observationTokens(config) + MARKUP_TOKENS)
+  );
+}
+
 /** The run's size for the memory estimate: every live episode of a step decodes together. */
 export function runShape(config: RunConfig): Omit<RunShape, 'fileBytesPerParameter'> {
-  // Each turn adds its generation, an observation and a little chat markup.
   return {
     sequences: config.groupSize * promptsPerStep(config),
-    contextTokens:
-      PROMPT_TOKENS +
-      config.maxTurns * (config.maxNewTokens + observationTokens(config) + MARKUP_TOKENS),
+    contextTokens: contextTokens(config),
     microBatch: config.microBatchSize,
     microBatchTokens: config.microBatchTokens,
     activationBudgetBytes: config.activationBudgetMB * 2 ** 20,
@@ -48,6 +53,7 @@ export function stepShape(config: RunConfig): StepShape {
   const prompts = promptsPerStep(config);
   return {
     sequences: config.groupSize * prompts,
+    contextTokens: contextTokens(config),
     prompts,
     turns: config.maxTurns,
     tokensPerTurn: config.maxNewTokens,

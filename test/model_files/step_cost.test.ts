@@ -122,6 +122,20 @@ describe('step cost', () => {
     expect(slow.rolloutFlops).toBe(960 + 768 + 3712); // the FLOPs do not change
   });
 
+  it('streams the weights once per wave where the rollout keeps fewer episodes under way', () => {
+    // the toy's KV cache is 16 B a token: at 2^26 tokens a sequence, 2 GiB holds 2 sequences, so 4
+    // decode in 2 waves of 2, each streaming the 368 weight bytes for each of its 4 tokens
+    const four = { ...toyShape, prompts: 2, sequences: 4 };
+    const all = estimateStepSeconds(toy, four, { gflops: 1, bandwidthGBs: 0.1 });
+    const waves = estimateStepSeconds(
+      toy,
+      { ...four, contextTokens: 2 ** 26 },
+      { gflops: 1, bandwidthGBs: 0.1 },
+    );
+    expect(waves.rolloutFlops).toBe(all.rolloutFlops); // the same work
+    expect(waves.rolloutSeconds - all.rolloutSeconds).toBeCloseTo(4 * 368 * 1e-8, 15);
+  });
+
   it('counts dW and AdamW in full fine-tuning, with float32 weights streamed', () => {
     const full = estimateStepSeconds(toy, { ...toyShape, full: true }, GIGA);
     // backward 4·144·16 + 2·16·72 + 4·40·16 = 14080; AdamW 28 B × 196 parameters = 5488 B
