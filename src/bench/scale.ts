@@ -8,6 +8,8 @@
 //                                              (decoding 2 P a token; forward and dx backward 4 P
 //                                              a row per PPO epoch; the reference pass 2 P a row)
 //                                              over fma_peak_gflops x threads
+//   scale_*_step_work_floor_ratio              the same with the layer recomputation the memory
+//                                              targets force counted (2 P a row per PPO epoch)
 //   scale_05b_heap_peak_mb                     the WebAssembly memories' peak (heap_usage.ts)
 //   scale_05b_estimate_vs_peak                 memory_estimate.ts's total over that peak
 //   scale_05b_decode_b1_tok_s, _floor_ratio    batch-1 decoding, and over its floor: the read
@@ -57,10 +59,12 @@ export async function benchScale(): Promise<Record<string, unknown>> {
   return {
     scale_135m_step_s: small.step_s,
     scale_135m_step_floor_ratio: small.step_floor_ratio,
+    scale_135m_step_work_floor_ratio: small.step_work_floor_ratio,
     scale_135m_heap_peak_mb: small.heap_peak_mb,
     scale_135m_estimate_vs_peak: small.estimate_vs_peak,
     scale_05b_step_s: large.step_s,
     scale_05b_step_floor_ratio: large.step_floor_ratio,
+    scale_05b_step_work_floor_ratio: large.step_work_floor_ratio,
     scale_05b_heap_peak_mb: large.heap_peak_mb,
     scale_05b_estimate_vs_peak: large.estimate_vs_peak,
     scale_05b_decode_b1_tok_s: large.decode_b1_tok_s,

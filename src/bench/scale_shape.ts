@@ -137,6 +137,12 @@ async function main(): Promise<void> {
       step_generated_tokens: generated,
       step_floor_s: floorSeconds,
       step_floor_ratio: stepSeconds / floorSeconds,
+      // the same against the work the memory targets make the run do: with layers recomputed
+      // (estimate.recompute), every PPO epoch runs each layer's forward once more, 2 P a row
+      step_work_floor_ratio:
+        stepSeconds /
+        (floorSeconds + (estimate.recompute ? (2 * P * rows * epochs) / (fma * threads * 1e9) : 0)),
+      rollout_sequences: estimate.rolloutSequences,
       heap_peak_mb: heap.total / 2 ** 20,
       heap_after_mb: heapAfter,
       heap_mb: {
