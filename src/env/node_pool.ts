@@ -9,8 +9,11 @@ import { SandboxPool, type SandboxPoolOptions } from './pool.ts';
 import { HostedSandboxPool, type HostedPoolOptions, type PoolHostApi } from './pool_host.ts';
 import type { SandboxWorkerFactory } from './types.ts';
 
-const workerFile = new URL('../../workers/sandbox.worker.ts', import.meta.url).href;
-const hostFile = new URL('../../workers/pool_host.worker.ts', import.meta.url).href;
+// (this module's URL through a variable: Vite copies a `new URL('…', import.meta.url)` file into
+// the page's build as an asset, and the pool host's Node branch brings this module into its graph)
+const here = import.meta.url;
+const workerFile = new URL('../../workers/sandbox.worker.ts', here).href;
+const hostFile = new URL('../../workers/pool_host.worker.ts', here).href;
 
 /**
  * The worker is TypeScript: this CommonJS bootstrap registers tsx's ESM hooks inside the worker
