@@ -11,10 +11,13 @@
 // the per-call cost is noise beside the products.
 import * as tf from '@tensorflow/tfjs';
 import { kernelsFor } from './matmul_kernels.ts';
+import { kernelCounts } from './switches.ts';
 import type { HalfKind, Resident16 } from './simd_half.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './tfjs_wasm.ts';
 import { checkLive } from './weights16.ts';
 import { DOT_MAX_ROWS, runDots } from './weights16_products.ts';
+import { simdSwigluActive, swigluInto } from './simd_swiglu.ts';
+import { addRmsNormInto } from './simd_rmsnorm.ts';
 
 /** One linear layer of a group: its resident weight (out, in), bias (out), LoRA factors. */
 export interface Linear16 {
@@ -32,10 +35,17 @@ interface GroupAttrs {
   cols: number[];
   kinds: string;
   scales: number[];
+  /** A (gate, up) pair returned as silu(gate) * up alone (an MLP's first half). */
+  gated: boolean;
+  /**
+   * One layer whose y is added to the input `residual` and normed by `norm` (eps this): returns
+   * [residual + y, RMSNorm(residual + y) * norm] (a block's end); 0: no.
+   */
+  residualEps: number;
 }
 
 registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
-  const { offsets, rows, cols, kinds, scales } = attrs as unknown as GroupAttrs;
+  const { offsets, rows, cols, kinds, scales, gated, residualEps } = attrs as unknown as GroupAttrs;
   const named = inputs as Record<string, tf.TensorInfo | undefined>;
   const x = named.x!;
   const [m, k] = x.shape as [number, number];
@@ -44,7 +54,10 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
     (offset, i): Resident16 => ({ offset, rows: rows[i]!, cols: cols[i]!, kind: kindOf[i]! }),
   );
   const outputs = weights.map((w) => wasm.makeOutput([m, w.rows], 'float32'));
-  if (m === 0) return outputs;
+  if (m === 0) {
+    if (named.residual) return [outputs[0]!, wasm.makeOutput([0, rows[0]!], 'float32')];
+    return gated ? [outputs[0]!] : outputs;
+  }
   const floats = () => new Float32Array(wasmMemory(wasm)!.buffer);
   runDots(
     weights,
@@ -88,7 +101,35 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
       wasm.disposeData(t.dataId);
     }
   });
-  return outputs;
+  const { residual, norm } = named;
+  if (residual && norm) {
+    // the block's end: residual + y, and its RMSNorm (one layer)
+    const y = outputs[0]!;
+    const [sum, normed, r] = [
+      wasm.makeOutput([m, rows[0]!], 'float32'),
+      wasm.makeOutput([m, rows[0]!], 'float32'),
+      wasm.makeOutput([m], 'float32'),
+    ];
+    const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after the allocations
+    const offsetsAt = { x: at(residual), delta: at(y), w: at(norm), sum: at(sum), y: at(normed) };
+    addRmsNormInto(wasm, { ...offsetsAt, r: at(r) }, m, rows[0]!, residualEps);
+    wasm.disposeData(y.dataId);
+    wasm.disposeData(r.dataId);
+    return [sum, normed];
+  }
+  if (!gated) return outputs;
+  const [gate, up] = outputs as [tf.TensorInfo, tf.TensorInfo];
+  const out = wasm.makeOutput(gate.shape, 'float32');
+  swigluInto(
+    wasm,
+    byteOffset(wasm, gate),
+    byteOffset(wasm, up),
+    byteOffset(wasm, out),
+    m * rows[0]!,
+  );
+  wasm.disposeData(gate.dataId);
+  wasm.disposeData(up.dataId);
+  return [out];
 });
 
 /**
@@ -105,9 +146,56 @@ export function linears16Serves(rows: number): boolean {
  * input width), x (m, in) with m <= DOT_MAX_ROWS; no gradient recorded.
  */
 export function linears16(x: tf.Tensor2D, group: readonly Linear16[]): tf.Tensor2D[] {
+  return run(x, group, false);
+}
+
+/**
+ * silu(x W_gate^T ...) * (x W_up^T ...) for an MLP's gate and up layers as linears16 computes them:
+ * one kernel, the same bits as linears16 then swigluValue. Only where gatedLinears16Serves.
+ */
+export function gatedLinears16(x: tf.Tensor2D, gate: Linear16, up: Linear16): tf.Tensor2D {
+  return run(x, [gate, up], true)[0]!;
+}
+
+/**
+ * [residual + x W^T ..., RMSNorm(that) * norm] for one layer as linears16 computes it, then the
+ * add-and-norm kernel (simd_rmsnorm.ts simdAddRmsNormValue): one kernel, the same bits. Only where
+ * linears16Serves and simdRmsNormActive for the layer's width.
+ */
+export function linear16AddNorm(
+  x: tf.Tensor2D,
+  layer: Linear16,
+  residual: tf.Tensor2D,
+  norm: { weight: tf.Tensor; eps: number },
+): [tf.Tensor2D, tf.Tensor2D] {
+  const [m, n] = [x.shape[0], layer.weight.rows];
+  if (residual.shape.join() !== [m, n].join() || norm.weight.shape.join() !== String(n))
+    throw new Error(
+      `linear16AddNorm: residual [${residual.shape}] and norm [${norm.weight.shape}] for ${m} rows of ${n}`,
+    );
+  if (!(norm.eps > 0)) throw new Error(`linear16AddNorm: eps ${norm.eps} must be positive`);
+  return run(x, [layer], false, { residual, norm: norm.weight, eps: norm.eps }) as [
+    tf.Tensor2D,
+    tf.Tensor2D,
+  ];
+}
+
+/** Whether gatedLinears16 serves `rows` rows of an MLP `width` wide (the SIMD SwiGLU is on). */
+export function gatedLinears16Serves(rows: number, width: number): boolean {
+  return linears16Serves(rows) && simdSwigluActive(rows * width);
+}
+
+function run(
+  x: tf.Tensor2D,
+  group: readonly Linear16[],
+  gated: boolean,
+  end?: { residual: tf.Tensor2D; norm: tf.Tensor; eps: number },
+): tf.Tensor2D[] {
   const [m, k] = x.shape;
   if (m > DOT_MAX_ROWS) throw new Error(`linears16: ${m} rows, at most ${DOT_MAX_ROWS}`);
-  const inputs: Record<string, tf.Tensor> = { x };
+  const inputs: Record<string, tf.Tensor> = end
+    ? { x, residual: end.residual, norm: end.norm }
+    : { x };
   group.forEach(({ weight, bias, adapter }, i) => {
     checkLive(weight, 'linears16');
     if (weight.cols !== k)
@@ -130,7 +218,10 @@ export function linears16(x: tf.Tensor2D, group: readonly Linear16[]): tf.Tensor
     cols: group.map(({ weight }) => weight.cols),
     kinds: group.map(({ weight }) => weight.kind).join(','),
     scales: group.map(({ adapter }) => adapter?.scale ?? 0),
+    gated,
+    residualEps: end?.eps ?? 0,
   };
+  if (gated || end) kernelCounts.fusedLinears16++; // tests: that the fused ends ran
   const out = tf.engine().runKernel(KERNEL, inputs, attrs as unknown as tf.NamedAttrMap);
   return (Array.isArray(out) ? out : [out]) as tf.Tensor2D[];
 }

@@ -199,7 +199,8 @@ export function simdDecodeAttentionModule(): Uint8Array<ArrayBuffer> {
 
 type Attend = (...args: number[]) => void;
 
-function attendFor(backend: WasmBackendLike): Attend | null {
+/** The attend kernel on `backend`'s heap, or null where it cannot run (no relaxed SIMD). */
+export function attendFor(backend: WasmBackendLike): Attend | null {
   return (
     (heapModule(backend, 'decodeAttention', simdDecodeAttentionModule)?.attend as
       | Attend

@@ -273,6 +273,21 @@ registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
 });
 
 /** Whether simdRmsNorm runs for rows of width D on the current backend. */
+/**
+ * sum = x + delta and y = RMSNorm(sum) * w for `rows` rows of D at byte offsets of `backend`'s
+ * heap (r: rows numbers of scratch): the add-and-norm kernel's pass, for a kernel that has delta at
+ * hand (linears16.ts). Only where simdRmsNormActive(D).
+ */
+export function addRmsNormInto(
+  backend: WasmBackendLike,
+  at: { x: number; delta: number; w: number; sum: number; y: number; r: number },
+  rows: number,
+  D: number,
+  eps: number,
+): void {
+  kernelsFor(backend)!.addForward(at.x, at.delta, at.w, at.y, at.r, rows, D, f32Bits(eps), at.sum);
+}
+
 export function simdRmsNormActive(D: number): boolean {
   return (
     switches.simdRmsNorm &&

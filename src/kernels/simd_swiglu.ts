@@ -212,6 +212,24 @@ registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
 });
 
 /**
+ * silu(gate) * up into `out`, `size` numbers at byte offsets of `backend`'s heap: the forward
+ * kernel's pass, for a kernel that has gate and up at hand (linears16.ts). False where the SIMD
+ * kernels are off or absent (nothing written).
+ */
+export function swigluInto(
+  backend: WasmBackendLike,
+  gate: number,
+  up: number,
+  out: number,
+  size: number,
+): boolean {
+  const kernels = switches.simdSwiglu && size % 4 === 0 ? kernelsFor(backend) : null;
+  if (!kernels) return false;
+  kernels.swiglu(gate, up, out, size);
+  return true;
+}
+
+/**
  * Whether swiglu() would run the fused kernels for operands of `size` numbers on the current
  * backend.
  */

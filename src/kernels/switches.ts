@@ -54,6 +54,16 @@ export interface KernelSwitches {
   simdRmsNorm: boolean;
   /** Decoding's attention kernel (simd_decode_attention.ts); off: the tfjs route. */
   decodeAttention: boolean;
+  /**
+   * Decoding's attention block as one kernel (model/decode_block.ts: RoPE, the cache write,
+   * attention); off: the ops and kernels it runs one by one.
+   */
+  decodeBlock: boolean;
+  /**
+   * Decoding's MLP gate and up with the SwiGLU, and a block's last product with the residual add
+   * and the next norm, each one kernel (linears16.ts, model/linear.ts); off: the kernels apart.
+   */
+  fusedDecodeLinears: boolean;
   /** The fused AdamW kernel (simd_adamw.ts); off: the tfjs ops. */
   simdAdamW: boolean;
   /** Decoding's SIMD RoPE kernel (model/rope.ts); off: its JavaScript loop. */
@@ -90,6 +100,8 @@ const live: KernelSwitches = {
   simdSwiglu: true,
   simdRmsNorm: true,
   decodeAttention: true,
+  decodeBlock: true,
+  fusedDecodeLinears: true,
   simdAdamW: true,
   simdRope: true,
   loraOp: true,
@@ -156,4 +168,8 @@ export const kernelCounts = {
    * started helpers (reset there).
    */
   takenOver: 0,
+  /** Decoding attention blocks run as one kernel (model/decode_block.ts). */
+  decodeBlocks: 0,
+  /** linears16 calls that ended with the SwiGLU or a residual add and norm (linears16.ts). */
+  fusedLinears16: 0,
 };

@@ -13,14 +13,22 @@ import type { ModelConfig } from '../model_files/hf_config.ts';
 import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
 import type { KvCache } from './kv_cache.ts';
 import { permute } from './ops.ts';
-import { applyLinear, applyLinears, embedTokens, rmsNorm, type ForwardMode } from './linear.ts';
+import {
+  applyGatedLinears,
+  applyLinear,
+  applyLinearAddNorm,
+  applyLinears,
+  embedTokens,
+  rmsNorm,
+  type ForwardMode,
+} from './linear.ts';
 import type { DecoderLayer, DecoderParams } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
+import { decodeBlock, decodeBlockActive } from './decode_block.ts';
 import { maskedSoftmax } from '../kernels/masked_softmax.ts';
 import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
-import { simdAddRmsNormValue, simdRmsNormActive } from '../kernels/simd_rmsnorm.ts';
-import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
+import { simdRmsNormActive } from '../kernels/simd_rmsnorm.ts';
 
 export { outputLogits, rmsNorm, type ForwardMode } from './linear.ts';
 
@@ -118,17 +126,22 @@ export function decoderForward(
     params.layers.forEach((layer, index) => {
       const before = [x, normed];
       [x, normed] = tf.tidy(() => {
-        const [h, hNormed] = simdAddRmsNormValue(
-          x,
+        // each block's last product, its residual add and the next norm: one kernel where the
+        // weights are 16-bit and the rows few (decoding), else the product and then the add-norm
+        const { o_proj, gate_proj, up_proj, down_proj } = layer.projections;
+        const [h, hNormed] = applyLinearAddNorm(
           attention(parts, layer, index, normed, input, rope, mode),
-          layer.postAttentionNorm,
-          eps,
+          o_proj,
+          x,
+          { weight: layer.postAttentionNorm, eps },
+          mode,
         );
-        return simdAddRmsNormValue(
+        return applyLinearAddNorm(
+          applyGatedLinears(hNormed, gate_proj, up_proj, mode),
+          down_proj,
           h,
-          mlp(layer, hNormed, mode),
-          params.layers[index + 1]?.inputNorm ?? params.finalNorm,
-          eps,
+          { weight: params.layers[index + 1]?.inputNorm ?? params.finalNorm, eps },
+          mode,
         );
       });
       tf.dispose(before);
@@ -143,10 +156,16 @@ export function decoderForward(
     r: typeof rope,
     at: ForwardInput,
   ) => {
-    const h = tf.add(
-      y,
-      attention(parts, layer, index, rmsNorm(y, layer.inputNorm, eps, norm), at, r, mode),
+    const context = attention(
+      parts,
+      layer,
+      index,
+      rmsNorm(y, layer.inputNorm, eps, norm),
+      at,
+      r,
+      mode,
     );
+    const h = tf.add(y, applyLinear(context, layer.projections.o_proj, mode));
     return tf.add(
       h,
       mlp(layer, rmsNorm(h as tf.Tensor2D, layer.postAttentionNorm, eps, norm), mode),
@@ -177,10 +196,9 @@ export function decoderForward(
 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
   const { gate_proj, up_proj, down_proj } = layer.projections;
-  const [gate, up] = applyLinears(h, [gate_proj, up_proj], mode) as [tf.Tensor2D, tf.Tensor2D]; // (N, F)
-  // silu(gate) * up: fused on wasm for training and for decoding's few rows (simd_swiglu.ts)
-  const gated = mode.differentiable ? swiglu(gate, up) : swigluValue(gate, up);
-  return applyLinear(gated as tf.Tensor2D, down_proj, mode);
+  // silu(gate) * up (N, F): fused on wasm for training (simd_swiglu.ts), and into the products'
+  // kernel for decoding's few rows (linears16.ts)
+  return applyLinear(applyGatedLinears(h, gate_proj, up_proj, mode), down_proj, mode);
 }
 
 function attention(
@@ -197,7 +215,7 @@ function attention(
   const g = H / Hkv;
   const heads = (y: tf.Tensor, count: number) =>
     permute(tf.reshape(y, [B, T, count, hd]), [0, 2, 1, 3]); // (B, count, T, hd)
-  const { q_proj, k_proj, v_proj, o_proj } = layer.projections;
+  const { q_proj, k_proj, v_proj } = layer.projections;
   // with a shared prefix its s rows come first: the projections run on every row at once
   const s = input.prefix?.length ?? 0;
   const [qRows, kRows, vRows] = applyLinears(h, [q_proj, k_proj, v_proj], mode);
@@ -226,6 +244,18 @@ function attention(
     project(kRows!, layer.keyNorm),
     project(vRows!),
   ];
+  if (input.cache?.inPlace && T === 1 && s === 0 && !mode.differentiable && decodeBlockActive(hd)) {
+    // one position a sequence: RoPE, the cache write and attention in one kernel (decode_block.ts)
+    const context = decodeBlock(
+      input.cache,
+      index,
+      { q: q[1], k: k[1], v: v[1] },
+      rope,
+      input.maskBias,
+      { heads: H, kvHeads: Hkv, headDim: hd, scale: 1 / Math.sqrt(hd) },
+    ); // (B, H*hd)
+    return context;
+  }
   const query = applyRope(heads(q[1], H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
   let key = applyRope(heads(k[1], Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
   let value = heads(v[1], Hkv);
@@ -249,7 +279,7 @@ function attention(
     key = concatTime(repeatBatch(prefixKey, B), key); // (B, Hkv, s + T, hd)
     value = concatTime(repeatBatch(prefixValue, B), value);
     const ownRows = attend(query, key, value, input.maskBias, input.causal ?? false, g); // (B*T, H*hd)
-    return applyLinear(concatRows(prefixRows as tf.Tensor2D, ownRows as tf.Tensor2D), o_proj, mode);
+    return concatRows(prefixRows as tf.Tensor2D, ownRows as tf.Tensor2D) as tf.Tensor2D;
   }
   // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
   // (HF repeat_kv order), so fold the g query heads into the time axis.
@@ -267,7 +297,7 @@ function attention(
         S,
         1 / Math.sqrt(hd),
       ); // (B, Hkv, g, hd) = (B, H, 1, hd)
-      return applyLinear(tf.reshape(context, [B, H * hd]) as tf.Tensor2D, o_proj, mode);
+      return tf.reshape(context, [B, H * hd]) as tf.Tensor2D;
     }
     const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
     // Keys and values are read where the cache keeps them: scores^T = K q^T per (b, key head),
@@ -298,18 +328,10 @@ function attention(
       }),
       [B, H, T, hd],
     );
-    return applyLinear(
-      tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D,
-      o_proj,
-      mode,
-    );
+    return tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D;
   }
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
-  return applyLinear(
-    attend(query, key, value, input.maskBias, input.causal ?? false, g) as tf.Tensor2D,
-    o_proj,
-    mode,
-  );
+  return attend(query, key, value, input.maskBias, input.causal ?? false, g) as tf.Tensor2D;
 }
 
 /**

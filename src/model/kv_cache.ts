@@ -86,8 +86,26 @@ export class KvCache {
    * and returns the storage. The tensors returned stay the cache's: read them, do not keep them.
    */
   write(layer: number, key: tf.Tensor, value: tf.Tensor): CacheSlots {
-    if (!this.inPlace) throw new Error('KvCache.write: this cache concatenates; use append()');
     const [B, Hkv, T, hd] = key.shape as [number, number, number, number];
+    const slots = this.claim(layer, [B, Hkv, T, hd]);
+    const S = slots.length - T;
+    for (const [store, fresh] of [
+      [slots.keys, key],
+      [slots.values, value],
+    ] as const) {
+      // slice i of `fresh` (T rows) goes after the S filled rows of storage slice i (capacity rows)
+      copySlices(fresh, 0, T * hd, store, S * hd, slots.capacity * hd, B * Hkv, T * hd);
+    }
+    return slots;
+  }
+
+  /**
+   * In-place mode: makes room for T more slots of one layer's keys and values (B, Hkv, T, hd) and
+   * counts them filled, for a caller that writes them itself (model/decode_block.ts); the new
+   * slots are `length - T` to `length - 1` of each (b, head) slice.
+   */
+  claim(layer: number, [B, Hkv, T, hd]: [number, number, number, number]): CacheSlots {
+    if (!this.inPlace) throw new Error('KvCache.write: this cache concatenates; use append()');
     const S = this.filled[layer]!;
     const current = this.keys[layer]?.shape[2] ?? 0;
     if (this.keys[layer] && this.keys[layer]!.shape[0] !== B)
@@ -98,15 +116,8 @@ export class KvCache {
       for (const store of [this.keys, this.values])
         store[layer] = this.regrown(store[layer] ?? null, [B, Hkv, capacity, hd], S);
     }
-    const capacity = this.keys[layer]!.shape[2]!;
-    for (const [store, fresh] of [
-      [this.keys, key],
-      [this.values, value],
-    ] as const) {
-      // slice i of `fresh` (T rows) goes after the S filled rows of storage slice i (capacity rows)
-      copySlices(fresh, 0, T * hd, store[layer]!, S * hd, capacity * hd, B * Hkv, T * hd);
-    }
     this.filled[layer] = S + T;
+    const capacity = this.keys[layer]!.shape[2]!;
     return { keys: this.keys[layer]!, values: this.values[layer]!, length: S + T, capacity };
   }
 

@@ -6,11 +6,24 @@ import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
 import { mergedLoraProduct } from './merged_lora.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderParams, Linear } from './params.ts';
-import { simdRmsNorm, simdRmsNormActive, simdRmsNormValue } from '../kernels/simd_rmsnorm.ts';
+import {
+  simdAddRmsNormValue,
+  simdRmsNorm,
+  simdRmsNormActive,
+  simdRmsNormValue,
+} from '../kernels/simd_rmsnorm.ts';
 import { switches } from '../kernels/switches.ts';
 import { rows16 } from '../kernels/weights16.ts';
 import { halfLinear, halfLoraLinear, halfProduct } from './half_ops.ts';
-import { type Linear16, linears16, linears16Serves } from '../kernels/linears16.ts';
+import {
+  gatedLinears16,
+  gatedLinears16Serves,
+  linear16AddNorm,
+  type Linear16,
+  linears16,
+  linears16Serves,
+} from '../kernels/linears16.ts';
+import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 import { isSplit, splitColumns, splitLogits } from './vocab_split.ts';
 
@@ -71,6 +84,45 @@ export function applyLinears(
 ): tf.Tensor2D[] {
   const group = mode.differentiable ? null : halfGroup(x, linears, mode);
   return group ? linears16(x, group) : linears.map((linear) => applyLinear(x, linear, mode));
+}
+
+/**
+ * silu(x W_gate ...) * (x W_up ...), an MLP's first half: without a gradient, on few rows and 16-bit
+ * weights, one kernel (kernels/linears16.ts gatedLinears16); otherwise the two layers, then the
+ * SwiGLU kernel (simd_swiglu.ts) or its ops. The same bits either way.
+ */
+export function applyGatedLinears(
+  x: tf.Tensor2D,
+  gate: Linear,
+  up: Linear,
+  mode: ForwardMode,
+): tf.Tensor2D {
+  const width = gate.weight.shape[gate.weight.shape.length - 1]!;
+  const group =
+    !mode.differentiable && switches.fusedDecodeLinears && gatedLinears16Serves(x.shape[0], width)
+      ? halfGroup(x, [gate, up], mode)
+      : null;
+  if (group) return gatedLinears16(x, group[0]!, group[1]!);
+  const [g, u] = applyLinears(x, [gate, up], mode) as [tf.Tensor2D, tf.Tensor2D];
+  return (mode.differentiable ? swiglu(g, u) : swigluValue(g, u)) as tf.Tensor2D;
+}
+
+/**
+ * A block's end without a gradient: h = residual + x W (+ b ...) and RMSNorm(h) * norm, on few rows
+ * and 16-bit weights in one kernel (kernels/linears16.ts linear16AddNorm), else the layer and then
+ * the add-and-norm kernel. The same bits either way. Only where simdRmsNormActive(the width).
+ */
+export function applyLinearAddNorm(
+  x: tf.Tensor2D,
+  linear: Linear,
+  residual: tf.Tensor2D,
+  norm: { weight: tf.Tensor; eps: number },
+  mode: ForwardMode,
+): [tf.Tensor2D, tf.Tensor2D] {
+  const group =
+    !mode.differentiable && switches.fusedDecodeLinears ? halfGroup(x, [linear], mode) : null;
+  if (group) return linear16AddNorm(x, group[0]!, residual, norm);
+  return simdAddRmsNormValue(residual, applyLinear(x, linear, mode), norm.weight, norm.eps);
 }
 
 /** The layers as linears16's group, or null where it does not serve them. */

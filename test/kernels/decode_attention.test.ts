@@ -113,7 +113,7 @@ describe('generate with the decode attention kernel (wasm)', () => {
     model = await loadFixture('tiny-qwen2'); // grouped-query attention
   });
   afterAll(() => {
-    setSwitches({ decodeAttention: true });
+    setSwitches({ decodeAttention: true, decodeBlock: true });
     model.dispose();
   });
 
@@ -124,7 +124,8 @@ describe('generate with the decode attention kernel (wasm)', () => {
       [257, 5, 6, 7, 8, 9],
     ];
     const run = async (on: boolean, temperature: number) => {
-      setSwitches({ decodeAttention: on });
+      // the kernel on its own (the decode block runs it inside: test/model/decode_block.test.ts)
+      setSwitches({ decodeAttention: on, decodeBlock: false });
       return generate(model, prompts, { maxNewTokens: 12, temperature, seed: 3, eosIds: [] });
     };
     const kernelsOf = async (on: boolean) =>

@@ -5,9 +5,18 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Linear16, linears16, linears16Serves } from '../../src/kernels/linears16.ts';
+import {
+  gatedLinears16,
+  gatedLinears16Serves,
+  linear16AddNorm,
+  type Linear16,
+  linears16,
+  linears16Serves,
+} from '../../src/kernels/linears16.ts';
+import { swigluValue } from '../../src/kernels/simd_swiglu.ts';
+import { simdAddRmsNormValue } from '../../src/kernels/simd_rmsnorm.ts';
 import { useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
-import { kernelCounts } from '../../src/kernels/switches.ts';
+import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 import {
   DOT_MAX_ROWS,
   releaseResident16,
@@ -105,6 +114,47 @@ describe('linears16: grouped 16-bit linear layers for decoding', () => {
       });
     }
     expect(linears16Serves(DOT_MAX_ROWS + 1)).toBe(false);
+  });
+
+  it('gives an MLP gate and up as silu(gate) * up in one kernel, the bits of the two kernels apart', () => {
+    // gate with a bias and an adapter, up with an adapter (widths a multiple of 4 for the SIMD SwiGLU)
+    const [gate, up] = [layer(52, 45, 6, true, 4), layer(52, 45, 7, false, 2)];
+    for (const m of [1, 3, DOT_MAX_ROWS]) {
+      expect(gatedLinears16Serves(m, 52)).toBe(true);
+      tf.tidy(() => {
+        const x = filledTensor([m, 45], m + 20);
+        const fused = gatedLinears16(x, gate, up);
+        const [g, u] = linears16(x, [gate, up]);
+        expect(fused.shape).toEqual([m, 52]);
+        expect(Array.from(fused.dataSync())).toEqual(Array.from(swigluValue(g!, u!).dataSync()));
+      });
+    }
+    setSwitches({ simdSwiglu: false });
+    expect(gatedLinears16Serves(1, 52)).toBe(false);
+    setSwitches({ simdSwiglu: true });
+    expect(gatedLinears16Serves(1, 50)).toBe(false); // 50 numbers a row: the SIMD SwiGLU takes fours
+  });
+
+  it("ends a block in one kernel: residual + y and its RMSNorm, the add-and-norm kernel's bits", () => {
+    const down = layer(40, 45, 8, true, 4); // a bias and an adapter; 40 wide, a multiple of 4
+    const norm = { weight: filledTensor([40], 11), eps: 1e-6 };
+    kept.push(norm.weight);
+    for (const m of [1, 3, DOT_MAX_ROWS]) {
+      tf.tidy(() => {
+        const x = filledTensor([m, 45], m + 30);
+        const residual = filledTensor([m, 40], m + 40);
+        const [sum, normed] = linear16AddNorm(x, down, residual, norm);
+        const [y] = linears16(x, [down]);
+        const [wantSum, wantNormed] = simdAddRmsNormValue(residual, y!, norm.weight, norm.eps);
+        expect(Array.from(sum.dataSync())).toEqual(Array.from(wantSum.dataSync()));
+        expect(Array.from(normed.dataSync())).toEqual(Array.from(wantNormed.dataSync()));
+      });
+    }
+    expect(() =>
+      tf.tidy(() =>
+        linear16AddNorm(filledTensor([1, 45], 1), down, filledTensor([1, 41], 2), norm),
+      ),
+    ).toThrow(/linear16AddNorm: residual \[1,41\]/);
   });
 
   it('gives the same bits on one thread and on two, the products handed over together', async () => {
