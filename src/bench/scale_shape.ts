@@ -5,7 +5,8 @@
 // sandbox, the WebAssembly memories' peak, and the floors they are compared with: the weights'
 // bytes over the read bandwidth (decoding), the step's FLOPs over the FMA peak (the step).
 // Prints one JSON object. Run by scale.ts; by hand:
-//   node scripts/relaxed-simd.mjs src/bench/scale_shape.ts --preset smollm2-135m [--steps-config FILE]
+//   node scripts/relaxed-simd.mjs src/bench/scale_shape.ts --preset smollm2-135m [--overrides JSON]
+//   [--decode-only]
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -79,6 +80,15 @@ async function main(): Promise<void> {
     log('decoding');
     const b1 = await decode(1);
     const b12 = await decode(12);
+    if (process.argv.includes('--decode-only')) {
+      // decoding's figures alone (a few minutes instead of the step's tens)
+      const floor = (bandwidth.all * 1e9) / weightBytes;
+      const figures = { read_gb_s: bandwidth.all, decode_b1_tok_s: b1, decode_b12_tok_s: b12 };
+      process.stdout.write(
+        `${JSON.stringify({ preset, ...figures, decode_b1_floor_ratio: b1 / floor })}\n`,
+      );
+      return;
+    }
     log('one GRPO step');
     const trainer = createTrainer(policy, executor, config);
     const phases: Record<string, number> = {};
