@@ -72,25 +72,9 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const rotated = wasm.makeOutput([B, H * hd], 'float32');
   const scratch = wasm.makeOutput([hd + S + 4], 'float32');
   // byte offsets after every allocation: one may grow the heap
-  const [qAt, kAt, vAt, cAt, sAt, keysAt, valuesAt, rAt] = [
-    q,
-    k,
-    v,
-    cos,
-    sin,
-    keys,
-    values,
-    rotated,
-  ].map((t) => byteOffset(wasm, t)) as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
+  const [qAt, kAt, vAt, cAt, sAt] = [at(q), at(k), at(v), at(cos), at(sin)];
+  const [keysAt, valuesAt, rAt] = [at(keys), at(values), at(rotated)];
   const rope = ropeFor(wasm)!;
   const half = hd / 2;
   const floats = new Float32Array(wasmMemory(wasm)!.buffer);
@@ -108,9 +92,9 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
     rAt,
     keysAt,
     valuesAt,
-    byteOffset(wasm, bias),
-    byteOffset(wasm, out),
-    byteOffset(wasm, scratch),
+    at(bias),
+    at(out),
+    at(scratch),
     B * Hkv,
     Hkv,
     H / Hkv,

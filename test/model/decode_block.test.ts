@@ -9,6 +9,7 @@ import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 import { decodeBlockActive } from '../../src/model/decode_block.ts';
 import { generate } from '../../src/model/sample.ts';
 import { halfWeights } from '../../src/model/params.ts';
+import { loraTargets } from '../../src/model/lora.ts';
 import type { TrainingMode } from '../../src/model/model.ts';
 import { loadFixture, useBackend } from '../helpers/models.ts';
 
@@ -68,15 +69,7 @@ describe('decode block (wasm)', () => {
           rank: 4,
           alpha: 8,
           dropout: 0,
-          targetModules: [
-            'q_proj',
-            'k_proj',
-            'v_proj',
-            'o_proj',
-            'gate_proj',
-            'up_proj',
-            'down_proj',
-          ],
+          targetModules: [...loraTargets],
           seed: 1,
         },
       };

@@ -55,6 +55,19 @@ const smollm360 = {
   num_key_value_heads: 5,
   tie_word_embeddings: true,
 };
+/** Qwen3-0.6B's config.json, the fields that size it. */
+const QWEN3_06B = {
+  model_type: 'qwen3',
+  vocab_size: 151936,
+  hidden_size: 1024,
+  intermediate_size: 3072,
+  num_hidden_layers: 28,
+  num_attention_heads: 16,
+  num_key_value_heads: 8,
+  head_dim: 128,
+  tie_word_embeddings: true,
+};
+
 const qwen05 = {
   model_type: 'qwen2',
   vocab_size: 151936,
@@ -86,17 +99,7 @@ describe('countParameters', () => {
   });
 
   it('counts Qwen3-0.6B by hand (heads of 128 wider than hidden / heads, q/k norms)', () => {
-    const qwen3 = {
-      model_type: 'qwen3',
-      vocab_size: 151936,
-      hidden_size: 1024,
-      intermediate_size: 3072,
-      num_hidden_layers: 28,
-      num_attention_heads: 16,
-      num_key_value_heads: 8,
-      head_dim: 128,
-      tie_word_embeddings: true,
-    };
+    const qwen3 = QWEN3_06B;
     // a layer: q 1024·2048 + k, v 1024·1024 each + o 2048·1024 + MLP 3·1024·3072 + norms 2·1024 +
     // 2·128
     const layer =
@@ -105,17 +108,7 @@ describe('countParameters', () => {
   });
 
   it('samples as many sequences at once as 2 GiB of KV cache holds, counting only those', () => {
-    const qwen3 = parseModelConfig({
-      model_type: 'qwen3',
-      vocab_size: 151936,
-      hidden_size: 1024,
-      intermediate_size: 3072,
-      num_hidden_layers: 28,
-      num_attention_heads: 16,
-      num_key_value_heads: 8,
-      head_dim: 128,
-      tie_word_embeddings: true,
-    });
+    const qwen3 = parseModelConfig(QWEN3_06B);
     // keys and values, 28 layers × 8 heads × 128, float32: 229,376 bytes a token
     expect(kvBytesPerToken(qwen3)).toBe(2 * 28 * 8 * 128 * 4);
     // 1,244 tokens a sequence (the default run): 285 MB each, 2 GiB / 285 MB = 7.5
