@@ -120,13 +120,9 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   if (!gated) return outputs;
   const [gate, up] = outputs as [tf.TensorInfo, tf.TensorInfo];
   const out = wasm.makeOutput(gate.shape, 'float32');
-  swigluInto(
-    wasm,
-    byteOffset(wasm, gate),
-    byteOffset(wasm, up),
-    byteOffset(wasm, out),
-    m * rows[0]!,
-  );
+  const at = (t: tf.TensorInfo) => byteOffset(wasm, t); // after the allocation
+  if (!swigluInto(wasm, at(gate), at(up), at(out), m * rows[0]!))
+    throw new Error('linears16: the SIMD SwiGLU is off or absent (gatedLinears16Serves says so)');
   wasm.disposeData(gate.dataId);
   wasm.disposeData(up.dataId);
   return [out];

@@ -16,24 +16,11 @@ import * as tf from '@tensorflow/tfjs';
 import { f32Bits } from '../kernels/assembler.ts';
 import { attendFor, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
 import { kernelCounts, switches } from '../kernels/switches.ts';
-import {
-  asWasm,
-  byteOffset,
-  heapModule,
-  registerWasmKernel,
-  type WasmBackendLike,
-  wasmMemory,
-} from '../kernels/tfjs_wasm.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from '../kernels/tfjs_wasm.ts';
 import type { KvCache } from './kv_cache.ts';
-import { simdRopeModule } from './rope.ts';
+import { simdRope } from './rope.ts';
 
 const KERNEL = 'AgenticRlDecodeBlock';
-
-type Rope = (...args: number[]) => void;
-
-function ropeFor(backend: WasmBackendLike): Rope | null {
-  return (heapModule(backend, 'rope', simdRopeModule)?.rope as Rope | undefined) ?? null;
-}
 
 /** Attributes: heads, head width, the slot written (S - 1), S, the query's scale. */
 interface Attrs {
@@ -75,7 +62,7 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
   const at = (t: tf.TensorInfo) => byteOffset(wasm, t);
   const [qAt, kAt, vAt, cAt, sAt] = [at(q), at(k), at(v), at(cos), at(sin)];
   const [keysAt, valuesAt, rAt] = [at(keys), at(values), at(rotated)];
-  const rope = ropeFor(wasm)!;
+  const rope = simdRope(wasm)!;
   const half = hd / 2;
   const floats = new Float32Array(wasmMemory(wasm)!.buffer);
   for (let b = 0; b < B; b++) {
@@ -119,7 +106,7 @@ export function decodeBlockActive(hd: number): boolean {
     switches.simdRope &&
     (hd / 2) % 4 === 0 &&
     decodeAttentionActive(hd) &&
-    ropeFor(asWasm(tf.backend())) !== null
+    simdRope(asWasm(tf.backend())) !== null
   );
 }
 

@@ -201,6 +201,7 @@ function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2
   return applyLinear(applyGatedLinears(h, gate_proj, up_proj, mode), down_proj, mode);
 }
 
+/** Attention's context rows (N, H * hd) for normed rows h, before o_proj (the callers project). */
 function attention(
   parts: DecoderParts,
   layer: DecoderLayer,
@@ -246,15 +247,12 @@ function attention(
   ];
   if (input.cache?.inPlace && T === 1 && s === 0 && !mode.differentiable && decodeBlockActive(hd)) {
     // one position a sequence: RoPE, the cache write and attention in one kernel (decode_block.ts)
-    const context = decodeBlock(
-      input.cache,
-      index,
-      { q: q[1], k: k[1], v: v[1] },
-      rope,
-      input.maskBias,
-      { heads: H, kvHeads: Hkv, headDim: hd, scale: 1 / Math.sqrt(hd) },
-    ); // (B, H*hd)
-    return context;
+    return decodeBlock(input.cache, index, { q: q[1], k: k[1], v: v[1] }, rope, input.maskBias, {
+      heads: H,
+      kvHeads: Hkv,
+      headDim: hd,
+      scale: 1 / Math.sqrt(hd),
+    }); // (B, H*hd)
   }
   const query = applyRope(heads(q[1], H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
   let key = applyRope(heads(k[1], Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)

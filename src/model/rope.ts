@@ -6,7 +6,13 @@ import type { ModelConfig, RopeScaling } from '../model_files/hf_config.ts';
 import { matMul2d } from '../kernels/matmul_dispatch.ts';
 import { matMulLinear } from './ops.ts';
 import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
-import { byteOffset, heapModule, registerWasmKernel, wasmMemory } from '../kernels/tfjs_wasm.ts';
+import {
+  byteOffset,
+  heapModule,
+  registerWasmKernel,
+  type WasmBackendLike,
+  wasmMemory,
+} from '../kernels/tfjs_wasm.ts';
 import { switches } from '../kernels/switches.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
@@ -227,6 +233,15 @@ export function simdRopeModule(): Uint8Array<ArrayBuffer> {
   return moduleBytes([{ name: 'rope', params: 7, body: ropeBody() }]);
 }
 
+/** The SIMD RoPE kernel (`rope` above) on `backend`'s heap, or null where it cannot run. */
+export function simdRope(backend: WasmBackendLike): ((...args: number[]) => void) | null {
+  return (
+    (heapModule(backend, 'rope', simdRopeModule)?.rope as
+      | ((...args: number[]) => void)
+      | undefined) ?? null
+  );
+}
+
 /**
  * applyRope for x (B, H, T, hd) and tables (B, 1, T, hd) on the wasm heap in one pass, for
  * decoding: the four tfjs ops above (a product, two multiplies, an add) cost ~4 dispatches per
@@ -251,12 +266,7 @@ registerWasmKernel(ROPE, ({ inputs }, wasm) => {
     number,
   ]; // after makeOutput
   const half = hd / 2;
-  const simd =
-    half % 4 === 0 && switches.simdRope
-      ? (heapModule(wasm, 'rope', simdRopeModule)?.rope as
-          | ((...args: number[]) => void)
-          | undefined)
-      : undefined;
+  const simd = half % 4 === 0 && switches.simdRope ? simdRope(wasm) : null;
   if (simd) {
     for (let b = 0; b < B; b++) {
       for (let t = 0; t < T; t++) {

@@ -17,6 +17,7 @@ import {
   rolloutSequences,
 } from '../../src/model_files/memory_estimate.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
+import { SHAPE_PRESETS } from '../../src/model_files/shape_presets.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'models');
 
@@ -55,18 +56,8 @@ const smollm360 = {
   num_key_value_heads: 5,
   tie_word_embeddings: true,
 };
-/** Qwen3-0.6B's config.json, the fields that size it. */
-const QWEN3_06B = {
-  model_type: 'qwen3',
-  vocab_size: 151936,
-  hidden_size: 1024,
-  intermediate_size: 3072,
-  num_hidden_layers: 28,
-  num_attention_heads: 16,
-  num_key_value_heads: 8,
-  head_dim: 128,
-  tie_word_embeddings: true,
-};
+/** Qwen3-0.6B's config.json, as the shape-model preset writes it. */
+const QWEN3_06B = SHAPE_PRESETS['qwen3-0.6b']!.config;
 
 const qwen05 = {
   model_type: 'qwen2',
