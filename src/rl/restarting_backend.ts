@@ -3,7 +3,13 @@
 // new worker gets the last published weights, and the job the dead one was running is run again
 // from the start; the episodes it was sampling count as dropped (`onLost`), so every episode is
 // trained on or counted. A job that kills its worker RESTARTS_PER_JOB + 1 times fails the step.
-import type { RolloutBackend, RolloutJob, RolloutOutcome, WeightSet } from './rollout_source.ts';
+import type {
+  KillOptions,
+  RolloutBackend,
+  RolloutJob,
+  RolloutOutcome,
+  WeightSet,
+} from './rollout_source.ts';
 
 /** How many times one job is retried on a fresh worker before the step fails. */
 export const RESTARTS_PER_JOB = 3;
@@ -37,6 +43,12 @@ export class RestartingRolloutBackend implements RolloutBackend {
   private starting: Promise<StartedWorker> | null = null;
   private weights: { version: number; weights: WeightSet } | null = null;
   private closed = false;
+  /** The job the live worker is sampling now, or null. */
+  private sampling: { step: number } | null = null;
+  /** Called once a dead worker's job has been counted lost and its restart begun. */
+  private deathSeen: (() => void)[] = [];
+  /** A kill asked for a step not yet being sampled: done as that step's job is sent. */
+  private armed: { step: number; done: () => void; failed: (error: unknown) => void } | null = null;
 
   constructor(
     private readonly options: {
@@ -57,7 +69,22 @@ export class RestartingRolloutBackend implements RolloutBackend {
   async run(job: RolloutJob): Promise<RolloutOutcome> {
     const size = job.taskIds.length * job.options.groupSize;
     return this.attempt(
-      (w) => w.calls.run(job),
+      async (w) => {
+        const outcome = w.calls.run(job);
+        const sampling = { step: job.step };
+        this.sampling = sampling;
+        const armed = this.armed;
+        if (armed?.step === job.step) {
+          this.armed = null;
+          this.deathSeen.push(armed.done);
+          w.kill().catch(armed.failed);
+        }
+        try {
+          return await outcome;
+        } finally {
+          if (this.sampling === sampling) this.sampling = null;
+        }
+      },
       `sampling step ${job.step}`,
       () => this.options.onLost(size),
     );
@@ -73,13 +100,35 @@ export class RestartingRolloutBackend implements RolloutBackend {
     return this.attempt((w) => w.calls.numTensors(), 'counting tensors');
   }
 
-  /** Ends the live worker now, as a crash would (tests); the next call starts another. */
-  async kill(): Promise<void> {
-    await this.running?.kill();
+  /**
+   * Ends the live worker as a crash would (tests); the next call starts another. With
+   * `whileSampling`, the kill lands while the worker is sampling that step's job, whatever the
+   * timing: at once if it is sampling it now, else as the job is sent to it. So a test knows which
+   * job the kill cost, on a fast machine or a slow one; it resolves once that job's episodes are
+   * counted lost and its restart has begun.
+   */
+  async kill(options: KillOptions = {}): Promise<void> {
+    const step = options.whileSampling;
+    if (step === undefined) {
+      await this.running?.kill();
+      return;
+    }
+    if (this.sampling?.step === step && this.running) {
+      const seen = new Promise<void>((done) => this.deathSeen.push(done));
+      await this.running.kill();
+      await seen;
+      return;
+    }
+    if (this.armed) throw new Error(`a kill is already waiting for step ${this.armed.step}`);
+    await new Promise<void>((done, failed) => {
+      this.armed = { step, done, failed };
+    });
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.armed?.failed(new Error('the run closed before the kill could land'));
+    this.armed = null;
     const running = this.running ?? (await this.starting?.catch(() => null));
     this.running = null;
     await running?.close();
@@ -103,6 +152,7 @@ export class RestartingRolloutBackend implements RolloutBackend {
         lastError = error;
         onDeath();
         this.options.warn(`rollout worker died while ${what} (${error.message}); restarting it`);
+        for (const seen of this.deathSeen.splice(0)) seen();
       }
     }
     throw new Error(

@@ -71,8 +71,8 @@ export interface RolloutSource {
   close(): Promise<void>;
   /** Workers started so far (1 + restarts). */
   readonly workerStarts?: number;
-  /** Ends the worker as a crash would (tests of the restart). */
-  killWorker?(): Promise<void>;
+  /** Ends the worker as a crash would (tests of the restart); see RolloutBackend.kill. */
+  killWorker?(options?: KillOptions): Promise<void>;
 }
 
 /** Wall-clock milliseconds, comparable across threads. */
@@ -135,6 +135,11 @@ export class SpanLog {
   }
 }
 
+/** When a test's kill lands: while the worker samples this step's job (else at once). */
+export interface KillOptions {
+  whileSampling?: number;
+}
+
 /** What a rollout worker does, wherever it runs (this thread, a worker thread, a Web Worker). */
 export interface RolloutBackend {
   /** Applies the weights after `version` updates. */
@@ -144,8 +149,11 @@ export interface RolloutBackend {
   close(): Promise<void>;
   /** Workers started so far (1 + restarts), where workers are restarted. */
   readonly starts?: number;
-  /** Ends the worker as a crash would (tests), where workers are restarted. */
-  kill?(): Promise<void>;
+  /**
+   * Ends the worker as a crash would (tests), where workers are restarted; with `whileSampling`,
+   * while it samples that step's job (at once if it is, else as the job is sent).
+   */
+  kill?(options?: KillOptions): Promise<void>;
 }
 
 /** The rollout worker's own side: samples jobs with its model, streaming its spans. */
@@ -333,9 +341,9 @@ export class QueuedRolloutSource implements RolloutSource {
   }
 
   /** Ends the worker as a crash would (tests); the next job starts another. */
-  async killWorker(): Promise<void> {
+  async killWorker(options?: KillOptions): Promise<void> {
     if (!this.backend.kill) throw new Error('this rollout worker cannot be killed and restarted');
-    await this.backend.kill();
+    await this.backend.kill(options);
   }
 
   /** Resolves once every job and weight load sent so far has run (the worker is idle). */

@@ -6,6 +6,7 @@ import type { BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
 import type { AsyncAccounting } from '../rl/overlapped_trainer.ts';
+import type { KillOptions } from '../rl/rollout_source.ts';
 import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { RunConfig, SandboxSettings } from '../run/config.ts';
@@ -141,6 +142,9 @@ export interface TrainerApi {
   importAdapter(files: Record<string, Uint8Array>): Promise<void>;
   /** An overlapped run's accounting (workers started, episodes sampled, trained, dropped); null otherwise. */
   rolloutAccounting(): Promise<AsyncAccounting | null>;
-  /** Ends an overlapped run's rollout worker as a crash would (tests: the next step restarts it). */
-  killRolloutWorker(): Promise<void>;
+  /**
+   * Ends an overlapped run's rollout worker as a crash would (tests: the next step restarts it);
+   * with `whileSampling: n`, while it samples step n (resolves once the kill has landed).
+   */
+  killRolloutWorker(options?: KillOptions): Promise<void>;
 }

@@ -13,7 +13,7 @@ import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
 import type { Trainer } from '../rl/trainer.ts';
 import { OverlappedTrainer, type AsyncAccounting } from '../rl/overlapped_trainer.ts';
-import type { RolloutSource } from '../rl/rollout_source.ts';
+import type { KillOptions, RolloutSource } from '../rl/rollout_source.ts';
 import type {
   EvalReport,
   LoadProgress,
@@ -257,10 +257,10 @@ export class TrainerService implements TrainerApi {
   }
 
   /** Ends an overlapped run's rollout worker as a crash would (tests: the run restarts it). */
-  async killRolloutWorker(): Promise<void> {
+  async killRolloutWorker(options?: KillOptions): Promise<void> {
     const source = this.trainer instanceof OverlappedTrainer ? this.trainer.source : null;
     if (!source?.killWorker) throw new Error('this run has no rollout worker to kill');
-    await source.killWorker();
+    await source.killWorker(options);
   }
 
   /** Frees the model, optimizer and sandbox. */

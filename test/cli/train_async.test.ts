@@ -57,7 +57,7 @@ describe('train with async on', () => {
 
   it('a killed rollout worker is started again and the run goes on; no episode is lost', async () => {
     const config = parseRunConfig(runConfig());
-    // a slow sandbox, so the worker is mid-job when it is killed
+    // a sandbox that takes its time, as a real one does
     const executor: CodeExecutor = {
       execute: async (code) => {
         await new Promise((resolve) => setTimeout(resolve, 400));
@@ -69,13 +69,19 @@ describe('train with async on', () => {
     const { source, backend } = threadRolloutSource({ config, modelDir, executor, threads: 1 });
     const trainer = createTrainer(policy, executor, config, source) as OverlappedTrainer;
     try {
-      await trainer.runStep();
-      // step 2's episodes are being sampled (asked for as step 1's update began)
+      // the kill lands while the worker samples step 2's job (asked for as step 1's update
+      // begins, so beside it), however long step 1 takes on this machine
+      const killed = backend.kill({ whileSampling: 2 });
+      const first = await trainer.runStep();
       expect(source.pending).toBe(true);
-      await backend.kill();
-      const afterKill = await trainer.runStep();
-      // the step the kill fell in says so on its metrics line; the next does not
-      expect([afterKill.rollout_restarts, afterKill.episodes_dropped]).toEqual([1, 4]);
+      const second = await trainer.runStep();
+      await killed;
+      // the step the kill fell in says so on its metrics line (step 1's if its update was still
+      // running, else step 2's, which waited for the job again); the next does not
+      expect([
+        first.rollout_restarts! + second.rollout_restarts!,
+        first.episodes_dropped! + second.episodes_dropped!,
+      ]).toEqual([1, 4]);
       const next = await trainer.runStep();
       expect([next.rollout_restarts, next.episodes_dropped]).toEqual([0, 0]);
       expect(trainer.step).toBe(3);

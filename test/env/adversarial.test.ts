@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Environment } from '../../src/env/environment.ts';
 import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import type { SandboxPool } from '../../src/env/pool.ts';
-import { ADVERSARIAL_CASES, NORMAL_PROGRAM } from './adversarial_cases.ts';
+import {
+  ADVERSARIAL_CASES,
+  NORMAL_PROGRAM,
+  RUNAWAY_BOUND_MS,
+  RUNAWAY_TIMEOUT_MS,
+} from './adversarial_cases.ts';
 import { expectObservation } from '../helpers/expect_observation.ts';
-
-/** Runaways get a short deadline so the suite stays quick; everything else the default. */
-const RUNAWAY_TIMEOUT_MS = 2000;
 
 describe('adversarial programs (Node worker_threads)', () => {
   let pool: SandboxPool;
@@ -40,8 +42,7 @@ describe('adversarial programs (Node worker_threads)', () => {
       const elapsed = performance.now() - start;
       expectObservation(result.observation, testCase.observation);
       expect(result.done).toBe(testCase.done ?? false);
-      // The bound for every runaway: the observation within timeout + 2 s.
-      if (testCase.done) expect(elapsed).toBeLessThan(RUNAWAY_TIMEOUT_MS + 2000);
+      if (testCase.done) expect(elapsed).toBeLessThan(RUNAWAY_BOUND_MS);
 
       const then = testCase.then ?? NORMAL_PROGRAM;
       await normal.reset();

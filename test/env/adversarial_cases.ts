@@ -3,6 +3,16 @@
 // same sandbox. Shared by the Node suite (adversarial.test.ts) and the browser suite
 // (test/e2e/sandbox.test.ts), so both hold the sandbox to the same expectations.
 
+/** Runaways get a short deadline so the suites stay quick; everything else the default. */
+export const RUNAWAY_TIMEOUT_MS = 2000;
+
+/**
+ * A runaway's observation comes long before it would end by itself (the longest sleeps 30 s; the
+ * rest never end). How soon after the deadline (under 2 s) is the bench's figure
+ * (sandbox_runaway_*_overhead_ms), not a test's: a busy machine stretches it.
+ */
+export const RUNAWAY_BOUND_MS = RUNAWAY_TIMEOUT_MS + 12_000;
+
 /** One hostile program and what must come back. */
 export interface AdversarialCase {
   name: string;

