@@ -4,18 +4,25 @@
 // gradient, LoRA's factors do. Shapes: N rows, I input width, O output width, r the LoRA rank.
 import * as tf from '@tensorflow/tfjs';
 import { matMul2d, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
-import { product16, productT16 } from '../kernels/weights16.ts';
+import { product16, productT16, rows16 } from '../kernels/weights16.ts';
+import { gpuProduct16, gpuProductT16, gpuRows16 } from '../kernels/webgpu/products16.ts';
 import type { HalfWeight } from './half_weight.ts';
 import { customOp } from './custom_op.ts';
 
 /** x (N, I) @ W (I, O) with no gradient recorded: decoding, prefill, the reference pass. */
 export function halfProduct(x: tf.Tensor2D, w: HalfWeight): tf.Tensor2D {
-  return productT16(x, w.resident); // W is stored (O, I): x W^T-as-stored
+  // W is stored (O, I): x W^T-as-stored
+  return w.packed ? gpuProductT16(x, w.packed) : productT16(x, w.resident!);
 }
 
 /** dy (N, O) @ W^T (O, I): the input gradient through W. */
 export function halfInputGrad(dy: tf.Tensor2D, w: HalfWeight): tf.Tensor2D {
-  return product16(dy, w.resident);
+  return w.packed ? gpuProduct16(dy, w.packed) : product16(dy, w.resident!);
+}
+
+/** Rows `ids` of a 16-bit embedding (V, D) as stored, widened: (N, D). No gradient. */
+export function halfRows(ids: tf.Tensor1D, w: HalfWeight): tf.Tensor2D {
+  return w.packed ? gpuRows16(ids, w.packed) : rows16(ids, w.resident!);
 }
 
 /** y = x W for a frozen 16-bit W, differentiable with respect to x. */

@@ -13,8 +13,7 @@ import {
   simdRmsNormValue,
 } from '../kernels/simd_rmsnorm.ts';
 import { switches } from '../kernels/switches.ts';
-import { rows16 } from '../kernels/weights16.ts';
-import { halfLinear, halfLoraLinear, halfProduct } from './half_ops.ts';
+import { halfLinear, halfLoraLinear, halfProduct, halfRows } from './half_ops.ts';
 import {
   gatedLinears16,
   gatedLinears16Serves,
@@ -41,7 +40,7 @@ export function embedTokens(
 ): tf.Tensor2D {
   const table = params.embedding;
   if (isSplit(table)) return splitColumns(table, ids, mode.differentiable); // (vocab_split.ts)
-  if (isHalf(table)) return rows16(ids, table.resident); // frozen: no gradient to the table
+  if (isHalf(table)) return halfRows(ids, table); // frozen: no gradient to the table
   return mode.differentiable
     ? embedColumns(table as tf.Tensor2D, ids, table.trainable)
     : (embeddingRows(table as tf.Tensor2D, ids) ??
@@ -134,10 +133,11 @@ function halfGroup(
   if (!linears16Serves(x.shape[0])) return null;
   const group: Linear16[] = [];
   for (const linear of linears) {
-    if (!isHalf(linear.weight)) return null;
+    const resident = isHalf(linear.weight) ? linear.weight.resident : null;
+    if (!resident) return null;
     const adapter = mode.adapters ? linear.adapter : null;
     group.push({
-      weight: linear.weight.resident,
+      weight: resident,
       bias: linear.bias,
       adapter: adapter && { a: adapter.a, b: adapter.b, scale: adapter.scale },
     });

@@ -18,9 +18,8 @@ import {
   transposesAreCopies,
 } from '../kernels/matmul_dispatch.ts';
 import { productsBeside } from '../kernels/backward_pairs.ts';
-import { rows16 } from '../kernels/weights16.ts';
 import { customOp } from './custom_op.ts';
-import { halfInputGrad, halfProduct } from './half_ops.ts';
+import { halfInputGrad, halfProduct, halfRows } from './half_ops.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 
 /** Inputs per addN: tfjs's WebGPU AddN binds every input in one shader, and WebGPU's default
@@ -116,7 +115,7 @@ export function embedColumns(
   ids: tf.Tensor1D,
   trainable: boolean,
 ): tf.Tensor2D {
-  if (isHalf(table)) return rows16(ids, table.resident);
+  if (isHalf(table)) return halfRows(ids, table);
   if (!trainable) return tf.tidy(() => permute(tf.gather(table, ids, 1) as tf.Tensor2D, [1, 0]));
   const [depth, vocab] = table.shape;
   const lookup = customOp(([weight], save) => {

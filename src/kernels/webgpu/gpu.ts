@@ -1,0 +1,132 @@
+/// <reference types="@webgpu/types" />
+// The GPUDevice our WebGPU kernels share with tfjs's WebGPU backend, the GPU buffers behind its
+// tensors, and the counters that show what a decoding step costs (GPU programs dispatched, queue
+// submits, bytes read back, WebGPU objects created). Why share tfjs's device: the frozen 16-bit
+// weights are tfjs tensors (so tfjs's memory accounting and disposal cover them, and the training
+// kernels read them), and the decoding engine binds the same buffers: one copy of every weight.
+import * as tf from '@tensorflow/tfjs';
+
+/** The parts of tfjs's WebGPU backend we use (its public class, without the import cost). */
+export interface WebGpuBackendLike {
+  device: GPUDevice;
+  queue: GPUQueue;
+  tensorMap: { get(dataId: object): { resource?: unknown } | undefined };
+  /** Submits the commands tfjs has recorded but not yet sent (there must be some). */
+  submitQueue(): void;
+  /** Makes sure a tensor's values are in a GPU buffer. */
+  uploadToGPU(dataId: object): void;
+}
+
+/** What the WebGPU kernels did, for tests and the bench. */
+export const gpuCounts = {
+  /** GPU programs dispatched by our kernels. */
+  dispatches: 0,
+  /** Queue submits by our kernels. */
+  submits: 0,
+  /** Bytes copied back to JavaScript by our kernels. */
+  readbackBytes: 0,
+  /** Buffers, bind groups, pipelines, layouts and shader modules our kernels created. */
+  objectsCreated: 0,
+  /** Decoding steps the engine ran (tokens for every live sequence). */
+  decodeSteps: 0,
+};
+
+/** Zeroes the counters. */
+export function resetGpuCounts(): void {
+  for (const key of Object.keys(gpuCounts) as (keyof typeof gpuCounts)[]) gpuCounts[key] = 0;
+}
+
+/** tfjs's WebGPU backend when it is the active one, else null. */
+export function activeWebGpu(): WebGpuBackendLike | null {
+  if (tf.getBackend() !== 'webgpu') return null;
+  return tf.backend() as unknown as WebGpuBackendLike;
+}
+
+/** The active WebGPU backend, or an error saying that one is needed. */
+export function requireWebGpu(what: string): WebGpuBackendLike {
+  const backend = activeWebGpu();
+  if (!backend) throw new Error(`${what} needs the webgpu backend, not ${tf.getBackend()}`);
+  return backend;
+}
+
+/** The GPU buffer holding a tensor's values (uploaded first if they are still on the CPU). */
+export function bufferOf(backend: WebGpuBackendLike, tensor: tf.TensorInfo): GPUBuffer {
+  backend.uploadToGPU(tensor.dataId);
+  const resource = backend.tensorMap.get(tensor.dataId)?.resource;
+  if (!resource || !('mapAsync' in (resource as object)))
+    throw new Error(`tensor [${tensor.shape}] has no GPU buffer`);
+  return resource as GPUBuffer;
+}
+
+/**
+ * Sends what tfjs has recorded and not yet submitted (uploads of tensors we are about to read, ops
+ * that wrote them), so that our commands, submitted after, see it.
+ */
+export function flushTfjs(backend: WebGpuBackendLike): void {
+  if ((backend as unknown as { commandEncoder: unknown }).commandEncoder) backend.submitQueue();
+}
+
+/** A storage buffer of `bytes` (rounded up to 4), counted. */
+export function storageBuffer(device: GPUDevice, bytes: number, label: string): GPUBuffer {
+  gpuCounts.objectsCreated++;
+  return device.createBuffer({
+    label,
+    size: Math.max(16, Math.ceil(bytes / 16) * 16),
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC,
+  });
+}
+
+/** A compute pipeline from WGSL source (entry point `main`), counted. */
+export function computePipeline(
+  device: GPUDevice,
+  code: string,
+  label: string,
+): GPUComputePipeline {
+  gpuCounts.objectsCreated += 2; // the module and the pipeline
+  const module = device.createShaderModule({ label, code });
+  return device.createComputePipeline({
+    label,
+    layout: 'auto',
+    compute: { module, entryPoint: 'main' },
+  });
+}
+
+/** A bind group of `buffers` in binding order for group 0 of `pipeline`, counted. */
+export function bindBuffers(
+  device: GPUDevice,
+  pipeline: GPUComputePipeline,
+  buffers: GPUBuffer[],
+  label: string,
+): GPUBindGroup {
+  gpuCounts.objectsCreated++;
+  return device.createBindGroup({
+    label,
+    layout: pipeline.getBindGroupLayout(0),
+    entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+  });
+}
+
+/** One dispatch recorded into a pass, counted. */
+export function dispatch(
+  pass: GPUComputePassEncoder,
+  pipeline: GPUComputePipeline,
+  group: GPUBindGroup,
+  x: number,
+  y = 1,
+  z = 1,
+): void {
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, group);
+  pass.dispatchWorkgroups(x, y, z);
+  gpuCounts.dispatches++;
+}
+
+/** Largest workgroup count per dimension WebGPU guarantees. */
+export const MAX_WORKGROUPS = 65535;
+
+/** Splits `count` workgroups over x and y so neither passes MAX_WORKGROUPS. */
+export function grid(count: number): [number, number] {
+  if (count <= MAX_WORKGROUPS) return [Math.max(1, count), 1];
+  const y = Math.ceil(count / MAX_WORKGROUPS);
+  return [Math.ceil(count / y), y];
+}
