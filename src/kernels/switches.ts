@@ -83,6 +83,13 @@ export interface KernelSwitches {
    * adapter's ops.
    */
   mergedAdapters: boolean;
+  /**
+   * WebGPU's decoding engine (kernels/webgpu/decoding_engine.ts, model/gpu_decoding.ts) for models
+   * whose frozen weights are 16-bit on the GPU; off: the reference decoder's tfjs ops.
+   */
+  gpuDecoding: boolean;
+  /** WebGPU's AdamW over every adapter in one dispatch (kernels/webgpu/adamw.ts); off: tfjs ops. */
+  gpuAdamW: boolean;
 }
 
 const live: KernelSwitches = {
@@ -108,6 +115,8 @@ const live: KernelSwitches = {
   simdSampling: true,
   sharedPrefixes: true,
   mergedAdapters: true,
+  gpuDecoding: true,
+  gpuAdamW: true,
 };
 
 /** The switches now (read by the kernels); change them with setSwitches. */

@@ -33,6 +33,7 @@ export interface LoadOptions {
 export class CausalLM implements DecoderParts {
   readonly rope: Rope;
   private adaptersOn = true;
+  private readonly releases: (() => void)[] = [];
 
   private constructor(
     readonly config: ModelConfig,
@@ -59,8 +60,9 @@ export class CausalLM implements DecoderParts {
     training: TrainingMode = { kind: 'none' },
   ): CausalLM {
     if (training.kind === 'lora') validateLoraConfig(training.lora);
-    // frozen base weights stay 16-bit where the checkpoint ships them so and the kernels exist
-    const half = training.kind !== 'full' && resident16Active();
+    // frozen base weights stay 16-bit where the checkpoint ships them so and the kernels exist:
+    // the dot store on wasm, GPU buffers on webgpu
+    const half = training.kind !== 'full' && (resident16Active() || tf.getBackend() === 'webgpu');
     const params = loadParams(config, weights, training.kind === 'full', half);
     if (training.kind === 'lora') attachAdapters(params, training.lora);
     return new CausalLM(config, params, training);
@@ -149,8 +151,14 @@ export class CausalLM implements DecoderParts {
     });
   }
 
+  /** Runs `release` when the model is disposed (what others keep for it: a decoding engine). */
+  onDispose(release: () => void): void {
+    this.releases.push(release);
+  }
+
   /** Frees all weights. */
   dispose(): void {
+    for (const release of this.releases.splice(0)) release();
     disposeParams(this.params);
     this.rope.dispose();
   }

@@ -57,24 +57,48 @@ export class Rope {
   /** cos and sin (positions.length, hd), computed in float64 and uploaded as float32. */
   tables(positions: ArrayLike<number>): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
     const headDim = this.config.headDim;
-    const half = headDim / 2;
     const cos = new Float32Array(positions.length * headDim);
     const sin = new Float32Array(positions.length * headDim);
+    this.fill(positions, cos, 0, sin, 0, headDim);
+    return {
+      cos: tf.tensor2d(cos, [positions.length, headDim]),
+      sin: tf.tensor2d(sin, [positions.length, headDim]),
+    };
+  }
+
+  /**
+   * The same numbers as tables(), in JavaScript: for each position its cos row then its sin row
+   * (2 * hd numbers), as the WebGPU decoding engine reads them.
+   */
+  interleaved(positions: ArrayLike<number>): Float32Array {
+    const headDim = this.config.headDim;
+    const out = new Float32Array(positions.length * 2 * headDim);
+    this.fill(positions, out, 0, out, headDim, 2 * headDim);
+    return out;
+  }
+
+  /** Writes position p's cos row at cosAt + p * stride and its sin row at sinAt + p * stride. */
+  private fill(
+    positions: ArrayLike<number>,
+    cos: Float32Array,
+    cosAt: number,
+    sin: Float32Array,
+    sinAt: number,
+    stride: number,
+  ): void {
+    const half = this.config.headDim / 2;
     for (let p = 0; p < positions.length; p++) {
       for (let i = 0; i < half; i++) {
         const angle = positions[p]! * this.frequencies[i]!;
         const c = Math.cos(angle);
         const s = Math.sin(angle);
-        cos[p * headDim + i] = c;
-        cos[p * headDim + half + i] = c;
-        sin[p * headDim + i] = s;
-        sin[p * headDim + half + i] = s;
+        const [ci, si] = [cosAt + p * stride + i, sinAt + p * stride + i];
+        cos[ci] = c;
+        cos[ci + half] = c;
+        sin[si] = s;
+        sin[si + half] = s;
       }
     }
-    return {
-      cos: tf.tensor2d(cos, [positions.length, headDim]),
-      sin: tf.tensor2d(sin, [positions.length, headDim]),
-    };
   }
 
   /**

@@ -870,6 +870,15 @@ export class DecodingEngine {
     return out;
   }
 
+  /** Drops a recorded step that will not be sampled (its generate() failed). */
+  abandon(): void {
+    if (!this.pass) return;
+    this.pass.end();
+    this.pass = null;
+    this.encoder = null;
+    this.pending = null;
+  }
+
   private checkLive(): void {
     if (this.disposed) throw new Error('the decoding engine was disposed');
   }

@@ -94,11 +94,11 @@ export function linearKernel(spec: LinearSpec): string {
       (_, s) => `@group(0) @binding(${weightBase + s}) var<storage, read> w${s}: array<u32>;`,
     ),
   ];
-  // the normed input x_n[n][k] as the products read it
-  const input = (row: string, k: string) =>
+  // the normed input x_n[row0 + r][k] as the products read it (r the tile's row)
+  const input = (r: string, k: string) =>
     spec.norm
-      ? `(x[(${row}) * ${K}u + (${k})] * rinv[${row}] * params[${spec.norm.weight}u + (${k})])`
-      : `x[(${row}) * ${K}u + (${k})]`;
+      ? `(x[(row0 + ${r}) * ${K}u + (${k})] * rinv[${r}] * params[${spec.norm.weight}u + (${k})])`
+      : `x[(row0 + ${r}) * ${K}u + (${k})]`;
   const normCode = spec.norm
     ? `
   // 1/rms of each row: 16 threads a row, then one sums the 16
@@ -139,9 +139,9 @@ export function linearKernel(spec: LinearSpec): string {
           if (r < rows) {
             ${
               K % 2 === 0
-                ? `acc[r] += ${input('row0 + r', 'k')} * wv.x + ${input('row0 + r', 'k + 1u')} * wv.y;`
-                : `var lo = ${input('row0 + r', 'k')} * wv.x;
-            if (k + 1u < ${K}u) { lo += ${input('row0 + r', 'k + 1u')} * wv.y; }
+                ? `acc[r] += ${input('r', 'k')} * wv.x + ${input('r', 'k + 1u')} * wv.y;`
+                : `var lo = ${input('r', 'k')} * wv.x;
+            if (k + 1u < ${K}u) { lo += ${input('r', 'k + 1u')} * wv.y; }
             acc[r] += lo;`
             }
           }
@@ -179,7 +179,7 @@ export function linearKernel(spec: LinearSpec): string {
         let j = d % ${lora.rank}u;
         if (r < rows) {
           for (var k = lane; k < ${K}u; k += ${per}u) {
-            sum += ${input('row0 + r', 'k')} * params[${lora.a}u + k * ${lora.rank}u + j];
+            sum += ${input('r', 'k')} * params[${lora.a}u + k * ${lora.rank}u + j];
           }
         }
       }
