@@ -3,6 +3,9 @@
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
 import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/simd_adamw.ts';
+import { switches } from '../kernels/switches.ts';
+import { GpuAdamW } from '../kernels/webgpu/adamw.ts';
+import { activeWebGpu } from '../kernels/webgpu/gpu.ts';
 import { sumTensors } from './ops.ts';
 
 /** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */
@@ -40,10 +43,16 @@ function frozenVariable(make: () => tf.Tensor): tf.Variable {
   return variable;
 }
 
-/** AdamW over a fixed set of named variables. */
+/**
+ * AdamW over a fixed set of named variables. On webgpu the moments live in flat GPU buffers and
+ * every variable is updated in one dispatch (kernels/webgpu/adamw.ts); elsewhere they are
+ * variables, updated by the SIMD kernel (wasm) or the tfjs ops.
+ */
 export class AdamW {
   private step = 0;
   private readonly moments = new Map<string, { m: tf.Variable; v: tf.Variable }>();
+  /** The WebGPU optimizer, made at first use on webgpu; null elsewhere. */
+  private gpuOptimizer: GpuAdamW | null | undefined;
 
   constructor(
     private readonly variables: Map<string, tf.Variable>,
@@ -83,6 +92,11 @@ export class AdamW {
       decay: 1 - learningRate * weightDecay,
       gradScale,
     };
+    const gpu = this.gpu();
+    if (gpu) {
+      gpu.apply(grads, { ...scalars, gradScale: Math.fround(gradScale) });
+      return;
+    }
     for (const [name, variable] of this.variables) {
       const given = grads[name];
       if (!given) continue;
@@ -110,9 +124,37 @@ export class AdamW {
     }
   }
 
+  /**
+   * The gradients' global L2 norm, for clipping: over this optimizer's flat buffers on webgpu
+   * (two dispatches, 4 bytes read back), else globalNorm().
+   */
+  async globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
+    const gpu = this.gpu();
+    return gpu ? gpu.globalNorm(grads) : globalNorm(grads);
+  }
+
+  /** The WebGPU optimizer where it serves (webgpu, float32 variables, switched on), else null. */
+  private gpu(): GpuAdamW | null {
+    if (this.gpuOptimizer === undefined) {
+      const backend = switches.gpuAdamW ? activeWebGpu() : null;
+      const float32 = [...this.variables.values()].every((v) => v.dtype === 'float32');
+      this.gpuOptimizer =
+        backend && float32 && this.variables.size > 0
+          ? new GpuAdamW(backend, this.variables)
+          : null;
+    }
+    return this.gpuOptimizer && tf.getBackend() === 'webgpu' ? this.gpuOptimizer : null;
+  }
+
   /** A copy of the state for checkpoints. */
   async saveState(): Promise<AdamWState> {
     const moments: AdamWState['moments'] = {};
+    const gpu = this.gpu();
+    if (gpu) {
+      for (const [name, { m, v }] of await gpu.moments())
+        moments[name] = { shape: [...this.variables.get(name)!.shape], m, v };
+      return { step: this.step, moments };
+    }
     for (const [name, { m, v }] of this.moments) {
       moments[name] = {
         shape: [...m.shape],
@@ -127,6 +169,22 @@ export class AdamW {
   loadState(state: AdamWState): void {
     this.disposeMoments();
     this.step = state.step;
+    this.checkMoments(state);
+    const gpu = this.gpu();
+    if (gpu) {
+      gpu.setMoments(new Map(Object.entries(state.moments)));
+      return;
+    }
+    for (const [name, saved] of Object.entries(state.moments)) {
+      this.moments.set(name, {
+        m: frozenVariable(() => tf.tensor(saved.m, saved.shape)),
+        v: frozenVariable(() => tf.tensor(saved.v, saved.shape)),
+      });
+    }
+  }
+
+  /** Names and shapes of saved moments against the variables, with a clear error. */
+  private checkMoments(state: AdamWState): void {
     for (const [name, saved] of Object.entries(state.moments)) {
       const variable = this.variables.get(name);
       if (!variable)
@@ -136,16 +194,14 @@ export class AdamW {
           `optimizer state for ${name} has shape [${saved.shape.join(', ')}], the variable [${variable.shape.join(', ')}]`,
         );
       }
-      this.moments.set(name, {
-        m: frozenVariable(() => tf.tensor(saved.m, saved.shape)),
-        v: frozenVariable(() => tf.tensor(saved.v, saved.shape)),
-      });
     }
   }
 
   /** Frees the moments. */
   dispose(): void {
     this.disposeMoments();
+    this.gpuOptimizer?.dispose();
+    this.gpuOptimizer = undefined;
   }
 
   private moment(name: string, variable: tf.Variable): { m: tf.Variable; v: tf.Variable } {

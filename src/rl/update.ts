@@ -7,7 +7,7 @@
 // position 0 unused); the model's tokenLogprobs gives (B, T-1) with column t-1 for token t. So
 // every per-token array is shifted left by one before it meets the model's output.
 import * as tf from '@tensorflow/tfjs';
-import { clipScale, globalNorm, type AdamW } from '../model/adamw.ts';
+import { clipScale, type AdamW } from '../model/adamw.ts';
 import { tokenLogprobs } from '../model/logprobs.ts';
 import type { CausalLM } from '../model/model.ts';
 import { grpoLoss, lossNormalizer, type Aggregation } from './loss.ts';
@@ -290,7 +290,7 @@ export async function update(
   let skipped: string | null = null;
   for (let epoch = 0; epoch < options.ppoEpochs; epoch++) {
     const result = await batchGradients(model, trainableSequences, keptRef, options);
-    const norm = await globalNorm(result.grads);
+    const norm = await optimizer.globalNorm(result.grads);
     gradNorm = norm;
     if (!Number.isFinite(result.loss) || !Number.isFinite(norm)) {
       skipped = `epoch ${epoch + 1}: non-finite ${Number.isFinite(result.loss) ? 'gradient' : 'loss'} (loss ${result.loss}, grad norm ${norm}); the step was skipped`;

@@ -217,28 +217,33 @@ export class GpuAdamW {
     // moments start at zero (WebGPU zero-fills new buffers)
   }
 
-  /** Whether every variable has a gradient (the one dispatch updates them all). */
-  covers(grads: Record<string, tf.Tensor>): boolean {
-    return this.slots.every(
-      (s) => grads[s.name]?.size === s.size && grads[s.name]!.dtype === 'float32',
-    );
+  /** A variable's gradient, checked; undefined where it has none (the loss does not reach it). */
+  private gradOf(grads: Record<string, tf.Tensor>, slot: Slot): tf.Tensor | undefined {
+    const grad = grads[slot.name];
+    if (grad && (grad.size !== slot.size || grad.dtype !== 'float32'))
+      throw new Error(`GpuAdamW: the gradient of ${slot.name} is ${grad.dtype} [${grad.shape}]`);
+    return grad;
   }
 
-  /** Copies the gradients into the flat buffer (once per set of gradients). */
+  /** Copies the gradients into the flat buffer (once per set), zeros where one is missing. */
   private load(encoder: GPUCommandEncoder, grads: Record<string, tf.Tensor>): void {
     if (this.loaded === grads) return;
-    for (const slot of this.slots)
-      encoder.copyBufferToBuffer(
-        bufferOf(this.backend, grads[slot.name]!),
-        0,
-        this.flat.g,
-        slot.offset * 4,
-        slot.size * 4,
-      );
+    for (const slot of this.slots) {
+      const grad = this.gradOf(grads, slot);
+      if (grad)
+        encoder.copyBufferToBuffer(
+          bufferOf(this.backend, grad),
+          0,
+          this.flat.g,
+          slot.offset * 4,
+          slot.size * 4,
+        );
+      else encoder.clearBuffer(this.flat.g, slot.offset * 4, slot.size * 4);
+    }
     this.loaded = grads;
   }
 
-  /** The gradients' global L2 norm (every variable's; covers(grads) must hold). */
+  /** The gradients' global L2 norm (a missing one counts as zeros). */
   async globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
     this.checkLive();
     const encoder = this.device.createCommandEncoder();
@@ -264,8 +269,9 @@ export class GpuAdamW {
   }
 
   /**
-   * One step over every variable (covers(grads) must hold): each variable is assigned a new
-   * tensor with its updated values; the moments are updated in place.
+   * One step: each variable with a gradient is assigned a new tensor with its updated values, and
+   * its moments are updated in place; a variable without one is left as it is, moments included
+   * (the update runs over it, and its moments are put back).
    */
   apply(grads: Record<string, tf.Tensor>, scalars: GpuAdamWScalars): void {
     this.checkLive();
@@ -275,6 +281,8 @@ export class GpuAdamW {
     this.device.queue.writeBuffer(this.uniforms.update, 0, data.buffer);
     const encoder = this.device.createCommandEncoder();
     this.load(encoder, grads);
+    const present = this.slots.filter((slot) => this.gradOf(grads, slot));
+    const missing = this.slots.filter((slot) => !this.gradOf(grads, slot));
     for (const slot of this.slots)
       encoder.copyBufferToBuffer(
         bufferOf(this.backend, slot.variable),
@@ -283,6 +291,13 @@ export class GpuAdamW {
         slot.offset * 4,
         slot.size * 4,
       );
+    const kept = missing.length > 0 ? this.scratchBuffer() : null;
+    const moments = [this.flat.m, this.flat.v];
+    for (const slot of missing)
+      moments.forEach((moment, i) => {
+        const at = (i * this.total + slot.offset) * 4;
+        encoder.copyBufferToBuffer(moment, slot.offset * 4, kept!, at, slot.size * 4);
+      });
     const pass = encoder.beginComputePass();
     dispatch(
       pass,
@@ -291,25 +306,34 @@ export class GpuAdamW {
       ...grid(Math.ceil(this.total / PER_GROUP)),
     );
     pass.end();
-    const fresh = this.slots.map((slot) => {
+    for (const slot of missing)
+      moments.forEach((moment, i) => {
+        const at = (i * this.total + slot.offset) * 4;
+        encoder.copyBufferToBuffer(kept!, at, moment, slot.offset * 4, slot.size * 4);
+      });
+    const fresh = present.map((slot) => {
       const tensor = emptyTensor(this.backend, slot.variable.shape);
-      encoder.copyBufferToBuffer(
-        this.flat.p,
-        slot.offset * 4,
-        bufferOf(this.backend, tensor),
-        0,
-        slot.size * 4,
-      );
+      const to = bufferOf(this.backend, tensor);
+      encoder.copyBufferToBuffer(this.flat.p, slot.offset * 4, to, 0, slot.size * 4);
       return tensor;
     });
     flushTfjs(this.backend);
     this.device.queue.submit([encoder.finish()]);
     gpuCounts.submits++;
     this.loaded = null;
-    this.slots.forEach((slot, i) => {
+    present.forEach((slot, i) => {
       slot.variable.assign(fresh[i]!);
       fresh[i]!.dispose();
     });
+  }
+
+  private scratch: GPUBuffer | null = null;
+
+  /** Room for both moments, to put back those of variables without a gradient. */
+  private scratchBuffer(): GPUBuffer {
+    if (!this.scratch)
+      this.scratch = storageBuffer(this.device, 2 * this.total * 4, 'adamw kept moments');
+    return this.scratch;
   }
 
   /** Both moments of every variable, read back (checkpoints). */
@@ -367,6 +391,7 @@ export class GpuAdamW {
       ...Object.values(this.uniforms),
     ])
       b.destroy();
+    this.scratch?.destroy();
   }
 }
 
