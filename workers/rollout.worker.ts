@@ -9,7 +9,7 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { CodeExecutor } from '../src/env/types.ts';
 import { selectBackend, type BackendName } from '../src/kernels/backend.ts';
 import type { ModelSource } from '../src/model_files/source.ts';
-import type { RolloutJob, SpanEvent, WeightSet } from '../src/rl/rollout_source.ts';
+import type { RolloutJob, SpanEvent, WeightSet } from '../src/training/rollout_source.ts';
 import type { RunConfig } from '../src/run/config.ts';
 import { RolloutWorkerService } from '../src/service/rollout_worker.ts';
 import type { ModelChoice } from '../src/service/trainer_api.ts';

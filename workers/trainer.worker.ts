@@ -15,13 +15,13 @@ import {
   RestartingRolloutBackend,
   WorkerDied,
   type StartedWorker,
-} from '../src/rl/restarting_backend.ts';
+} from '../src/training/restarting_rollout_workers.ts';
 import {
   QueuedRolloutSource,
   SpanLog,
   type RolloutSource,
   type SpanEvent,
-} from '../src/rl/rollout_source.ts';
+} from '../src/training/rollout_source.ts';
 import type { ModelChoice } from '../src/service/trainer_api.ts';
 import { base, browserSourceFor } from './model_source.ts';
 import type { RolloutShell } from './rollout.worker.ts';

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
 import { DEMO_MODEL_DIR, openConfigSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
 import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';

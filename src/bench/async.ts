@@ -14,7 +14,7 @@ import type { RunConfig } from '../run/config.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from '../cli/node_run.ts';
 import { threadRolloutSource } from '../cli/rollout_thread.ts';
-import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
+import { OverlappedTrainer } from '../training/overlapped_trainer.ts';
 import { mean } from '../rl/metrics.ts';
 
 /** Threads per worker as on a machine with `cores` cores. */

@@ -1,7 +1,7 @@
 // Node's rollout worker for an overlapped (`async`) run: workers/rollout.worker.ts in a
 // worker_threads thread with its own copy of the policy, sharing the run's sandbox pool (on a port
 // of its own when the pool has a thread of its own: pool_host.ts). A worker that dies is started
-// again (src/rl/restarting_backend.ts), so every episode is trained on or counted as dropped.
+// again (src/training/restarting_rollout_workers.ts), so every episode is trained on or counted as dropped.
 import { expose, wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -12,8 +12,8 @@ import {
   RestartingRolloutBackend,
   WorkerDied,
   type StartedWorker,
-} from '../rl/restarting_backend.ts';
-import { QueuedRolloutSource, SpanLog, type SpanEvent } from '../rl/rollout_source.ts';
+} from '../training/restarting_rollout_workers.ts';
+import { QueuedRolloutSource, SpanLog, type SpanEvent } from '../training/rollout_source.ts';
 import type { RunConfig } from '../run/config.ts';
 import type { RolloutWorkerService } from '../service/rollout_worker.ts';
 

@@ -1,6 +1,6 @@
 // The rollout worker's service (workers/rollout.worker.ts exposes it): loads its own copy of the
 // policy for a run config and samples the jobs an overlapped trainer sends it
-// (src/rl/overlapped_trainer.ts). What differs by environment (the backend, where model files come
+// (src/training/overlapped_trainer.ts). What differs by environment (the backend, where model files come
 // from) is injected, as in trainer_service.ts.
 import * as tf from '@tensorflow/tfjs';
 import type { CodeExecutor } from '../env/types.ts';
@@ -12,7 +12,7 @@ import {
   type RolloutOutcome,
   type SpanEvent,
   type WeightSet,
-} from '../rl/rollout_source.ts';
+} from '../training/rollout_source.ts';
 import type { RunConfig } from '../run/config.ts';
 import { loadTokenizer } from '../tokenizer/tokenizer.ts';
 import { trainerSettings, trainingMode } from './settings.ts';

@@ -3,7 +3,7 @@ import type { LoraConfig, LoraTarget } from '../model/lora.ts';
 import type { TrainingMode } from '../model/model.ts';
 import { effectiveClipEpsHigh, type RunConfig } from '../run/config.ts';
 import { evalTasksFor, tasksFor } from '../tasks/registry.ts';
-import type { TrainerSettings } from '../rl/trainer.ts';
+import type { TrainerSettings } from '../training/trainer.ts';
 
 /** The trainer's settings for a validated config. */
 export function trainerSettings(config: RunConfig): TrainerSettings {

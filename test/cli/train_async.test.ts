@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
 import { parseRunConfig } from '../../src/run/config_validation.ts';
 import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';

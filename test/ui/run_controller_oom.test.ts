@@ -4,7 +4,7 @@
 // goes back to the step's start; and Resume, after the settings are changed and applied, goes on
 // from the saved step with the new settings (and refuses another model, saying why).
 import { describe, expect, it } from 'vitest';
-import { outOfMemoryError } from '../../src/rl/out_of_memory.ts';
+import { outOfMemoryError } from '../../src/training/out_of_memory.ts';
 import { defaultConfig } from '../../src/run/config.ts';
 import { memoryCheckpointStore } from '../../src/service/checkpoint_store.ts';
 import { RunController } from '../../src/ui/state/run_controller.ts';

@@ -1,5 +1,5 @@
-// The overlapped (async) trainer with a rollout worker in this thread (src/rl/overlapped_trainer.ts,
-// src/rl/rollout_source.ts): the same first-step samples and tasks as the synchronous loop, one
+// The overlapped (async) trainer with a rollout worker in this thread (src/training/overlapped_trainer.ts,
+// src/training/rollout_source.ts): the same first-step samples and tasks as the synchronous loop, one
 // step of staleness after the first, steady tensor counts, and every sampled episode either
 // trained on or counted as dropped when a step fails and is undone.
 import * as tf from '@tensorflow/tfjs';
@@ -9,10 +9,10 @@ import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { failAllocationAt } from '../../src/rl/allocation_failure.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
-import { localRolloutSource } from '../../src/rl/rollout_source.ts';
-import { Trainer, type TrainerSettings } from '../../src/rl/trainer.ts';
+import { failAllocationAt } from '../../src/training/allocation_failure.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
+import { localRolloutSource } from '../../src/training/rollout_source.ts';
+import { Trainer, type TrainerSettings } from '../../src/training/trainer.ts';
 import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';

@@ -3,21 +3,21 @@
 import { AdamW, defaultAdamWConfig } from '../model/adamw.ts';
 import type { CausalLM } from '../model/model.ts';
 import { Rng, type RngState } from '../model/rng.ts';
-import { scoreTrajectory, type RewardSettings } from './rewards.ts';
+import { scoreTrajectory, type RewardSettings } from '../rl/rewards.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
-import { assignAdvantages, trainable } from './advantage.ts';
-import { stepMetrics } from './metrics.ts';
+import { assignAdvantages, trainable } from '../rl/advantage.ts';
+import { stepMetrics } from '../rl/metrics.ts';
 import {
   TaskSampler,
   type SamplerState,
   type SavedSamplerState,
   type TaskSampling,
-} from './task_sampler.ts';
-import { modelSampler } from './policy.ts';
-import { rollout, type RolloutDeps, type RolloutOptions } from './rollout.ts';
+} from '../rl/task_sampler.ts';
+import { modelSampler } from '../rl/policy.ts';
+import { rollout, type RolloutDeps, type RolloutOptions } from '../rl/rollout.ts';
 import type { EvalReport, Phase, PhaseReport } from './reports.ts';
-import type { StepMetrics, Trajectory } from './types.ts';
+import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import {
   allocationPoint,
@@ -34,7 +34,7 @@ import {
   type Reference,
   type UpdateOptions,
   type UpdateReport,
-} from './update.ts';
+} from '../rl/update.ts';
 
 /** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
 export interface TrainerSettings extends Omit<RolloutOptions, 'step'> {

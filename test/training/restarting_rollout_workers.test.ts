@@ -7,8 +7,8 @@ import {
   RestartingRolloutBackend,
   type StartedWorker,
   WorkerDied,
-} from '../../src/rl/restarting_backend.ts';
-import type { RolloutJob, RolloutOutcome } from '../../src/rl/rollout_source.ts';
+} from '../../src/training/restarting_rollout_workers.ts';
+import type { RolloutJob, RolloutOutcome } from '../../src/training/rollout_source.ts';
 
 interface FakeWorker extends StartedWorker {
   id: number;

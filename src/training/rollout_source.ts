@@ -1,4 +1,4 @@
-// Where an overlapped run's episodes come from (src/rl/overlapped_trainer.ts): a rollout worker with
+// Where an overlapped run's episodes come from (src/training/overlapped_trainer.ts): a rollout worker with
 // its own copy of the policy, which samples step t+1's episodes while the trainer updates on step t.
 // The contract is plain data (jobs, weights, spans), so the worker can be a thread (a Web Worker in
 // the page, worker_threads in Node) or, as here, the same thread with a second model
@@ -13,10 +13,10 @@ import type { CausalLM } from '../model/model.ts';
 import { Rng, type RngState } from '../model/rng.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
-import { modelSampler } from './policy.ts';
-import { rollout, type RolloutOptions, type RolloutTiming } from './rollout.ts';
-import { timedExecutor, type SpanKind } from './timeline.ts';
-import type { Trajectory } from './types.ts';
+import { modelSampler } from '../rl/policy.ts';
+import { rollout, type RolloutOptions, type RolloutTiming } from '../rl/rollout.ts';
+import { timedExecutor, type SpanKind } from '../rl/timeline.ts';
+import type { Trajectory } from '../rl/types.ts';
 
 /** One step's episodes to sample. */
 export interface RolloutJob {

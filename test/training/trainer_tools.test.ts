@@ -7,7 +7,7 @@ import { directorySource } from '../../src/model_files/node_source.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { SYSTEM_PROMPT, systemPrompt } from '../../src/rl/actions.ts';
-import { Trainer } from '../../src/rl/trainer.ts';
+import { Trainer } from '../../src/training/trainer.ts';
 import type { RunConfig } from '../../src/run/config.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';

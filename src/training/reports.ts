@@ -1,8 +1,8 @@
 // What the trainer reports as a step runs: its phases, what each produced, and held-out
 // evaluations. Plain data (no tensors), so it crosses the worker boundary as it is
 // (src/service/trainer_api.ts).
-import type { GroupStats } from './advantage.ts';
-import type { StepMetrics, Trajectory } from './types.ts';
+import type { GroupStats } from '../rl/advantage.ts';
+import type { StepMetrics, Trajectory } from '../rl/types.ts';
 
 /** The four phases of one step, in order (the phase stepper stops after each). */
 export type Phase = 'rollout' | 'reward' | 'advantage' | 'update';

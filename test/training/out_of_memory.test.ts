@@ -4,14 +4,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { guardWasmHeap } from '../../src/rl/allocation_failure.ts';
+import { guardWasmHeap } from '../../src/training/allocation_failure.ts';
 import {
   memoryFix,
   memorySource,
   OutOfMemoryError,
   outOfMemoryError,
   parseOutOfMemory,
-} from '../../src/rl/out_of_memory.ts';
+} from '../../src/training/out_of_memory.ts';
 
 /** Real texts, with the source and whether memory is intact after them. */
 const REAL: [string, Error, string, boolean][] = [
