@@ -165,7 +165,7 @@ export class OverlappedTrainer extends Trainer {
       step,
       taskIds: tasks.map((t) => t.id),
       rng: rng.state(),
-      options: { ...this.rolloutOptions(), step },
+      options: { ...this.episodeLoopOptions(), step },
     });
     this.beforeRequest = cursor;
   }

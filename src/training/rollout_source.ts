@@ -14,7 +14,11 @@ import { Rng, type RngState } from '../model/rng.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
 import { modelSampler } from '../rl/policy.ts';
-import { rollout, type RolloutOptions, type RolloutTiming } from '../rl/rollout.ts';
+import {
+  runEpisodes,
+  type EpisodeLoopOptions,
+  type EpisodeLoopTiming,
+} from '../rl/episode_loop.ts';
 import { timedExecutor, type SpanKind } from '../rl/timeline.ts';
 import type { Trajectory } from '../rl/types.ts';
 
@@ -25,7 +29,7 @@ export interface RolloutJob {
   taskIds: string[];
   /** The state of the Rng the rollout splits its episodes' streams from. */
   rng: RngState;
-  options: RolloutOptions;
+  options: EpisodeLoopOptions;
 }
 
 /** A span in wall-clock milliseconds (performance.timeOrigin + performance.now()). */
@@ -40,7 +44,7 @@ export interface WallSpan {
 export interface RolloutOutcome {
   step: number;
   trajectories: Trajectory[];
-  timing: RolloutTiming;
+  timing: EpisodeLoopTiming;
   /** How many updates the weights that sampled it had seen (the behaviour policy). */
   policyVersion: number;
 }
@@ -187,7 +191,7 @@ export class RolloutWorkerCore implements RolloutBackend {
     });
     const version = this.version;
     const sampler = modelSampler(this.deps.model);
-    const result = await rollout(
+    const result = await runEpisodes(
       tasks,
       {
         sampler: {

@@ -3,7 +3,7 @@
 import type { RngState } from '../model/rng.ts';
 import type { GroupStats } from '../rl/advantage.ts';
 import type { Phase } from './reports.ts';
-import type { RolloutTiming } from '../rl/rollout.ts';
+import type { EpisodeLoopTiming } from '../rl/episode_loop.ts';
 import type { TrainableState } from './step_rollback.ts';
 import type { SamplerState } from '../rl/task_sampler.ts';
 import { TimelineRecorder } from '../rl/timeline.ts';
@@ -25,7 +25,7 @@ export interface StepState {
   start: StepStart;
   trajectories: Trajectory[];
   groups: GroupStats[] | null;
-  timing: RolloutTiming;
+  timing: EpisodeLoopTiming;
   rewardSeconds: number;
   /** The step's spans (src/rl/timeline.ts), from the step's start. */
   timeline: TimelineRecorder;

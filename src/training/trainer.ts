@@ -15,7 +15,7 @@ import {
   type TaskSampling,
 } from '../rl/task_sampler.ts';
 import { modelSampler } from '../rl/policy.ts';
-import { rollout, type RolloutDeps, type RolloutOptions } from '../rl/rollout.ts';
+import { runEpisodes, type EpisodeLoopDeps, type EpisodeLoopOptions } from '../rl/episode_loop.ts';
 import type { EvalReport, Phase, PhaseReport } from './reports.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
@@ -37,7 +37,7 @@ import {
 } from '../rl/update.ts';
 
 /** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
-export interface TrainerSettings extends Omit<RolloutOptions, 'step'> {
+export interface TrainerSettings extends Omit<EpisodeLoopOptions, 'step'> {
   tasks: readonly Task[];
   evalTasks: readonly Task[];
   /** Prompts per step (each sampled groupSize times). */
@@ -71,7 +71,7 @@ export class Trainer {
   readonly evals: EvalReport[] = [];
   readonly optimizer: AdamW;
   rng: Rng;
-  private readonly sampler: TaskSampler;
+  private readonly taskSampler: TaskSampler;
   protected state: StepState | null = null;
   /** Where in the step the trainer is (for the out-of-memory message). */
   private memoryPhase: MemoryPhase = 'rollout';
@@ -90,7 +90,7 @@ export class Trainer {
       weightDecay: settings.weightDecay,
     });
     this.rng = new Rng(settings.seed);
-    this.sampler = new TaskSampler(
+    this.taskSampler = new TaskSampler(
       settings.tasks.map((t) => t.id),
       settings.taskSampling ?? 'shuffle',
     );
@@ -168,8 +168,8 @@ export class Trainer {
       throw new Error(`evaluate: temperature must be >= 0 (0 is greedy), got ${temperature}`);
     if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
     guardWasmHeap();
-    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), {
-      ...this.rolloutOptions(),
+    const result = await runEpisodes(tasks, this.episodeLoopDeps(new Rng(seed)), {
+      ...this.episodeLoopOptions(),
       groupSize: samples,
       temperature,
     });
@@ -188,13 +188,13 @@ export class Trainer {
 
   /** The RNG state and the task sampler's state, for checkpoints. */
   saveCursor(): { rng: RngState } & SamplerState {
-    return { rng: this.rng.state(), ...this.sampler.save() };
+    return { rng: this.rng.state(), ...this.taskSampler.save() };
   }
 
   /** Restores what saveCursor() returned. */
   loadCursor(saved: { rng: RngState } & SavedSamplerState): void {
     this.rng = new Rng(saved.rng);
-    this.sampler.load(saved);
+    this.taskSampler.load(saved);
     this.state = null;
   }
 
@@ -211,13 +211,13 @@ export class Trainer {
 
   /** This step's `promptsPerStep` tasks, as the task sampler chooses them. */
   protected nextTasks(): Task[] {
-    return this.sampler
+    return this.taskSampler
       .next(this.settings.promptsPerStep, this.rng)
       .map((i) => this.settings.tasks[i]!);
   }
 
   /** The rollout's parts; with a step's timeline, its rounds and executions are recorded on it. */
-  private rolloutDeps(rng: Rng, state?: StepState): RolloutDeps {
+  private episodeLoopDeps(rng: Rng, state?: StepState): EpisodeLoopDeps {
     const { executor } = this.deps;
     const timeline = state?.timeline;
     return {
@@ -229,7 +229,7 @@ export class Trainer {
     };
   }
 
-  protected rolloutOptions(): RolloutOptions {
+  protected episodeLoopOptions(): EpisodeLoopOptions {
     const s = this.settings;
     return {
       groupSize: s.groupSize,
@@ -283,9 +283,9 @@ export class Trainer {
   protected async rolloutPhase(state: StepState): Promise<void> {
     this.enterPhase('rollout', state);
     const tasks = this.nextTasks();
-    const deps = this.rolloutDeps(this.rng.split(), state);
+    const deps = this.episodeLoopDeps(this.rng.split(), state);
     const result = await state.timeline.time('trainer', 'waiting', () =>
-      rollout(tasks, deps, this.rolloutOptions()),
+      runEpisodes(tasks, deps, this.episodeLoopOptions()),
     );
     state.trajectories = result.trajectories;
     state.timing = result.timing;
@@ -319,7 +319,7 @@ export class Trainer {
     });
     state.trajectories = result.trajectories;
     state.groups = result.groups;
-    this.sampler.observe(result.groups);
+    this.taskSampler.observe(result.groups);
   }
 
   protected async updatePhase(state: StepState): Promise<StepMetrics> {
