@@ -13,7 +13,7 @@ import { presetConfig } from '../run/presets.ts';
 import type { RunConfig } from '../run/config.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from '../cli/node_run.ts';
-import { threadRolloutSource } from '../cli/rollout_thread.ts';
+import { threadRolloutSource } from '../cli/rollout_worker_thread.ts';
 import { OverlappedTrainer } from '../training/overlapped_trainer.ts';
 import { mean } from '../rl/metrics.ts';
 
@@ -36,7 +36,7 @@ async function timedRun(config: RunConfig, threads: { trainer: number; rollout: 
     : null;
   const trainer = createTrainer(policy, executor, config, rollouts?.source);
   try {
-    if (rollouts) await rollouts.backend.numTensors(); // the worker's start is not timed
+    if (rollouts) await rollouts.workers.numTensors(); // the worker's start is not timed
     const started = performance.now();
     const steps = [];
     for (let i = 0; i < config.steps; i++) {

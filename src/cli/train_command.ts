@@ -16,7 +16,7 @@ import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { checkTrainMemory } from './memory_check.ts';
 import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from './node_run.ts';
-import { threadRolloutSource } from './rollout_thread.ts';
+import { threadRolloutSource } from './rollout_worker_thread.ts';
 import { OverlappedTrainer } from '../training/overlapped_trainer.ts';
 import type { Trainer } from '../training/trainer.ts';
 import type { ModelInfo } from '../service/trainer_api.ts';

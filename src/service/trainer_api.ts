@@ -6,7 +6,7 @@ import type { BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
 import type { AsyncAccounting } from '../training/overlapped_trainer.ts';
-import type { KillOptions } from '../training/rollout_source.ts';
+import type { KillOptions } from '../training/rollout_runner.ts';
 import type { EvalReport, Phase, PhaseReport } from '../training/reports.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { RunConfig, SandboxSettings } from '../run/config.ts';

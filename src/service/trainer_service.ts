@@ -13,7 +13,8 @@ import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
 import type { Trainer } from '../training/trainer.ts';
 import { OverlappedTrainer, type AsyncAccounting } from '../training/overlapped_trainer.ts';
-import type { KillOptions, RolloutSource } from '../training/rollout_source.ts';
+import type { KillOptions } from '../training/rollout_runner.ts';
+import type { RolloutSource } from '../training/rollout_source.ts';
 import type {
   EvalReport,
   LoadProgress,

@@ -14,7 +14,8 @@
 //   going back to it drops that request (counted in `droppedTrajectories`): the next step draws
 //   the same tasks again, from the weights as they are then.
 import type { RngState } from '../model/rng.ts';
-import { readWeights, type RolloutSource } from './rollout_source.ts';
+import { readWeights } from './rollout_runner.ts';
+import type { RolloutSource } from './rollout_source.ts';
 import type { StepState } from './step_state.ts';
 import type { SamplerState, SavedSamplerState } from '../rl/task_sampler.ts';
 import { timelineFigures, type StepTimeline } from '../rl/timeline.ts';

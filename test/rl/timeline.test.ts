@@ -14,7 +14,7 @@ import {
   type Span,
   type StepTimeline,
 } from '../../src/rl/timeline.ts';
-import { SpanLog } from '../../src/training/rollout_source.ts';
+import { SpanLog } from '../../src/training/worker_spans.ts';
 import { Trainer } from '../../src/training/trainer.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
