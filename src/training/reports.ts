@@ -5,7 +5,10 @@ import type { GroupStats } from '../rl/advantage.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 
 /** The four phases of one step, in order (the phase stepper stops after each). */
-export type Phase = 'rollout' | 'reward' | 'advantage' | 'update';
+export const PHASES = ['rollout', 'reward', 'advantage', 'update'] as const;
+
+/** One of the PHASES. */
+export type Phase = (typeof PHASES)[number];
 
 /** What a phase produced. `trajectories` is the step's records as they stand after the phase. */
 export interface PhaseReport {

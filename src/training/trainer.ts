@@ -16,7 +16,7 @@ import {
 } from '../rl/task_sampler.ts';
 import { modelSampler } from '../rl/policy.ts';
 import { runEpisodes, type EpisodeLoopDeps, type EpisodeLoopOptions } from '../rl/episode_loop.ts';
-import type { EvalReport, Phase, PhaseReport } from './reports.ts';
+import { PHASES, type EvalReport, type Phase, type PhaseReport } from './reports.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import {
@@ -61,8 +61,6 @@ export interface TrainerDeps {
   /** Where KL reference log-probs come from (adapters off for LoRA; a frozen copy in full mode). */
   reference: Reference;
 }
-
-const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
 
 /** Runs GRPO steps over a model, a tokenizer and a sandbox. */
 export class Trainer {
