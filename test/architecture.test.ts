@@ -84,7 +84,10 @@ const allowed: Record<string, string[]> = {
   ],
 };
 
-/** The part a repo-relative path belongs to: src/<folder>/…, src/cli.ts, or workers/. */
+/**
+ * The part a repo-relative path belongs to: src/<folder>/… (a subfolder is its folder's:
+ * src/kernels/tfjs/ is kernels), src/cli.ts, or workers/.
+ */
 function partOf(path: string): string {
   if (path.startsWith('workers/')) return 'workers';
   if (path === 'src/cli.ts') return 'cli';
@@ -169,5 +172,7 @@ describe('the layout', () => {
     ]);
     expect(cycles(toy)).toEqual([['a', 'b', 'c', 'a']]);
     expect(allowed.model).not.toContain('rl');
+    expect(allowed.rl).not.toContain('training');
+    expect(partOf('src/kernels/tfjs/heap_guard.ts')).toBe('kernels');
   });
 });

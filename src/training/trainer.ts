@@ -1,5 +1,6 @@
 // The Trainer: rollout -> reward -> advantage -> update -> metrics, one step at a time, with each
 // phase callable on its own (the page's phase stepper) and the whole step as their composition.
+import { guardWasmHeap } from '../kernels/tfjs/heap_guard.ts';
 import { AdamW, defaultAdamWConfig } from '../model/adamw.ts';
 import type { CausalLM } from '../model/model.ts';
 import { Rng, type RngState } from '../model/rng.ts';
@@ -19,12 +20,6 @@ import { runEpisodes, type EpisodeLoopDeps, type EpisodeLoopOptions } from '../r
 import { PHASES, type EvalReport, type Phase, type PhaseReport } from './reports.ts';
 import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
-import {
-  allocationPoint,
-  armOptimizer,
-  guardWasmHeap,
-  releaseReservedHeap,
-} from './allocation_failure.ts';
 import { outOfMemoryError, type MemoryPhase } from './out_of_memory.ts';
 import { loadTrainable, saveTrainable, TensorScope } from './step_rollback.ts';
 import { newStepState, type StepState } from './step_state.ts';
@@ -62,6 +57,20 @@ export interface TrainerDeps {
   reference: Reference;
 }
 
+/**
+ * Failures made to happen at named points of a step: the hook through which tests make a step run
+ * out of memory (test/helpers/allocation_faults.ts). A run has none.
+ */
+export interface StepFaults {
+  /**
+   * As `phase` of step `step` begins. It may throw, as a failed allocation would, or take memory
+   * the phase then lacks; `optimizer` is what the update writes.
+   */
+  beforePhase?(at: { step: number; phase: MemoryPhase; optimizer: AdamW }): void;
+  /** As a failed step is caught, before it is undone: gives back what beforePhase took. */
+  afterFailure?(): void;
+}
+
 /** Runs GRPO steps over a model, a tokenizer and a sandbox. */
 export class Trainer {
   step = 0;
@@ -75,6 +84,8 @@ export class Trainer {
   private memoryPhase: MemoryPhase = 'rollout';
   /** Why the trainer cannot go on (a failed step could not be undone), or null. */
   damaged: string | null = null;
+  /** Failures to make happen (tests: StepFaults); none in a run. */
+  faults: StepFaults = {};
 
   constructor(
     protected readonly deps: TrainerDeps,
@@ -124,7 +135,7 @@ export class Trainer {
         }
       }
     } catch (error) {
-      releaseReservedHeap();
+      this.faults.afterFailure?.();
       scope.abort([this.deps.model, this.deps.reference, this.optimizer]);
       throw this.undoStep(state, error);
     }
@@ -242,10 +253,10 @@ export class Trainer {
     };
   }
 
-  /** Marks where the step is, for the error message and the test's injected failures. */
+  /** Marks where the step is, for the out-of-memory message (and the faults' hook). */
   protected enterPhase(phase: MemoryPhase, state: StepState): void {
     this.memoryPhase = phase;
-    allocationPoint(state.start.step + 1, phase);
+    this.faults.beforePhase?.({ step: state.start.step + 1, phase, optimizer: this.optimizer });
   }
 
   /**
@@ -354,8 +365,7 @@ export class Trainer {
           t.refLogprobs = ref[i]!;
         });
       this.enterPhase('update', state);
-      const disarm = armOptimizer(this.optimizer, state.start.step + 1);
-      report = await update(model, this.optimizer, sequences, ref, options).finally(disarm);
+      report = await update(model, this.optimizer, sequences, ref, options);
     }
     state.timeline.add('trainer', 'update', started);
     this.step++;
