@@ -1,4 +1,4 @@
-// `npm run bench -- --only async` (issue 33): the default run on the demo model, synchronous
+// `npm run bench -- --only async`: the default run on the demo model, synchronous
 // against overlapped (`async`: a rollout worker thread beside the trainer), same seed, for a few
 // steps: episodes per minute, the reward against wall-clock time, and the timeline's figures.
 //

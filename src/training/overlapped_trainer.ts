@@ -1,4 +1,4 @@
-// The overlapped (`async`) Trainer: a rollout worker (src/training/rollout_source.ts) samples step t+1's
+// The overlapped (`async`) Trainer: a rollout worker (rollout_source.ts) samples step t+1's
 // episodes while this thread updates on step t, as in veRL's and AReaL's asynchronous GRPO.
 //
 // - Step t+1's tasks and Rng stream are drawn as the update of step t begins: after step t's

@@ -1,5 +1,5 @@
-// What the Trainer keeps while a step is under way (src/training/trainer.ts): the run as it stood when the
-// step began (what a failed step is undone to), the step's records so far, and its timeline.
+// What the Trainer keeps while a step is under way (trainer.ts): the run as it stood when the step
+// began (what a failed step is undone to), the step's records so far, and its timeline.
 import type { RngState } from '../model/rng.ts';
 import type { GroupStats } from '../rl/advantage.ts';
 import type { Phase } from './reports.ts';

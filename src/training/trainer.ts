@@ -1,5 +1,9 @@
 // The Trainer: rollout -> reward -> advantage -> update -> metrics, one step at a time, with each
 // phase callable on its own (the page's phase stepper) and the whole step as their composition.
+// The phases are the algorithm's (src/rl/: the episode loop, rewards, advantages, the update);
+// what is the Trainer's own is running them: a failed step undone whole (step_rollback.ts), out of
+// memory said as what to change (out_of_memory.ts), and the hook through which tests make a step
+// fail (StepFaults).
 import { guardWasmHeap } from '../kernels/tfjs/heap_guard.ts';
 import { AdamW, defaultAdamWConfig } from '../model/adamw.ts';
 import type { CausalLM } from '../model/model.ts';

@@ -1,7 +1,7 @@
 // The episode loop dispatching every action through the run's ToolRegistry, with a scripted
 // policy, a fake sandbox and fake tools: a tool runs with the parsed input, its observation comes
 // back as a user turn with mask 0, each turn records its tool, a tool the run lacks is a format
-// error, and a run without search is token for token what it was before tools.
+// error, and a run without search reads SEARCH: as plain text under the two-tool prompt.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/model/rng.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
@@ -199,7 +199,7 @@ describe('the episode loop through the tool registry', () => {
     expect(t!.messages[3]!.content).toBe('found zfill');
   });
 
-  it('treats SEARCH: as plain text in a run without search, token for token as before tools', async () => {
+  it('treats SEARCH: as plain text in a run without search, under the two-tool prompt', async () => {
     const script = [['SEARCH: gcd', '```python\nprint(12)\n```', 'FINAL ANSWER: 12']];
     const run = (deps: object, extra: Partial<EpisodeLoopOptions> = {}) =>
       runEpisodes(

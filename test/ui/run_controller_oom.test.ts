@@ -1,4 +1,4 @@
-// The page after a step runs out of memory (issue 29), against the fake trainer: the error says
+// The page after a step runs out of memory, against the fake trainer: the error says
 // where and what to change; the run as after its last step is saved (the trainer undid the failed
 // one) unless memory may be damaged, when the last checkpoint stays the one offered; the step view
 // goes back to the step's start; and Resume, after the settings are changed and applied, goes on

@@ -1,4 +1,4 @@
-// The page's side of tools (issue 32): the trajectory viewer's search turns (their own tool, input
+// The page's side of tools: the trajectory viewer's search turns (their own tool, input
 // and results, old trajectories still readable), the "Tool use by tool" chart, the tools field of
 // the configuration form, presets, and a lesson link that turns search on.
 import { describe, expect, it } from 'vitest';
