@@ -50,7 +50,7 @@ const slowTests = [
   'test/service/trainer_service_async.test.ts', // the same with async on: three services, phase stepper, checkpoint -> restore (~25 s)
   'test/cli/score_command.test.ts', // `cli score` in seven subprocesses, each starting a sandbox (~45 s)
   'test/model/shared_prefix.test.ts', // 3 whole models' log-probs and gradients, on wasm (1 and 2 threads) and cpu (~55 s)
-  'test/rl/out_of_memory_trainer.test.ts', // out of memory mid-step, undone, resumed: demo model, 3 sandbox pools (~35 s)
+  'test/training/out_of_memory_trainer.test.ts', // out of memory mid-step, undone, resumed: demo model, 3 sandbox pools (~35 s)
   'test/scale/shape_model_train.test.ts', // a 35M-parameter SmolLM2 shape: 2 GRPO steps through the sandbox (~50 s)
   'test/cli/train_link_run.test.ts', // `cli train --link` in subprocesses, one step through the sandbox (~20 s)
   'test/env/pool_host.test.ts', // hosted sandbox pools: four started, two threads kept busy on purpose (~22 s)

@@ -1,6 +1,6 @@
 // Thin shell (docs/architecture.md §2): the rollout worker of an overlapped (`async`) run, exposing
-// RolloutWorkerService (src/service/rollout_worker.ts) with comlink, in a Node worker_threads
-// worker or (same file) a Web Worker the trainer worker starts. The trainer's side passes two
+// RolloutWorkerService (src/service/rollout_worker_service.ts) with comlink, in a Node
+// worker_threads worker or (same file) a Web Worker the trainer worker starts. The trainer's side passes two
 // ports: `executor` (its sandbox pool, shared, over comlink) and `spans` (plain messages: this
 // worker's timeline spans as they open and close). Node gets them in workerData; the browser in
 // connect(), before init().
@@ -9,9 +9,10 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { CodeExecutor } from '../src/env/types.ts';
 import { selectBackend, type BackendName } from '../src/kernels/backend.ts';
 import type { ModelSource } from '../src/model_files/source.ts';
-import type { RolloutJob, SpanEvent, WeightSet } from '../src/rl/rollout_source.ts';
+import type { RolloutJob, WeightSet } from '../src/training/rollout_runner.ts';
+import type { SpanEvent } from '../src/training/worker_spans.ts';
 import type { RunConfig } from '../src/run/config.ts';
-import { RolloutWorkerService } from '../src/service/rollout_worker.ts';
+import { RolloutWorkerService } from '../src/service/rollout_worker_service.ts';
 import type { ModelChoice } from '../src/service/trainer_api.ts';
 
 const inNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';

@@ -12,16 +12,12 @@ import type { BackendTiming } from '../src/service/backend_choice.ts';
 import { TrainerService } from '../src/service/trainer_service.ts';
 import type { CodeExecutor } from '../src/env/types.ts';
 import {
-  RestartingRolloutBackend,
+  RestartingRolloutWorkers,
   WorkerDied,
   type StartedWorker,
-} from '../src/rl/restarting_backend.ts';
-import {
-  QueuedRolloutSource,
-  SpanLog,
-  type RolloutSource,
-  type SpanEvent,
-} from '../src/rl/rollout_source.ts';
+} from '../src/training/restarting_rollout_workers.ts';
+import { QueuedRolloutSource, type RolloutSource } from '../src/training/rollout_source.ts';
+import { SpanLog, type SpanEvent } from '../src/training/worker_spans.ts';
 import type { ModelChoice } from '../src/service/trainer_api.ts';
 import { base, browserSourceFor } from './model_source.ts';
 import type { RolloutShell } from './rollout.worker.ts';
@@ -94,7 +90,7 @@ async function browserRolloutSource(
 ): Promise<RolloutSource> {
   const spans = new SpanLog();
   let source: QueuedRolloutSource | null = null;
-  const workers = new RestartingRolloutBackend({
+  const workers = new RestartingRolloutWorkers({
     start: () => startRolloutWorker(config, choice, executor, backend, spans),
     onLost: (n) => source?.countLost(n),
     warn: (message) => console.warn(message),

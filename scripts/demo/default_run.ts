@@ -18,8 +18,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
 import { DEMO_MODEL_DIR, openConfigSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
-import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
+import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
@@ -109,7 +109,7 @@ for (const seed of values.from ? [] : seeds) {
     ? threadRolloutSource({ config, modelDir: values.model ?? DEMO_MODEL_DIR, executor })
     : null;
   const trainer = createTrainer(policy, executor, config, rollouts?.source);
-  if (rollouts) await rollouts.backend.start(); // the worker's start is not timed
+  if (rollouts) await rollouts.workers.start(); // the worker's start is not timed
   const evaluateDefault = async () => ({
     train: (await trainer.evaluate(trainTasks, samples, 1000 + seed)).passAt1,
     eval: (await trainer.evaluate(evalTasks, samples, 2000 + seed)).passAt1,

@@ -4,7 +4,7 @@ import type { CausalLM } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
 import { ranCode, searched, turnUsed } from '../../src/rl/metrics.ts';
-import { rollout } from '../../src/rl/rollout.ts';
+import { runEpisodes } from '../../src/rl/episode_loop.ts';
 import type { Trajectory } from '../../src/rl/types.ts';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import { scoreTrajectory, type RewardSettings } from '../../src/rl/rewards.ts';
@@ -83,7 +83,7 @@ export async function evaluate(
   settings: EvalSettings = DEFAULT_EVAL,
 ): Promise<EvalReport> {
   const started = performance.now();
-  const { trajectories } = await rollout(
+  const { trajectories } = await runEpisodes(
     tasks,
     { sampler: modelSampler(model), tokenizer, executor, rng: new Rng(settings.seed) },
     {

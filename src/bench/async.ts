@@ -1,4 +1,4 @@
-// `npm run bench -- --only async` (issue 33): the default run on the demo model, synchronous
+// `npm run bench -- --only async`: the default run on the demo model, synchronous
 // against overlapped (`async`: a rollout worker thread beside the trainer), same seed, for a few
 // steps: episodes per minute, the reward against wall-clock time, and the timeline's figures.
 //
@@ -13,8 +13,8 @@ import { presetConfig } from '../run/presets.ts';
 import type { RunConfig } from '../run/config.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from '../cli/node_run.ts';
-import { threadRolloutSource } from '../cli/rollout_thread.ts';
-import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
+import { threadRolloutSource } from '../cli/rollout_worker_thread.ts';
+import { OverlappedTrainer } from '../training/overlapped_trainer.ts';
 import { mean } from '../rl/metrics.ts';
 
 /** Threads per worker as on a machine with `cores` cores. */
@@ -36,7 +36,7 @@ async function timedRun(config: RunConfig, threads: { trainer: number; rollout: 
     : null;
   const trainer = createTrainer(policy, executor, config, rollouts?.source);
   try {
-    if (rollouts) await rollouts.backend.numTensors(); // the worker's start is not timed
+    if (rollouts) await rollouts.workers.numTensors(); // the worker's start is not timed
     const started = performance.now();
     const steps = [];
     for (let i = 0; i < config.steps; i++) {

@@ -18,7 +18,7 @@ import type { CausalLM } from '../model/model.ts';
 import { Rng } from '../model/rng.ts';
 import { presetConfig } from '../run/presets.ts';
 import { modelSampler } from '../rl/policy.ts';
-import { rollout } from '../rl/rollout.ts';
+import { runEpisodes } from '../rl/episode_loop.ts';
 import { loadPolicy } from '../service/session.ts';
 import { trainerSettings } from '../service/settings.ts';
 import {
@@ -58,7 +58,7 @@ async function defaultRunBatches(
   try {
     for (let step = 0; step < 2; step++) {
       const chosen = [0, 1, 2].map((i) => tasks[((step * 3 + i) * 5) % tasks.length]!);
-      const { trajectories } = await rollout(
+      const { trajectories } = await runEpisodes(
         chosen,
         {
           sampler: modelSampler(policy.model),

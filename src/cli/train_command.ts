@@ -10,15 +10,15 @@ import { parseRunConfig } from '../run/config_validation.ts';
 import type { RunConfig } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { summarizeRun } from '../rl/metrics.ts';
-import { OutOfMemoryError } from '../rl/out_of_memory.ts';
+import { OutOfMemoryError } from '../training/out_of_memory.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from '../service/session.ts';
 import type { CliArgs } from './args.ts';
 import { useNodeBackend } from './backend.ts';
 import { checkTrainMemory } from './memory_check.ts';
 import { DEMO_MODEL_DIR, nodeModelSource, openConfigSandbox } from './node_run.ts';
-import { threadRolloutSource } from './rollout_thread.ts';
-import { OverlappedTrainer } from '../rl/overlapped_trainer.ts';
-import type { Trainer } from '../rl/trainer.ts';
+import { threadRolloutSource } from './rollout_worker_thread.ts';
+import { OverlappedTrainer } from '../training/overlapped_trainer.ts';
+import type { Trainer } from '../training/trainer.ts';
 import type { ModelInfo } from '../service/trainer_api.ts';
 
 /**

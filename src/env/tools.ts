@@ -1,7 +1,7 @@
 // The action registry (docs/architecture.md §1, §9.6): each action the agent can take is a named tool
 // that turns its arguments into an observation. execute_code and finish are built in; search (the
 // offline docs index, src/env/search/) and any further tool register under their own names. The
-// rollout dispatches every parsed action through the run's registry, the system prompt is built
+// episode loop dispatches every parsed action through the run's registry, the system prompt is built
 // from its tools' `usage` texts, and the parser reads each tool's `call` format
 // (src/rl/actions.ts).
 import { TIMEOUT_OBSERVATION } from './exec_result.ts';
@@ -142,12 +142,18 @@ export class ToolRegistry {
   }
 }
 
-/** The built-in tools, in the order prompts list them (config's TOOL_NAMES). */
+/** The built-in tools' names, in the order prompts list them (the run config's `tools` choices). */
+export const TOOL_NAMES = ['execute_code', 'search', 'finish'] as const;
+
+/** One of the built-in tools. */
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** The built-in tools, in the order prompts list them (TOOL_NAMES). */
 export const BUILTIN_TOOLS: Readonly<Record<string, Tool>> = {
   execute_code: executeCodeTool,
   search: searchTool,
   finish: finishTool,
-};
+} satisfies Record<ToolName, Tool>;
 
 /** Today's run: run code, give the answer (the config's default `tools`). */
 export const DEFAULT_TOOL_NAMES = ['execute_code', 'finish'] as const;

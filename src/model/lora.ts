@@ -3,20 +3,8 @@
 // starts equal to the base. Switching adapters off gives back the base model, which is how the
 // KL reference is computed without a second copy of the weights.
 import * as tf from '@tensorflow/tfjs';
+import { LORA_TARGETS, type LoraTarget } from './lora_targets.ts';
 import type { Rng } from './rng.ts';
-
-/** Projections an adapter can attach to, in the Hugging Face / PEFT module names. */
-export const loraTargets = [
-  'q_proj',
-  'k_proj',
-  'v_proj',
-  'o_proj',
-  'gate_proj',
-  'up_proj',
-  'down_proj',
-] as const;
-/** One of the adaptable projections. */
-export type LoraTarget = (typeof loraTargets)[number];
 
 /** LoRA hyper-parameters (PEFT's names: r, lora_alpha, lora_dropout, target_modules). */
 export interface LoraConfig {
@@ -36,7 +24,7 @@ export const defaultLoraConfig: LoraConfig = {
   rank: 8,
   alpha: 16,
   dropout: 0,
-  targetModules: [...loraTargets],
+  targetModules: [...LORA_TARGETS],
   seed: 0,
 };
 
@@ -58,9 +46,9 @@ export function validateLoraConfig(config: LoraConfig): void {
       `LoRA dropout must be 0 (got ${config.dropout}): dropout would make old and new log-probs disagree`,
     );
   for (const target of config.targetModules) {
-    if (!loraTargets.includes(target))
+    if (!LORA_TARGETS.includes(target))
       throw new Error(
-        `unknown LoRA target module ${JSON.stringify(target)}; choose from ${loraTargets.join(', ')}`,
+        `unknown LoRA target module ${JSON.stringify(target)}; choose from ${LORA_TARGETS.join(', ')}`,
       );
   }
   if (config.targetModules.length === 0) throw new Error('LoRA needs at least one target module');

@@ -6,7 +6,8 @@ import * as tf from '@tensorflow/tfjs';
 import { releaseTransposedWeights } from '../kernels/decode_products.ts';
 import type { WeightFiles } from '../model_files/weight_files.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
-import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';
+import { createAdapter, type LoraAdapter, type LoraConfig } from './lora.ts';
+import type { LoraTarget } from './lora_targets.ts';
 import { HalfWeight, isHalf } from './half_weight.ts';
 import { Rng } from './rng.ts';
 import {

@@ -6,29 +6,14 @@
 //
 // This file is the table and the types derived from it; checking values against it (messages,
 // "did you mean", checks between fields) is config_validation.ts.
+import { TOOL_NAMES } from '../env/tools.ts';
+import { LORA_TARGETS } from '../model/lora_targets.ts';
 import { PARSERS } from '../rl/actions.ts';
 import { TASK_SAMPLINGS } from '../rl/task_sampler.ts';
 import { AGGREGATIONS } from '../rl/types.ts';
 import type { CustomTaskInput } from '../tasks/custom.ts';
 import { TASK_SETS } from '../tasks/registry.ts';
 import type { RewardWeights } from '../rl/rewards.ts';
-
-/** Tools a run may enable (src/env/tools.ts registers them), in the order prompts list them. */
-export const TOOL_NAMES = ['execute_code', 'search', 'finish'] as const;
-
-/**
- * Projections LoRA can adapt; the same names as src/model/lora.ts (kept in sync by a test; that
- * file imports tfjs).
- */
-export const LORA_TARGETS = [
-  'q_proj',
-  'k_proj',
-  'v_proj',
-  'o_proj',
-  'gate_proj',
-  'up_proj',
-  'down_proj',
-] as const;
 
 interface Common {
   /** Short key in run links (unique). */

@@ -1,9 +1,9 @@
 // RunConfig (the user's words, src/run/config.ts) -> what the Trainer and the model loader need.
-import type { LoraConfig, LoraTarget } from '../model/lora.ts';
+import type { LoraConfig } from '../model/lora.ts';
 import type { TrainingMode } from '../model/model.ts';
 import { effectiveClipEpsHigh, type RunConfig } from '../run/config.ts';
 import { evalTasksFor, tasksFor } from '../tasks/registry.ts';
-import type { TrainerSettings } from '../rl/trainer.ts';
+import type { TrainerSettings } from '../training/trainer.ts';
 
 /** The trainer's settings for a validated config. */
 export function trainerSettings(config: RunConfig): TrainerSettings {
@@ -52,7 +52,7 @@ export function trainingMode(config: RunConfig): TrainingMode {
     rank: config.loraRank,
     alpha: config.loraAlpha,
     dropout: 0,
-    targetModules: [...config.loraTargets] as LoraTarget[],
+    targetModules: [...config.loraTargets],
     seed: config.seed,
   };
   return { kind: 'lora', lora };

@@ -5,9 +5,9 @@
 import type { BackendName } from '../kernels/backend.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { GroupStats } from '../rl/advantage.ts';
-import type { AsyncAccounting } from '../rl/overlapped_trainer.ts';
-import type { KillOptions } from '../rl/rollout_source.ts';
-import type { EvalReport, Phase, PhaseReport } from '../rl/reports.ts';
+import type { AsyncAccounting } from '../training/overlapped_trainer.ts';
+import type { KillOptions } from '../training/rollout_runner.ts';
+import type { EvalReport, Phase, PhaseReport } from '../training/reports.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { RunConfig, SandboxSettings } from '../run/config.ts';
 import type { BackendReport } from './backend_auto.ts';

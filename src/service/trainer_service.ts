@@ -11,9 +11,10 @@ import { defaultConfig, type RunConfig, type SandboxSettings } from '../run/conf
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
 import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
-import type { Trainer } from '../rl/trainer.ts';
-import { OverlappedTrainer, type AsyncAccounting } from '../rl/overlapped_trainer.ts';
-import type { KillOptions, RolloutSource } from '../rl/rollout_source.ts';
+import type { Trainer } from '../training/trainer.ts';
+import { OverlappedTrainer, type AsyncAccounting } from '../training/overlapped_trainer.ts';
+import type { KillOptions } from '../training/rollout_runner.ts';
+import type { RolloutSource } from '../training/rollout_source.ts';
 import type {
   EvalReport,
   LoadProgress,
@@ -44,7 +45,7 @@ export interface ServiceDeps {
   /** The files of a model choice; `origin` is what the page shows as the source. */
   sourceFor(choice: ModelChoice): { source: ModelSource; origin: ModelInfo['source'] };
   /**
-   * A rollout worker for a run with `async` on (src/rl/overlapped_trainer.ts); absent: such a run
+   * A rollout worker for a run with `async` on (src/training/overlapped_trainer.ts); absent: such a run
    * trains synchronously.
    */
   createRolloutSource?(

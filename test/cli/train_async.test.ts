@@ -1,5 +1,5 @@
 // `async` in the CLI: the overlapped trainer with its rollout worker in a worker thread
-// (src/cli/rollout_thread.ts, workers/rollout.worker.ts). Through a subprocess as a user runs it,
+// (src/cli/rollout_worker_thread.ts, workers/rollout.worker.ts). Through a subprocess as a user runs it,
 // and in this process to kill the worker mid-job: it is started again and nothing is lost.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
 import { parseRunConfig } from '../../src/run/config_validation.ts';
-import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
+import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
 import { makeModelFolder, PROMPT } from '../helpers/tiny_policy.ts';
 import { cliLines } from './helpers.ts';
@@ -66,12 +66,12 @@ describe('train with async on', () => {
       },
     };
     const policy = await loadPolicy(directorySource(modelDir), config, 'path');
-    const { source, backend } = threadRolloutSource({ config, modelDir, executor, threads: 1 });
+    const { source, workers } = threadRolloutSource({ config, modelDir, executor, threads: 1 });
     const trainer = createTrainer(policy, executor, config, source) as OverlappedTrainer;
     try {
       // the kill lands while the worker samples step 2's job (asked for as step 1's update
       // begins, so beside it), however long step 1 takes on this machine
-      const killed = backend.kill({ whileSampling: 2 });
+      const killed = workers.kill({ whileSampling: 2 });
       const first = await trainer.runStep();
       expect(source.pending).toBe(true);
       const second = await trainer.runStep();
@@ -85,19 +85,19 @@ describe('train with async on', () => {
       const next = await trainer.runStep();
       expect([next.rollout_restarts, next.episodes_dropped]).toEqual([0, 0]);
       expect(trainer.step).toBe(3);
-      expect(backend.starts).toBe(2);
+      expect(workers.starts).toBe(2);
       // the killed job's 4 episodes count as dropped; the rest were trained on
       expect(trainer.trainedEpisodes).toBe(12);
       expect(source.droppedTrajectories).toBe(4);
       expect(source.sampledTrajectories).toBe(trainer.trainedEpisodes + source.droppedTrajectories);
       // the worker's tensors are steady from one idle moment to the next, two steps apart
       await source.settled();
-      const tensors = await backend.numTensors();
+      const tensors = await workers.numTensors();
       trainer.finalStep = 5;
       await trainer.runStep();
       await trainer.runStep();
       await source.settled();
-      expect(await backend.numTensors()).toBe(tensors);
+      expect(await workers.numTensors()).toBe(tensors);
       expect(source.sampledTrajectories).toBe(trainer.trainedEpisodes + source.droppedTrajectories);
     } finally {
       (await trainer) instanceof OverlappedTrainer ? trainer.close() : undefined;

@@ -19,9 +19,9 @@ import { presetConfig } from '../../src/run/presets.ts';
 import { loadPolicy, type LoadedPolicy } from '../../src/service/session.ts';
 import type { RunConfig } from '../../src/run/config.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
-import { Trainer, type TrainerDeps, type TrainerSettings } from '../../src/rl/trainer.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
-import { threadRolloutSource } from '../../src/cli/rollout_thread.ts';
+import { Trainer, type TrainerDeps, type TrainerSettings } from '../../src/training/trainer.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
+import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
 import { createHostedNodeSandboxPool } from '../../src/env/node_pool.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
@@ -114,7 +114,7 @@ describe('the demo model learns with async on', () => {
       async: true,
     });
     const policy = await loadPolicy(directorySource('public/models/demo'), config, 'demo');
-    const { source, backend } = threadRolloutSource({
+    const { source, workers } = threadRolloutSource({
       config,
       modelDir: 'public/models/demo',
       executor,
@@ -140,7 +140,7 @@ describe('the demo model learns with async on', () => {
       });
       expect(after.rewardMean! - before.rewardMean!).toBeGreaterThanOrEqual(0.18);
       await source.settled();
-      expect(await backend.numTensors()).toBeGreaterThan(0);
+      expect(await workers.numTensors()).toBeGreaterThan(0);
     } finally {
       await trainer.close();
       policy.dispose();

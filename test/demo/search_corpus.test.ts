@@ -8,7 +8,7 @@ import type { CodeExecutor } from '../../src/env/types.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { OBSERVATION_PREFIX, parseAction, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import { lastLine } from '../../src/rl/rewards.ts';
-import { rollout, type Sampler } from '../../src/rl/rollout.ts';
+import { runEpisodes, type Sampler } from '../../src/rl/episode_loop.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { SEARCH_TASKS } from '../../src/tasks/builtin/search.ts';
@@ -135,7 +135,7 @@ describe('demo corpus, search part', () => {
       const t = searchOnes().find((x) => x.searchStyle === style)!;
       const turns = t.messages.filter((m) => m.role === 'assistant').map((m) => m.content);
       const task = SEARCH_TASKS.find((x) => x.id === t.taskId)!;
-      const { trajectories } = await rollout(
+      const { trajectories } = await runEpisodes(
         [{ ...task, prompt: t.messages[1]!.content }],
         { sampler: replay(tokenizer, turns), tokenizer, executor, rng: new Rng(1) },
         {

@@ -17,7 +17,7 @@ import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { loadPolicy } from '../../src/service/session.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
-import { Trainer } from '../../src/rl/trainer.ts';
+import { Trainer } from '../../src/training/trainer.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
 import type { Trajectory } from '../../src/rl/types.ts';

@@ -9,7 +9,7 @@ import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
 import { decodeBlockActive } from '../../src/model/decode_block.ts';
 import { generate } from '../../src/model/sample.ts';
 import { halfWeights } from '../../src/model/params.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import type { TrainingMode } from '../../src/model/model.ts';
 import { loadFixture, useBackend } from '../helpers/models.ts';
 
@@ -69,7 +69,7 @@ describe('decode block (wasm)', () => {
           rank: 4,
           alpha: 8,
           dropout: 0,
-          targetModules: [...loraTargets],
+          targetModules: [...LORA_TARGETS],
           seed: 1,
         },
       };

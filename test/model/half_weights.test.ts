@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resident16Active, resident16Bytes } from '../../src/kernels/weights16.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { baseVariables, halfWeights } from '../../src/model/params.ts';
 import {
@@ -46,7 +46,7 @@ const llamaUntied = parseModelConfig({
 
 const lora: TrainingMode = {
   kind: 'lora',
-  lora: { rank: 4, alpha: 8, dropout: 0, targetModules: [...loraTargets], seed: 2 },
+  lora: { rank: 4, alpha: 8, dropout: 0, targetModules: [...LORA_TARGETS], seed: 2 },
 };
 
 /** The model twice: 16-bit residents, and float32 variables of the same numbers. */

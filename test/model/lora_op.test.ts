@@ -10,7 +10,7 @@ import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matm
 import { matMul2d, matMulPair } from '../../src/kernels/matmul_dispatch.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { loraLinear, matMulLinear } from '../../src/model/ops.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
@@ -101,7 +101,7 @@ describe("LoRA's layer as one op", () => {
     });
     const model = CausalLM.fromWeights(config, randomWeights(config, 3), {
       kind: 'lora',
-      lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...loraTargets], seed: 1 },
+      lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...LORA_TARGETS], seed: 1 },
     });
     const list = [...model.trainableVariables().values()];
     list.forEach((v, i) => v.assign(tf.randomNormal(v.shape, 0, 0.05, 'float32', i))); // B != 0: the adapters act

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig, type ModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights, sixteenBitWeights } from '../../src/model/random_weights.ts';
 import { resident16Active } from '../../src/kernels/weights16.ts';
@@ -27,7 +27,7 @@ const shapes = (layers: number, family = 'qwen2') =>
   });
 const lora: TrainingMode = {
   kind: 'lora',
-  lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...loraTargets], seed: 1 },
+  lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...LORA_TARGETS], seed: 1 },
 };
 
 /** A shared prompt and three continuations of different lengths (one a token past the prompt). */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { useBackend } from '../helpers/models.ts';
@@ -38,7 +38,7 @@ const qwen3 = parseModelConfig({
 });
 const lora: TrainingMode = {
   kind: 'lora',
-  lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...loraTargets], seed: 1 },
+  lora: { rank: 8, alpha: 16, dropout: 0, targetModules: [...LORA_TARGETS], seed: 1 },
 };
 
 const PREFIX = 70;

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig, type ModelConfig } from '../../src/model_files/hf_config.ts';
 import { hfWeights } from '../../src/model/hf_weights.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { generate } from '../../src/model/sample.ts';
@@ -55,7 +55,7 @@ const models = [
 
 const lora: TrainingMode = {
   kind: 'lora',
-  lora: { rank: 4, alpha: 8, dropout: 0, targetModules: [...loraTargets], seed: 2 },
+  lora: { rank: 4, alpha: 8, dropout: 0, targetModules: [...LORA_TARGETS], seed: 2 },
 };
 
 /**

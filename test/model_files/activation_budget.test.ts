@@ -11,7 +11,7 @@ import {
 } from '../../src/model_files/activation_budget.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
-import { loraTargets } from '../../src/model/lora.ts';
+import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { useBackend } from '../helpers/models.ts';
@@ -27,7 +27,7 @@ const config = (family: string) =>
     num_key_value_heads: 2,
     max_position_embeddings: 1024,
   });
-const targets = [...loraTargets];
+const targets = [...LORA_TARGETS];
 const lora: TrainingMode = {
   kind: 'lora',
   lora: { rank: 8, alpha: 16, dropout: 0, targetModules: targets, seed: 1 },

@@ -15,7 +15,7 @@ import { directorySource } from '../../src/model_files/node_source.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { SYSTEM_PROMPT } from '../../src/rl/actions.ts';
 import { sftStep, type SftExample } from '../../src/rl/sft.ts';
-import { Trainer, type TrainerSettings } from '../../src/rl/trainer.ts';
+import { Trainer, type TrainerSettings } from '../../src/training/trainer.ts';
 import { customTask } from '../../src/tasks/custom.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { createNodeSandboxPool } from '../../src/env/node_pool.ts';

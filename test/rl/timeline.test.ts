@@ -14,8 +14,8 @@ import {
   type Span,
   type StepTimeline,
 } from '../../src/rl/timeline.ts';
-import { SpanLog } from '../../src/rl/rollout_source.ts';
-import { Trainer } from '../../src/rl/trainer.ts';
+import { SpanLog } from '../../src/training/worker_spans.ts';
+import { Trainer } from '../../src/training/trainer.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
 import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';

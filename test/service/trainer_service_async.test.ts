@@ -7,7 +7,7 @@ import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
-import { localRolloutSource } from '../../src/rl/rollout_source.ts';
+import { localRolloutSource } from '../../src/training/rollout_source.ts';
 import type { Trajectory } from '../../src/rl/types.ts';
 import { defaultConfig } from '../../src/run/config.ts';
 import { encodeLink } from '../../src/run/link.ts';

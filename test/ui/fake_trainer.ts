@@ -25,6 +25,7 @@ import { defaultConfig, type RunConfig, type SandboxSettings } from '../../src/r
 import { decodeLink } from '../../src/run/link.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
 import type { Task } from '../../src/tasks/task.ts';
+import { PHASES } from '../../src/training/reports.ts';
 import { buildMetrics, buildTrajectory } from '../helpers/records.ts';
 import { buildToolTrajectory, searchResults } from './tool_trajectories.ts';
 
@@ -43,8 +44,6 @@ export interface FakeTrainerOptions {
   /** The verdict `auto` reports when the page asks for a probe (default none: WASM alone). */
   probe?: BackendProbe;
 }
-
-const PHASES: Phase[] = ['rollout', 'reward', 'advantage', 'update'];
 
 /**
  * Canned doc entries for the fake's searches: keyword, the query a sample writes, signature,

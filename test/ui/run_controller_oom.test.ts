@@ -1,10 +1,10 @@
-// The page after a step runs out of memory (issue 29), against the fake trainer: the error says
+// The page after a step runs out of memory, against the fake trainer: the error says
 // where and what to change; the run as after its last step is saved (the trainer undid the failed
 // one) unless memory may be damaged, when the last checkpoint stays the one offered; the step view
 // goes back to the step's start; and Resume, after the settings are changed and applied, goes on
 // from the saved step with the new settings (and refuses another model, saying why).
 import { describe, expect, it } from 'vitest';
-import { outOfMemoryError } from '../../src/rl/out_of_memory.ts';
+import { outOfMemoryError } from '../../src/training/out_of_memory.ts';
 import { defaultConfig } from '../../src/run/config.ts';
 import { memoryCheckpointStore } from '../../src/service/checkpoint_store.ts';
 import { RunController } from '../../src/ui/state/run_controller.ts';

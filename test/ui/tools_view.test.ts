@@ -1,8 +1,9 @@
-// The page's side of tools (issue 32): the trajectory viewer's search turns (their own tool, input
+// The page's side of tools: the trajectory viewer's search turns (their own tool, input
 // and results, old trajectories still readable), the "Tool use by tool" chart, the tools field of
 // the configuration form, presets, and a lesson link that turns search on.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_SCHEMA, TOOL_NAMES, defaultConfig } from '../../src/run/config.ts';
+import { TOOL_NAMES } from '../../src/env/tools.ts';
+import { CONFIG_SCHEMA, defaultConfig } from '../../src/run/config.ts';
 import { checkField } from '../../src/run/config_validation.ts';
 import { decodeLink, encodeLink } from '../../src/run/link.ts';
 import { PRESETS, presetConfig } from '../../src/run/presets.ts';

@@ -3,7 +3,7 @@
 // evaluation on demand.
 import { savedModel, type CheckpointSummary } from '../../service/checkpoint_store.ts';
 import { decodeLink } from '../../run/link.ts';
-import { parseOutOfMemory } from '../../rl/out_of_memory.ts';
+import { parseOutOfMemory } from '../../training/out_of_memory.ts';
 import { errorMessage } from './errors.ts';
 import { RunTraining } from './run_training.ts';
 import type { StepRecord } from './run_types.ts';

@@ -89,7 +89,7 @@ export abstract class RunTraining extends RunCore {
   }
 
   /**
-   * The trainer undoes a failed step (src/rl/trainer.ts): the view goes back to its start, and
+   * The trainer undoes a failed step (src/training/trainer.ts): the view goes back to its start, and
    * running out of memory offers resuming (RunController). Rethrows for the error area.
    */
   protected async stepFailed(error: unknown): Promise<never> {

@@ -12,10 +12,10 @@ import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointStore } from '../../service/checkpoint_store.ts';
 import type { ProbeStore } from '../../service/backend_choice.ts';
 import type { RunConfig } from '../../run/config.ts';
+import { PHASES } from '../../training/reports.ts';
 import type { ModelCost } from './model_fit.ts';
 
-/** The phases in order. */
-export const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
+export { PHASES };
 
 /** What the controller is doing. */
 export type RunState = 'starting' | 'idle' | 'training' | 'pausing' | 'busy';

@@ -44,7 +44,7 @@ const harness = {
   async run(backend: BackendName, model: string, ids: number[]) {
     const info = await selectBackend({
       force: backend,
-      wasmPaths: new URL('./tfjs-wasm/', location.href).href,
+      wasmPaths: new URL('./tfjs-wasm', location.href).href,
     });
     const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href));
     // Every position's logits, read asynchronously (WebGPU's synchronous readback fails on the
@@ -105,7 +105,7 @@ const harness = {
    * gradient's largest entry.
    */
   async shared(backend: BackendName, model: string, ids: number[], prefix: number) {
-    await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
+    await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm', location.href).href });
     const lm = await CausalLM.load(urlSource(new URL(`./models/${model}/`, location.href).href), {
       training: { kind: 'full' },
     });
@@ -165,7 +165,7 @@ const harness = {
  * wasm, with `whole`, the same logits from the model loaded unsplit.
  */
 async function vocabSplit(backend: BackendName, ids: number[], whole: boolean) {
-  await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm/', location.href).href });
+  await selectBackend({ force: backend, wasmPaths: new URL('./tfjs-wasm', location.href).href });
   let largestBuffer = 0;
   let bindingLimit: number | null = null;
   if (backend === 'webgpu') {

@@ -22,8 +22,8 @@ import type { TrainerCheckpoint } from '../../../src/service/trainer_api.ts';
 import { TrainerService } from '../../../src/service/trainer_service.ts';
 import { fallbacks } from './webgpu_fallbacks.ts';
 
-const wasmPaths = new URL('./tfjs-wasm/', location.href).href;
-const demo = () => urlSource(new URL('./models/demo/', location.href).href, 'demo');
+const wasmPaths = new URL('./tfjs-wasm', location.href).href;
+const demo = () => urlSource(new URL('./models/demo', location.href).href, 'demo');
 
 /**
  * The test's run: one seed task a step, G 2, one turn of 32 tokens, 2 PPO epochs over

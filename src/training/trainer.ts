@@ -1,30 +1,29 @@
 // The Trainer: rollout -> reward -> advantage -> update -> metrics, one step at a time, with each
 // phase callable on its own (the page's phase stepper) and the whole step as their composition.
+// The phases are the algorithm's (src/rl/: the episode loop, rewards, advantages, the update);
+// what is the Trainer's own is running them: a failed step undone whole (step_rollback.ts), out of
+// memory said as what to change (out_of_memory.ts), and the hook through which tests make a step
+// fail (StepFaults).
+import { guardWasmHeap } from '../kernels/tfjs/heap_guard.ts';
 import { AdamW, defaultAdamWConfig } from '../model/adamw.ts';
 import type { CausalLM } from '../model/model.ts';
 import { Rng, type RngState } from '../model/rng.ts';
-import { scoreTrajectory, type RewardSettings } from './rewards.ts';
+import { scoreTrajectory, type RewardSettings } from '../rl/rewards.ts';
 import type { Task } from '../tasks/task.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
-import { assignAdvantages, trainable } from './advantage.ts';
-import { stepMetrics } from './metrics.ts';
+import { assignAdvantages, trainable } from '../rl/advantage.ts';
+import { stepMetrics } from '../rl/metrics.ts';
 import {
   TaskSampler,
   type SamplerState,
   type SavedSamplerState,
   type TaskSampling,
-} from './task_sampler.ts';
-import { modelSampler } from './policy.ts';
-import { rollout, type RolloutDeps, type RolloutOptions } from './rollout.ts';
-import type { EvalReport, Phase, PhaseReport } from './reports.ts';
-import type { StepMetrics, Trajectory } from './types.ts';
+} from '../rl/task_sampler.ts';
+import { modelSampler } from '../rl/policy.ts';
+import { runEpisodes, type EpisodeLoopDeps, type EpisodeLoopOptions } from '../rl/episode_loop.ts';
+import { PHASES, type EvalReport, type Phase, type PhaseReport } from './reports.ts';
+import type { StepMetrics, Trajectory } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
-import {
-  allocationPoint,
-  armOptimizer,
-  guardWasmHeap,
-  releaseReservedHeap,
-} from './allocation_failure.ts';
 import { outOfMemoryError, type MemoryPhase } from './out_of_memory.ts';
 import { loadTrainable, saveTrainable, TensorScope } from './step_rollback.ts';
 import { newStepState, type StepState } from './step_state.ts';
@@ -34,10 +33,10 @@ import {
   type Reference,
   type UpdateOptions,
   type UpdateReport,
-} from './update.ts';
+} from '../rl/update.ts';
 
 /** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
-export interface TrainerSettings extends Omit<RolloutOptions, 'step'> {
+export interface TrainerSettings extends Omit<EpisodeLoopOptions, 'step'> {
   tasks: readonly Task[];
   evalTasks: readonly Task[];
   /** Prompts per step (each sampled groupSize times). */
@@ -62,7 +61,19 @@ export interface TrainerDeps {
   reference: Reference;
 }
 
-const PHASES: readonly Phase[] = ['rollout', 'reward', 'advantage', 'update'];
+/**
+ * Failures made to happen at named points of a step: the hook through which tests make a step run
+ * out of memory (test/helpers/allocation_faults.ts). A run has none.
+ */
+export interface StepFaults {
+  /**
+   * As `phase` of step `step` begins. It may throw, as a failed allocation would, or take memory
+   * the phase then lacks; `optimizer` is what the update writes.
+   */
+  beforePhase?(at: { step: number; phase: MemoryPhase; optimizer: AdamW }): void;
+  /** As a failed step is caught, before it is undone: gives back what beforePhase took. */
+  afterFailure?(): void;
+}
 
 /** Runs GRPO steps over a model, a tokenizer and a sandbox. */
 export class Trainer {
@@ -71,12 +82,14 @@ export class Trainer {
   readonly evals: EvalReport[] = [];
   readonly optimizer: AdamW;
   rng: Rng;
-  private readonly sampler: TaskSampler;
+  private readonly taskSampler: TaskSampler;
   protected state: StepState | null = null;
   /** Where in the step the trainer is (for the out-of-memory message). */
   private memoryPhase: MemoryPhase = 'rollout';
   /** Why the trainer cannot go on (a failed step could not be undone), or null. */
   damaged: string | null = null;
+  /** Failures to make happen (tests: StepFaults); none in a run. */
+  faults: StepFaults = {};
 
   constructor(
     protected readonly deps: TrainerDeps,
@@ -90,7 +103,7 @@ export class Trainer {
       weightDecay: settings.weightDecay,
     });
     this.rng = new Rng(settings.seed);
-    this.sampler = new TaskSampler(
+    this.taskSampler = new TaskSampler(
       settings.tasks.map((t) => t.id),
       settings.taskSampling ?? 'shuffle',
     );
@@ -126,7 +139,7 @@ export class Trainer {
         }
       }
     } catch (error) {
-      releaseReservedHeap();
+      this.faults.afterFailure?.();
       scope.abort([this.deps.model, this.deps.reference, this.optimizer]);
       throw this.undoStep(state, error);
     }
@@ -168,8 +181,8 @@ export class Trainer {
       throw new Error(`evaluate: temperature must be >= 0 (0 is greedy), got ${temperature}`);
     if (tasks.length === 0) return { step: this.step, passAt1: 0, perTask: {} };
     guardWasmHeap();
-    const result = await rollout(tasks, this.rolloutDeps(new Rng(seed)), {
-      ...this.rolloutOptions(),
+    const result = await runEpisodes(tasks, this.episodeLoopDeps(new Rng(seed)), {
+      ...this.episodeLoopOptions(),
       groupSize: samples,
       temperature,
     });
@@ -188,13 +201,13 @@ export class Trainer {
 
   /** The RNG state and the task sampler's state, for checkpoints. */
   saveCursor(): { rng: RngState } & SamplerState {
-    return { rng: this.rng.state(), ...this.sampler.save() };
+    return { rng: this.rng.state(), ...this.taskSampler.save() };
   }
 
   /** Restores what saveCursor() returned. */
   loadCursor(saved: { rng: RngState } & SavedSamplerState): void {
     this.rng = new Rng(saved.rng);
-    this.sampler.load(saved);
+    this.taskSampler.load(saved);
     this.state = null;
   }
 
@@ -211,13 +224,13 @@ export class Trainer {
 
   /** This step's `promptsPerStep` tasks, as the task sampler chooses them. */
   protected nextTasks(): Task[] {
-    return this.sampler
+    return this.taskSampler
       .next(this.settings.promptsPerStep, this.rng)
       .map((i) => this.settings.tasks[i]!);
   }
 
   /** The rollout's parts; with a step's timeline, its rounds and executions are recorded on it. */
-  private rolloutDeps(rng: Rng, state?: StepState): RolloutDeps {
+  private episodeLoopDeps(rng: Rng, state?: StepState): EpisodeLoopDeps {
     const { executor } = this.deps;
     const timeline = state?.timeline;
     return {
@@ -229,7 +242,7 @@ export class Trainer {
     };
   }
 
-  protected rolloutOptions(): RolloutOptions {
+  protected episodeLoopOptions(): EpisodeLoopOptions {
     const s = this.settings;
     return {
       groupSize: s.groupSize,
@@ -244,10 +257,10 @@ export class Trainer {
     };
   }
 
-  /** Marks where the step is, for the error message and the test's injected failures. */
+  /** Marks where the step is, for the out-of-memory message (and the faults' hook). */
   protected enterPhase(phase: MemoryPhase, state: StepState): void {
     this.memoryPhase = phase;
-    allocationPoint(state.start.step + 1, phase);
+    this.faults.beforePhase?.({ step: state.start.step + 1, phase, optimizer: this.optimizer });
   }
 
   /**
@@ -283,9 +296,9 @@ export class Trainer {
   protected async rolloutPhase(state: StepState): Promise<void> {
     this.enterPhase('rollout', state);
     const tasks = this.nextTasks();
-    const deps = this.rolloutDeps(this.rng.split(), state);
+    const deps = this.episodeLoopDeps(this.rng.split(), state);
     const result = await state.timeline.time('trainer', 'waiting', () =>
-      rollout(tasks, deps, this.rolloutOptions()),
+      runEpisodes(tasks, deps, this.episodeLoopOptions()),
     );
     state.trajectories = result.trajectories;
     state.timing = result.timing;
@@ -319,7 +332,7 @@ export class Trainer {
     });
     state.trajectories = result.trajectories;
     state.groups = result.groups;
-    this.sampler.observe(result.groups);
+    this.taskSampler.observe(result.groups);
   }
 
   protected async updatePhase(state: StepState): Promise<StepMetrics> {
@@ -356,8 +369,7 @@ export class Trainer {
           t.refLogprobs = ref[i]!;
         });
       this.enterPhase('update', state);
-      const disarm = armOptimizer(this.optimizer, state.start.step + 1);
-      report = await update(model, this.optimizer, sequences, ref, options).finally(disarm);
+      report = await update(model, this.optimizer, sequences, ref, options);
     }
     state.timeline.add('trainer', 'update', started);
     this.step++;

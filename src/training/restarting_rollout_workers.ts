@@ -1,15 +1,16 @@
-// A rollout worker that is started again when it dies, wherever it runs (a worker_threads thread in
-// the CLI: src/cli/rollout_thread.ts; a Web Worker in the page: workers/trainer.worker.ts). The
-// new worker gets the last published weights, and the job the dead one was running is run again
-// from the start; the episodes it was sampling count as dropped (`onLost`), so every episode is
-// trained on or counted. A job that kills its worker RESTARTS_PER_JOB + 1 times fails the step.
+// A rollout worker that is started again when it dies, wherever it runs (a worker_threads thread
+// in the CLI: src/cli/rollout_worker_thread.ts; a Web Worker in the page:
+// workers/trainer.worker.ts). The new worker gets the last published weights, and the job the
+// dead one was running is run again from the start; the episodes it was sampling count as dropped
+// (`onLost`), so every episode is trained on or counted. A job that kills its worker
+// RESTARTS_PER_JOB + 1 times fails the step.
 import type {
   KillOptions,
-  RolloutBackend,
+  RolloutRunner,
   RolloutJob,
   RolloutOutcome,
   WeightSet,
-} from './rollout_source.ts';
+} from './rollout_runner.ts';
 
 /** How many times one job is retried on a fresh worker before the step fails. */
 export const RESTARTS_PER_JOB = 3;
@@ -35,8 +36,8 @@ export interface StartedWorker {
 /** The worker is gone (crashed, exited, killed). */
 export class WorkerDied extends Error {}
 
-/** A RolloutBackend over workers that `start` makes, restarted when one dies. */
-export class RestartingRolloutBackend implements RolloutBackend {
+/** A RolloutRunner over workers that `start` makes, restarted when one dies. */
+export class RestartingRolloutWorkers implements RolloutRunner {
   /** Workers started (1 + restarts). */
   starts = 0;
   private running: StartedWorker | null = null;

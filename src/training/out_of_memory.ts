@@ -1,8 +1,9 @@
 // Out of memory, recognised wherever our backends report it, and said as what to change. A run that
 // passes the heap's limit fails in one of several ways, none of which says "out of memory" plainly
-// (issue 29, measured on 2 cores with shape models of SmolLM2-135M and Qwen2.5-0.5B):
-//   - tfjs-wasm: its malloc returns 0 at the 4 GiB limit (no error at all; allocation_failure.ts's
-//     guard turns that into a RangeError), then "Aborted()" or "memory access out of bounds";
+// (measured on 2 cores with shape models of SmolLM2-135M and Qwen2.5-0.5B):
+//   - tfjs-wasm: its malloc returns 0 at the 4 GiB limit (no error at all; the heap guard,
+//     src/kernels/tfjs/heap_guard.ts, turns that into a RangeError), then "Aborted()" or "memory
+//     access out of bounds";
 //   - XNNPACK inside tfjs-wasm: "XNN status for xnn_create_… is not successful. Got status 6"
 //     (6 is xnn_status_out_of_memory);
 //   - a WebAssembly.Memory of our own kernels or the engine: "WebAssembly.Memory.grow(): Maximum

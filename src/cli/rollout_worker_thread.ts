@@ -1,7 +1,8 @@
 // Node's rollout worker for an overlapped (`async`) run: workers/rollout.worker.ts in a
 // worker_threads thread with its own copy of the policy, sharing the run's sandbox pool (on a port
 // of its own when the pool has a thread of its own: pool_host.ts). A worker that dies is started
-// again (src/rl/restarting_backend.ts), so every episode is trained on or counted as dropped.
+// again (src/training/restarting_rollout_workers.ts), so every episode is trained on or counted as
+// dropped.
 import { expose, wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -9,13 +10,14 @@ import { tsWorker } from '../env/node_pool.ts';
 import { executorLine } from '../env/pool_host.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import {
-  RestartingRolloutBackend,
+  RestartingRolloutWorkers,
   WorkerDied,
   type StartedWorker,
-} from '../rl/restarting_backend.ts';
-import { QueuedRolloutSource, SpanLog, type SpanEvent } from '../rl/rollout_source.ts';
+} from '../training/restarting_rollout_workers.ts';
+import { QueuedRolloutSource } from '../training/rollout_source.ts';
+import { SpanLog, type SpanEvent } from '../training/worker_spans.ts';
 import type { RunConfig } from '../run/config.ts';
-import type { RolloutWorkerService } from '../service/rollout_worker.ts';
+import type { RolloutWorkerService } from '../service/rollout_worker_service.ts';
 
 const workerFile = new URL('../../workers/rollout.worker.ts', import.meta.url).href;
 
@@ -74,14 +76,14 @@ export function threadRolloutSource(options: {
   modelDir: string | null;
   executor: CodeExecutor;
   threads?: number | 'auto';
-}): { source: QueuedRolloutSource; backend: RestartingRolloutBackend } {
+}): { source: QueuedRolloutSource; workers: RestartingRolloutWorkers } {
   const spans = new SpanLog();
   let source: QueuedRolloutSource | null = null;
-  const backend = new RestartingRolloutBackend({
+  const workers = new RestartingRolloutWorkers({
     start: () => startThread({ ...options, threads: options.threads ?? 'auto', spans }),
     onLost: (n) => source?.countLost(n),
     warn: (message) => process.stderr.write(`${message}\n`),
   });
-  source = new QueuedRolloutSource(backend, spans);
-  return { source, backend };
+  source = new QueuedRolloutSource(workers, spans);
+  return { source, workers };
 }

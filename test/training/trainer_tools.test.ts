@@ -1,5 +1,5 @@
-// A run's `tools` reach the rollout through the trainer (issue 32): config -> trainerSettings ->
-// Trainer -> rollout, which renders the system prompt from them. A tiny random model and a fake
+// A run's `tools` reach the episode loop through the trainer: config -> trainerSettings ->
+// Trainer -> runEpisodes, which renders the system prompt from them. A tiny random model and a fake
 // sandbox: only the first message of each episode is looked at.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../src/kernels/backend.ts';
@@ -7,7 +7,7 @@ import { directorySource } from '../../src/model_files/node_source.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { SYSTEM_PROMPT, systemPrompt } from '../../src/rl/actions.ts';
-import { Trainer } from '../../src/rl/trainer.ts';
+import { Trainer } from '../../src/training/trainer.ts';
 import type { RunConfig } from '../../src/run/config.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
@@ -52,7 +52,7 @@ describe('the trainer passes the config tools to the rollout', () => {
 
   const small = { groupSize: 2, maxTurns: 1, maxNewTokens: 2, klCoef: 0, evalEvery: 0 };
 
-  it('the default run keeps the prompt of before tools', async () => {
+  it('the default run has the two-tool prompt the demo model was trained on', async () => {
     const config = presetConfig('default', small);
     expect(trainerSettings(config).tools).toEqual(['execute_code', 'finish']);
     expect(await systemMessage(config)).toBe(SYSTEM_PROMPT);

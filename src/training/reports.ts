@@ -1,11 +1,14 @@
 // What the trainer reports as a step runs: its phases, what each produced, and held-out
 // evaluations. Plain data (no tensors), so it crosses the worker boundary as it is
 // (src/service/trainer_api.ts).
-import type { GroupStats } from './advantage.ts';
-import type { StepMetrics, Trajectory } from './types.ts';
+import type { GroupStats } from '../rl/advantage.ts';
+import type { StepMetrics, Trajectory } from '../rl/types.ts';
 
 /** The four phases of one step, in order (the phase stepper stops after each). */
-export type Phase = 'rollout' | 'reward' | 'advantage' | 'update';
+export const PHASES = ['rollout', 'reward', 'advantage', 'update'] as const;
+
+/** One of the PHASES. */
+export type Phase = (typeof PHASES)[number];
 
 /** What a phase produced. `trajectories` is the step's records as they stand after the phase. */
 export interface PhaseReport {

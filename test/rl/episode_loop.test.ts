@@ -1,11 +1,11 @@
-// The agent loop with a scripted policy and a fake sandbox: turn structure, token layout
+// The episode loop with a scripted policy and a fake sandbox: turn structure, token layout
 // (mask 1 exactly on sampled ids, observations appended as template deltas), episode endings,
 // and that a slow execution does not hold back other episodes.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/model/rng.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { FORMAT_ERROR_OBSERVATION, SYSTEM_PROMPT } from '../../src/rl/actions.ts';
-import { rollout, type RolloutOptions, type Sampler } from '../../src/rl/rollout.ts';
+import { runEpisodes, type EpisodeLoopOptions, type Sampler } from '../../src/rl/episode_loop.ts';
 import { layoutProblems } from '../../src/rl/types.ts';
 import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
@@ -24,7 +24,7 @@ const task = (id: string): Task => ({
   solution: null,
 });
 
-const options: RolloutOptions = {
+const options: EpisodeLoopOptions = {
   groupSize: 1,
   maxTurns: 3,
   maxNewTokens: 64,
@@ -86,7 +86,7 @@ function fakeExecutor(delayMs: (code: string) => number = () => 0): CodeExecutor
   };
 }
 
-describe('rollout', () => {
+describe('the episode loop', () => {
   let tokenizer: Tokenizer;
   beforeAll(async () => {
     tokenizer = await loadTokenizer(directorySource('test/fixtures/tokenizers/bytes'));
@@ -94,7 +94,7 @@ describe('rollout', () => {
 
   it('runs code, appends the observation as a user turn, then finishes', async () => {
     const sampler = scriptedSampler(tokenizer, [['```python\nprint(55)\n```', 'FINAL ANSWER: 55']]);
-    const { trajectories } = await rollout(
+    const { trajectories } = await runEpisodes(
       [task('a')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(1) },
       options,
@@ -134,7 +134,7 @@ describe('rollout', () => {
     const sampler = scriptedSampler(tokenizer, [['hello', 'still nothing', 'nope']]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task('b')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(2) },
       options,
@@ -151,7 +151,7 @@ describe('rollout', () => {
     ]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task('c')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(3) },
       options,
@@ -166,7 +166,7 @@ describe('rollout', () => {
     const sampler = scriptedSampler(tokenizer, [[long, 'FINAL ANSWER: 55']]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task('d')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(4) },
       { ...options, maxNewTokens: 20 },
@@ -196,7 +196,7 @@ describe('rollout', () => {
     sampler.maxPositions = prompt.length + 40; // room for the turn, not for "Execution result:" and a reply
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task('i')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) },
       options,
@@ -227,7 +227,7 @@ describe('rollout', () => {
       },
     };
     await expect(
-      rollout(
+      runEpisodes(
         [task('j')],
         { sampler: counting, tokenizer, executor: fakeExecutor(), rng: new Rng(9) },
         options,
@@ -241,7 +241,7 @@ describe('rollout', () => {
     sampler.maxPositions = prompt.length + 2; // room for one token: it runs
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task('j')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(9) },
       options,
@@ -257,7 +257,7 @@ describe('rollout', () => {
     ];
     const sampler = scriptedSampler(tokenizer, scripts, log);
     const executor = fakeExecutor((code) => (code.includes('slow') ? 400 : 5));
-    const { trajectories } = await rollout(
+    const { trajectories } = await runEpisodes(
       [task('e'), task('f')],
       { sampler, tokenizer, executor, rng: new Rng(5) },
       options,
@@ -276,7 +276,7 @@ describe('rollout', () => {
     ]);
     const sampler = scriptedSampler(tokenizer, scripts);
     const executor = fakeExecutor(() => 300); // four programs at once, 300 ms each
-    const { trajectories, timing } = await rollout(
+    const { trajectories, timing } = await runEpisodes(
       [task('t')],
       { sampler, tokenizer, executor, rng: new Rng(9) },
       { ...options, groupSize: 4 },
@@ -301,7 +301,7 @@ describe('rollout', () => {
         ...scriptedSampler(tokenizer, scripts, log),
         forget: (ids: readonly number[]) => forgotten.push([...ids]),
       };
-      const { trajectories } = await rollout(
+      const { trajectories } = await runEpisodes(
         [task('w')],
         { sampler, tokenizer, executor: fakeExecutor(() => 5), rng: new Rng(8) },
         { ...options, groupSize: 5, ...(maxSequences ? { maxSequences } : {}) },
@@ -341,7 +341,7 @@ describe('rollout', () => {
         };
       },
     };
-    await rollout(
+    await runEpisodes(
       [task('g'), task('h')],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(6) },
       { ...options, groupSize: 2 },
@@ -354,7 +354,7 @@ describe('rollout', () => {
         return sampler.sample(contexts, rngs, o);
       },
     };
-    await rollout(
+    await runEpisodes(
       [task('g')],
       { sampler: sampler2, tokenizer, executor: fakeExecutor(), rng: new Rng(6) },
       { ...options, groupSize: 2 },

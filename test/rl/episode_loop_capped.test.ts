@@ -1,4 +1,4 @@
-// A rollout with fewer episodes under way than the step has (maxSequences, for models whose KV
+// The episode loop with fewer episodes under way than the step has (maxSequences, for models whose KV
 // cache at the step's size would not fit: memory_estimate.ts rolloutSequences), on the demo model's
 // real sampler: the same episodes, token for token and log-prob for log-prob, as all at once, while
 // the sampler never keeps more than maxSequences episodes' caches.
@@ -8,7 +8,7 @@ import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { modelSampler } from '../../src/rl/policy.ts';
-import { rollout, type Sampler } from '../../src/rl/rollout.ts';
+import { runEpisodes, type Sampler } from '../../src/rl/episode_loop.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { loadPolicy, type LoadedPolicy } from '../../src/service/session.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
@@ -21,7 +21,7 @@ const executor: CodeExecutor = {
   },
 } as unknown as CodeExecutor;
 
-describe('a rollout a few episodes at a time (demo model)', () => {
+describe('the episode loop, a few episodes at a time (demo model)', () => {
   let policy: LoadedPolicy;
   beforeAll(async () => {
     await selectBackend({ force: 'wasm', threads: 'auto' });
@@ -48,7 +48,7 @@ describe('a rollout a few episodes at a time (demo model)', () => {
         forget: (ids) => inner.forget?.(ids),
       };
       const before = tf.memory().numTensors;
-      const { trajectories } = await rollout(
+      const { trajectories } = await runEpisodes(
         tasks,
         { sampler, tokenizer: policy.tokenizer, executor, rng: new Rng(11) },
         {

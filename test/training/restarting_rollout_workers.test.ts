@@ -1,14 +1,14 @@
-// The restarting rollout backend on made-up workers: a job whose worker dies runs again on a new one
+// RestartingRolloutWorkers over made-up workers: a job whose worker dies runs again on a new one
 // with the last weights, its episodes counted lost; and a test's kill lands on the job it names,
 // whatever the timing (the page's and the CLI's restart tests rely on it).
 import { describe, expect, it } from 'vitest';
 import {
   RESTARTS_PER_JOB,
-  RestartingRolloutBackend,
+  RestartingRolloutWorkers,
   type StartedWorker,
   WorkerDied,
-} from '../../src/rl/restarting_backend.ts';
-import type { RolloutJob, RolloutOutcome } from '../../src/rl/rollout_source.ts';
+} from '../../src/training/restarting_rollout_workers.ts';
+import type { RolloutJob, RolloutOutcome } from '../../src/training/rollout_runner.ts';
 
 interface FakeWorker extends StartedWorker {
   id: number;
@@ -63,28 +63,28 @@ function fakeWorkers(options: { dieOnEveryJob?: boolean } = {}) {
 const job = (step: number): RolloutJob =>
   ({ step, taskIds: ['a', 'b'], options: { groupSize: 3 } }) as unknown as RolloutJob;
 
-/** Lets the backend's promise chains run. */
+/** Lets the promise chains of RestartingRolloutWorkers run. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-function backendOver(fake: ReturnType<typeof fakeWorkers>) {
+function workersOver(fake: ReturnType<typeof fakeWorkers>) {
   const lost: number[] = [];
   const warnings: string[] = [];
-  const backend = new RestartingRolloutBackend({
+  const workers = new RestartingRolloutWorkers({
     start: fake.start,
     onLost: (n) => lost.push(n),
     warn: (m) => warnings.push(m),
   });
-  return { backend, lost, warnings };
+  return { workers, lost, warnings };
 }
 
-describe('RestartingRolloutBackend', () => {
+describe('RestartingRolloutWorkers', () => {
   it('runs a dead worker’s job again on a new worker that has the last weights', async () => {
     const fake = fakeWorkers();
-    const { backend, lost, warnings } = backendOver(fake);
-    await backend.load(4, {});
-    const outcome = backend.run(job(1));
+    const { workers, lost, warnings } = workersOver(fake);
+    await workers.load(4, {});
+    const outcome = workers.run(job(1));
     await settle();
-    await backend.kill();
+    await workers.kill();
     await settle();
     expect(fake.workers).toHaveLength(2);
     expect(fake.workers[1]!.loaded).toEqual([4]);
@@ -95,23 +95,23 @@ describe('RestartingRolloutBackend', () => {
     expect(warnings).toEqual([
       'rollout worker died while sampling step 1 (it was terminated); restarting it',
     ]);
-    expect(backend.starts).toBe(2);
+    expect(workers.starts).toBe(2);
   });
 
   it('a kill for a later step waits for that step’s job and lands on it, not on the one before', async () => {
     const fake = fakeWorkers();
-    const { backend, lost, warnings } = backendOver(fake);
+    const { workers, lost, warnings } = workersOver(fake);
     let landed = false;
-    const killed = backend.kill({ whileSampling: 2 }).then(() => {
+    const killed = workers.kill({ whileSampling: 2 }).then(() => {
       landed = true;
     });
-    const first = backend.run(job(1));
+    const first = workers.run(job(1));
     await settle();
     fake.workers[0]!.finish(1);
     await first;
     expect(landed).toBe(false);
     expect(fake.workers[0]!.dead).toBe(false);
-    const second = backend.run(job(2));
+    const second = workers.run(job(2));
     await killed;
     await settle();
     expect(fake.workers[0]!.dead).toBe(true);
@@ -126,10 +126,10 @@ describe('RestartingRolloutBackend', () => {
 
   it('a kill for the step being sampled lands at once', async () => {
     const fake = fakeWorkers();
-    const { backend, lost } = backendOver(fake);
-    const outcome = backend.run(job(3));
+    const { workers, lost } = workersOver(fake);
+    const outcome = workers.run(job(3));
     await settle();
-    await backend.kill({ whileSampling: 3 });
+    await workers.kill({ whileSampling: 3 });
     await settle();
     expect(fake.workers[0]!.dead).toBe(true);
     fake.workers[1]!.finish(3);
@@ -138,18 +138,18 @@ describe('RestartingRolloutBackend', () => {
   });
 
   it('refuses a second waiting kill, and closing the run ends a kill that never landed', async () => {
-    const { backend } = backendOver(fakeWorkers());
-    const waiting = backend.kill({ whileSampling: 5 });
-    await expect(backend.kill({ whileSampling: 6 })).rejects.toThrow(
+    const { workers } = workersOver(fakeWorkers());
+    const waiting = workers.kill({ whileSampling: 5 });
+    await expect(workers.kill({ whileSampling: 6 })).rejects.toThrow(
       'a kill is already waiting for step 5',
     );
-    await backend.close();
+    await workers.close();
     await expect(waiting).rejects.toThrow('the run closed before the kill could land');
   });
 
   it(`fails the step after ${RESTARTS_PER_JOB + 1} deaths of one job, saying so`, async () => {
-    const { backend, lost } = backendOver(fakeWorkers({ dieOnEveryJob: true }));
-    await expect(backend.run(job(7))).rejects.toThrow(
+    const { workers, lost } = workersOver(fakeWorkers({ dieOnEveryJob: true }));
+    await expect(workers.run(job(7))).rejects.toThrow(
       `the rollout worker died ${RESTARTS_PER_JOB + 1} times while sampling step 7: it was terminated`,
     );
     expect(lost).toHaveLength(RESTARTS_PER_JOB + 1);

@@ -1,4 +1,4 @@
-// Out of memory mid-run loses nothing (issue 29): with the demo model and the real sandbox, a step
+// Out of memory mid-run loses nothing: with the demo model and the real sandbox, a step
 // that runs out of memory (injected as V8 words it, or for real: the wasm heap filled to its 4 GiB
 // limit) fails with a message naming the step, the phase and the fix; the run stands exactly as
 // before that step (weights, optimizer, step count, task cursor) with no tensor left behind; the
@@ -14,10 +14,9 @@ import { parseArgs } from '../../src/cli/args.ts';
 import { trainCommand } from '../../src/cli/train_command.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
-import { failAllocationAt } from '../../src/rl/allocation_failure.ts';
-import { OutOfMemoryError } from '../../src/rl/out_of_memory.ts';
-import { saveTrainable } from '../../src/rl/step_rollback.ts';
-import { Trainer } from '../../src/rl/trainer.ts';
+import { OutOfMemoryError } from '../../src/training/out_of_memory.ts';
+import { saveTrainable } from '../../src/training/step_rollback.ts';
+import { Trainer } from '../../src/training/trainer.ts';
 import { sandboxSettings } from '../../src/run/config.ts';
 import { encodeLink } from '../../src/run/link.ts';
 import { presetConfig } from '../../src/run/presets.ts';
@@ -25,6 +24,22 @@ import { loadPolicy, type LoadedPolicy } from '../../src/service/session.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
 import { TrainerService, type ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
+import { AllocationFaults } from '../helpers/allocation_faults.ts';
+
+// The service and the CLI build their trainers inside (session.ts createTrainer): each one built
+// while `inside.faults` is set gets those faults.
+const inside = vi.hoisted(() => ({ faults: null as AllocationFaults | null }));
+vi.mock('../../src/service/session.ts', async (importOriginal) => {
+  const session = await importOriginal<typeof import('../../src/service/session.ts')>();
+  return {
+    ...session,
+    createTrainer(...args: Parameters<typeof session.createTrainer>) {
+      const trainer = session.createTrainer(...args);
+      if (inside.faults) trainer.faults = inside.faults;
+      return trainer;
+    },
+  };
+});
 
 const DEMO = 'public/models/demo';
 const TASK_IDS = ['builtin/average', 'builtin/add_item'];
@@ -57,6 +72,7 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
   let executor: ClosableExecutor;
   let policy: LoadedPolicy;
   let trainer: Trainer;
+  const faults = new AllocationFaults();
   beforeAll(async () => {
     await selectBackend({ force: 'wasm' });
     executor = await createNodeSandboxPool({ size: 2, timeoutMs: 2000, maxOutputChars: 500 });
@@ -66,6 +82,7 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
       { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
       { ...trainerSettings(config), tasks, evalTasks: [], promptsPerStep: tasks.length },
     );
+    trainer.faults = faults;
     await trainer.runStep(); // step 1: the optimizer has moments from here on
   }, 300_000);
   afterAll(async () => {
@@ -73,14 +90,14 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
     policy?.dispose();
     await executor?.close();
   });
-  afterEach(() => failAllocationAt(null));
+  afterEach(() => faults.arm(null));
 
   it('a failure mid-update (half of the variables written) says where and what to change, and undoes the step', async () => {
     const before = await runState(trainer, policy);
     const tensors = tf.memory().numTensors;
     const [firstName, first] = [...policy.model.trainableVariables()][0]!;
     const assign = vi.spyOn(first, 'assign');
-    failAllocationAt({ step: 2, phase: 'update' });
+    faults.arm({ step: 2, phase: 'update' });
     const error = await trainer.runStep().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutOfMemoryError);
     const oom = error as OutOfMemoryError;
@@ -105,7 +122,7 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
   it('a real out-of-memory in the update (the wasm heap filled to its limit) fails cleanly and is undone', async () => {
     const before = await runState(trainer, policy);
     const tensors = tf.memory().numTensors;
-    failAllocationAt({ step: before.step + 1, phase: 'update', real: true });
+    faults.arm({ step: before.step + 1, phase: 'update', real: true });
     const error = await trainer.runStep().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutOfMemoryError);
     const oom = error as OutOfMemoryError;
@@ -125,13 +142,13 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
   it('in the rollout and the reference pass, the advice is theirs', async () => {
     const step = trainer.step + 1;
     const tensors = tf.memory().numTensors;
-    failAllocationAt({ step, phase: 'rollout' });
+    faults.arm({ step, phase: 'rollout' });
     await expect(trainer.runStep()).rejects.toThrow(
       new RegExp(
         `^out of memory at step ${step} in the rollout .*Fix: fewer sequences at once \\(group size 4 × 2 prompts = 8\\), fewer tokens per turn \\(now 32\\), or a smaller model\\.$`,
       ),
     );
-    failAllocationAt({ step, phase: 'reference', real: true });
+    faults.arm({ step, phase: 'reference', real: true });
     await expect(trainer.runStep()).rejects.toThrow(
       new RegExp(`^out of memory at step ${step} in the reference pass .*Fix: micro-batch 1`),
     );
@@ -141,6 +158,15 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
 });
 
 describe('resume after out of memory, with a smaller micro-batch', () => {
+  const faults = new AllocationFaults();
+  beforeAll(() => {
+    inside.faults = faults;
+  });
+  afterAll(() => {
+    inside.faults = null;
+  });
+  afterEach(() => faults.arm(null));
+
   it('through the worker API: the checkpoint from before restores with micro-batch 1 and trains on', async () => {
     const service = new TrainerService({
       selectBackend: (force) => selectBackend({ force: force ?? 'wasm' }),
@@ -161,7 +187,7 @@ describe('resume after out of memory, with a smaller micro-batch', () => {
       await service.loadModel({ kind: 'demo' }, () => {});
       await service.runStep(() => {});
       const saved = await service.checkpoint();
-      failAllocationAt({ step: 2, phase: 'update' });
+      faults.arm({ step: 2, phase: 'update' });
       await expect(service.runStep(() => {})).rejects.toThrow(
         /^out of memory at step 2 in the update/,
       );
@@ -178,7 +204,6 @@ describe('resume after out of memory, with a smaller micro-batch', () => {
       expect(steps.every((m) => m.loss !== null)).toBe(true);
       expect((await service.checkpoint()).configFragment).toBe(smaller);
     } finally {
-      failAllocationAt(null);
       await service.close();
     }
   });
@@ -195,7 +220,7 @@ describe('resume after out of memory, with a smaller micro-batch', () => {
       lines.push(String(chunk));
       return true;
     });
-    failAllocationAt({ step: 2, phase: 'update' });
+    faults.arm({ step: 2, phase: 'update' });
     try {
       const error = await trainCommand(
         parseArgs(['--config', join(work, 'run.json'), '--out', out]),
@@ -205,7 +230,6 @@ describe('resume after out of memory, with a smaller micro-batch', () => {
       );
     } finally {
       write.mockRestore();
-      failAllocationAt(null);
     }
     const json = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
     expect(json.map((l) => l.step)).toEqual([1]);

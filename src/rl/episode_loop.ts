@@ -1,4 +1,5 @@
-// The RolloutWorker: drives generate -> parse -> execute -> observe for every episode of a step.
+// The episode loop: generate -> parse -> execute -> observe for every episode of a step (the
+// reference design's RolloutWorker; ours is the thread an overlapped run samples on).
 //
 // Token-in/token-out: each episode keeps one growing id sequence. The ids the model sampled are
 // appended as they were sampled (action mask 1, with their sampling log-probs); chat markup and
@@ -16,8 +17,7 @@
 // Tools: every parsed action (execute_code, finish, a tool_call such as search) runs through the
 // run's ToolRegistry (src/env/tools.ts), whose tools also write the system prompt and give the
 // parser their call formats. Each turn records the tool it called; a tool_call's observation goes
-// back as a user turn (mask 0) by the same encodeChatDelta path as an execution's. With the default
-// tools (execute_code, finish) ids, masks and messages are exactly those of before the registry.
+// back as a user turn (mask 0) by the same encodeChatDelta path as an execution's.
 import type { Rng } from '../model/rng.ts';
 import type { Task } from '../tasks/task.ts';
 import { encodeChatDelta } from '../tokenizer/chat_delta.ts';
@@ -40,7 +40,7 @@ import {
 import { DEFAULT_TOOL_NAMES, toolRegistry, type ToolRegistry } from '../env/tools.ts';
 import type { CodeExecutor } from '../env/types.ts';
 
-/** What the rollout needs from the policy: batched sampling with one Rng stream per sequence. */
+/** What the episode loop needs from the policy: batched sampling with one Rng stream per sequence. */
 export interface Sampler {
   /** Highest context length the model accepts. */
   readonly maxPositions: number;
@@ -51,15 +51,15 @@ export interface Sampler {
   ): Promise<{ ids: number[][]; logprobs: number[][]; finishReasons: TurnStop[] }>;
   /**
    * Frees what sampling kept between calls (an episode's cache from one turn to the next); called
-   * once the rollout ends.
+   * once the episode loop ends.
    */
   release?(): void;
   /** Frees what sampling kept for a sequence that will not be sampled again (an ended episode). */
   forget?(ids: readonly number[]): void;
 }
 
-/** Rollout settings (a subset of RunConfig). */
-export interface RolloutOptions {
+/** The episode loop's settings (a subset of RunConfig). */
+export interface EpisodeLoopOptions {
   groupSize: number;
   maxTurns: number;
   maxNewTokens: number;
@@ -82,7 +82,7 @@ export interface RolloutOptions {
 }
 
 /** Time spent, for the step's metrics. */
-export interface RolloutTiming {
+export interface EpisodeLoopTiming {
   generateSeconds: number;
   /**
    * Wall-clock time the loop waited on the sandbox with nothing to generate. Executions overlap
@@ -104,8 +104,8 @@ interface Episode {
   pending: Promise<void> | null;
 }
 
-/** What the rollout needs besides its options. */
-export interface RolloutDeps {
+/** What the episode loop needs besides its options. */
+export interface EpisodeLoopDeps {
   sampler: Sampler;
   tokenizer: Tokenizer;
   executor: CodeExecutor;
@@ -124,15 +124,15 @@ function actionArgs(action: Exclude<Action, { type: 'format_error' }>): Record<s
 }
 
 /** Runs `groupSize` episodes of every task; resolves when all have ended. */
-export async function rollout(
+export async function runEpisodes(
   tasks: readonly Task[],
-  deps: RolloutDeps,
-  options: RolloutOptions,
-): Promise<{ trajectories: Trajectory[]; timing: RolloutTiming }> {
+  deps: EpisodeLoopDeps,
+  options: EpisodeLoopOptions,
+): Promise<{ trajectories: Trajectory[]; timing: EpisodeLoopTiming }> {
   const { sampler, tokenizer, executor } = deps;
   const tools = deps.tools ?? toolRegistry(options.tools ?? DEFAULT_TOOL_NAMES);
   const system = systemPrompt(tools);
-  const timing: RolloutTiming = { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 };
+  const timing: EpisodeLoopTiming = { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 };
   const episodes: Episode[] = [];
   tasks.forEach((task, groupIndex) => {
     for (let sampleIndex = 0; sampleIndex < options.groupSize; sampleIndex++) {

@@ -1,18 +1,14 @@
 // The rollout worker's service (workers/rollout.worker.ts exposes it): loads its own copy of the
 // policy for a run config and samples the jobs an overlapped trainer sends it
-// (src/rl/overlapped_trainer.ts). What differs by environment (the backend, where model files come
-// from) is injected, as in trainer_service.ts.
+// (src/training/overlapped_trainer.ts). What differs by environment (the tensor backend, where
+// model files come from) is injected, as in trainer_service.ts.
 import * as tf from '@tensorflow/tfjs';
 import type { CodeExecutor } from '../env/types.ts';
 import { CausalLM } from '../model/model.ts';
 import type { ModelSource } from '../model_files/source.ts';
-import {
-  RolloutWorkerCore,
-  type RolloutJob,
-  type RolloutOutcome,
-  type SpanEvent,
-  type WeightSet,
-} from '../rl/rollout_source.ts';
+import { ModelRolloutRunner } from '../training/model_rollout_runner.ts';
+import type { RolloutJob, RolloutOutcome, WeightSet } from '../training/rollout_runner.ts';
+import type { SpanEvent } from '../training/worker_spans.ts';
 import type { RunConfig } from '../run/config.ts';
 import { loadTokenizer } from '../tokenizer/tokenizer.ts';
 import { trainerSettings, trainingMode } from './settings.ts';
@@ -31,7 +27,7 @@ export interface RolloutWorkerDeps {
 
 /** The rollout worker: one model, one job at a time. */
 export class RolloutWorkerService {
-  private core: RolloutWorkerCore | null = null;
+  private runner: ModelRolloutRunner | null = null;
   private model: CausalLM | null = null;
 
   constructor(private readonly deps: RolloutWorkerDeps) {}
@@ -42,7 +38,7 @@ export class RolloutWorkerService {
     const source = this.deps.source(config.model);
     const tokenizer = await loadTokenizer(source);
     this.model = await CausalLM.load(source, { training: trainingMode(config) });
-    this.core = new RolloutWorkerCore({
+    this.runner = new ModelRolloutRunner({
       model: this.model,
       tokenizer,
       executor: this.deps.executor,
@@ -64,8 +60,8 @@ export class RolloutWorkerService {
     return tf.memory().numTensors;
   }
 
-  private require(): RolloutWorkerCore {
-    if (!this.core) throw new Error('the rollout worker is not initialised: call init() first');
-    return this.core;
+  private require(): ModelRolloutRunner {
+    if (!this.runner) throw new Error('the rollout worker is not initialised: call init() first');
+    return this.runner;
   }
 }

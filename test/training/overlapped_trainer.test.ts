@@ -1,5 +1,5 @@
-// The overlapped (async) trainer with a rollout worker in this thread (src/rl/overlapped_trainer.ts,
-// src/rl/rollout_source.ts): the same first-step samples and tasks as the synchronous loop, one
+// The overlapped (async) trainer with a rollout worker in this thread (src/training/overlapped_trainer.ts,
+// src/training/rollout_source.ts): the same first-step samples and tasks as the synchronous loop, one
 // step of staleness after the first, steady tensor counts, and every sampled episode either
 // trained on or counted as dropped when a step fails and is undone.
 import * as tf from '@tensorflow/tfjs';
@@ -9,15 +9,15 @@ import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { failAllocationAt } from '../../src/rl/allocation_failure.ts';
-import { OverlappedTrainer } from '../../src/rl/overlapped_trainer.ts';
-import { localRolloutSource } from '../../src/rl/rollout_source.ts';
-import { Trainer, type TrainerSettings } from '../../src/rl/trainer.ts';
+import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
+import { localRolloutSource } from '../../src/training/rollout_source.ts';
+import { Trainer, type TrainerSettings } from '../../src/training/trainer.ts';
 import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { trainerSettings } from '../../src/service/settings.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
+import { AllocationFaults } from '../helpers/allocation_faults.ts';
 import { TINY_BYTE_MODEL } from '../helpers/tiny_trainer.ts';
 
 const modelConfig = TINY_BYTE_MODEL;
@@ -69,7 +69,6 @@ describe('the overlapped trainer', () => {
     tokenizer = await loadTokenizer(directorySource('test/fixtures/tokenizers/bytes'));
   });
   afterEach(async () => {
-    failAllocationAt(null);
     for (const dispose of disposers.splice(0)) await dispose();
   });
 
@@ -205,9 +204,10 @@ describe('the overlapped trainer', () => {
     trainer.finalStep = 3;
     await trainer.runStep();
     // step 2's update fails after step 3's episodes were requested: the step is undone
-    failAllocationAt({ step: 2, phase: 'update' });
+    const faults = new AllocationFaults();
+    trainer.faults = faults;
+    faults.arm({ step: 2, phase: 'update' });
     await expect(trainer.runStep()).rejects.toThrow();
-    failAllocationAt(null);
     expect(trainer.step).toBe(1);
     await trainer.runStep();
     await trainer.runStep();
@@ -225,9 +225,10 @@ describe('the overlapped trainer', () => {
     const trainer = overlapped(lora, { evalEvery: 1, evalTasks: [task(1)] });
     trainer.finalStep = 2;
     await trainer.runStep();
-    failAllocationAt({ step: 2, phase: 'evaluation' });
+    const faults = new AllocationFaults();
+    trainer.faults = faults;
+    faults.arm({ step: 2, phase: 'evaluation' });
     await expect(trainer.runStep()).rejects.toThrow();
-    failAllocationAt(null);
     expect(trainer.step).toBe(1);
     await trainer.runStep();
     await trainer.source.discard();

@@ -1,14 +1,14 @@
-// The rollout dispatching every action through the run's ToolRegistry (issue 32), with a scripted
+// The episode loop dispatching every action through the run's ToolRegistry, with a scripted
 // policy, a fake sandbox and fake tools: a tool runs with the parsed input, its observation comes
 // back as a user turn with mask 0, each turn records its tool, a tool the run lacks is a format
-// error, and a run without search is token for token what it was before tools.
+// error, and a run without search reads SEARCH: as plain text under the two-tool prompt.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/model/rng.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { toolRegistry, type Tool } from '../../src/env/tools.ts';
 import { formatSearchResults, searchDocs } from '../../src/env/search/index.ts';
 import { FORMAT_ERROR_OBSERVATION, SYSTEM_PROMPT, systemPrompt } from '../../src/rl/actions.ts';
-import { rollout, type RolloutOptions, type Sampler } from '../../src/rl/rollout.ts';
+import { runEpisodes, type EpisodeLoopOptions, type Sampler } from '../../src/rl/episode_loop.ts';
 import { layoutProblems, type Trajectory } from '../../src/rl/types.ts';
 import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
@@ -27,7 +27,7 @@ const task: Task = {
   solution: null,
 };
 
-const options: RolloutOptions = {
+const options: EpisodeLoopOptions = {
   groupSize: 1,
   maxTurns: 3,
   maxNewTokens: 64,
@@ -95,7 +95,7 @@ function spanText(tokenizer: Tokenizer, t: Trajectory, span: { start: number; en
   return tokenizer.decode(t.ids.slice(span.start, span.end));
 }
 
-describe('rollout through the tool registry', () => {
+describe('the episode loop through the tool registry', () => {
   let tokenizer: Tokenizer;
   beforeAll(async () => {
     tokenizer = await loadTokenizer(directorySource('test/fixtures/tokenizers/bytes'));
@@ -116,7 +116,7 @@ describe('rollout through the tool registry', () => {
     ]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task],
       { sampler, tokenizer, executor: fakeExecutor(ran), rng: new Rng(1), tools },
       options,
@@ -189,7 +189,7 @@ describe('rollout through the tool registry', () => {
     const sampler = scriptedSampler(tokenizer, [['```lookup\nzfill\n```', 'FINAL ANSWER: 1']]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(2), tools },
       options,
@@ -199,10 +199,10 @@ describe('rollout through the tool registry', () => {
     expect(t!.messages[3]!.content).toBe('found zfill');
   });
 
-  it('treats SEARCH: as plain text in a run without search, token for token as before tools', async () => {
+  it('treats SEARCH: as plain text in a run without search, under the two-tool prompt', async () => {
     const script = [['SEARCH: gcd', '```python\nprint(12)\n```', 'FINAL ANSWER: 12']];
-    const run = (deps: object, extra: Partial<RolloutOptions> = {}) =>
-      rollout(
+    const run = (deps: object, extra: Partial<EpisodeLoopOptions> = {}) =>
+      runEpisodes(
         [task],
         {
           sampler: scriptedSampler(tokenizer, script),
@@ -242,7 +242,7 @@ describe('rollout through the tool registry', () => {
     ]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(4) },
       { ...options, tools: SEARCH_TOOLS },
@@ -265,7 +265,7 @@ describe('rollout through the tool registry', () => {
     const sampler = scriptedSampler(tokenizer, [['```python\nprint(1)\n```', 'FINAL ANSWER: 1']]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task],
       { sampler, tokenizer, executor: fakeExecutor(ran), rng: new Rng(5), tools },
       options,
@@ -286,7 +286,7 @@ describe('rollout through the tool registry', () => {
     const sampler = scriptedSampler(tokenizer, [['SEARCH: gcd']]);
     const {
       trajectories: [t],
-    } = await rollout(
+    } = await runEpisodes(
       [task],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(6), tools },
       { ...options, maxTurns: 1 },
@@ -309,7 +309,7 @@ describe('rollout through the tool registry', () => {
       ['SEARCH: gcd'],
       ['```python\nprint(12)\n```', 'FINAL ANSWER: 12'],
     ]);
-    const { trajectories } = await rollout(
+    const { trajectories } = await runEpisodes(
       [task],
       { sampler, tokenizer, executor: fakeExecutor(), rng: new Rng(7), tools },
       { ...options, groupSize: 2 },

@@ -1,13 +1,13 @@
-// What the Trainer keeps while a step is under way (src/rl/trainer.ts): the run as it stood when the
-// step began (what a failed step is undone to), the step's records so far, and its timeline.
+// What the Trainer keeps while a step is under way (trainer.ts): the run as it stood when the step
+// began (what a failed step is undone to), the step's records so far, and its timeline.
 import type { RngState } from '../model/rng.ts';
-import type { GroupStats } from './advantage.ts';
+import type { GroupStats } from '../rl/advantage.ts';
 import type { Phase } from './reports.ts';
-import type { RolloutTiming } from './rollout.ts';
+import type { EpisodeLoopTiming } from '../rl/episode_loop.ts';
 import type { TrainableState } from './step_rollback.ts';
-import type { SamplerState } from './task_sampler.ts';
-import { TimelineRecorder } from './timeline.ts';
-import type { Trajectory } from './types.ts';
+import type { SamplerState } from '../rl/task_sampler.ts';
+import { TimelineRecorder } from '../rl/timeline.ts';
+import type { Trajectory } from '../rl/types.ts';
 
 /** The run as it stood when a step began (what a failed step is undone to). */
 export interface StepStart {
@@ -25,7 +25,7 @@ export interface StepState {
   start: StepStart;
   trajectories: Trajectory[];
   groups: GroupStats[] | null;
-  timing: RolloutTiming;
+  timing: EpisodeLoopTiming;
   rewardSeconds: number;
   /** The step's spans (src/rl/timeline.ts), from the step's start. */
   timeline: TimelineRecorder;

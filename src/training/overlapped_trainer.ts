@@ -1,4 +1,4 @@
-// The overlapped (`async`) Trainer: a rollout worker (src/rl/rollout_source.ts) samples step t+1's
+// The overlapped (`async`) Trainer: a rollout worker (rollout_source.ts) samples step t+1's
 // episodes while this thread updates on step t, as in veRL's and AReaL's asynchronous GRPO.
 //
 // - Step t+1's tasks and Rng stream are drawn as the update of step t begins: after step t's
@@ -14,12 +14,13 @@
 //   going back to it drops that request (counted in `droppedTrajectories`): the next step draws
 //   the same tasks again, from the weights as they are then.
 import type { RngState } from '../model/rng.ts';
-import { readWeights, type RolloutSource } from './rollout_source.ts';
+import { readWeights } from './rollout_runner.ts';
+import type { RolloutSource } from './rollout_source.ts';
 import type { StepState } from './step_state.ts';
-import type { SamplerState, SavedSamplerState } from './task_sampler.ts';
-import { timelineFigures, type StepTimeline } from './timeline.ts';
+import type { SamplerState, SavedSamplerState } from '../rl/task_sampler.ts';
+import { timelineFigures, type StepTimeline } from '../rl/timeline.ts';
 import { Trainer, type TrainerDeps, type TrainerSettings } from './trainer.ts';
-import type { StepMetrics } from './types.ts';
+import type { StepMetrics } from '../rl/types.ts';
 
 type Cursor = { rng: RngState } & SamplerState;
 
@@ -165,7 +166,7 @@ export class OverlappedTrainer extends Trainer {
       step,
       taskIds: tasks.map((t) => t.id),
       rng: rng.state(),
-      options: { ...this.rolloutOptions(), step },
+      options: { ...this.episodeLoopOptions(), step },
     });
     this.beforeRequest = cursor;
   }

@@ -1,0 +1,46 @@
+// tfjs-wasm's malloc returns 0 when the heap cannot grow (its build does not abort), and tfjs then
+// writes the tensor at address 0, over the heap's own data: the run goes on corrupted, or dies later
+// as "memory access out of bounds" (measured: two 3 GB allocations, the second at offset 0, no
+// error). guardWasmHeap() makes every tfjs-wasm allocation that fails throw a RangeError before
+// anything is written, so a failed training step can be undone exactly
+// (src/training/out_of_memory.ts recognises the message).
+import * as tf from '@tensorflow/tfjs';
+
+/** The parts of tfjs-wasm's Emscripten module the guard touches. */
+interface WasmHeapModule {
+  _malloc(bytes: number): number;
+  HEAPU8: Uint8Array;
+}
+
+const guarded = new WeakSet<WasmHeapModule>();
+
+/**
+ * Makes tfjs-wasm's allocations throw a RangeError ("tfjs-wasm could not allocate …") where malloc
+ * fails, instead of handing tfjs address 0. Idempotent; nothing on other backends.
+ */
+export function guardWasmHeap(): void {
+  if (tf.getBackend() !== 'wasm') return;
+  const wasm = (tf.backend() as unknown as { wasm?: WasmHeapModule }).wasm;
+  if (!wasm || guarded.has(wasm)) return;
+  guarded.add(wasm);
+  // Emscripten's _malloc rebinds itself to the raw export on first call: a setter keeps the guard
+  // in front of whatever it is set to.
+  let malloc = wasm._malloc;
+  const guard = (bytes: number) => {
+    // malloc takes a 32-bit size: a larger one would wrap around to a small block
+    const pointer = bytes > 0xffff_ffff ? 0 : malloc(bytes);
+    if (pointer === 0 && bytes > 0)
+      throw new RangeError(
+        `tfjs-wasm could not allocate ${bytes} bytes: out of memory (the WebAssembly heap holds ${wasm.HEAPU8.buffer.byteLength} bytes, at most 4 GiB)`,
+      );
+    return pointer;
+  };
+  Object.defineProperty(wasm, '_malloc', {
+    configurable: true,
+    enumerable: true,
+    get: () => guard,
+    set: (raw: (bytes: number) => number) => {
+      malloc = raw;
+    },
+  });
+}

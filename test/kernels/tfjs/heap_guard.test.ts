@@ -1,0 +1,29 @@
+// The guard that makes tfjs-wasm's failed malloc throw, before anything is written.
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import { selectBackend } from '../../../src/kernels/backend.ts';
+import { guardWasmHeap } from '../../../src/kernels/tfjs/heap_guard.ts';
+import { memorySource } from '../../../src/training/out_of_memory.ts';
+
+describe('the tfjs-wasm heap guard', () => {
+  it('turns a malloc that fails at the heap limit into a RangeError before anything is written', async () => {
+    await selectBackend({ force: 'wasm' });
+    guardWasmHeap();
+    guardWasmHeap(); // idempotent
+    const before = tf.memory().numTensors;
+    // 5 GB: past the 4 GiB heap (and past malloc's 32-bit size, which would wrap to 0.7 GB)
+    const thrown = (() => {
+      try {
+        tf.tidy(() => tf.ones([1]).tile([1_250_000_000]));
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(RangeError);
+    expect(memorySource(thrown)).toEqual({ source: 'tfjs-wasm', clean: true });
+    expect(tf.memory().numTensors).toBe(before);
+    const sum = tf.tidy(() => tf.add(tf.ones([4]), 1));
+    expect(Array.from(await sum.data())).toEqual([2, 2, 2, 2]); // the backend goes on
+    sum.dispose();
+  });
+});
