@@ -18,6 +18,7 @@ import {
   type WebGpuBackendLike,
   bindBuffers,
   bufferOf,
+  checkPipelines,
   computePipeline,
   dispatch,
   flushTfjs,
@@ -261,6 +262,7 @@ export class GpuAdamW {
     flushTfjs(this.backend);
     this.device.queue.submit([encoder.finish()]);
     gpuCounts.submits++;
+    await checkPipelines();
     await this.readback.mapAsync(GPUMapMode.READ, 0, 4);
     const value = new Float32Array(this.readback.getMappedRange(0, 4).slice(0))[0]!;
     this.readback.unmap();

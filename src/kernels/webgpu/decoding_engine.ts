@@ -21,7 +21,14 @@
 // bound where tfjs keeps them. The KV cache is float32, (rows, kvHeads, capacity, headDim) a
 // layer, written in place.
 import type * as tf from '@tensorflow/tfjs';
-import { ROW_WORDS, attentionKernel, kvWriteKernel, type AttentionSpec } from './wgsl_attention.ts';
+import {
+  ROW_WORDS,
+  attentionKernel,
+  attentionSerialKernel,
+  kvWriteKernel,
+  kvWriteSerialKernel,
+  type AttentionSpec,
+} from './wgsl_attention.ts';
 import { STEP_BYTES, type HalfKind } from './wgsl_common.ts';
 import {
   type LinearSegment,
@@ -42,11 +49,13 @@ import {
   type WebGpuBackendLike,
   bindBuffers,
   bufferOf,
+  checkPipelines,
   computePipeline,
   dispatch,
   flushTfjs,
   gpuCounts,
   grid,
+  softwareAdapter,
   storageBuffer,
 } from './gpu.ts';
 import type { Packed16 } from './packed16.ts';
@@ -235,6 +244,8 @@ export class DecodingEngine {
     copyRows: GPUComputePipeline;
   };
   private buffers: Buffers | null = null;
+  /** Threads a column in the linear kernels: 1 on a software adapter, 32 on a GPU. */
+  private readonly slices: number;
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private readonly stepData = new ArrayBuffer(STEP_BYTES);
@@ -245,6 +256,7 @@ export class DecodingEngine {
     private readonly model: EngineModel,
   ) {
     this.device = backend.device;
+    this.slices = softwareAdapter(backend) ? 1 : 32;
     if (model.layers.length === 0) throw new Error('the decoding engine needs at least one layer');
     this.layout = layerLayout(model);
     this.params = model.layers.map((_, i) =>
@@ -270,10 +282,17 @@ export class DecodingEngine {
       qkvStride: (model.heads + 2 * model.kvHeads) * model.headDim,
     };
     const pipeline = (code: string, label: string) => computePipeline(this.device, code, label);
+    const serial = this.slices === 1;
     this.attention = {
-      prefill: pipeline(attentionKernel(spec, false), 'attention (prefill)'),
-      decode: pipeline(attentionKernel(spec, true), 'attention (decode)'),
-      write: pipeline(kvWriteKernel(spec), 'kv write'),
+      prefill: pipeline(
+        (serial ? attentionSerialKernel : attentionKernel)(spec, false),
+        'attention (prefill)',
+      ),
+      decode: pipeline(
+        (serial ? attentionSerialKernel : attentionKernel)(spec, true),
+        'attention (decode)',
+      ),
+      write: pipeline((serial ? kvWriteSerialKernel : kvWriteKernel)(spec), 'kv write'),
     };
     this.tokens = {
       embed: pipeline(embedKernel(model.width, model.embedding.chunks, model.kind), 'embedding'),
@@ -292,7 +311,7 @@ export class DecodingEngine {
     const { model, layout } = this;
     const s = layout.segments;
     const qkvStride = (model.heads + 2 * model.kvHeads) * model.headDim;
-    const base = { kind: model.kind, rowsPerTile: rows };
+    const base = { kind: model.kind, rowsPerTile: rows, slices: this.slices };
     const specs = {
       qkv: {
         ...base,
@@ -604,15 +623,15 @@ export class DecodingEngine {
           ...attentionBuffers(),
           b.context,
         ]);
-        dispatch(pass, this.attention.decode, group, n, model.heads);
+        dispatch(pass, this.attention.decode, group, ...this.attentionGrid(n, model.heads));
       } else {
         const write = this.group(`write ${i}`, this.attention.write, attentionBuffers);
-        dispatch(pass, this.attention.write, write, n, model.kvHeads);
+        dispatch(pass, this.attention.write, write, ...this.attentionGrid(n, model.kvHeads));
         const group = this.group(`prefill ${i}`, this.attention.prefill, () => [
           ...attentionBuffers(),
           b.context,
         ]);
-        dispatch(pass, this.attention.prefill, group, n, model.heads);
+        dispatch(pass, this.attention.prefill, group, ...this.attentionGrid(n, model.heads));
       }
       const o = this.group(`o ${key}`, kernels.o, () => [
         this.step,
@@ -712,6 +731,7 @@ export class DecodingEngine {
   }
 
   private async readSampled(encoder: GPUCommandEncoder, sequences: number): Promise<Sampled> {
+    await checkPipelines();
     const b = this.requireBuffers();
     const bytes = sequences * 8;
     encoder.copyBufferToBuffer(b.picked, 0, b.readback, 0, bytes);
@@ -814,6 +834,11 @@ export class DecodingEngine {
       dispatch(pass, this.tokens.copyRows, group, Math.ceil(per / 256), pairs.length);
     });
     this.submit(this.closePass());
+  }
+
+  /** Workgroups of an attention kernel over rows x heads: a workgroup each, or 64 threads each. */
+  private attentionGrid(rows: number, heads: number): [number, number] {
+    return this.slices === 1 ? [Math.ceil((rows * heads) / 64), 1] : [rows, heads];
   }
 
   private decodeTile(rows: number): number {

@@ -42,6 +42,24 @@ export function activeWebGpu(): WebGpuBackendLike | null {
   return tf.backend() as unknown as WebGpuBackendLike;
 }
 
+/**
+ * Tests and the bench: take one layout whatever the adapter ('hardware' on a software adapter runs
+ * the GPU layout there, slowly, to check its numbers).
+ */
+export const kernelLayout: { force: 'software' | 'hardware' | null } = { force: null };
+
+/**
+ * Whether the backend's adapter is a software one (SwiftShader, llvmpipe): its compute shaders run
+ * on the CPU, where a workgroup barrier is a context switch, so our kernels take their
+ * barrier-free layouts there.
+ */
+export function softwareAdapter(backend: WebGpuBackendLike): boolean {
+  if (kernelLayout.force) return kernelLayout.force === 'software';
+  const info = (backend as unknown as { adapterInfo?: { vendor?: string; architecture?: string } })
+    .adapterInfo;
+  return /swiftshader|llvmpipe|lavapipe/i.test(`${info?.vendor ?? ''} ${info?.architecture ?? ''}`);
+}
+
 /** The active WebGPU backend, or an error saying that one is needed. */
 export function requireWebGpu(what: string): WebGpuBackendLike {
   const backend = activeWebGpu();
@@ -76,19 +94,39 @@ export function storageBuffer(device: GPUDevice, bytes: number, label: string): 
   });
 }
 
-/** A compute pipeline from WGSL source (entry point `main`), counted. */
+/** Validation errors of pipelines made and not yet checked (checkPipelines() reports them). */
+const pendingChecks: Promise<string | null>[] = [];
+
+/**
+ * A compute pipeline from WGSL source (entry point `main`), counted. A shader that does not compile
+ * yields an invalid pipeline whose dispatches do nothing, silently: checkPipelines() turns that into
+ * an error, and the engine calls it before it reads any result.
+ */
 export function computePipeline(
   device: GPUDevice,
   code: string,
   label: string,
 ): GPUComputePipeline {
   gpuCounts.objectsCreated += 2; // the module and the pipeline
+  device.pushErrorScope('validation');
   const module = device.createShaderModule({ label, code });
-  return device.createComputePipeline({
+  const pipeline = device.createComputePipeline({
     label,
     layout: 'auto',
     compute: { module, entryPoint: 'main' },
   });
+  pendingChecks.push(
+    device.popErrorScope().then((error) => (error ? `${label}: ${error.message}` : null)),
+  );
+  return pipeline;
+}
+
+/** Throws if any pipeline made since the last call failed to compile. */
+export async function checkPipelines(): Promise<void> {
+  if (pendingChecks.length === 0) return;
+  const errors = (await Promise.all(pendingChecks.splice(0))).filter((e) => e !== null);
+  if (errors.length > 0)
+    throw new Error(`a WebGPU kernel failed to compile (a bug; please report it): ${errors[0]}`);
 }
 
 /** A bind group of `buffers` in binding order for group 0 of `pipeline`, counted. */

@@ -236,3 +236,160 @@ ${rowFields}
 }
 `;
 }
+
+/** WGSL (serial layouts): RMSNorm (optional) then RoPE of one head from qkv, in this thread. */
+function rotatedSerial(
+  spec: AttentionSpec,
+  into: string,
+  from: string,
+  norm: number | null,
+): string {
+  const hd = spec.headDim;
+  const half = hd / 2;
+  const normCode =
+    norm === null
+      ? ''
+      : `
+    var sum = 0.0;
+    for (var i = 0u; i < ${hd}u; i++) { sum += raw[i] * raw[i]; }
+    let rinv = inverseSqrt(sum / f32(${hd}) + ${f32Literal(spec.qkNorm!.eps)});
+    for (var i = 0u; i < ${hd}u; i++) { raw[i] = raw[i] * rinv * params[${norm}u + i]; }`;
+  return `
+  {
+    for (var i = 0u; i < ${hd}u; i++) { raw[i] = qkv[${from} + i]; }${normCode}
+    for (var i = 0u; i < ${hd}u; i++) {
+      // x cos + rotate_half(x) sin, rotate_half(x) = [-x2, x1]
+      let partner = raw[select(i - ${half}u, i + ${half}u, i < ${half}u)];
+      let turned = select(partner, -partner, i < ${half}u);
+      ${into}[i] = raw[i] * rope[r * ${2 * hd}u + i] + turned * rope[r * ${2 * hd}u + ${hd}u + i];
+    }
+  }`;
+}
+
+const serialBindings = `${STEP_STRUCT}
+@group(0) @binding(0) var<uniform> step: Step;
+@group(0) @binding(1) var<storage, read> params: array<f32>;
+@group(0) @binding(2) var<storage, read> qkv: array<f32>;
+@group(0) @binding(3) var<storage, read> rows: array<u32>;
+@group(0) @binding(4) var<storage, read> rope: array<f32>;
+@group(0) @binding(5) var<storage, read_write> keys: array<f32>;
+@group(0) @binding(6) var<storage, read_write> values: array<f32>;`;
+
+/** Threads a workgroup in the serial layouts. */
+const SERIAL = 64;
+
+/**
+ * kvWriteKernel's software layout (a software adapter runs a workgroup barrier as a context switch
+ * on the CPU): one thread a (query row, key head), no workgroup memory. Dispatch
+ * (ceil(rows * kvHeads / 64)). The same bindings.
+ */
+export function kvWriteSerialKernel(spec: AttentionSpec): string {
+  const { heads: H, kvHeads: Hkv, headDim: hd } = spec;
+  checkSpec(spec);
+  return `${serialBindings}
+
+@compute @workgroup_size(${SERIAL})
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  _ = &params;
+  let r = id.x / ${Hkv}u;
+  let j = id.x % ${Hkv}u;
+  if (r >= step.rows) { return; }
+  let cacheRow = rows[r * ${ROW_WORDS}u];
+  let slot = rows[r * ${ROW_WORDS}u + 1u];
+  var raw: array<f32, ${hd}>;
+  var key: array<f32, ${hd}>;
+  let keyAt = r * ${spec.qkvStride}u + ${H * hd}u + j * ${hd}u;
+  let valueAt = keyAt + ${Hkv * hd}u;${rotatedSerial(spec, 'key', 'keyAt', spec.qkNorm?.key ?? null)}
+  let cell = ((cacheRow * ${Hkv}u + j) * step.capacity + slot) * ${hd}u;
+  for (var i = 0u; i < ${hd}u; i++) {
+    keys[cell + i] = key[i];
+    values[cell + i] = qkv[valueAt + i];
+  }
+}
+`;
+}
+
+/**
+ * attentionKernel's software layout: one thread a (query row, head), an online softmax over the
+ * slots one at a time. Dispatch (ceil(rows * heads / 64)). The same bindings.
+ */
+export function attentionSerialKernel(spec: AttentionSpec, decode: boolean): string {
+  const { heads: H, kvHeads: Hkv, headDim: hd } = spec;
+  checkSpec(spec);
+  const g = H / Hkv;
+  const cell = (s: string) => `((cacheRow * ${Hkv}u + j) * step.capacity + ${s}) * ${hd}u`;
+  const newest = decode
+    ? `
+  var key: array<f32, ${hd}>;
+  var newValue: array<f32, ${hd}>;
+  let keyAt = r * ${spec.qkvStride}u + ${H * hd}u + j * ${hd}u;
+  let valueAt = keyAt + ${Hkv * hd}u;${rotatedSerial(spec, 'key', 'keyAt', spec.qkNorm?.key ?? null)}
+  for (var i = 0u; i < ${hd}u; i++) { newValue[i] = qkv[valueAt + i]; }
+  if (h % ${g}u == 0u) {
+    let at = ${cell('slot')};
+    for (var i = 0u; i < ${hd}u; i++) {
+      keys[at + i] = key[i];
+      values[at + i] = newValue[i];
+    }
+  }`
+    : '';
+  const score = decode
+    ? `if (s == slot) {
+        for (var d = 0u; d < ${hd}u; d++) { dot += query[d] * key[d]; }
+      } else {
+        let at = ${cell('s')};
+        for (var d = 0u; d < ${hd}u; d++) { dot += query[d] * keys[at + d]; }
+      }`
+    : `{
+        let at = ${cell('s')};
+        for (var d = 0u; d < ${hd}u; d++) { dot += query[d] * keys[at + d]; }
+      }`;
+  const accumulate = decode
+    ? `if (s == slot) {
+        for (var d = 0u; d < ${hd}u; d++) { acc[d] = acc[d] * rescale + p * newValue[d]; }
+      } else {
+        let at = ${cell('s')};
+        for (var d = 0u; d < ${hd}u; d++) { acc[d] = acc[d] * rescale + p * values[at + d]; }
+      }`
+    : `{
+        let at = ${cell('s')};
+        for (var d = 0u; d < ${hd}u; d++) { acc[d] = acc[d] * rescale + p * values[at + d]; }
+      }`;
+  return `${serialBindings}
+@group(0) @binding(7) var<storage, read_write> context: array<f32>;
+
+@compute @workgroup_size(${SERIAL})
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  _ = &params;
+  let r = id.x / ${H}u;
+  let h = id.x % ${H}u;
+  if (r >= step.rows) { return; }
+  let cacheRow = rows[r * ${ROW_WORDS}u];
+  let slot = rows[r * ${ROW_WORDS}u + 1u];
+  let hide0 = rows[r * ${ROW_WORDS}u + 2u];
+  let hide1 = rows[r * ${ROW_WORDS}u + 3u];
+  let hide2 = rows[r * ${ROW_WORDS}u + 4u];
+  let j = h / ${g}u;
+  var raw: array<f32, ${hd}>;
+  var query: array<f32, ${hd}>;
+  let queryAt = r * ${spec.qkvStride}u + h * ${hd}u;${rotatedSerial(spec, 'query', 'queryAt', spec.qkNorm?.query ?? null)}
+  for (var i = 0u; i < ${hd}u; i++) { query[i] = query[i] * ${f32Literal(1 / Math.sqrt(hd))}; }${newest}
+  var runningMax = -3.0e38;
+  var runningSum = 0.0;
+  var acc: array<f32, ${hd}>;
+  for (var s = hide0; s <= slot; s++) {
+    if (s >= hide1 && s < hide2) { continue; }
+    var dot = 0.0;
+    ${score}
+    let newMax = max(runningMax, dot);
+    let rescale = exp(runningMax - newMax);
+    let p = exp(dot - newMax);
+    runningSum = runningSum * rescale + p;
+    runningMax = newMax;
+    ${accumulate}
+  }
+  let out = r * ${H * hd}u + h * ${hd}u;
+  for (var d = 0u; d < ${hd}u; d++) { context[out + d] = acc[d] / runningSum; }
+}
+`;
+}
