@@ -1,6 +1,7 @@
 // The run's record as the panels read it: its id, the finished steps' metrics, evaluations and
 // records, the JSONL log, and where the phase stepper stands. Plain data with the updates a
-// report or a finished step makes; the part that makes an update announces it, with its status.
+// report or a finished step makes; the part that makes an update announces it along with the
+// status line, except a fresh run, which announces itself ('reset').
 import type { EvalReport, Phase, PhaseReport } from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { Changes } from './run_changes.ts';
