@@ -1,4 +1,4 @@
-// The page's side of `auto` (src/ui/state/run_core.ts) against the fake trainer: the probe's
+// The page's side of `auto` (src/ui/state/run_setup.ts) against the fake trainer: the probe's
 // verdict reaches the header's view-model and the settings store, the next page reuses it, a
 // manual backend asks for no probe, and another model under `auto` is chosen for again.
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 // The model card's cost before a download (src/ui/state/model_fit.ts estimateModelCost, costText;
-// RunCore.costOf): memory and seconds per step for a hub model read from its config.json alone, at
-// the speed the worker measured when the page opened, following the form's unapplied edits.
+// RunController.costOf): memory and seconds per step for a hub model read from its config.json
+// alone, at the speed the worker measured when the page opened, following the form's unapplied
+// edits.
 import { describe, expect, it } from 'vitest';
 import { presetConfig } from '../../src/run/presets.ts';
 import { costText, estimateModelCost, type ModelCost } from '../../src/ui/state/model_fit.ts';

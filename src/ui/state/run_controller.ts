@@ -1,12 +1,35 @@
-// The page's run controller: the run core and its training steps (run_core.ts, run_training.ts)
-// plus what touches stored state: checkpoints and resume, adapter export and import, and held-out
-// evaluation on demand.
-import { savedModel, type CheckpointSummary } from '../../service/checkpoint_store.ts';
-import { decodeLink } from '../../run/link.ts';
-import { parseOutOfMemory } from '../../training/out_of_memory.ts';
-import { errorMessage } from './errors.ts';
-import { RunTraining } from './run_training.ts';
-import type { StepRecord } from './run_types.ts';
+// The page's run without the DOM: one object the panels read and subscribe to, composed of parts
+// with one job each. It drives a TrainerApi (the worker through comlink, or a test double); tests
+// drive it in Node.
+//   RunActivity     state, status line, errors, one worker call at a time (run_activity.ts)
+//   RunSetup        backend, model, configuration, load progress, cost estimates (run_setup.ts)
+//   RunView         the run's steps, metrics and phase position (run_view.ts)
+//   TrainingLoop    train, pause, step, the phase stepper, reset, evaluate (run_training.ts)
+//   RunCheckpoints  checkpoints, resume, adapter files (run_checkpoints.ts)
+//   Changes         tells subscribers what changed (run_changes.ts)
+import type { BackendInfo } from '../../kernels/backend.ts';
+import type {
+  BackendProbe,
+  EvalReport,
+  LoadProgress,
+  ModelInfo,
+  Phase,
+  PhaseReport,
+  SpeedMeasurement,
+} from '../../service/trainer_api.ts';
+import type { StepMetrics, Trajectory } from '../../rl/types.ts';
+import type { CheckpointSummary } from '../../service/checkpoint_store.ts';
+import type { RunConfig } from '../../run/config.ts';
+import type { UiError } from './errors.ts';
+import type { ModelCost } from './model_fit.ts';
+import type { ModelContext } from './models.ts';
+import { RunActivity } from './run_activity.ts';
+import { Changes } from './run_changes.ts';
+import { RunCheckpoints } from './run_checkpoints.ts';
+import { RunSetup } from './run_setup.ts';
+import { TrainingLoop } from './run_training.ts';
+import type { Change, ControllerDeps, Controls, RunState, StepRecord } from './run_types.ts';
+import { RunView } from './run_view.ts';
 
 export {
   PHASES,
@@ -18,137 +41,196 @@ export {
   type StepRecord,
 } from './run_types.ts';
 
-/** The run as the page sees it. */
-export class RunController extends RunTraining {
-  /** After running out of memory, Resume takes the settings as they are now (the fix applied). */
-  resumeWithCurrentSettings = false;
+/** The run as the page sees it (`window.playground`, docs/page.md). */
+export class RunController {
+  private readonly changes = new Changes();
+  private readonly activity = new RunActivity(this.changes);
+  private readonly view: RunView;
+  private readonly setup: RunSetup;
+  private readonly saved: RunCheckpoints;
+  private readonly training: TrainingLoop;
 
-  /**
-   * Out of memory: the trainer undid the step, so (where memory was left intact) the run as after
-   * its last step is saved; the resume offer then brings it back under the changed settings.
-   */
-  protected async afterStepFailure(error: unknown): Promise<void> {
-    const oom = parseOutOfMemory(errorMessage(error));
-    if (!oom) return;
-    const saved = () => (this.lastCheckpoint?.runId === this.runId ? this.lastCheckpoint : null);
-    if (oom.restored && this.finishedSteps > (saved()?.step ?? 0))
-      await this.saveCheckpoint('memory');
-    this.resumable = saved() ?? this.resumable;
-    this.resumeWithCurrentSettings = this.resumable !== null;
-    this.emit('checkpoint');
+  /** `deps.trainer` is also how browser tests reach the worker's test hooks. */
+  constructor(readonly deps: ControllerDeps) {
+    this.view = new RunView(this.changes, deps.now ?? Date.now, deps.keepSteps);
+    this.setup = new RunSetup(deps, this.changes, this.activity, this.view);
+    this.saved = new RunCheckpoints(deps, this.changes, this.activity, this.view, this.setup);
+    this.training = new TrainingLoop(
+      deps,
+      this.changes,
+      this.activity,
+      this.view,
+      this.setup,
+      this.saved,
+    );
   }
 
-  /** Saves a checkpoint now; failures (a full disk) are shown but never stop training. */
-  async saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void> {
-    const store = this.deps.checkpoints;
-    if (!store || !this.model || !this.choice || this.finishedSteps === 0) return;
-    try {
-      const checkpoint = await this.deps.trainer.checkpoint();
-      this.lastCheckpoint = await store.save(
-        {
-          runId: this.runId,
-          savedAt: this.now(),
-          reason,
-          model: savedModel(this.choice, this.model.name),
-          modelName: this.model.name,
-        },
-        checkpoint,
-      );
-      this.emit('checkpoint');
-    } catch (error) {
-      this.showError(error, 'saving a checkpoint');
-    }
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe(listener: (change: Change) => void): () => void {
+    return this.changes.subscribe(listener);
   }
 
-  /**
-   * Resumes a saved run: loads its model and config if they differ, restores weights and charts.
-   */
-  async resume(summary: CheckpointSummary): Promise<boolean> {
-    const store = this.deps.checkpoints;
-    if (!store) return false;
-    const ok = await this.exclusive('resuming the saved run', 'busy', async () => {
-      const checkpoint = await store.load(summary.key);
-      const fragment = this.resumeWithCurrentSettings ? this.fragment : checkpoint.configFragment;
-      const { config } = await decodeLink(fragment);
-      if (fragment !== checkpoint.configFragment) {
-        const { config: saved } = await decodeLink(checkpoint.configFragment);
-        const fixed = ['model', 'finetune', 'loraRank', 'loraTargets'] as const;
-        const changed = fixed.filter((k) => JSON.stringify(saved[k]) !== JSON.stringify(config[k]));
-        if (changed.length > 0)
-          throw new Error(
-            `the saved run trained ${saved.model} with other ${changed.join(', ')}, so it cannot go on under these settings. Fix: set ${changed.join(', ')} back to resume, or Start fresh.`,
-          );
-      }
-      if (summary.model.kind === 'files' && this.context.picked?.name !== summary.model.name) {
-        throw new Error(
-          `the saved run used the local folder "${summary.model.name}". Fix: pick that folder under Model, then resume.`,
-        );
-      }
-      if (summary.model.kind === 'hub' && summary.model.baseUrl)
-        this.context = { ...this.context, hubBaseUrl: summary.model.baseUrl };
-      if (config.backend !== this.config.backend || !this.backend) {
-        await this.initBackend(config);
-        this.model = null;
-      }
-      if (config.model !== this.config.model || !this.model)
-        await this.loadModelInner(config, await this.checkModelInner(config));
-      // restore() configures the worker from the checkpoint's own fragment
-      await this.deps.trainer.restore({ ...checkpoint, configFragment: fragment });
-      this.config = config;
-      this.fragment = fragment;
-      this.resumeWithCurrentSettings = false;
-      this.clearRun();
-      this.emit('config');
-      this.metrics = [...checkpoint.metrics];
-      this.evals = [...checkpoint.evals];
-      this.runId = summary.runId;
-      this.resumable = null;
-      this.status = `Resumed at step ${checkpoint.step}.`;
-      this.emit('step');
-      this.emit('checkpoint');
-    });
+  /** Starts the worker, loads the config's model, then offers the newest checkpoint to resume. */
+  async start(config: RunConfig): Promise<boolean> {
+    const ok = await this.setup.start(config);
+    await this.saved.findResumable();
     return ok;
   }
 
-  /** Forgets the resume offer (the checkpoint stays stored). */
-  dismissResume(): void {
-    this.resumable = null;
-    this.resumeWithCurrentSettings = false;
-    this.emit('checkpoint');
+  // What the run is doing, and what went wrong (RunActivity).
+  get state(): RunState {
+    return this.activity.state;
+  }
+  get status(): string {
+    return this.activity.status;
+  }
+  get errors(): UiError[] {
+    return this.activity.errors;
+  }
+  /** The newest error, or null. */
+  get error(): UiError | null {
+    return this.activity.error;
+  }
+  dismissError(): void {
+    this.activity.dismissError();
+  }
+  showError(error: unknown, during: string, title?: string): void {
+    this.activity.showError(error, during, title);
   }
 
-  /** The adapter files in PEFT format. */
-  async exportAdapter(): Promise<Record<string, Uint8Array> | null> {
-    let files: Record<string, Uint8Array> | null = null;
-    await this.exclusive('exporting the adapter', 'busy', async () => {
-      files = await this.deps.trainer.exportAdapter();
-      this.status = 'Adapter exported.';
-    });
-    return files;
+  // What the run runs on (RunSetup).
+  get backend(): BackendInfo | null {
+    return this.setup.backend;
+  }
+  get backendProbe(): BackendProbe | null {
+    return this.setup.backendProbe;
+  }
+  get model(): ModelInfo | null {
+    return this.setup.model;
+  }
+  get modelWarning(): string | null {
+    return this.setup.modelWarning;
+  }
+  get speed(): SpeedMeasurement | null {
+    return this.setup.speed;
+  }
+  get progress(): ReadonlyMap<LoadProgress['stage'], LoadProgress> {
+    return this.setup.progress;
+  }
+  /** The applied config (the page sets the link's before start, for the form). */
+  get config(): RunConfig {
+    return this.setup.config;
+  }
+  set config(config: RunConfig) {
+    this.setup.config = config;
+  }
+  get fragment(): string {
+    return this.setup.fragment;
+  }
+  /** Where hub models come from and the picked folder (the model card sets it). */
+  get context(): ModelContext {
+    return this.setup.context;
+  }
+  set context(context: ModelContext) {
+    this.setup.context = context;
+  }
+  get draft(): RunConfig | null {
+    return this.setup.draft;
+  }
+  setDraft(config: RunConfig | null): void {
+    this.setup.setDraft(config);
+  }
+  costOf(model: string, config?: RunConfig): Promise<ModelCost | null> {
+    return this.setup.costOf(model, config);
+  }
+  applyConfig(config: RunConfig): Promise<boolean> {
+    return this.setup.applyConfig(config);
   }
 
-  /** Loads adapter files (PEFT format) into the current model. */
-  async importAdapter(files: Record<string, Uint8Array>): Promise<boolean> {
-    return this.exclusive('importing the adapter', 'busy', async () => {
-      await this.deps.trainer.importAdapter(files);
-      this.status = 'Adapter imported: training continues from it; Step or Train to go on.';
-    });
+  // The run's record (RunView).
+  get runId(): string {
+    return this.view.runId;
   }
-
-  /** Held-out pass@1 now. */
-  async evaluate(): Promise<boolean> {
-    return this.exclusive('evaluating', 'busy', async () => {
-      this.status = 'Evaluating pass@1 on held-out tasks…';
-      this.emit('state');
-      const report = await this.deps.trainer.evaluate();
-      this.evals.push(report);
-      this.status = `Held-out pass@1: ${(report.passAt1 * 100).toFixed(0)}%.`;
-      this.emit('step');
-    });
+  get metrics(): StepMetrics[] {
+    return this.view.metrics;
   }
-
-  /** The steps the viewer can show: finished ones, then the one in progress. */
+  get evals(): EvalReport[] {
+    return this.view.evals;
+  }
+  get steps(): StepRecord[] {
+    return this.view.steps;
+  }
+  get trajectoryLog(): { step: number; trajectories: Trajectory[] }[] {
+    return this.view.trajectoryLog;
+  }
+  get current(): StepRecord | null {
+    return this.view.current;
+  }
+  get nextPhase(): Phase {
+    return this.view.nextPhase;
+  }
+  get activePhase(): Phase | null {
+    return this.view.activePhase;
+  }
+  get lastReport(): PhaseReport | null {
+    return this.view.lastReport;
+  }
+  get finishedSteps(): number {
+    return this.view.finishedSteps;
+  }
+  get rewardMean(): number | null {
+    return this.view.rewardMean;
+  }
   viewableSteps(): StepRecord[] {
-    return this.current ? [...this.steps, this.current] : [...this.steps];
+    return this.view.viewableSteps();
+  }
+
+  // Training (TrainingLoop).
+  controls(): Controls {
+    return this.training.controls();
+  }
+  train(): Promise<boolean> {
+    return this.training.train();
+  }
+  pause(): void {
+    this.training.pause();
+  }
+  step(): Promise<boolean> {
+    return this.training.step();
+  }
+  phase(): Promise<boolean> {
+    return this.training.phase();
+  }
+  reset(): Promise<boolean> {
+    return this.training.reset();
+  }
+  evaluate(): Promise<boolean> {
+    return this.training.evaluate();
+  }
+
+  // Kept and brought back (RunCheckpoints).
+  get resumable(): CheckpointSummary | null {
+    return this.saved.resumable;
+  }
+  get lastCheckpoint(): CheckpointSummary | null {
+    return this.saved.lastCheckpoint;
+  }
+  get resumeWithCurrentSettings(): boolean {
+    return this.saved.resumeWithCurrentSettings;
+  }
+  saveCheckpoint(reason: CheckpointSummary['reason']): Promise<void> {
+    return this.saved.save(reason);
+  }
+  resume(summary: CheckpointSummary): Promise<boolean> {
+    return this.saved.resume(summary);
+  }
+  dismissResume(): void {
+    this.saved.dismissResume();
+  }
+  exportAdapter(): Promise<Record<string, Uint8Array> | null> {
+    return this.saved.exportAdapter();
+  }
+  importAdapter(files: Record<string, Uint8Array>): Promise<boolean> {
+    return this.saved.importAdapter(files);
   }
 }

@@ -1,5 +1,4 @@
-// Types of the page's run logic (run_core.ts, run_training.ts, run_controller.ts), shared by the
-// panels.
+// Types of the page's run logic (run_controller.ts and its parts), shared by the panels.
 import type { BackendInfo } from '../../kernels/backend.ts';
 import type {
   GroupStats,
@@ -49,7 +48,7 @@ export type Change =
   | 'reset'
   | 'error'
   | 'config'
-  /** The configuration form's unapplied edits (RunCore.draft). */
+  /** The configuration form's unapplied edits (RunController.draft). */
   | 'draft'
   | 'checkpoint';
 
