@@ -59,7 +59,76 @@ const stubExecutor = {
   },
 };
 
+/**
+ * `--counts`: what decoding a token asks of WebGPU at a model's shape (default the 0.5B's widths),
+ * with 2 and 4 layers: GPU programs per token against layers (slope and intercept), submits, bytes
+ * read back a sequence, and objects created after a warm-up generation. Counts, not times: any
+ * adapter, a software one included, gives them.
+ */
+async function counts(): Promise<Record<string, number>> {
+  const preset = option('shape') ?? 'qwen2.5-0.5b';
+  const { startGpuCensus } = await import('../kernels/webgpu/gpu_census.ts');
+  const perToken: Record<number, { dispatches: number; submits: number; readback: number }> = {};
+  let created = 0;
+  const batch = 2;
+  const [few, many] = [2, 5];
+  for (const layers of [2, 4]) {
+    const dir = join('runs', 'shape-models', `${preset}-${layers}-layers`);
+    if (!existsSync(join(dir, 'model.safetensors'))) {
+      log(`writing the ${preset} shape model with ${layers} layers into ${dir}`);
+      await writeShapeModel({ preset, dir, layers });
+    }
+    const config = presetConfig('default', { model: dir, evalEvery: 0 });
+    const { source, origin } = nodeModelSource(dir);
+    const policy = await loadPolicy(source, config, origin);
+    const prompts = Array.from({ length: batch }, (_, b) =>
+      Array.from({ length: 12 }, (_, t) => (b * 31 + t * 7 + 11) % 1000),
+    );
+    const run = (tokens: number) =>
+      generate(policy.model, prompts, {
+        maxNewTokens: tokens,
+        temperature: 0.7,
+        seed: 3,
+        eosIds: [],
+      });
+    await run(many); // warm-up: pipelines, buffers and bind groups for the longest run
+    const census = startGpuCensus();
+    const tally = async (tokens: number) => {
+      census.reset();
+      await run(tokens);
+      return { ...census.tally };
+    };
+    const [short, long] = [await tally(few), await tally(many)];
+    created += short.created + long.created;
+    census.stop();
+    const tokens = many - few;
+    perToken[layers] = {
+      dispatches: (long.dispatches - short.dispatches) / tokens,
+      submits: (long.submits - short.submits) / tokens,
+      readback: (long.readbackBytes - short.readbackBytes) / tokens / batch,
+    };
+    log(
+      `${layers} layers: ${JSON.stringify(perToken[layers])}, created ${short.created + long.created}`,
+    );
+    policy.dispose();
+  }
+  const slope = (perToken[4]!.dispatches - perToken[2]!.dispatches) / 2;
+  return {
+    webgpu_dispatches_per_layer: slope,
+    webgpu_dispatches_per_token_fixed: perToken[2]!.dispatches - 2 * slope,
+    webgpu_submits_per_token: perToken[4]!.submits,
+    webgpu_readback_bytes_per_token: perToken[4]!.readback,
+    webgpu_objects_created_after_warmup: created,
+  };
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--counts')) {
+    await installDawn();
+    await selectBackend({ force: 'webgpu' });
+    process.stdout.write(`${JSON.stringify(await counts())}\n`);
+    return;
+  }
   const backend = (option('backend') ?? 'wasm') as 'webgpu' | 'wasm';
   let modelName = option('model') ?? 'demo';
   const shape = option('shape');

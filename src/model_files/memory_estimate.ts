@@ -3,8 +3,8 @@
 // weights. It counts what the code allocates, in the WebAssembly memories (src/kernels/heap_usage.ts:
 // tfjs's heap, the dot store, the helper threads' pool), checked against their measured peak by the
 // bench's `scale` section (docs/performance.md):
-//   weights      frozen matrices 16-bit as shipped (half_weight.ts: LoRA or inference on wasm with
-//                a BF16/F16 checkpoint), else float32; norms and biases float32
+//   weights      frozen matrices 16-bit as shipped (half_weight.ts: LoRA or inference on wasm or
+//                webgpu with a BF16/F16 checkpoint), else float32; norms and biases float32
 //   download     the raw file bytes, held in JavaScript memory while loading
 //   adapters     LoRA's A and B on the run's target projections, their gradients and AdamW's two
 //                moments; in full fine-tuning a gradient and two moments for every weight
@@ -48,7 +48,7 @@ export interface RunShape {
   /** Bytes per parameter of the downloaded files (2 for BF16/F16, 4 for F32). */
   fileBytesPerParameter: number;
   /**
-   * Whether frozen weights stay 16-bit (the wasm backend; default: a 16-bit checkpoint, not full).
+   * Whether frozen weights stay 16-bit (wasm and webgpu; default: a 16-bit checkpoint, not full).
    */
   sixteenBit?: boolean;
 }

@@ -57,8 +57,9 @@ export function memoryCheckOf(
   const estimate = estimateMemory(facts.model, {
     ...shape,
     fileBytesPerParameter: facts.fileBytesPerParameter,
-    // frozen weights stay 16-bit on wasm only (half_weight.ts); full fine-tuning is float32
-    sixteenBit: device.backend === 'wasm' && facts.fileBytesPerParameter === 2 && !shape.full,
+    // frozen weights stay 16-bit on wasm and webgpu (half_weight.ts); full fine-tuning is float32
+    sixteenBit:
+      device.backend !== 'cpu' && facts.fileBytesPerParameter === 2 && !shape.full,
   });
   const budget = memoryBudget(device);
   const verdict = memoryVerdict(estimate, budget, name);

@@ -18,6 +18,7 @@ import { expectedShapes } from '../model/random_weights.ts';
 import { generate } from '../model/sample.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { RunConfig } from '../run/config.ts';
+import { floatToBf16Bits } from '../model_files/safetensors_write.ts';
 import type { BackendTiming, ProbedBackend } from './backend_choice.ts';
 import { trainerSettings, trainingMode } from './settings.ts';
 
@@ -46,15 +47,30 @@ export function probeModelConfig(config: ModelConfig): ModelConfig {
 /**
  * Made-up weights for `config`, built once and shared by every backend's probe: a repeated table of
  * small values (the figures do not depend on the values, and Box-Muller draws of a 0.5B model's
- * layers would take most of the budget).
+ * layers would take most of the budget). The matrices come as BF16, as hub checkpoints ship them,
+ * so each backend runs the path a real model takes: the 16-bit kernels on WASM, the decoding engine
+ * and 16-bit products on WebGPU.
  */
 export function probeWeights(config: ModelConfig): WeightSource {
   const shapes = expectedShapes(config);
-  const table = Float32Array.from({ length: 4096 }, (_, i) => Math.sin(i * 12.9898) * 0.02);
+  const table = Float32Array.from({ length: 4096 }, (_, i) =>
+    bf16Value(floatToBf16Bits(Math.sin(i * 12.9898) * 0.02)),
+  );
+  const bitsTable = Uint16Array.from(table, floatToBf16Bits);
   const made = new Map<string, Float32Array>();
+  const matrix = (name: string) => shapes.get(name)?.length === 2;
   return {
     has: (name) => shapes.has(name),
     shape: (name) => [...(shapes.get(name) ?? [])],
+    dtype: (name) => (matrix(name) ? 'BF16' : 'F32'),
+    bits16(name) {
+      const shape = shapes.get(name);
+      if (!shape || !matrix(name)) throw new Error(`no 16-bit tensor ${name} for this config`);
+      const out = new Uint16Array(shape[0]! * shape[1]!);
+      for (let i = 0; i < out.length; i += bitsTable.length)
+        out.set(bitsTable.subarray(0, Math.min(bitsTable.length, out.length - i)), i);
+      return out;
+    },
     float32(name) {
       const cached = made.get(name);
       if (cached) return cached;
@@ -69,6 +85,11 @@ export function probeWeights(config: ModelConfig): WeightSource {
       return out;
     },
   };
+}
+
+/** The number a BF16 bit pattern stands for. */
+function bf16Value(bits: number): number {
+  return new Float32Array(new Uint32Array([bits << 16]).buffer)[0]!;
 }
 
 /** The sequences a decoding step of the run carries: prompts per step x group size. */

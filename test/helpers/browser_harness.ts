@@ -35,7 +35,8 @@ export async function serveHarness(): Promise<{ url: string; close: () => Promis
 
 /**
  * Builds the harness pages of test/e2e/pages/ (sandbox.html: the real sandbox pool; webgpu.html:
- * the model on a chosen backend; webgpu_trainer.html: the trainer on a chosen backend), bundled by
+ * the model on a chosen backend; webgpu_trainer.html: the trainer on a chosen backend;
+ * webgpu_engine.html: the WebGPU decoding engine's kernels and census), bundled by
  * Vite with the project's config, Pyodide and the tfjs WASM binaries copied beside them and the
  * tiny fixture models and the demo model under models/, into a temporary folder, once per process.
  * The harness never goes into dist/.
@@ -62,11 +63,19 @@ function buildPagesHarness(): Promise<string> {
             sandbox: join(pages, 'sandbox.html'),
             webgpu: join(pages, 'webgpu.html'),
             webgpu_trainer: join(pages, 'webgpu_trainer.html'),
+            webgpu_engine: join(pages, 'webgpu_engine.html'),
           },
         },
       },
     });
-    for (const name of ['tiny-llama', 'tiny-qwen2', 'tiny-qwen3'])
+    for (const name of [
+      'tiny-llama',
+      'tiny-qwen2',
+      'tiny-qwen3',
+      'tiny-llama-bf16',
+      'tiny-qwen2-bf16',
+      'tiny-qwen3-bf16',
+    ])
       cpSync(join(repo, 'test', 'fixtures', 'models', name), join(outDir, 'models', name), {
         recursive: true,
       });
