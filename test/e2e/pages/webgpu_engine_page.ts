@@ -53,12 +53,13 @@ const widenF16 = (bits: number) => {
   return e === 0 ? sign * f * 2 ** -24 : sign * (1 + f / 1024) * 2 ** (e - 15);
 };
 
-/** Largest |a - b| / max(1, |b|) over two arrays. */
+/** Largest |a - b| / max(1, |b|) over b's length (a read-back buffer may be padded past it). */
 function worst(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length < b.length) return Number.POSITIVE_INFINITY;
   let out = 0;
   for (let i = 0; i < b.length; i++)
     out = Math.max(out, Math.abs(a[i]! - b[i]!) / Math.max(1, Math.abs(b[i]!)));
-  return a.length === b.length ? out : Infinity;
+  return out;
 }
 
 /** One dispatch sequence of WGSL kernels over shared buffers; reads every storage buffer back. */
