@@ -9,9 +9,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+/// <reference types="@webgpu/types" />
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { selectBackend } from '../kernels/backend.ts';
+import type { CausalLM } from '../model/model.ts';
 import { generate } from '../model/sample.ts';
 import { presetConfig } from '../run/presets.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
@@ -40,6 +42,42 @@ async function installDawn(): Promise<string> {
     configurable: true,
   });
   return module;
+}
+
+/**
+ * The batch-1 floor on this GPU: the 16-bit weight bytes a token reads (every layer's matrices
+ * and the head), and the GPU's copy bandwidth (bytes read plus bytes written by copyBufferToBuffer
+ * of 256 MB, the best of 5), measured in the same process.
+ */
+async function gpuFloor(model: CausalLM): Promise<{ weightBytes: number; bandwidth: number }> {
+  const { activeWebGpu } = await import('../kernels/webgpu/gpu.ts');
+  const { packed16Bytes } = await import('../kernels/webgpu/packed16.ts');
+  const { halfWeights } = await import('../model/params.ts');
+  const params = model.params;
+  const tied = !params.lmHead;
+  let weightBytes = 0;
+  for (const weight of halfWeights(params)) {
+    if (!weight.packed) continue;
+    // the embedding's rows cost a token little; the head (the embedding when tied) reads it whole
+    if (weight === params.embedding && !tied) continue;
+    weightBytes += packed16Bytes(weight.packed);
+  }
+  const device = activeWebGpu()!.device;
+  const size = 256 * 2 ** 20;
+  const usage = GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const [from, to] = [device.createBuffer({ size, usage }), device.createBuffer({ size, usage })];
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 6; i++) {
+    const t0 = performance.now();
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(from, 0, to, 0, size);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    if (i > 0) best = Math.min(best, performance.now() - t0);
+  }
+  from.destroy();
+  to.destroy();
+  return { weightBytes, bandwidth: (2 * size) / (best / 1000) };
 }
 
 /** Every program "prints" nothing at once; judge is absent, so rewards take the output path. */
@@ -172,6 +210,7 @@ async function main(): Promise<void> {
     decode[`b${batch}`] = (decodeTokens * batch) / (best / 1000);
     log(`${backend} decode b${batch}: ${decode[`b${batch}`]!.toFixed(1)} tok/s`);
   }
+  const gpu = backend === 'webgpu' ? await gpuFloor(model) : null;
   const trainer = createTrainer(policy, stubExecutor, config);
   const steps: { seconds: number; phases: Record<string, number>; tensors: number }[] = [];
   for (let step = 0; step < Number(option('steps') ?? 2); step++) {
@@ -204,6 +243,13 @@ async function main(): Promise<void> {
       maxNewTokens: config.maxNewTokens,
     },
     steps,
+    ...(gpu && {
+      copy_bandwidth_gbs: gpu.bandwidth / 1e9,
+      weight_bytes_per_token: gpu.weightBytes,
+      // the time the weights' bytes take at the copy bandwidth, over a batch-1 token's time
+      decode_b1_floor_ratio:
+        decode.b1 === undefined ? null : (gpu.weightBytes / gpu.bandwidth) * decode.b1,
+    }),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -58,8 +58,7 @@ export function memoryCheckOf(
     ...shape,
     fileBytesPerParameter: facts.fileBytesPerParameter,
     // frozen weights stay 16-bit on wasm and webgpu (half_weight.ts); full fine-tuning is float32
-    sixteenBit:
-      device.backend !== 'cpu' && facts.fileBytesPerParameter === 2 && !shape.full,
+    sixteenBit: device.backend !== 'cpu' && facts.fileBytesPerParameter === 2 && !shape.full,
   });
   const budget = memoryBudget(device);
   const verdict = memoryVerdict(estimate, budget, name);

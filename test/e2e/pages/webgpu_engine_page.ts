@@ -173,7 +173,10 @@ async function linearChecks(device: GPUDevice, slices: number, kind: 'bf16' | 'f
     const rowsPerTile = Math.min(16, rows);
     const total = epilogue === 'swiglu' ? outputs[0]! : outputs.reduce((a, b) => a + b, 0);
     let offset = 0;
-    const take = (n: number) => ((offset += n), offset - n);
+    const take = (n: number) => {
+      offset += n;
+      return offset - n;
+    };
     const normAt = norm ? take(K) : 0;
     let start = 0;
     const segments = outputs.map((o) => {
