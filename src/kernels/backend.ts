@@ -114,7 +114,9 @@ export async function selectBackend(options: BackendOptions = {}): Promise<Backe
       if (name === 'wasm' && !options.wasmThreads)
         tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       if (name === 'wasm' && tf.env().getBool('IS_BROWSER') && !wasmPathsSet) {
-        setWasmPaths(options.wasmPaths ?? '/tfjs-wasm/');
+        // a prefix: tfjs appends the file names to it as they are
+        const prefix = options.wasmPaths ?? '/tfjs-wasm/';
+        setWasmPaths(prefix.endsWith('/') ? prefix : `${prefix}/`);
         wasmPathsSet = true;
       }
       if (!(await tf.setBackend(name))) throw new Error(`tf.setBackend('${name}') failed`);
