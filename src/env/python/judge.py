@@ -40,8 +40,8 @@ def _make_judge(control):
     stdlib_ids = frozenset(id(v) for d, keys, values in pristine_dicts for v in values)
     pristine_types = frozenset(id(v) for d, keys, values in pristine_dicts for v in values if isinstance(v, type))
     # Bound now, so nothing the program rebinds later changes what these closures call.
-    type_, id_, len_, str_, repr_, callable_, isinstance_, issubclass_ = type, id, len, str, repr, callable, isinstance, issubclass
-    list_, tuple_, dict_, set_, frozenset_, int_, float_, bool_, object_, zip_, any_, map_ = list, tuple, dict, set, frozenset, int, float, bool, object, zip, any, map
+    type_, id_, len_, str_, callable_, issubclass_ = type, id, len, str, callable, issubclass
+    list_, tuple_, dict_, set_, frozenset_, zip_, any_, map_ = list, tuple, dict, set, frozenset, zip, any, map
     compile_, eval_, exec_, format_, next_, range_, getattr_, setattr_ = compile, eval, exec, format, next, range, getattr, setattr
     BaseException_, Exception_, SystemExit_, KeyboardInterrupt_, RecursionError_ = BaseException, Exception, SystemExit, KeyboardInterrupt, RecursionError
     is_not = operator.is_not
@@ -55,7 +55,7 @@ def _make_judge(control):
     Output, Input, tails, combined = _Output, _Input, _tails, _combined
     modules = sys.modules
     meta_path, path_hooks, sys_path = sys.meta_path, sys.path_hooks, sys.path
-    atexit_count, atexit_clear = atexit._ncallbacks, atexit._clear
+    atexit_count = atexit._ncallbacks
     gc_callbacks, gc_collect = gc.callbacks, gc.collect
     settrace, setprofile, gettrace, getprofile = sys.settrace, sys.setprofile, sys.gettrace, sys.getprofile
     monitoring = getattr(sys, 'monitoring', None)
