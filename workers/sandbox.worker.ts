@@ -1,6 +1,6 @@
 // Thin shell (docs/architecture.md §2): builds a SandboxRunner from src/env/ and exposes it with
 // comlink, in a browser Web Worker or (same file) a Node worker_threads worker through comlink's
-// Node adapter: init, execute, judge (a program against hidden tests, src/env/judge_py.ts) and
+// Node adapter: init, execute, judge (a program against hidden tests, src/env/python/judge.py) and
 // takeSnapshot. The shell owns what touches the worker's global scope: where Pyodide's files are,
 // and stripping network and storage capabilities before any model-written code runs
 // (docs/architecture.md §7).

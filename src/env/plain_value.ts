@@ -1,5 +1,5 @@
 // Plain data, the only thing a value test's result may be (docs/sandbox.md "The judge"): what
-// Python's harness returns for it (judge_py.ts), and equality by Python's `==` rules for these
+// Python's harness returns for it (python/judge.py), and equality by Python's `==` rules for these
 // types, computed here, outside the interpreter the program controls.
 //   1 == 1.0 == True; a list never equals a tuple; dicts and sets compare regardless of order;
 //   str exactly; nested containers element by element; nan equals nothing.
@@ -14,7 +14,7 @@ export type PlainValue =
   | { type: 'list' | 'tuple' | 'set'; items: PlainValue[] }
   | { type: 'dict'; entries: [PlainValue, PlainValue][] };
 
-/** The harness's encoding (judge_py.ts `plain`): a tag, then the payload. */
+/** The harness's encoding (python/judge.py `plain`): a tag, then the payload. */
 export type EncodedValue =
   | ['s', string]
   | ['b', boolean]

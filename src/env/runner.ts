@@ -5,11 +5,7 @@
 // hardening.
 import type { loadPyodide } from 'pyodide';
 import { FileSystemGuard } from './fs_guard.ts';
-import { CAPTURE_SOURCE } from './capture_py.ts';
-import { HARNESS_SOURCE } from './harness_py.ts';
-import { JUDGE_SOURCE } from './judge_py.ts';
-import { LOCKDOWN_SOURCE } from './lockdown_py.ts';
-import { RESTORE_SOURCE } from './restore_py.ts';
+import { harnessSource } from './harness_source.ts';
 import {
   capMemory,
   fatalExecution,
@@ -39,7 +35,7 @@ interface PyCallable {
   destroy(): void;
 }
 
-/** The judge's closures (judge_py.ts), held only here. */
+/** The judge's closures (python/judge.py), held only here. */
 interface JudgeApi {
   begin: PyCallable;
   test: PyCallable;
@@ -188,10 +184,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       destroy(): void;
     };
     namespace.set('__name__', '_sandbox');
-    namespace.set(
-      '_source',
-      [CAPTURE_SOURCE, RESTORE_SOURCE, HARNESS_SOURCE, JUDGE_SOURCE, LOCKDOWN_SOURCE].join('\n'),
-    );
+    namespace.set('_source', harnessSource());
     pyodide.runPython("exec(compile(_source, '<sandbox>', 'exec'), globals())\ndel _source", {
       globals: namespace as never,
     });
@@ -381,7 +374,7 @@ export class SandboxRunner implements SandboxRunnerApi {
   }
 }
 
-/** The JSON `_run` returns (see harness_py.ts). */
+/** The JSON `_run` returns (see python/harness.py). */
 interface RawPythonResult {
   ok: boolean;
   errorType: string | null;

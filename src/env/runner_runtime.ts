@@ -3,7 +3,7 @@
 // JavaScript callback, converting a Python result, and the memory snapshot.
 import type { loadPyodide } from 'pyodide';
 import type { EmscriptenFs, EmscriptenMemfs } from './fs_guard.ts';
-import { SLEEP_DEVICE } from './harness_py.ts';
+import { SLEEP_DEVICE } from './harness_source.ts';
 import type { RawExecution } from './types.ts';
 
 type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;

@@ -231,7 +231,7 @@ export interface RawJudgement extends RawExecution {
 export interface SandboxRunnerApi {
   init(options: SandboxInit): Promise<SandboxReady>;
   execute(code: string): Promise<RawExecution>;
-  /** Runs `code`, then each test in its namespace under the judge's protections (judge_py.ts). */
+  /** Runs `code`, then each test in its namespace under the judge's protections (python/judge.py). */
   judge(code: string, tests: readonly JudgeProbe[]): Promise<RawJudgement>;
   /**
    * The snapshot init made (`makeSnapshot`), once; null when none was asked for or the engine could

@@ -1,4 +1,4 @@
-// Reward hacks against the judge (src/env/judge_py.ts, SandboxPool.judge): programs that try to
+// Reward hacks against the judge (src/env/python/judge.py, SandboxPool.judge): programs that try to
 // score on a task like "add(a, b)" without computing a + b. Each must score 0 for `tests` and be
 // flagged with a reason containing `reason`. The controls are honest programs that must score 1 (or
 // 0 when wrong) and must not be flagged. Shared by test/env/reward_hacks.test.ts (Node) and

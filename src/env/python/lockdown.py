@@ -1,97 +1,29 @@
-// The lockdown (docs/architecture.md §7), run once per worker after harness_py.ts is defined and
-// before any model-written code. Python-level isolation is never airtight on its own, so the goal
-// is narrower and checkable: after `_lockdown()` no object that leads to JavaScript (JsProxy
-// instances, the `_pyodide_core` functions that make them, Pyodide's own modules) is reachable from
-// anything a program can touch, and the primitives that would enumerate or recreate them
-// (gc.get_objects, _imp.create_builtin/create_dynamic) are replaced by guarded versions whose
-// originals are dropped. `_lockdown(True)` also runs a reachability audit over the object graph and
-// reports what it found.
+# The lockdown (docs/architecture.md §7), the harness's last part, run once per worker before any
+# model-written code. Python-level isolation is never airtight on its own, so the goal is narrower
+# and checkable: after _lockdown() no object that leads to JavaScript (JsProxy instances, the
+# _pyodide_core functions that make them, Pyodide's own modules) is reachable from anything a
+# program can touch, and the primitives that would enumerate or recreate them (gc.get_objects,
+# _imp.create_builtin/create_dynamic) are replaced by guarded versions whose originals are dropped.
+# _lockdown(True) also runs a reachability audit over the object graph and reports what it found.
+# Defines _lockdown(audit: bool) -> {report: json, begin, test, finish}.
 
-/**
- * Top-level module names a program may not import: JS bridges, native-code routes, crash helpers.
- */
-export const DENIED_MODULES = [
-  'js',
-  'pyodide_js',
-  'pyodide',
-  '_pyodide',
-  '_pyodide_core',
-  'micropip',
-  'pyodide_http',
-  'ctypes',
-  '_ctypes',
-  '_testcapi',
-  '_testinternalcapi',
-  '_testbuffer',
-  '_testclinic',
-  '_testclinic_limited',
-  '_testlimitedcapi',
-  '_testmultiphase',
-  '_testsinglephase',
-  '_xxtestfuzz',
-  'xxsubtype',
-  '_remote_debugging',
-  '_posixsubprocess',
-  'faulthandler',
-  'mmap',
-  'termios',
-];
-
-/**
- * Pure-stdlib modules imported up front: they join the baseline, so programs import them for free.
- */
-const WARM_MODULES = [
-  'abc',
-  'array',
-  'bisect',
-  'calendar',
-  'cmath',
-  'collections',
-  'collections.abc',
-  'copy',
-  'csv',
-  'dataclasses',
-  'datetime',
-  'decimal',
-  'difflib',
-  'enum',
-  'fractions',
-  'functools',
-  'hashlib',
-  'heapq',
-  'itertools',
-  'json',
-  'math',
-  'numbers',
-  'operator',
-  'pprint',
-  'random',
-  're',
-  'statistics',
-  'string',
-  'textwrap',
-  'typing',
-  'unicodedata',
-  'io',
-  'time',
-  'sys',
-  'os',
-  'traceback',
-  'contextlib',
-  'types',
-  'weakref',
-  'queue',
-];
-
-/**
- * Defines `_lockdown(audit: bool) -> {report: json, begin, test, finish}`; the last part of the
- * harness (see runner.ts).
- */
-export const LOCKDOWN_SOURCE = String.raw`
 import builtins, gc, json, os, posix, sys, time, types
 
-_DENIED = frozenset(${JSON.stringify(DENIED_MODULES)})
-_WARM = ${JSON.stringify(WARM_MODULES)}
+# Top-level module names a program may not import: JS bridges, native-code routes, crash helpers.
+_DENIED = frozenset([
+    'js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip',
+    'pyodide_http', 'ctypes', '_ctypes', '_testcapi', '_testinternalcapi', '_testbuffer',
+    '_testclinic', '_testclinic_limited', '_testlimitedcapi', '_testmultiphase', '_testsinglephase', '_xxtestfuzz',
+    'xxsubtype', '_remote_debugging', '_posixsubprocess', 'faulthandler', 'mmap', 'termios',
+])
+# Pure-stdlib modules imported up front: they join the baseline, so programs import them for free.
+_WARM = [
+    'abc', 'array', 'bisect', 'calendar', 'cmath', 'collections', 'collections.abc', 'copy',
+    'csv', 'dataclasses', 'datetime', 'decimal', 'difflib', 'enum', 'fractions', 'functools',
+    'hashlib', 'heapq', 'itertools', 'json', 'math', 'numbers', 'operator', 'pprint',
+    'random', 're', 'statistics', 'string', 'textwrap', 'typing', 'unicodedata', 'io',
+    'time', 'sys', 'os', 'traceback', 'contextlib', 'types', 'weakref', 'queue',
+]
 _builtin_cache = {}
 
 
@@ -225,7 +157,7 @@ def _install_audit_hook(add_hook):
     memory corruption). The hook keeps no reference a program can reach except through the
     interpreter's hook list, which Python cannot enumerate.
 
-    It also has a recording mode for the judge (judge_py.ts), switched only through the control
+    It also has a recording mode for the judge (judge.py), switched only through the control
     functions returned here, which the harness hands to JavaScript and keeps in no global: while it
     records, the program's own code (any file but the stdlib and the harness) reading interpreter
     frames is noted and refused, and so are trace and profile functions, the harness's files, and
@@ -377,4 +309,3 @@ def _lockdown(run_audit):
     judge = _make_judge(control)
     control = None
     return {'report': json.dumps(findings), **judge}
-`;

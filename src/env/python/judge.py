@@ -1,21 +1,19 @@
-// The judge's Python half (docs/sandbox.md "The judge"): `_make_judge(control)` builds three
-// closures, `begin(code, max_output, max_capture)`, `test(kind, text)` and `finish()`, that the
-// worker (runner.ts) calls through Pyodide's API: the program once, then one call per hidden test,
-// then the clean-up. The closures are handed to JavaScript and kept in no global, module or cache,
-// so a program reaches them only through interpreter frames, which the audit hook refuses to
-// program code while it records (lockdown_py.ts). Everything they use is bound at creation
-// (builtins included), and before every test they put back the pristine builtins, the baseline
-// module dicts, the harness's own globals, sys.modules, the import hooks, the streams and the
-// trace hooks. A test's result is the call's return value, never output the program can write.
-// A value test evaluates only its expression and returns it as plain data (exact types); the
-// comparison with the expected value happens in JavaScript (src/env/plain_value.ts).
-//
-// Tampering (a changed builtin, a callable shadowing a builtin, replaced streams or hooks, edited
-// sys.modules, monkeypatched stdlib callables, an exit before the tests, a non-plain result) is
-// noted through `control.note` and returned to JavaScript with every call.
+# The judge (docs/sandbox.md "The judge"): _make_judge(control) builds three closures,
+# begin(code, max_output, max_capture), test(kind, text) and finish(), that the worker (runner.ts)
+# calls through Pyodide's API: the program once, then one call per hidden test, then the clean-up.
+# The closures are handed to JavaScript and kept in no global, module or cache, so a program
+# reaches them only through interpreter frames, which the audit hook refuses to program code while
+# it records (lockdown.py). Everything they use is bound at creation (builtins included), and
+# before every test they put back the pristine builtins, the baseline module dicts, the harness's
+# own globals, sys.modules, the import hooks, the streams and the trace hooks. A test's result is
+# the call's return value, never output the program can write. A value test evaluates only its
+# expression and returns it as plain data (exact types); the comparison with the expected value
+# happens in JavaScript (src/env/plain_value.ts).
+#
+# Tampering (a changed builtin, a callable shadowing a builtin, replaced streams or hooks, edited
+# sys.modules, monkeypatched stdlib callables, an exit before the tests, a non-plain result) is
+# noted through control['note'] and returned to JavaScript with every call.
 
-/** Defines `_make_judge(control) -> (begin, test, finish)`; part of the harness (see runner.ts). */
-export const JUDGE_SOURCE = String.raw`
 def _make_judge(control):
     import atexit, builtins, collections, gc, operator, signal, sys, types
     note, take, start, stop = control['note'], control['take'], control['start'], control['stop']
@@ -42,8 +40,8 @@ def _make_judge(control):
     stdlib_ids = frozenset(id(v) for d, keys, values in pristine_dicts for v in values)
     pristine_types = frozenset(id(v) for d, keys, values in pristine_dicts for v in values if isinstance(v, type))
     # Bound now, so nothing the program rebinds later changes what these closures call.
-    type_, id_, len_, str_, repr_, callable_, isinstance_, issubclass_ = type, id, len, str, repr, callable, isinstance, issubclass
-    list_, tuple_, dict_, set_, frozenset_, int_, float_, bool_, object_, zip_, any_, map_ = list, tuple, dict, set, frozenset, int, float, bool, object, zip, any, map
+    type_, id_, len_, str_, callable_, issubclass_ = type, id, len, str, callable, issubclass
+    list_, tuple_, dict_, set_, frozenset_, zip_, any_, map_ = list, tuple, dict, set, frozenset, zip, any, map
     compile_, eval_, exec_, format_, next_, range_, getattr_, setattr_ = compile, eval, exec, format, next, range, getattr, setattr
     BaseException_, Exception_, SystemExit_, KeyboardInterrupt_, RecursionError_ = BaseException, Exception, SystemExit, KeyboardInterrupt, RecursionError
     is_not = operator.is_not
@@ -57,7 +55,7 @@ def _make_judge(control):
     Output, Input, tails, combined = _Output, _Input, _tails, _combined
     modules = sys.modules
     meta_path, path_hooks, sys_path = sys.meta_path, sys.path_hooks, sys.path
-    atexit_count, atexit_clear = atexit._ncallbacks, atexit._clear
+    atexit_count = atexit._ncallbacks
     gc_callbacks, gc_collect = gc.callbacks, gc.collect
     settrace, setprofile, gettrace, getprofile = sys.settrace, sys.setprofile, sys.gettrace, sys.getprofile
     monitoring = getattr(sys, 'monitoring', None)
@@ -377,4 +375,3 @@ def _make_judge(control):
                 combined.total > len_(text) or any_(t.total > t.cap for t in tails.values())]
 
     return {'begin': begin, 'test': test, 'finish': finish}
-`;

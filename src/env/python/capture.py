@@ -1,9 +1,8 @@
-// Output capture for the sandbox's Python half: sys.stdout and sys.stderr become writers that
-// append, in the order printed, to tails capped while the output is produced (a flood costs
-// memory in proportion to the cap). sys.stdin is always at end of file.
+# Output capture, the harness's first part (src/env/harness_source.ts): sys.stdout and sys.stderr
+# become writers that append, in the order printed, to tails capped while the output is produced (a
+# flood costs memory in proportion to the cap). sys.stdin is always at end of file.
+# Defines _Tail, _capture, _Output, _Input.
 
-/** Defines `_Tail`, `_capture`, `_Output`, `_Input`; part of the harness (see runner.ts). */
-export const CAPTURE_SOURCE = String.raw`
 import io
 
 
@@ -127,4 +126,3 @@ class _Input(io.TextIOBase):
 
     def close(self):
         pass
-`;

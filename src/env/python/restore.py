@@ -1,12 +1,10 @@
-// State restoration for the sandbox's Python half: the interpreter state at the end of the
-// lockdown is the baseline, and after every program everything a program can cheaply reach is
-// put back by identity: sys.modules, the dict of every baseline module (builtins and the harness
-// included), sys.path and friends, warnings filters, the environment, limits, the working
-// directory, gc, atexit and SIGINT. Deeper changes (attributes of stdlib classes) are what the
-// pool's periodic recycling is for.
+# State restoration: the interpreter state at the end of the lockdown is the baseline, and after
+# every program everything a program can cheaply reach is put back by identity: sys.modules, the
+# dict of every baseline module (builtins and the harness included), sys.path and friends, warnings
+# filters, the environment, limits, the working directory, gc, atexit and SIGINT. Deeper changes
+# (attributes of stdlib classes) are what the pool's periodic recycling is for.
+# Defines _Baseline, _snapshot() and _restore().
 
-/** Defines `_snapshot()` and `_restore()`; part of the harness (see runner.ts). */
-export const RESTORE_SOURCE = String.raw`
 import atexit, builtins, gc, operator, os, signal, sys, warnings
 
 _is_not = operator.is_not
@@ -74,7 +72,7 @@ def _restore_list(current, baseline):
 
 def _restore(dicts=True):
     """Puts back every piece of interpreter state a program can reach cheaply. Returns # dicts fixed.
-    The judge (judge_py.ts) puts the dicts back itself and passes dicts=False."""
+    The judge (judge.py) puts the dicts back itself and passes dicts=False."""
     b = _Baseline
     sys.settrace(None)
     sys.setprofile(None)
@@ -130,4 +128,3 @@ def _restore(dicts=True):
                 monitoring.clear_tool_id(tool)
                 monitoring.free_tool_id(tool)
     return fixed
-`;

@@ -1,17 +1,10 @@
-// The Python half of the sandbox runs once per worker, before any model-written code: output
-// capture (capture_py.ts), state restoration (restore_py.ts), this file's program runner with
-// CPython-style tracebacks, and the lockdown (lockdown_py.ts). Kept as strings so the same source
-// ships to Node and to the browser bundle; compiled together under the file name `<sandbox>`,
-// whose frames tracebacks hide.
+# The program runner: each program runs in a fresh __main__ under the file name main.py, with
+# CPython-style tracebacks that hide this module's frames (it is compiled as <sandbox>). Also the
+# refusals the lockdown installs (os._exit, os.abort, gc introspection) and time.sleep on the sleep
+# device. The two quoted ${…} placeholders are values the TypeScript side shares; harness_source.ts
+# writes them in.
+# Defines _run(code, max_output, max_capture) -> json.
 
-/** File name user programs run under (what tracebacks show). */
-export const PROGRAM_FILENAME = 'main.py';
-
-/** Path of the device whose writes sleep (see runner.ts): how time.sleep waits without spinning. */
-export const SLEEP_DEVICE = '/dev/sandbox_sleep';
-
-/** Defines `_run(code, max_output, max_capture) -> json` and the refusals the lockdown installs. */
-export const HARNESS_SOURCE = String.raw`
 import builtins, json, linecache, os, sys, time, traceback, types
 
 _FILENAME = '${PROGRAM_FILENAME}'
@@ -143,4 +136,3 @@ def _run(code, max_output, max_capture):
     result['stderr'] = _tails['stderr'].text()
     result['truncated'] = _combined.total > len(result['combined']) or any(t.total > t.cap for t in _tails.values())
     return json.dumps(result)
-`;
