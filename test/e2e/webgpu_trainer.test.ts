@@ -32,6 +32,8 @@ type Train = {
   resumed: { step: number; optimizerStep: number; maxDiff: number; tensors: number } | null;
   steps: Step[];
   saved: { key: string; step: number; optimizerStep: number } | null;
+  /** WebGPU validation errors so far on the page (each one is dropped work, so a wrong number). */
+  gpuErrors: { count: number; messages: string[] };
 };
 type Fixed = {
   backend: string;
@@ -122,6 +124,7 @@ describe('the trainer on WebGPU (software adapter) against WASM in Chromium', ()
     wasmRun = await call<Train>('train', 'wasm', SEED, 3, 1);
     const gpu = await call<Train>('train', 'webgpu', SEED, 1, 0);
     expect([wasmRun.backend, gpu.backend]).toEqual(['wasm', 'webgpu']);
+    expect(gpu.gpuErrors).toEqual({ count: 0, messages: [] });
     const [a, b] = [gpu.steps[0]!, wasmRun.steps[0]!];
     expect(a.update_skipped).toBeNull();
     expect(a.reward_std).toBeGreaterThan(0); // a real update: advantages not all 0
@@ -182,6 +185,7 @@ describe('the trainer on WebGPU (software adapter) against WASM in Chromium', ()
     // steady: no tensor gained or lost from step 2 to step 3
     expect(gpuRun.steps[1]!.numTensors).toBe(gpuRun.steps[0]!.numTensors);
     expect(gpuRun.saved).toEqual({ key: 'webgpu/000003', step: 3, optimizerStep: 6 });
+    expect(gpuRun.gpuErrors).toEqual({ count: 0, messages: [] });
   }, 600_000);
 
   it('the checkpoint saved on WebGPU resumes on WASM and trains on', async () => {

@@ -11,6 +11,8 @@ export interface WebGpuBackendLike {
   device: GPUDevice;
   queue: GPUQueue;
   tensorMap: { get(dataId: object): { resource?: unknown } | undefined };
+  /** Ends the compute pass tfjs keeps open between its dispatches (if one is open). */
+  endComputePassEncoder(): void;
   /** Submits the commands tfjs has recorded but not yet sent (there must be some). */
   submitQueue(): void;
   /** Makes sure a tensor's values are in a GPU buffer. */
@@ -39,7 +41,26 @@ export function resetGpuCounts(): void {
 /** tfjs's WebGPU backend when it is the active one, else null. */
 export function activeWebGpu(): WebGpuBackendLike | null {
   if (tf.getBackend() !== 'webgpu') return null;
-  return tf.backend() as unknown as WebGpuBackendLike;
+  const backend = tf.backend() as unknown as WebGpuBackendLike;
+  watchErrors(backend.device);
+  return backend;
+}
+
+/**
+ * WebGPU reports a validation error on the device, not as an exception, and drops the work it
+ * concerns: a wrong number, not a crash. Every such error on a device we use is kept here (the
+ * first 20 messages), so tests and the bench can assert there were none.
+ */
+export const gpuErrors: { count: number; messages: string[] } = { count: 0, messages: [] };
+const watched = new WeakSet<GPUDevice>();
+function watchErrors(device: GPUDevice): void {
+  if (watched.has(device) || typeof device.addEventListener !== 'function') return;
+  watched.add(device);
+  device.addEventListener('uncapturederror', (event) => {
+    gpuErrors.count++;
+    if (gpuErrors.messages.length < 20)
+      gpuErrors.messages.push((event as GPUUncapturedErrorEvent).error.message);
+  });
 }
 
 /**
@@ -78,10 +99,14 @@ export function bufferOf(backend: WebGpuBackendLike, tensor: tf.TensorInfo): GPU
 
 /**
  * Sends what tfjs has recorded and not yet submitted (uploads of tensors we are about to read, ops
- * that wrote them), so that our commands, submitted after, see it.
+ * that wrote them), so that our commands, submitted after, see it. tfjs keeps one compute pass open
+ * across its dispatches: it must be ended first, or the command buffer is invalid and every op in
+ * it is silently dropped (WebGPU reports validation errors to the console, not as exceptions).
  */
 export function flushTfjs(backend: WebGpuBackendLike): void {
-  if ((backend as unknown as { commandEncoder: unknown }).commandEncoder) backend.submitQueue();
+  if (!(backend as unknown as { commandEncoder: unknown }).commandEncoder) return;
+  backend.endComputePassEncoder();
+  backend.submitQueue();
 }
 
 /** A storage buffer of `bytes` (rounded up to 4), counted. */

@@ -63,7 +63,8 @@ export function packed16(
         padded.set(bits.subarray((start + r) * cols, (start + r + 1) * cols), r * words * 2);
       data = new Int32Array(padded.buffer);
     }
-    chunks.push({ tensor: tf.tensor2d(data, [count, words], 'int32'), start, rows: count });
+    // kept: a weight lives until disposePacked16, even when built inside a tf.tidy
+    chunks.push({ tensor: tf.keep(tf.tensor2d(data, [count, words], 'int32')), start, rows: count });
   }
   return { kind, rows, cols, chunks };
 }

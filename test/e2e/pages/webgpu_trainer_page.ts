@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { createBrowserSandboxPool } from '../../../src/env/browser_pool.ts';
 import type { SandboxPool } from '../../../src/env/pool.ts';
 import { selectBackend, type BackendName } from '../../../src/kernels/backend.ts';
+import { gpuErrors } from '../../../src/kernels/webgpu/gpu.ts';
 import { AdamW, clipScale, defaultAdamWConfig, globalNorm } from '../../../src/model/adamw.ts';
 import { urlSource } from '../../../src/model_files/url_source.ts';
 import { defaultConfig, type RunConfig } from '../../../src/run/config.ts';
@@ -180,7 +181,7 @@ const harness = {
       );
       saved = { key: summary.key, step: checkpoint.step, optimizerStep: checkpoint.optimizer.step };
     });
-    return { backend: tf.getBackend(), resumed, steps: run, saved };
+    return { backend: tf.getBackend(), resumed, steps: run, saved, gpuErrors: { ...gpuErrors } };
   },
 
   /**
