@@ -4,7 +4,7 @@
 // decoding splits its products over the matmul helper threads. Read only: decoding's weights are
 // only read. The best of a few passes, as the machines are shared.
 import { Worker } from 'node:worker_threads';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { Body, I32, moduleBytes, V128 } from '../kernels/wasm/assembler.ts';
 
 const BUFFER_BYTES = 256 * 1024 * 1024;
 

@@ -35,7 +35,7 @@ import {
   fusedMultiplyAddActive,
   matmulThreadCount,
   useMatmulThreads,
-} from '../kernels/matmul_kernels.ts';
+} from '../kernels/matmul/kernels.ts';
 import { withSwitches } from '../kernels/switches.ts';
 import { selectBackend } from '../kernels/backend.ts';
 import { config, log } from './model_setup.ts';

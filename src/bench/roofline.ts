@@ -15,9 +15,9 @@
 //   step_products_batch8_vs_batch1            their throughput ratio, one thread
 //   step_products_batch8_vs_batch1_threads    the same with the products split over model_threads
 import type { ModelConfig } from '../model_files/hf_config.ts';
-import { DotStore } from '../kernels/decode_products.ts';
-import { MatmulThreads } from '../kernels/matmul_threads.ts';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { DotStore } from '../kernels/matmul/decode_products.ts';
+import { MatmulThreads } from '../kernels/matmul/threads.ts';
+import { Body, I32, moduleBytes, V128 } from '../kernels/wasm/assembler.ts';
 
 /** GFLOP/s of `iterations` x 10 independent 4-lane multiply-adds, the best of a few calls. */
 export function fmaPeak(): number {

@@ -13,7 +13,7 @@
 // Instead our own matmul kernel's large products (training, prefill) can use more cores
 // (`threads`, matmul_threads.ts): helper threads with the same kernel on shared memory.
 import * as tf from '@tensorflow/tfjs';
-import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './matmul_kernels.ts';
+import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './matmul/kernels.ts';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 /** Backends we run on. */

@@ -13,10 +13,15 @@
 // Shapes: B sequences, H query heads, Hkv key/value heads (g = H / Hkv queries a key head), hd the
 // head width, S the cached positions after this one, capacity the cache's slots.
 import * as tf from '@tensorflow/tfjs';
-import { f32Bits } from '../kernels/assembler.ts';
-import { attendFor, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
+import { f32Bits } from '../kernels/wasm/assembler.ts';
+import { attendFor, decodeAttentionActive } from '../kernels/simd/decode_attention.ts';
 import { kernelCounts, switches } from '../kernels/switches.ts';
-import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from '../kernels/tfjs_wasm.ts';
+import {
+  asWasm,
+  byteOffset,
+  registerWasmKernel,
+  wasmMemory,
+} from '../kernels/tfjs/wasm_backend.ts';
 import type { KvCache } from './kv_cache.ts';
 import { simdRope } from './rope.ts';
 

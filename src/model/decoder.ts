@@ -6,9 +6,9 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive } from '../kernels/matmul_kernels.ts';
-import { stridedMatMul } from '../kernels/matmul_tfjs_kernels.ts';
-import { batchMatMul, type CausalProduct } from '../kernels/attention_products.ts';
+import { causalMatMulActive } from '../kernels/matmul/kernels.ts';
+import { stridedMatMul } from '../kernels/matmul/tfjs_kernels.ts';
+import { batchMatMul, type CausalProduct } from '../kernels/matmul/attention_products.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
 import type { KvCache } from './kv_cache.ts';
@@ -26,9 +26,9 @@ import type { DecoderLayer, DecoderParams } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
 import { decodeBlock, decodeBlockActive } from './decode_block.ts';
-import { maskedSoftmax } from '../kernels/masked_softmax.ts';
-import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
-import { simdRmsNormActive } from '../kernels/simd_rmsnorm.ts';
+import { maskedSoftmax } from '../kernels/tfjs/masked_softmax.ts';
+import { decodeAttention, decodeAttentionActive } from '../kernels/simd/decode_attention.ts';
+import { simdRmsNormActive } from '../kernels/simd/rmsnorm.ts';
 
 export { outputLogits, rmsNorm, type ForwardMode } from './linear.ts';
 

@@ -3,8 +3,8 @@
 // and dy W backward, and everything else is as for a float32 frozen weight: the weight has no
 // gradient, LoRA's factors do. Shapes: N rows, I input width, O output width, r the LoRA rank.
 import * as tf from '@tensorflow/tfjs';
-import { matMul2d, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
-import { product16, productT16 } from '../kernels/weights16.ts';
+import { matMul2d, matMulTransposeA } from '../kernels/matmul/dispatch.ts';
+import { product16, productT16 } from '../kernels/matmul/weights16.ts';
 import type { HalfWeight } from './half_weight.ts';
 import { customOp } from './custom_op.ts';
 

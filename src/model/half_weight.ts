@@ -9,7 +9,7 @@ import {
   type HalfKind,
   type Resident16,
   storeResident16,
-} from '../kernels/weights16.ts';
+} from '../kernels/matmul/weights16.ts';
 
 /** A frozen 16-bit matrix that stands where a float32 weight (in, out) would. */
 export class HalfWeight {

@@ -9,7 +9,7 @@
 //   are amortized.
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive } from '../kernels/matmul_kernels.ts';
+import { simdMatMulActive } from '../kernels/matmul/kernels.ts';
 import { copySlices, unfilled } from '../kernels/heap_copies.ts';
 
 /**

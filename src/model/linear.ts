@@ -2,7 +2,7 @@
 // embedding's lookup, the output projection, and RMSNorm. A frozen weight is either a float32
 // tf.Variable or a 16-bit matrix resident in the dot store (half_weight.ts).
 import * as tf from '@tensorflow/tfjs';
-import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
+import { embeddingRows, matMul2d } from '../kernels/matmul/dispatch.ts';
 import { mergedLoraProduct } from './merged_lora.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderParams, Linear } from './params.ts';
@@ -11,9 +11,9 @@ import {
   simdRmsNorm,
   simdRmsNormActive,
   simdRmsNormValue,
-} from '../kernels/simd_rmsnorm.ts';
+} from '../kernels/simd/rmsnorm.ts';
 import { switches } from '../kernels/switches.ts';
-import { rows16 } from '../kernels/weights16.ts';
+import { rows16 } from '../kernels/matmul/weights16.ts';
 import { halfLinear, halfLoraLinear, halfProduct } from './half_ops.ts';
 import {
   gatedLinears16,
@@ -22,8 +22,8 @@ import {
   type Linear16,
   linears16,
   linears16Serves,
-} from '../kernels/linears16.ts';
-import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
+} from '../kernels/matmul/linears16.ts';
+import { swiglu, swigluValue } from '../kernels/simd/swiglu.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 import { isSplit, splitColumns, splitLogits } from './vocab_split.ts';
 

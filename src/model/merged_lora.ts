@@ -2,10 +2,10 @@
 // store (decode_products.ts) keeps (W + scale A B)^T for each adapted projection, and the
 // dot-product kernel (matmul_tfjs_kernels.ts) runs x against it instead of the adapter's five ops.
 import * as tf from '@tensorflow/tfjs';
-import { dotProductActive } from '../kernels/matmul_kernels.ts';
-import { productOnCopy } from '../kernels/matmul_tfjs_kernels.ts';
-import { TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
-import { mergedTransposedWeight } from '../kernels/decode_products.ts';
+import { dotProductActive } from '../kernels/matmul/kernels.ts';
+import { productOnCopy } from '../kernels/matmul/tfjs_kernels.ts';
+import { TRANSPOSED_MIN } from '../kernels/matmul/dispatch.ts';
+import { mergedTransposedWeight } from '../kernels/matmul/decode_products.ts';
 import { switches } from '../kernels/switches.ts';
 
 /**

@@ -16,9 +16,9 @@ import {
   matMulTransposeA,
   matMulTransposeB,
   transposesAreCopies,
-} from '../kernels/matmul_dispatch.ts';
-import { productsBeside } from '../kernels/backward_pairs.ts';
-import { rows16 } from '../kernels/weights16.ts';
+} from '../kernels/matmul/dispatch.ts';
+import { productsBeside } from '../kernels/matmul/backward_pairs.ts';
+import { rows16 } from '../kernels/matmul/weights16.ts';
 import { customOp } from './custom_op.ts';
 import { halfInputGrad, halfProduct } from './half_ops.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';

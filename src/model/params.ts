@@ -3,7 +3,7 @@
 // untransposed matMul path; the token embedding is stored as (D, V), tokens as columns, so one
 // matrix serves both the input lookup and the (tied) output projection h @ E.
 import * as tf from '@tensorflow/tfjs';
-import { releaseTransposedWeights } from '../kernels/decode_products.ts';
+import { releaseTransposedWeights } from '../kernels/matmul/decode_products.ts';
 import type { WeightFiles } from '../model_files/weight_files.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { createAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from './lora.ts';

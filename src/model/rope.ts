@@ -3,16 +3,16 @@
 // frequencies repeated over both halves, so x' = x cos + rotate_half(x) sin.
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig, RopeScaling } from '../model_files/hf_config.ts';
-import { matMul2d } from '../kernels/matmul_dispatch.ts';
+import { matMul2d } from '../kernels/matmul/dispatch.ts';
 import { matMulLinear } from './ops.ts';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { Body, I32, moduleBytes, V128 } from '../kernels/wasm/assembler.ts';
 import {
   byteOffset,
   heapModule,
   registerWasmKernel,
   type WasmBackendLike,
   wasmMemory,
-} from '../kernels/tfjs_wasm.ts';
+} from '../kernels/tfjs/wasm_backend.ts';
 import { switches } from '../kernels/switches.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */

@@ -12,7 +12,7 @@ import { KvCache, maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import { dispose as disposeEntry, type PrefixCache } from './prefix_cache.ts';
 import { Rng } from './rng.ts';
-import { SimdWeights } from '../kernels/simd_sample.ts';
+import { SimdWeights } from '../kernels/simd/sample.ts';
 import { switches } from '../kernels/switches.ts';
 
 /**

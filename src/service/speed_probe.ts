@@ -10,8 +10,8 @@
 // VM, 2 cores, Node and Chromium alike): 50-87 GFLOP/s idle, 20-35 with other work on the cores;
 // 45-50 GB/s at 64 MiB, whose large L3 holds part of it (~30 GB/s at 256 MiB).
 import * as tf from '@tensorflow/tfjs';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
-import { matMul2d } from '../kernels/matmul_dispatch.ts';
+import { Body, I32, moduleBytes, V128 } from '../kernels/wasm/assembler.ts';
+import { matMul2d } from '../kernels/matmul/dispatch.ts';
 
 /** What the probe measured. */
 export interface SpeedMeasurement {

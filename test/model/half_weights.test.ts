@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resident16Active, resident16Bytes } from '../../src/kernels/weights16.ts';
+import { resident16Active, resident16Bytes } from '../../src/kernels/matmul/weights16.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';

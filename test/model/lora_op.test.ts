@@ -6,15 +6,15 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
-import { matMul2d, matMulPair } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matmul/kernels.ts';
+import { matMul2d, matMulPair } from '../../src/kernels/matmul/dispatch.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { loraTargets } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { loraLinear, matMulLinear } from '../../src/model/ops.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdMatmulAddModule } from '../../src/kernels/simd_matmul_variants.ts';
+import { simdMatmulAddModule } from '../../src/kernels/simd/matmul_variants.ts';
 import { bits } from '../helpers/numbers.ts';
 import { filledTensor } from '../helpers/tensors.ts';
 import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';
