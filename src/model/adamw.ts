@@ -2,7 +2,7 @@
 // the gradient, with PyTorch's torch.optim.AdamW update order. tfjs ships Adam without decoupled
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
-import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/simd/adamw.ts';
+import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/tfjs/adamw.ts';
 import { sumTensors } from './ops.ts';
 
 /** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */

@@ -25,10 +25,10 @@ import {
 import type { DecoderLayer, DecoderParams } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
-import { decodeBlock, decodeBlockActive } from './decode_block.ts';
+import { decodeBlock, decodeBlockActive } from '../kernels/tfjs/decode_block.ts';
 import { maskedSoftmax } from '../kernels/tfjs/masked_softmax.ts';
-import { decodeAttention, decodeAttentionActive } from '../kernels/simd/decode_attention.ts';
-import { simdRmsNormActive } from '../kernels/simd/rmsnorm.ts';
+import { decodeAttention, decodeAttentionActive } from '../kernels/tfjs/decode_attention.ts';
+import { simdRmsNormActive } from '../kernels/tfjs/rmsnorm.ts';
 
 export { outputLogits, rmsNorm, type ForwardMode } from './linear.ts';
 

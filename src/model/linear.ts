@@ -11,7 +11,7 @@ import {
   simdRmsNorm,
   simdRmsNormActive,
   simdRmsNormValue,
-} from '../kernels/simd/rmsnorm.ts';
+} from '../kernels/tfjs/rmsnorm.ts';
 import { switches } from '../kernels/switches.ts';
 import { rows16 } from '../kernels/matmul/weights16.ts';
 import { halfLinear, halfLoraLinear, halfProduct } from './half_ops.ts';
@@ -23,7 +23,7 @@ import {
   linears16,
   linears16Serves,
 } from '../kernels/matmul/linears16.ts';
-import { swiglu, swigluValue } from '../kernels/simd/swiglu.ts';
+import { swiglu, swigluValue } from '../kernels/tfjs/swiglu.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 import { isSplit, splitColumns, splitLogits } from './vocab_split.ts';
 

@@ -16,8 +16,8 @@ import type { HalfKind, Resident16 } from '../simd/half.ts';
 import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from '../tfjs/wasm_backend.ts';
 import { checkLive } from './weights16.ts';
 import { DOT_MAX_ROWS, runDots } from './weights16_products.ts';
-import { simdSwigluActive, swigluInto } from '../simd/swiglu.ts';
-import { addRmsNormInto } from '../simd/rmsnorm.ts';
+import { simdSwigluActive, swigluInto } from '../tfjs/swiglu.ts';
+import { addRmsNormInto } from '../tfjs/rmsnorm.ts';
 
 /** One linear layer of a group: its resident weight (out, in), bias (out), LoRA factors. */
 export interface Linear16 {

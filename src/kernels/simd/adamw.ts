@@ -12,16 +12,7 @@
 //   p' = p * (1 - lr * wd) - (m' * (lr / c1)) / (sqrt(v' * (1 / c2)) + eps)
 // The nine scalars arrive as float32 bit patterns in i32 arguments (the writer's functions take
 // i32s only) and are splatted once. A second kernel, sumSquares, gives clipping its global norm.
-import * as tf from '@tensorflow/tfjs';
-import { Body, F32, F64, f32Bits, I32, moduleBytes, V128, V128_ZERO } from '../wasm/assembler.ts';
-import {
-  asWasm,
-  byteOffset,
-  heapModule,
-  registerWasmKernel,
-  type WasmBackendLike,
-} from '../tfjs/wasm_backend.ts';
-import { switches } from '../switches.ts';
+import { Body, F32, F64, I32, moduleBytes, V128, V128_ZERO } from '../wasm/assembler.ts';
 
 /** The scalars of one step, in the kernel's argument order. */
 export interface AdamWScalars {
@@ -35,7 +26,8 @@ export interface AdamWScalars {
   decay: number;
   gradScale: number;
 }
-const SCALARS: (keyof AdamWScalars)[] = [
+/** The scalars' order among the kernel's arguments. */
+export const ADAMW_SCALARS: (keyof AdamWScalars)[] = [
   'beta1',
   'oneMinusBeta1',
   'beta2',
@@ -51,10 +43,10 @@ const SCALARS: (keyof AdamWScalars)[] = [
  * Emits `adamw(p, g, m, v, pOut, mOut, vOut, count, ...9 scalars as f32 bits)`; pointers in bytes.
  */
 function adamwBody(): Body {
-  const f = new Body(8 + SCALARS.length);
+  const f = new Body(8 + ADAMW_SCALARS.length);
   const [p, g, m, v, pOut, mOut, vOut] = [0, 1, 2, 3, 4, 5, 6]; // byte pointers
   const count = 7;
-  const scalarArgs = SCALARS.map((_, i) => 8 + i);
+  const scalarArgs = ADAMW_SCALARS.map((_, i) => 8 + i);
   const end = f.local(I32); // byte offset of the end of the last whole f32x4
   const all = f.local(I32); // byte offset of the end
   const at = f.local(I32); // byte offset of the current element(s)
@@ -161,7 +153,7 @@ function adamwBody(): Body {
 /** The kernel's module bytes. */
 export function simdAdamWModule(): Uint8Array<ArrayBuffer> {
   return moduleBytes([
-    { name: 'adamw', params: 8 + SCALARS.length, body: adamwBody() },
+    { name: 'adamw', params: 8 + ADAMW_SCALARS.length, body: adamwBody() },
     { name: 'sumSquares', params: 2, body: sumSquaresBody(), result: F64 },
   ]);
 }
@@ -235,81 +227,4 @@ function sumSquaresBody(): Body {
   );
   f.get(total);
   return f;
-}
-
-type AdamWKernel = (...args: number[]) => void;
-
-function kernelFor(backend: WasmBackendLike): AdamWKernel | null {
-  return (heapModule(backend, 'adamw', simdAdamWModule)?.adamw as AdamWKernel | undefined) ?? null;
-}
-
-/**
- * Σ x² over every number of `tensors` (float32, on the wasm backend), in float64: the kernel reads
- * them where tfjs-wasm keeps them. Check simdAdamWActive() first.
- */
-export function sumOfSquares(tensors: readonly tf.Tensor[]): number {
-  const backend = asWasm(tf.backend());
-  const kernel = heapModule(backend, 'adamw', simdAdamWModule)!.sumSquares as (
-    p: number,
-    count: number,
-  ) => number;
-  let total = 0;
-  for (const t of tensors) {
-    if (t.dtype !== 'float32') throw new Error(`sumOfSquares: a ${t.dtype} tensor`);
-    total += kernel(byteOffset(backend, t), t.size);
-  }
-  return total;
-}
-
-const KERNEL = 'AgenticRlSimdAdamW';
-
-registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
-  const { p, g, m, v } = inputs as Record<'p' | 'g' | 'm' | 'v', tf.TensorInfo>;
-  const size = p.shape.reduce((a, b) => a * b, 1);
-  for (const t of [g, m, v]) {
-    if (t.shape.reduce((a, b) => a * b, 1) !== size || t.dtype !== 'float32')
-      throw new Error(
-        `simd AdamW: operands of shapes ${p.shape}, ${g.shape}, ${m.shape}, ${v.shape}`,
-      );
-  }
-  const outputs = [p, m, v].map((t) => wasm.makeOutput(t.shape, 'float32'));
-  // offsets after every allocation: an allocation may grow the heap
-  const offset = (t: tf.TensorInfo) => byteOffset(wasm, t);
-  const scalars = attrs as unknown as AdamWScalars;
-  kernelFor(wasm)!(
-    offset(p),
-    offset(g),
-    offset(m),
-    offset(v),
-    ...outputs.map(offset),
-    size,
-    ...SCALARS.map((name) => f32Bits(scalars[name])),
-  );
-  return outputs;
-});
-
-/**
- * Whether the fused kernel serves the current backend (wasm with WebAssembly SIMD, not turned off).
- */
-export function simdAdamWActive(): boolean {
-  return (
-    switches.simdAdamW && tf.getBackend() === 'wasm' && kernelFor(asWasm(tf.backend())) !== null
-  );
-}
-
-/** [p', m', v'] for one step: the fused kernel (check simdAdamWActive()). */
-export function simdAdamW(
-  p: tf.Tensor,
-  g: tf.Tensor,
-  m: tf.Tensor,
-  v: tf.Tensor,
-  scalars: AdamWScalars,
-): [tf.Tensor, tf.Tensor, tf.Tensor] {
-  return tf
-    .engine()
-    .runKernel(KERNEL, { p, g, m, v }, scalars as unknown as tf.NamedAttrMap) as unknown as [
-    tf.Tensor,
-    tf.Tensor,
-    tf.Tensor,
-  ];
 }

@@ -3,9 +3,9 @@
 // results must agree. Each entry is a flat list of numbers; `active` says which fast paths ran.
 import * as tf from '@tensorflow/tfjs';
 import { simdSoftmaxActive, maskedSoftmax } from '../../../src/kernels/tfjs/masked_softmax.ts';
-import { simdAdamWActive } from '../../../src/kernels/simd/adamw.ts';
-import { simdRmsNormActive } from '../../../src/kernels/simd/rmsnorm.ts';
-import { simdSwigluActive, swiglu, swigluValue } from '../../../src/kernels/simd/swiglu.ts';
+import { simdAdamWActive } from '../../../src/kernels/tfjs/adamw.ts';
+import { simdRmsNormActive } from '../../../src/kernels/tfjs/rmsnorm.ts';
+import { simdSwigluActive, swiglu, swigluValue } from '../../../src/kernels/tfjs/swiglu.ts';
 import { withSwitches } from '../../../src/kernels/switches.ts';
 import { resident16Active } from '../../../src/kernels/matmul/weights16.ts';
 import { AdamW, clipScale, globalNorm } from '../../../src/model/adamw.ts';

@@ -13,8 +13,8 @@ import {
   linears16,
   linears16Serves,
 } from '../../../src/kernels/matmul/linears16.ts';
-import { swigluValue } from '../../../src/kernels/simd/swiglu.ts';
-import { simdAddRmsNormValue } from '../../../src/kernels/simd/rmsnorm.ts';
+import { swigluValue } from '../../../src/kernels/tfjs/swiglu.ts';
+import { simdAddRmsNormValue } from '../../../src/kernels/tfjs/rmsnorm.ts';
 import { useMatmulThreads } from '../../../src/kernels/matmul/kernels.ts';
 import { kernelCounts, setSwitches } from '../../../src/kernels/switches.ts';
 import {

@@ -7,8 +7,8 @@ import { generate } from '../../../src/model/sample.ts';
 import {
   decodeAttention,
   decodeAttentionActive,
-  simdDecodeAttentionModule,
-} from '../../../src/kernels/simd/decode_attention.ts';
+} from '../../../src/kernels/tfjs/decode_attention.ts';
+import { simdDecodeAttentionModule } from '../../../src/kernels/simd/decode_attention.ts';
 import { loadFixture, useBackend } from '../../helpers/models.ts';
 import { filled } from '../../helpers/numbers.ts';
 import { setSwitches } from '../../../src/kernels/switches.ts';

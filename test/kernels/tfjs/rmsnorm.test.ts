@@ -13,9 +13,9 @@ import { randomWeights } from '../../../src/model/random_weights.ts';
 import {
   simdAddRmsNormValue,
   simdRmsNormActive,
-  simdRmsNormModule,
   simdRmsNormValue,
-} from '../../../src/kernels/simd/rmsnorm.ts';
+} from '../../../src/kernels/tfjs/rmsnorm.ts';
+import { simdRmsNormModule } from '../../../src/kernels/simd/rmsnorm.ts';
 import { expectClose, filled } from '../../helpers/numbers.ts';
 import { setSwitches } from '../../../src/kernels/switches.ts';
 

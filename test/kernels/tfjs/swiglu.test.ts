@@ -8,12 +8,8 @@ import { parseModelConfig } from '../../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../../src/model/logprobs.ts';
 import { CausalLM } from '../../../src/model/model.ts';
 import { randomWeights } from '../../../src/model/random_weights.ts';
-import {
-  simdSwigluActive,
-  simdSwigluModule,
-  swiglu,
-  swigluValue,
-} from '../../../src/kernels/simd/swiglu.ts';
+import { simdSwigluActive, swiglu, swigluValue } from '../../../src/kernels/tfjs/swiglu.ts';
+import { simdSwigluModule } from '../../../src/kernels/simd/swiglu.ts';
 import { expectClose, filled } from '../../helpers/numbers.ts';
 import { setSwitches, withSwitches } from '../../../src/kernels/switches.ts';
 

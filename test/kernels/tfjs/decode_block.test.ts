@@ -5,13 +5,13 @@
 // padding masked) decoding past the cache's first capacity (64 slots, regrown in place).
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { kernelCounts, setSwitches } from '../../src/kernels/switches.ts';
-import { decodeBlockActive } from '../../src/model/decode_block.ts';
-import { generate } from '../../src/model/sample.ts';
-import { halfWeights } from '../../src/model/params.ts';
-import { loraTargets } from '../../src/model/lora.ts';
-import type { TrainingMode } from '../../src/model/model.ts';
-import { loadFixture, useBackend } from '../helpers/models.ts';
+import { kernelCounts, setSwitches } from '../../../src/kernels/switches.ts';
+import { decodeBlockActive } from '../../../src/kernels/tfjs/decode_block.ts';
+import { generate } from '../../../src/model/sample.ts';
+import { halfWeights } from '../../../src/model/params.ts';
+import { loraTargets } from '../../../src/model/lora.ts';
+import type { TrainingMode } from '../../../src/model/model.ts';
+import { loadFixture, useBackend } from '../../helpers/models.ts';
 
 describe('decode block (wasm)', () => {
   beforeAll(() => useBackend('wasm'));

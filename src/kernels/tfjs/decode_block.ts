@@ -13,19 +13,24 @@
 // Shapes: B sequences, H query heads, Hkv key/value heads (g = H / Hkv queries a key head), hd the
 // head width, S the cached positions after this one, capacity the cache's slots.
 import * as tf from '@tensorflow/tfjs';
-import { f32Bits } from '../kernels/wasm/assembler.ts';
-import { attendFor, decodeAttentionActive } from '../kernels/simd/decode_attention.ts';
-import { kernelCounts, switches } from '../kernels/switches.ts';
-import {
-  asWasm,
-  byteOffset,
-  registerWasmKernel,
-  wasmMemory,
-} from '../kernels/tfjs/wasm_backend.ts';
-import type { KvCache } from './kv_cache.ts';
+import { f32Bits } from '../wasm/assembler.ts';
+import { attendFor, decodeAttentionActive } from './decode_attention.ts';
+import { kernelCounts, switches } from '../switches.ts';
+import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from './wasm_backend.ts';
 import { simdRope } from './rope.ts';
 
 const KERNEL = 'AgenticRlDecodeBlock';
+
+/**
+ * What decodeBlock needs of the model's in-place KV cache (model/kv_cache.ts KvCache): the slots of
+ * `layer` for `shape` ([B, Hkv, 1, hd]) new positions, counted filled, for the kernel to write.
+ */
+export interface CacheClaim {
+  claim(
+    layer: number,
+    shape: [number, number, number, number],
+  ): { keys: tf.Tensor; values: tf.Tensor; length: number };
+}
 
 /** Attributes: heads, head width, the slot written (S - 1), S, the query's scale. */
 interface Attrs {
@@ -123,7 +128,7 @@ export function decodeBlockActive(hd: number): boolean {
  * scaled by `scale`. No gradient.
  */
 export function decodeBlock(
-  cache: KvCache,
+  cache: CacheClaim,
   layer: number,
   rows: { q: tf.Tensor; k: tf.Tensor; v: tf.Tensor },
   tables: { cos: tf.Tensor; sin: tf.Tensor },
