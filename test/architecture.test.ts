@@ -156,6 +156,15 @@ describe('the layout', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('builds WebAssembly only in src/kernels/: nothing else imports its writer (kernels/wasm)', () => {
+    const wrong = [...graph].flatMap(([file, targets]) =>
+      partOf(file).startsWith('kernels')
+        ? []
+        : targets.filter((t) => partOf(t) === 'kernels/wasm').map((t) => `${file} -> ${t}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('has no import cycles', () => {
     expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
