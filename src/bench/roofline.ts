@@ -11,7 +11,8 @@
 //                                             ceiling on this core)
 //   step_products_batch{1,8}_gflops           one thread: one decoding step's products (the
 //                                             model's 7 per layer and the output head) on the dot
-//                                             kernel, weights warm, as decode_products.ts runs them
+//                                             kernel, weights warm, as
+//                                             kernels/matmul/decode_products.ts runs them
 //   step_products_batch8_vs_batch1            their throughput ratio, one thread
 //   step_products_batch8_vs_batch1_threads    the same with the products split over model_threads
 import type { ModelConfig } from '../model_files/hf_config.ts';

@@ -70,7 +70,7 @@ export class AdamW {
     this.step++;
     const correction1 = 1 - beta1 ** this.step;
     const correction2 = 1 - beta2 ** this.step;
-    // on wasm, one fused pass per variable (simd_adamw.ts), the same arithmetic bit for bit
+    // on wasm, one fused pass per variable (kernels/simd/adamw.ts), the same arithmetic bit for bit
     const fused = simdAdamWActive();
     const scalars = {
       beta1,
@@ -171,7 +171,7 @@ export class AdamW {
 
 /**
  * The global L2 norm of gradients, as a plain number: on wasm one SIMD pass per gradient summing
- * squares in float64 (simd_adamw.ts sumSquares); elsewhere tf.sum(tf.square(g)) read back.
+ * squares in float64 (kernels/simd/adamw.ts sumSquares); elsewhere tf.sum(tf.square(g)) read back.
  */
 export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
   const list = Object.values(grads);

@@ -53,7 +53,7 @@ export interface ForwardInput {
   /**
    * The caller's promise that maskBias hides every key past the query's own position (key j of
    * query t hidden when j > t + S - T; it may hide more): attention's products then skip what the
-   * mask makes zero (attention_products.ts), with the same numbers.
+   * mask makes zero (kernels/matmul/attention_products.ts), with the same numbers.
    */
   causal?: boolean;
   cache?: KvCache;
@@ -196,8 +196,8 @@ export function decoderForward(
 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
   const { gate_proj, up_proj, down_proj } = layer.projections;
-  // silu(gate) * up (N, F): fused on wasm for training (simd_swiglu.ts), and into the products'
-  // kernel for decoding's few rows (linears16.ts)
+  // silu(gate) * up (N, F): fused on wasm for training (kernels/simd/swiglu.ts), and into the
+  // products' kernel for decoding's few rows (kernels/matmul/linears16.ts)
   return applyLinear(applyGatedLinears(h, gate_proj, up_proj, mode), down_proj, mode);
 }
 
@@ -246,7 +246,8 @@ function attention(
     project(vRows!),
   ];
   if (input.cache?.inPlace && T === 1 && s === 0 && !mode.differentiable && decodeBlockActive(hd)) {
-    // one position a sequence: RoPE, the cache write and attention in one kernel (decode_block.ts)
+    // one position a sequence: RoPE, the cache write and attention in one kernel
+    // (kernels/tfjs/decode_block.ts)
     return decodeBlock(input.cache, index, { q: q[1], k: k[1], v: v[1] }, rope, input.maskBias, {
       heads: H,
       kvHeads: Hkv,
@@ -362,7 +363,7 @@ function attend(
     Hkv,
     g * T,
     S,
-  ]); // one SIMD pass each way on wasm (simd_softmax.ts)
+  ]); // one SIMD pass each way on wasm (kernels/simd/softmax.ts)
   const context = tf.reshape(batchMatMul(weights, value, false, false, limits('context')), [
     B,
     H,

@@ -1,9 +1,10 @@
 // A frozen weight kept as the checkpoint ships it, 16 bits a number (BF16 or F16), resident in the
-// dot store's memory (src/kernels/weights16.ts) instead of converted to a float32 tf.Variable:
-// half the bytes of a model's weights, read by kernels that widen each number to float32 as they
-// go. Frozen means no gradient of its own, so only products through it are needed: x W (forward,
-// decoding), dy W^T (the input gradient), and rows of the embedding. Used where the base weights
-// never train (LoRA runs, inference) on the wasm backend; full fine-tuning stays float32.
+// dot store's memory (src/kernels/matmul/weights16.ts) instead of converted to a float32
+// tf.Variable: half the bytes of a model's weights, read by kernels that widen each number to
+// float32 as they go. Frozen means no gradient of its own, so only products through it are needed:
+// x W (forward, decoding), dy W^T (the input gradient), and rows of the embedding. Used where the
+// base weights never train (LoRA runs, inference) on the wasm backend; full fine-tuning stays
+// float32.
 import {
   releaseResident16,
   type HalfKind,

@@ -57,7 +57,7 @@ export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Ten
 
 /**
  * RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. On wasm one SIMD pass
- * (simd_rmsnorm.ts): `kernel` 'gradient' with its one-pass backward (training), 'value' the
+ * (kernels/simd/rmsnorm.ts): `kernel` 'gradient' with its one-pass backward (training), 'value' the
  * forward alone (decoding); 'ops', or off wasm, the tfjs ops.
  */
 export function rmsNorm(
@@ -74,8 +74,9 @@ export function rmsNorm(
 
 /**
  * applyLinear for several layers that read the same x (a layer's q, k and v; gate and up). Without
- * a gradient, on few rows and 16-bit weights, one kernel for all of them (kernels/linears16.ts);
- * otherwise one applyLinear each. The same numbers either way, to float32 rounding.
+ * a gradient, on few rows and 16-bit weights, one kernel for all of them
+ * (kernels/matmul/linears16.ts); otherwise one applyLinear each. The same numbers either way, to
+ * float32 rounding.
  */
 export function applyLinears(
   x: tf.Tensor2D,
@@ -87,9 +88,9 @@ export function applyLinears(
 }
 
 /**
- * silu(x W_gate ...) * (x W_up ...), an MLP's first half: without a gradient, on few rows and 16-bit
- * weights, one kernel (kernels/linears16.ts gatedLinears16); otherwise the two layers, then the
- * SwiGLU kernel (simd_swiglu.ts) or its ops. The same bits either way.
+ * silu(x W_gate ...) * (x W_up ...), an MLP's first half: without a gradient, on few rows and
+ * 16-bit weights, one kernel (kernels/matmul/linears16.ts gatedLinears16); otherwise the two
+ * layers, then the SwiGLU kernel (kernels/simd/swiglu.ts) or its ops. The same bits either way.
  */
 export function applyGatedLinears(
   x: tf.Tensor2D,
@@ -109,8 +110,9 @@ export function applyGatedLinears(
 
 /**
  * A block's end without a gradient: h = residual + x W (+ b ...) and RMSNorm(h) * norm, on few rows
- * and 16-bit weights in one kernel (kernels/linears16.ts linear16AddNorm), else the layer and then
- * the add-and-norm kernel. The same bits either way. Only where simdRmsNormActive(the width).
+ * and 16-bit weights in one kernel (kernels/matmul/linears16.ts linear16AddNorm), else the layer
+ * and then the add-and-norm kernel. The same bits either way. Only where simdRmsNormActive(the
+ * width).
  */
 export function applyLinearAddNorm(
   x: tf.Tensor2D,

@@ -225,7 +225,7 @@ export function adapterVariables(params: DecoderParams): Map<string, tf.Variable
 /** Frees every variable. */
 export function disposeParams(params: DecoderParams): void {
   const variables = [...baseVariables(params).values(), ...adapterVariables(params).values()];
-  releaseTransposedWeights(variables); // decoding's transposed copies of them (decode_products.ts)
+  releaseTransposedWeights(variables); // their decoding copies (kernels/matmul/decode_products.ts)
   for (const variable of variables) variable.dispose();
   for (const weight of halfWeights(params)) weight.dispose();
 }

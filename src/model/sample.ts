@@ -307,8 +307,8 @@ let simdWeights: SimdWeights | null | undefined;
 /**
  * Draws one token from softmax(logits / temperature) by inverse CDF with one uniform, and returns
  * its log-prob under that distribution. Temperature 0 takes the argmax, log-prob at temperature 1.
- * The unnormalized probabilities come from simd_sample.ts where the engine has WebAssembly SIMD
- * (float32 weights, float64 total), else from Math.exp in float64.
+ * The unnormalized probabilities come from kernels/simd/sample.ts where the engine has WebAssembly
+ * SIMD (float32 weights, float64 total), else from Math.exp in float64.
  */
 export function sampleToken(
   logits: Float32Array,

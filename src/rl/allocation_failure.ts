@@ -5,8 +5,8 @@
 // dies later as "memory access out of bounds" (measured: two 3 GB allocations, the second at
 // offset 0, no error). guardWasmHeap() makes every tfjs-wasm allocation that fails throw a
 // RangeError before anything is written, so the failed step can be undone exactly.
-// TODO(issue 29): the guard belongs with the other tfjs-wasm hooks in src/kernels/tfjs_wasm.ts;
-// it lives here until that file is free to change.
+// TODO(issue 29): the guard belongs with the other tfjs-wasm hooks in
+// src/kernels/tfjs/wasm_backend.ts; it lives here until that file is free to change.
 //
 // The injection: failAllocationAt({step, phase}) makes step `step` run out of memory in `phase`,
 // either with the error V8 gives when a WebAssembly memory cannot grow, thrown at the phase's start

@@ -1,8 +1,8 @@
 // A short measurement of this device's speed for the page's cost estimate (src/model_files/
 // step_cost.ts), run in the trainer worker when the page opens, on the backend the run uses:
 //   gflops        a training-shaped product through our matmul dispatch (on WASM the fused
-//                 multiply-add kernel with its helper threads, matmul_dispatch.ts matMul2d; on
-//                 WebGPU and CPU tf.matMul), the best of repeated calls
+//                 multiply-add kernel with its helper threads, kernels/matmul/dispatch.ts matMul2d;
+//                 on WebGPU and CPU tf.matMul), the best of repeated calls
 //   bandwidthGBs  a streaming read of 64 MiB (past a laptop's caches) by a WebAssembly SIMD loop
 //                 on one thread (kernels/simd/stream_read.ts, the bench's bandwidth kernel), the
 //                 best of a few passes; on WebGPU a sum over a 64 MiB tensor

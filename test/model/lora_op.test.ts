@@ -1,8 +1,9 @@
 // LoRA's layer as one op (ops.ts loraLinear) and the kernel that adds a second product into the
-// first (matmul_dispatch.ts matMulPair, simd_matmul.ts matmulAdd): the same bits as autograd over
-// the ops for the layer's value and its three gradients (x, A, B), on the kernel and off it (few
-// rows), on one and two threads; and a LoRA model's gradients within float32 reassociation of
-// the ops' (autograd then sums x's gradient over the q, k and v layers in another grouping).
+// first (kernels/matmul/dispatch.ts matMulPair, kernels/simd/matmul.ts matmulAdd): the same bits as
+// autograd over the ops for the layer's value and its three gradients (x, A, B), on the kernel and
+// off it (few rows), on one and two threads; and a LoRA model's gradients within float32
+// reassociation of the ops' (autograd then sums x's gradient over the q, k and v layers in another
+// grouping).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

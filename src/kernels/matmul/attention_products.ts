@@ -1,13 +1,13 @@
 // Attention's batched matMul, differentiable, fast on WASM: the strided SIMD kernel
-// (matmul_tfjs_kernels.ts stridedMatMul) forward and, written out here with the same op,
-// backward, so the backward pass is fast too; elsewhere, or without WebAssembly SIMD, tf.matMul. The kernel
-// computes only A @ B: a transposed operand is transposed first (a copy costing one pass over it,
-// small next to the product), or the product is computed transposed, whichever moves less. Under a
-// causal mask (`causal`), the products whose structure allows it skip what the mask makes zero
-// (simd_matmul_variants.ts matmulCausal): Q K^T and dC V^T compute only the visible keys' columns,
-// P V and dS K stop their k loop at the last visible key, and with one query row per position dS^T
-// Q and P^T dC (the transposed-A kernel, which reads dS and P as stored) start theirs at the first;
-// the numbers kept are the same bits.
+// (matmul/tfjs_kernels.ts stridedMatMul) forward and, written out here with the same op,
+// backward, so the backward pass is fast too; elsewhere, or without WebAssembly SIMD, tf.matMul.
+// The kernel computes only A @ B: a transposed operand is transposed first (a copy costing one pass
+// over it, small next to the product), or the product is computed transposed, whichever moves less.
+// Under a causal mask (`causal`), the products whose structure allows it skip what the mask makes
+// zero (simd/matmul_variants.ts matmulCausal): Q K^T and dC V^T compute only the visible keys'
+// columns, P V and dS K stop their k loop at the last visible key, and with one query row per
+// position dS^T Q and P^T dC (the transposed-A kernel, which reads dS and P as stored) start theirs
+// at the first; the numbers kept are the same bits.
 //
 // Shapes: a (...batch, M, K) or (...batch, K, M) when transposeA; b likewise; the batch dims of a
 // and b must be equal.
@@ -131,7 +131,7 @@ registerWasmKernel(KERNEL_TA, ({ inputs, attrs }, wasm) => {
  * copy of a (attention's dK = dS^T Q and dV = P^T dC). `offset`: for a holding attention weights or
  * their gradient under a causal mask with one query row per position (a[i][t, s] = 0 for s > t +
  * offset), row s of the result sums over t >= s - offset only, about half the work, the terms it
- * skips being 0 * finite, so the same bits as over all t (simd_matmul_variants.ts matmulTA's
+ * skips being 0 * finite, so the same bits as over all t (simd/matmul_variants.ts matmulTA's
  * kOffset); ALL_K: all t. Null where the kernel does not serve; the caller then takes `product`.
  */
 function transposeABatch(a: tf.Tensor3D, b: tf.Tensor3D, offset: number): tf.Tensor3D | null {

@@ -1,12 +1,12 @@
 // Two independent products of a backward pass computed at once, one on each thread: the linear
 // layers' dx = dy W^T beside dW = x^T dy, and the output head's dh = g W^T beside g^T h. Why:
-// splitting each product over the helper threads (matmul_threads.ts run/runTA) costs copies of
+// splitting each product over the helper threads (matmul/threads.ts run/runTA) costs copies of
 // its B, half its A and half its C through the pool, and the hand-off, for every product:
 // instrumented on the bench's training step, ~25 ms of ~170 ms of split products. The two products
 // of a linear layer's backward pass do the same work (N x I x O multiply-adds each), so the caller
 // computes dx in place while a helper computes dW from copies of x and dy, and only dW comes back.
 // Each product is the same kernel over the same k order as on one thread, so the bits are those
-// of matMul2d and matMulTransposeA (tested). dx reads W as stored (simd_matmul_nt.ts), with the
+// of matMul2d and matMulTransposeA (tested). dx reads W as stored (simd/matmul_nt.ts), with the
 // bits of a product with W^T, so a backward pass no longer transposes its weights.
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernels } from './kernels.ts';
@@ -93,7 +93,7 @@ function ntKernel(wasm: WasmBackendLike): MatmulNTKernel {
 /**
  * [a1 @ w1^T, a2^T @ b2] for a1 (m1, k1), w1 stored (n1, k1) (a weight: dy w^T), a2 (k2, m2),
  * b2 (k2, n2), with no gradient of their own (inside a customGrad's backward pass). The first
- * reads w1 as stored (simd_matmul_nt.ts) for k1 up to NT_MAX_K, else multiplies its transposed
+ * reads w1 as stored (simd/matmul_nt.ts) for k1 up to NT_MAX_K, else multiplies its transposed
  * copy. With helper threads and both products on the fused kernels (as matMul2d and
  * matMulTransposeA would run them) and of similar size: one product on each thread. Otherwise the
  * two in turn, each split over the threads where there are helpers (the first then on w1^T).

@@ -1,7 +1,7 @@
-// Decoding's linear-layer products, C = A W^T, on the dot-product kernel (simd_dot.ts
+// Decoding's linear-layer products, C = A W^T, on the dot-product kernel (simd/dot.ts
 // matmulT), with each weight's transposed copy resident in a WebAssembly.Memory of our own rather
 // than on tfjs's heap. Why a memory of our own: it can be shared, so the matmul helper threads
-// (matmul_threads.ts) read the same copies and each computes a block of C's columns; a product
+// (matmul/threads.ts) read the same copies and each computes a block of C's columns; a product
 // then costs a copy of A in (a few KB) and of C out, not of the weights. Where shared memory is
 // unavailable (a page that is not cross-origin isolated) the memory is plain and the products run
 // on the calling thread, as before.
@@ -9,10 +9,10 @@
 // Layout of the memory: a scratch block for A and C at the start (regrown as products need), then
 // the copies. A copy is made once per weight and remade in place when the weight is assigned new
 // values (AdamW: a new dataId, same size); space of released copies is reused first-fit, merged
-// with released neighbours. Frozen 16-bit weights (weights16.ts) live here too, outside the
+// with released neighbours. Frozen 16-bit weights (matmul/weights16.ts) live here too, outside the
 // copies' budget (claim/unclaim).
 //
-// The module keeps one store for the process (dotStore()), and the functions matmul_dispatch.ts's
+// The module keeps one store for the process (dotStore()), and the functions matmul/dispatch.ts's
 // matMul2d and embeddingRows use on it: transposedWeight, rowsOfCopy, and the release and stats.
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmulT, type MatmulTKernel } from '../simd/dot.ts';
@@ -20,8 +20,8 @@ import { asWasm, byteOffset, registerWasmKernel, wasmMemory } from '../tfjs/wasm
 
 /**
  * Largest memory (pages of 64 KB), the first the engine accepts: 4 GB, room for a 0.5B model's
- * frozen 16-bit weights (~1 GB, weights16.ts) beside the copies' budget and scratch; else 1 GB,
- * else 128 MB (a 32-bit engine cannot reserve 4 GB). A shared memory reserves its maximum as
+ * frozen 16-bit weights (~1 GB, matmul/weights16.ts) beside the copies' budget and scratch; else 1
+ * GB, else 128 MB (a 32-bit engine cannot reserve 4 GB). A shared memory reserves its maximum as
  * address space up front, not as memory: only the pages grown into are committed.
  */
 const MAX_PAGES_TRIED = [65536, 16384, 2048];
@@ -108,7 +108,7 @@ export class DotStore {
 
   /**
    * A block of `bytes` outside the copies' budget, for the frozen 16-bit weights and their
-   * products' scratch (weights16.ts); null past the memory's maximum.
+   * products' scratch (matmul/weights16.ts); null past the memory's maximum.
    */
   claim(bytes: number): number | null {
     const offset = this.allocate(bytes);
@@ -303,7 +303,7 @@ export function dotStore(): DotStore | null {
 export function transposedWeight(w: tf.Variable): number | null {
   return dotStore()!.weight(w.id, [w], w.size, (into) =>
     copyInto(into, () => tf.transpose(w as tf.Tensor2D)),
-  ); // the SIMD transpose (tfjs_wasm_overrides.ts)
+  ); // the SIMD transpose (tfjs/overrides.ts)
 }
 
 /**

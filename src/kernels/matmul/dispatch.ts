@@ -1,15 +1,16 @@
-// Matrix products on WASM: the SIMD kernels of simd_matmul.ts run on tfjs's heap, registered as
+// Matrix products on WASM: the SIMD kernels of simd/matmul.ts run on tfjs's heap, registered as
 // tfjs kernels (so tensors keep their normal lifetime); elsewhere, or without WebAssembly SIMD,
 // tf.matMul. Attention's batched, differentiable products build on stridedMatMul
-// (attention_products.ts). Where the engine has relaxed SIMD the kernel's
+// (matmul/attention_products.ts). Where the engine has relaxed SIMD the kernel's
 // fused multiply-add build runs, and then the linear layers' 2-D products with many rows take it
 // too (matMul2d): a training step is 1.3-1.4x faster than on XNNPACK (bench: train_step_no_fma_ms).
-// Their products with few rows (decoding) take a second kernel of simd_matmul.ts, dot products
-// against a transposed copy of the weight, kept in decode_products.ts's memory, where the matmul
-// helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s, decode_batch*_1thread).
+// Their products with few rows (decoding) take a second kernel of simd/matmul.ts, dot products
+// against a transposed copy of the weight, kept in matmul/decode_products.ts's memory, where the
+// matmul helper threads split them by columns (bench: decode_batch8_xnnpack_tok_s,
+// decode_batch*_1thread).
 //
-// The kernels on the heap and the helper threads are in matmul_kernels.ts, their tfjs kernels in
-// matmul_tfjs_kernels.ts; this file chooses, product by product, which one runs.
+// The kernels on the heap and the helper threads are in matmul/kernels.ts, their tfjs kernels in
+// matmul/tfjs_kernels.ts; this file chooses, product by product, which one runs.
 import * as tf from '@tensorflow/tfjs';
 import { rowsOfCopy, transposedWeight } from './decode_products.ts';
 import { dotProductActive, fusedMultiplyAddActive, kernelsFor } from './kernels.ts';
@@ -20,7 +21,7 @@ import { asWasm } from '../tfjs/wasm_backend.ts';
 /**
  * a1 @ b1 + a2 @ b2 with no gradient of its own (inside customGrad: LoRA's y = x W + (s x A) B and
  * its dx): where matMul2d takes the fused kernel for both products, one kernel whose second
- * product adds into the first's result (simd_matmul_variants.ts matmulAdd), the same bits as
+ * product adds into the first's result (simd/matmul_variants.ts matmulAdd), the same bits as
  * tf.add(matMul2d(a1, b1), matMul2d(a2, b2)) without the add's pass over (m, n); else exactly that.
  */
 export function matMulPair(

@@ -1,7 +1,7 @@
 // The SIMD matmul kernels on tfjs-wasm's heap (every build, instantiated once per heap), the
-// helper threads they share (matmul_threads.ts), and whether each kernel serves the current
-// backend. Separate from the tfjs kernels that run them (matmul_tfjs_kernels.ts) and from the
-// choice of kernel per product (matmul_dispatch.ts), which both read this state.
+// helper threads they share (matmul/threads.ts), and whether each kernel serves the current
+// backend. Separate from the tfjs kernels that run them (matmul/tfjs_kernels.ts) and from the
+// choice of kernel per product (matmul/dispatch.ts), which both read this state.
 import * as tf from '@tensorflow/tfjs';
 import { instantiateMatmul, type MatmulKernel } from '../simd/matmul.ts';
 import {
@@ -58,7 +58,7 @@ export function matmulThreads(): MatmulThreads | null {
 
 /**
  * Splits the SIMD kernel's large products over `helpers` helper threads and the calling thread
- * (matmul_threads.ts; 0: one thread, the default). Resolves to the threads now in use: 1 where
+ * (matmul/threads.ts; 0: one thread, the default). Resolves to the threads now in use: 1 where
  * threads cannot work (no SharedArrayBuffer, a page's main thread, no SIMD). Results are the same
  * bit for bit on any number of threads.
  */
@@ -85,7 +85,7 @@ export function holdMatmulHelpers(on: boolean): void {
 }
 
 /**
- * For backward_pairs.ts: the kernels on `backend`'s heap and the helper threads (null: one
+ * For matmul/backward_pairs.ts: the kernels on `backend`'s heap and the helper threads (null: one
  * thread), or null where the fused kernel does not serve (no relaxed SIMD, or turned off).
  */
 export function fusedKernels(
@@ -112,7 +112,7 @@ export function kernelsFor(backend: WasmBackendLike): Kernels | null {
     const causal = fused ? instantiateMatmulCausal(memory) : null;
     const add = fused ? instantiateMatmulAdd(memory) : null;
     kernels.set(memory, plain ? { plain, fused, ta, causal, add } : null);
-    installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (tfjs_wasm_overrides.ts)
+    installWasmOverrides(); // the SIMD transpose and tfjs-wasm's copies (tfjs/overrides.ts)
   }
   return kernels.get(memory) ?? null;
 }

@@ -5,7 +5,7 @@
 // projection was five kernels (the product, x A, the scale, (x A) B, the sum) plus a bias add, some
 // 700 kernels a token whose per-call cost took the token to ~45-50 ms. Here each group is one
 // kernel: x goes into the dot store once, every product's thread blocks are handed over at once
-// (weights16_products.ts runDots), and the bias and the adapter's two rank-r products run on
+// (matmul/weights16_products.ts runDots), and the bias and the adapter's two rank-r products run on
 // tfjs's heap with our SIMD matmul kernels (matmulAdd accumulates (x A) B into y in place).
 // Only for few rows (m <= DOT_MAX_ROWS: decoding); prefill and training keep the tfjs ops, where
 // the per-call cost is noise beside the products.
@@ -129,8 +129,8 @@ registerWasmKernel(KERNEL, ({ inputs, attrs }, wasm) => {
 });
 
 /**
- * Whether linears16 serves `rows` rows of x: the 16-bit kernels are on (weights16.ts) and the
- * accumulating SIMD matmul is on tfjs's heap.
+ * Whether linears16 serves `rows` rows of x: the 16-bit kernels are on (matmul/weights16.ts) and
+ * the accumulating SIMD matmul is on tfjs's heap.
  */
 export function linears16Serves(rows: number): boolean {
   if (rows > DOT_MAX_ROWS || tf.getBackend() !== 'wasm') return false;
@@ -155,7 +155,7 @@ export function gatedLinears16(x: tf.Tensor2D, gate: Linear16, up: Linear16): tf
 
 /**
  * [residual + x W^T ..., RMSNorm(that) * norm] for one layer as linears16 computes it, then the
- * add-and-norm kernel (simd_rmsnorm.ts simdAddRmsNormValue): one kernel, the same bits. Only where
+ * add-and-norm kernel (tfjs/rmsnorm.ts simdAddRmsNormValue): one kernel, the same bits. Only where
  * linears16Serves and simdRmsNormActive for the layer's width.
  */
 export function linear16AddNorm(

@@ -1,7 +1,7 @@
-// Our matrix products as tfjs-wasm kernels, each running a SIMD kernel of matmul_kernels.ts in
+// Our matrix products as tfjs-wasm kernels, each running a SIMD kernel of matmul/kernels.ts in
 // place on tfjs's heap (split over the helper threads where that pays): the strided batched
 // product, the LoRA pair a1 @ b1 + a2 @ b2, A^T @ B, and the dot product on a weight's transposed
-// copy. Registered here so tensors keep their normal lifetime; matmul_dispatch.ts decides which
+// copy. Registered here so tensors keep their normal lifetime; matmul/dispatch.ts decides which
 // product takes which kernel.
 import * as tf from '@tensorflow/tfjs';
 import { ALL_K } from '../simd/matmul_variants.ts';

@@ -1,4 +1,4 @@
-// The helper threads of matmul_threads.ts: their code, how they start, and the control block they
+// The helper threads of matmul/threads.ts: their code, how they start, and the control block they
 // share with the calling thread.
 //
 // A split product is a queue of blocks. The caller writes each block's kernel call (arguments and
@@ -31,7 +31,8 @@ export const CONTROL_WORDS = TABLE + MAX_BLOCKS * ROW;
 /**
  * Builds of the kernel a block runs: plain or fused matmul, DOT matmulT on the dot memory, TA
  * matmulTA, CAUSAL matmulCausal (those on the pool memory), then the 16-bit weights' kernels on
- * the dot memory (weights16.ts): DOT16 dot16 for BF16 and + 1 for F16, PANEL16 panel16 likewise.
+ * the dot memory (matmul/weights16.ts): DOT16 dot16 for BF16 and + 1 for F16, PANEL16 panel16
+ * likewise.
  */
 export const PLAIN = 0;
 export const FUSED = 1;

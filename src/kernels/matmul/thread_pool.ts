@@ -1,7 +1,7 @@
-// The helper threads' pool for the SIMD matmul kernels (matmul_threads.ts says why and how a
+// The helper threads' pool for the SIMD matmul kernels (matmul/threads.ts says why and how a
 // product is split): starting the helpers with the kernels they hold, the pool's shared memory,
 // handing a queue of blocks to the helpers and waiting for them (the protocol of
-// matmul_thread_code.ts), and stopping them. Separate from matmul_threads.ts, which decides how
+// matmul/thread_code.ts), and stopping them. Separate from matmul/threads.ts, which decides how
 // each kind of product is cut into blocks and lays out their operands in the pool.
 import { simdMatmulModule } from '../simd/matmul.ts';
 import { simdMatmulCausalModule, simdMatmulTAModule } from '../simd/matmul_variants.ts';
@@ -58,8 +58,8 @@ export type PoolParts = [
  * Starts `helpers` helper threads (the caller is one more) and returns their pool's parts (for
  * MatmulThreads.start), or null where threads cannot work (no shared memory, waiting not allowed,
  * WebAssembly SIMD missing) or helpers <= 0. `dotMemory`: the dot store's memory
- * (decode_products.ts), when it is shared; with it the helpers also hold the dot kernel and the
- * 16-bit weights' kernels (weights16.ts).
+ * (matmul/decode_products.ts), when it is shared; with it the helpers also hold the dot kernel and
+ * the 16-bit weights' kernels (matmul/weights16.ts).
  */
 export async function launchHelpers(
   helpers: number,
@@ -117,7 +117,7 @@ export async function launchHelpers(
 
 /**
  * The pool of helper threads: its memory, the control words shared with the helpers, and which
- * kernels they hold. MatmulThreads (matmul_threads.ts) adds how products are split over it.
+ * kernels they hold. MatmulThreads (matmul/threads.ts) adds how products are split over it.
  */
 export class HelperPool {
   private generation = 0;
@@ -150,7 +150,7 @@ export class HelperPool {
   /**
    * Runs a split product: publishes `queue` to the helpers, runs `own` (the caller's share), then
    * takes queued blocks itself until none is left, waits for the helpers' blocks to finish and
-   * copies back the ones they computed on the pool. See matmul_thread_code.ts for the protocol.
+   * copies back the ones they computed on the pool. See matmul/thread_code.ts for the protocol.
    */
   protected share(own: () => void, queue: Block[]): void {
     const words = this.control;

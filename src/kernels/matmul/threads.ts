@@ -3,7 +3,7 @@
 // in place on tfjs-wasm's heap, which is not shared memory. So each helper thread holds the same
 // kernel on a shared WebAssembly.Memory of its own pool: for a large product the calling thread
 // computes a first share in place on tfjs's heap, and the rest goes into a queue of blocks
-// (matmul_thread_code.ts) whose operands it copies into the pool (A's rows, or whole matrices of a
+// (matmul/thread_code.ts) whose operands it copies into the pool (A's rows, or whole matrices of a
 // batch, and B). Helpers take blocks from the queue; so does the caller once its own share is done,
 // computing those in place, and at the end it copies back the blocks of C that helpers computed.
 // Every number of C is computed by the same kernel code over the same k order as on one thread, so
@@ -13,13 +13,14 @@
 // page (SharedArrayBuffer). The calling thread blocks in Atomics.wait, which a page's main thread
 // may not do: the trainer runs in a worker, and start() refuses where waiting throws.
 //
-// Decoding's products with few rows (decode_products.ts) are split too, by columns of C: their
-// weights stay resident in the dot store's shared memory, which every helper also maps, so only the
-// rows of A go in and every block runs in place. Those products take tens of microseconds, less
-// than waking a sleeping thread, so a helper spins for SPIN_MS after each product before it sleeps.
+// Decoding's products with few rows (matmul/decode_products.ts) are split too, by columns of C:
+// their weights stay resident in the dot store's shared memory, which every helper also maps, so
+// only the rows of A go in and every block runs in place. Those products take tens of microseconds,
+// less than waking a sleeping thread, so a helper spins for SPIN_MS after each product before it
+// sleeps.
 //
 // This file cuts each kind of product into blocks and lays out their operands in the pool; the
-// pool itself (starting the helpers, handing them a queue, waiting) is matmul_thread_pool.ts.
+// pool itself (starting the helpers, handing them a queue, waiting) is matmul/thread_pool.ts.
 import type { MatmulKernel } from '../simd/matmul.ts';
 import { ALL_K, type MatmulCausalKernel, type MatmulTAKernel } from '../simd/matmul_variants.ts';
 import type { MatmulTKernel } from '../simd/dot.ts';
@@ -84,7 +85,7 @@ export class MatmulThreads extends HelperPool {
   /**
    * Starts `helpers` helper threads (the caller is one more), or returns null where threads cannot
    * work (no shared memory, waiting not allowed, WebAssembly SIMD missing) or helpers <= 0.
-   * `dotMemory`: the dot store's memory (decode_products.ts), when it is shared; with it the
+   * `dotMemory`: the dot store's memory (matmul/decode_products.ts), when it is shared; with it the
    * helpers also take decoding's products (splitDot).
    */
   static async start(
@@ -376,9 +377,9 @@ export class MatmulThreads extends HelperPool {
 
   /**
    * Runs `own` (the caller's share) and the kernel calls `queue` (on the dot store's memory, builds
-   * DOT16 / PANEL16 of the 16-bit weights, weights16.ts, which cuts the product) over the caller
-   * and the helpers. Returns false, having done nothing, when the helpers lack those kernels or
-   * the queue is longer than MAX_BLOCKS.
+   * DOT16 / PANEL16 of the 16-bit weights, matmul/weights16.ts, which cuts the product) over the
+   * caller and the helpers. Returns false, having done nothing, when the helpers lack those kernels
+   * or the queue is longer than MAX_BLOCKS.
    */
   runOnDotMemory(own: () => void, queue: Block[]): boolean {
     if (this.broken || !this.dot16 || queue.length > MAX_BLOCKS) return false;

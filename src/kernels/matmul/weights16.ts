@@ -1,10 +1,11 @@
 // Frozen weights kept 16 bits a number (BF16, or F16 for F16 checkpoints), as the checkpoint ships
-// them, resident in the dot store's memory (decode_products.ts) and widened to float32 inside our
-// kernels as they are read: half the bytes of float32 weights, and no second full-size copy. A
-// 0.5B model's weights are ~1 GB this way, which is why that memory may grow to 4 GB. This file
-// keeps the residents and registers the tfjs kernels; the products run in weights16_products.ts.
-// Rows of the embedding and whole matrices are widened in JavaScript (a shift for BF16, a table of
-// the 65536 patterns for F16), straight into the output tensor on tfjs's heap.
+// them, resident in the dot store's memory (matmul/decode_products.ts) and widened to float32
+// inside our kernels as they are read: half the bytes of float32 weights, and no second full-size
+// copy. A 0.5B model's weights are ~1 GB this way, which is why that memory may grow to 4 GB. This
+// file keeps the residents and registers the tfjs kernels; the products run in
+// matmul/weights16_products.ts. Rows of the embedding and whole matrices are widened in JavaScript
+// (a shift for BF16, a table of the 65536 patterns for F16), straight into the output tensor on
+// tfjs's heap.
 import * as tf from '@tensorflow/tfjs';
 import { dotStore } from './decode_products.ts';
 import { type HalfKind, halfToFloatBits, type Resident16 } from '../simd/half.ts';

@@ -1,11 +1,11 @@
-// Products through the frozen 16-bit weights of weights16.ts, on the dot store's memory where the
-// weights are resident and the matmul helper threads map them too: the caller copies A's rows in
-// and C's rows out, as for decoding's float32 copies (decode_products.ts).
-//   - few rows (decoding, m <= DOT_MAX_ROWS, x W^T only): `dot16` (simd_dot16.ts), each output a
+// Products through the frozen 16-bit weights of matmul/weights16.ts, on the dot store's memory
+// where the weights are resident and the matmul helper threads map them too: the caller copies A's
+// rows in and C's rows out, as for decoding's float32 copies (matmul/decode_products.ts).
+//   - few rows (decoding, m <= DOT_MAX_ROWS, x W^T only): `dot16` (simd/dot16.ts), each output a
 //     dot product of two contiguous rows, W streamed once; split over the threads by blocks of W's
 //     rows.
 //   - more rows (prefill, training's forward and its input gradient dy W): `panel16`
-//     (simd_panel16.ts), W widened a panel at a time into L1 and 4 x 8 register tiles over A;
+//     (simd/panel16.ts), W widened a panel at a time into L1 and 4 x 8 register tiles over A;
 //     split over the threads by blocks of A's rows, in rounds whose A and C fit ROUND_BYTES.
 // Either way every number of C is computed by the same code in the same order however the
 // product is split: threaded results are those of one thread, bit for bit.
@@ -37,7 +37,7 @@ import type { Resident16 } from '../simd/half.ts';
  * Most rows of A a product x W^T runs on dot16 rather than panel16. Measured on 4864 x 896 BF16,
  * one thread, GFLOP/s dot16 vs panel16 (W in cache / not): 8 rows 37 vs 32 / 18 vs 12, 16 rows
  * 36 vs 38 / 25 vs 16, 24 rows 42 vs 41 / 28 vs 25, 64 rows 27 vs 33 / 23 vs 29. 24: the default
- * run's rollout decodes 18 sequences at once, which then take dot16 and linears16.ts.
+ * run's rollout decodes 18 sequences at once, which then take dot16 and matmul/linears16.ts.
  */
 export const DOT_MAX_ROWS = 24;
 
@@ -50,7 +50,7 @@ const ROUND_BYTES = 32 << 20;
  */
 const BLOCK_ROWS = 64;
 
-/** The 16-bit formats, in the order of their kernels' builds (matmul_thread_code.ts). */
+/** The 16-bit formats, in the order of their kernels' builds (matmul/thread_code.ts). */
 export const KINDS: readonly HalfKind[] = ['bf16', 'f16'];
 
 interface Kernels16 {

@@ -5,14 +5,14 @@
 // broadcast add, softmax), each dispatch costing more than its arithmetic, and the strided
 // products at one row or one column ran at a few GFLOP/s.
 //
-// Numbers: the scores are the strided kernel's (matmul_tfjs_kernels.ts) bits, its dot products
-// summed in the same order (fused multiply-adds over 4-wide steps, then the lanes ((l0 + l1) + l2) + l3),
-// and the bias added in float32 as tf.add does; the softmax is ours: exp from simd_exp.ts (a few
-// float32 ulps, arguments clamped to [-87, 0], and 0 at or below -87, so a masked key gets 0 as
-// from tf.softmax, and no weight is a subnormal, slow on x86) and the weights divided by their
-// sum; the context
-// sums weight times value over the keys in order, as the strided kernel does. Against the tfjs
-// route: within ~1e-6 relative (test/kernels/decode_attention.test.ts).
+// Numbers: the scores are the strided kernel's (matmul/tfjs_kernels.ts) bits, its dot products
+// summed in the same order (fused multiply-adds over 4-wide steps, then the lanes
+// ((l0 + l1) + l2) + l3), and the bias added in float32 as tf.add does; the softmax is ours: exp
+// from simd/exp.ts (a few float32 ulps, arguments clamped to [-87, 0], and 0 at or below -87, so a
+// masked key gets 0 as from tf.softmax, and no weight is a subnormal, slow on x86) and the weights
+// divided by their sum; the context sums weight times value over the keys in order, as the strided
+// kernel does. Against the tfjs route: within ~1e-6 relative
+// (test/kernels/tfjs/decode_attention.test.ts).
 //
 // Shapes: BH = B * Hkv (sequence, key head) slices; R query rows a slice (g query heads sharing a
 // key head, one position each); S cached positions of `capacity` slots; hd the head width (a

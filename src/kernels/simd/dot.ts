@@ -1,6 +1,7 @@
 // The dot-product kernel `matmulT`, C = A W^T with W stored (N, K), as WebAssembly SIMD (relaxed
 // SIMD's fused multiply-add): for the linear layers' products with few rows (decoding), where
-// streaming the weights dominates; its weights are transposed copies kept by decode_products.ts.
+// streaming the weights dominates; its weights are transposed copies kept by
+// matmul/decode_products.ts.
 import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from '../wasm/assembler.ts';
 import { exported } from './matmul.ts';
 

@@ -1,9 +1,9 @@
 // The dot-product kernel for frozen 16-bit weights, `dot16`: C = A W^T with W stored (N, K) as
-// BF16 or F16 (weights16.ts keeps them in the dot store's memory as the checkpoint ships them),
-// widened to float32 as they stream in. For products with few rows (decoding), bound by reading W
-// once: simd_dot.ts's matmulT with half the bytes to read.
+// BF16 or F16 (matmul/weights16.ts keeps them in the dot store's memory as the checkpoint ships
+// them), widened to float32 as they stream in. For products with few rows (decoding), bound by
+// reading W once: simd/dot.ts's matmulT with half the bytes to read.
 //   - 4 or more rows of A: matmulT's tiles of 4 rows x 2 rows of W, per 4 steps of K 4 + 2 loads
-//     feeding 8 multiply-adds, a W load a v128.load16x4_u widened to an f32x4 (simd_half.ts); the
+//     feeding 8 multiply-adds, a W load a v128.load16x4_u widened to an f32x4 (simd/half.ts); the
 //     last M % 4 rows 1 x 2, the last N % 2 rows of W 1 x 1, as below.
 //   - fewer rows (decoding at batch 1): W split into 4 blocks of N / 4 rows, row n of each read
 //     side by side against a row of A, then rows n + 1: 4 long sequential streams (a block's rows
@@ -243,7 +243,7 @@ export function instantiateDot16(
 
 /**
  * The 16-bit weights' modules the matmul helper threads hold on the dot store's memory, in the
- * order of their builds (matmul_thread_code.ts: DOT16, DOT16 + 1, PANEL16, PANEL16 + 1).
+ * order of their builds (matmul/thread_code.ts: DOT16, DOT16 + 1, PANEL16, PANEL16 + 1).
  */
 export function weights16Modules(
   shared: boolean,

@@ -1,10 +1,10 @@
-// exp on four float32 lanes, emitted into a WebAssembly function body (assembler.ts), for the
-// kernels that need it (simd_sample.ts's sampling weights, simd_swiglu.ts's sigmoid).
+// exp on four float32 lanes, emitted into a WebAssembly function body (wasm/assembler.ts), for the
+// kernels that need it (simd/sample.ts's sampling weights, simd/swiglu.ts's sigmoid).
 //
 // exp(t) for t clamped to [lo, hi] within [-87, 88] (so 2^k below stays a normal float32): k =
 // nearest(t log2 e), r = t - k ln2 (ln2 in two parts, Cody-Waite, so r is exact to float32), exp(r)
 // by its Taylor polynomial to degree 7 (|r| <= 0.347: truncation < 6e-9 relative), times 2^k built
-// in the exponent bits. A few float32 ulps from exp in float64 (test/kernels/simd_exp.test.ts).
+// in the exponent bits. A few float32 ulps from exp in float64 (test/kernels/simd/exp.test.ts).
 //
 // Written for the instructions x64 has: V8 lowers f32x4.min/max (NaN and -0 rules) and
 // i32x4.trunc_sat_f32x4_s to ~8 instructions each, while pmin/pmax are one (NaN still comes

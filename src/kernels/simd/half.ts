@@ -1,9 +1,9 @@
 // Widening 16-bit floats to float32 inside our kernels, for frozen weights kept as checkpoints ship
-// them (weights16.ts): BF16 is the top half of a float32, so its bits shifted left by 16 are the
-// number exactly; F16 has 5 exponent bits and 10 of mantissa, widened exactly for normals and
+// them (matmul/weights16.ts): BF16 is the top half of a float32, so its bits shifted left by 16 are
+// the number exactly; F16 has 5 exponent bits and 10 of mantissa, widened exactly for normals and
 // subnormals as sign | ((h & 0x7fff) << 13) read as a float32 times 2^112 (for a subnormal that
 // float32 is itself subnormal, still exact), then inf and NaN (exponent 31) given the float32
-// exponent 255, the mantissa kept. Emitters for the kernels (simd_dot16.ts, simd_panel16.ts): four
+// exponent 255, the mantissa kept. Emitters for the kernels (simd/dot16.ts, simd/panel16.ts): four
 // values at a time as an f32x4 (from a load of 8 bytes, or the even or odd values of a v128), or
 // one value; and halfToFloatBits, the same in JavaScript.
 import { type Body, F32, I32, V128 } from '../wasm/assembler.ts';

@@ -14,18 +14,18 @@
 // --experimental-wasm-relaxed-simd), a second build of the kernel uses f32x4.relaxed_madd, a fused
 // multiply-add on CPUs with FMA: ~1.3x the throughput of separate multiply and add. XNNPACK in
 // tfjs-wasm 4.22 has no relaxed-SIMD build, so with it this kernel also beats XNNPACK on the
-// linear layers' products with many rows (training, prefill; matmul_dispatch.ts matMul2d).
-// simd_dot.ts holds `matmulT`, C = A W^T with W stored (N, K): for the linear layers' products with
+// linear layers' products with many rows (training, prefill; matmul/dispatch.ts matMul2d).
+// simd/dot.ts holds `matmulT`, C = A W^T with W stored (N, K): for the linear layers' products with
 // few rows (decoding), where streaming the weights dominates. The same body's transposed-A, causal
-// and accumulating builds are in simd_matmul_variants.ts, the NT kernel in simd_matmul_nt.ts.
+// and accumulating builds are in simd/matmul_variants.ts, the NT kernel in simd/matmul_nt.ts.
 // This file holds the kernel's module and its binding to a memory; the body is emitted by
-// simd_matmul_body.ts (the loops) and simd_matmul_tiles.ts (the register tiles).
+// simd/matmul_body.ts (the loops) and simd/matmul_tiles.ts (the register tiles).
 import { moduleBytes } from '../wasm/assembler.ts';
 import { matmulBody } from './matmul_body.ts';
 
 /**
  * The kernel's module bytes (small: well under the 4 KB limit for synchronous compiles); `fma`: the
- * relaxed-SIMD build; `shared`: importing a shared memory (matmul_threads.ts's helper threads).
+ * relaxed-SIMD build; `shared`: importing a shared memory (matmul/threads.ts's helper threads).
  */
 export function simdMatmulModule(fma = false, shared = false): Uint8Array<ArrayBuffer> {
   return moduleBytes([{ name: 'matmul', params: 9, body: matmulBody(fma) }], shared);

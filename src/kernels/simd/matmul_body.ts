@@ -1,9 +1,9 @@
-// The batched matmul kernel's function body (simd_matmul.ts has the kernel's design and its
+// The batched matmul kernel's function body (simd/matmul.ts has the kernel's design and its
 // module): the locals, and the loops over the batch, column panels, depth blocks and row blocks,
 // with the transposed-A packing and the causal limits, calling the tile emitters of
-// simd_matmul_tiles.ts for each block of C. Separate so that file stays the kernel's face (its
+// simd/matmul_tiles.ts for each block of C. Separate so that file stays the kernel's face (its
 // module bytes, signature and binding) and this one the emitted control flow, which the variants
-// of simd_matmul_variants.ts reuse with other flags.
+// of simd/matmul_variants.ts reuse with other flags.
 import { Body, F32, I32, V128 } from '../wasm/assembler.ts';
 import { matmulTiles } from './matmul_tiles.ts';
 const ROWS = 4; // rows of A per block
@@ -36,7 +36,7 @@ const DEPTH = 512;
 /**
  * Emits the kernel `matmul(a, b, c, batch, M, K, N, strideA, strideB)`; pointers and strides in
  * bytes. `fma`: the tiles' multiply-adds as relaxed_madd (fused or not, as the engine chooses).
- * `transA`, `causal`, `accumulate`: the variants of simd_matmul_variants.ts.
+ * `transA`, `causal`, `accumulate`: the variants of simd/matmul_variants.ts.
  */
 export function matmulBody(fma: boolean, transA = false, causal = false, accumulate = false): Body {
   const f = new Body(causal ? 12 : 9);

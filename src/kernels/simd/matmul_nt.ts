@@ -1,6 +1,6 @@
 // C = A W^T with W stored (N, K), row-major ("NT" in BLAS terms), as a WebAssembly SIMD kernel on
 // tfjs-wasm's heap: the linear layers' input gradient dx = dy W^T read from the weight as stored.
-// Why: through the matmul kernel (simd_matmul.ts) it needs W^T first, a transposed copy of every
+// Why: through the matmul kernel (simd/matmul.ts) it needs W^T first, a transposed copy of every
 // weight in every backward pass (28 in the bench's step, ~5 ms of transposes, bound by memory).
 //
 // The same 4 x 8 tiles of fused multiply-adds as `matmul`, each output one FMA chain over k in

@@ -1,13 +1,13 @@
-// The register-tile emitters of the batched matmul kernel (simd_matmul.ts): one block of 4 rows by
+// The register-tile emitters of the batched matmul kernel (simd/matmul.ts): one block of 4 rows by
 // 8 (or 4) columns of C accumulated in f32x4 registers, one scalar column for the last N % 4, and
 // the matrix-vector path's dot products (N = 1), with the pointer arithmetic they share. Separate
-// from simd_matmul_body.ts, which allocates the locals and emits the loops over the batch, column
+// from simd/matmul_body.ts, which allocates the locals and emits the loops over the batch, column
 // panels, depth blocks and row blocks that call these; this file holds what runs per tile.
 import { type Body, V128_ZERO } from '../wasm/assembler.ts';
 
 /**
  * What the tile emitters work on: matmulBody's function, its build flags, and the indices of the
- * parameters and locals it allocated (see simd_matmul_body.ts for what each holds).
+ * parameters and locals it allocated (see simd/matmul_body.ts for what each holds).
  */
 export interface MatmulFrame {
   f: Body;

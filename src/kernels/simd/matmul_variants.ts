@@ -1,4 +1,4 @@
-// Variants of the matmul kernel, emitted from the same body (simd_matmul_body.ts matmulBody), all
+// Variants of the matmul kernel, emitted from the same body (simd/matmul_body.ts matmulBody), all
 // in the relaxed-SIMD build: C += A @ B (LoRA's layer), attention's products under a causal mask,
 // and C = A^T @ B with A read as stored (weight gradients; attention's dK and dV).
 import { exported, type MatmulKernel } from './matmul.ts';

@@ -1,11 +1,11 @@
 // The blocked kernel for frozen 16-bit weights with many rows of A (training's forward and
 // backward, prefill), `panel16`: C = A W^T (W stored (N, K), the forward x W^T-as-stored) or
 // C = A W (W stored (K, N), the input gradient dy W), W of BF16 or F16 in the dot store's memory
-// (weights16.ts). For each block of KB steps of K and 8 columns of C it widens that panel of W
-// into a float32 scratch (KB, 8), 32 bytes a step in L1 (from W (K, N): a row's 8 numbers a step,
+// (matmul/weights16.ts). For each block of KB steps of K and 8 columns of C it widens that panel of
+// W into a float32 scratch (KB, 8), 32 bytes a step in L1 (from W (K, N): a row's 8 numbers a step,
 // in two v128.load16x4_u; from W (N, K): 4 numbers of one row at a time, each stored into its own
 // column),
-// then runs every row of A against it in the register tiles of simd_matmul_nt.ts: 4 rows x 8
+// then runs every row of A against it in the register tiles of simd/matmul_nt.ts: 4 rows x 8
 // columns, per step 4 broadcast loads of A and 2 vector loads of the panel feed 8 multiply-adds.
 // The first K block writes C, the later ones add into it, so each output is one multiply-add
 // chain over k in order whatever the tile, and a product split by rows over threads gives the
@@ -13,7 +13,7 @@
 // while every panel passes over them; each block re-widens all of W (a few % of its work from
 // 64 rows). The last N % 8 columns run as a full block whose missing lanes are dropped: their
 // panel columns are stale (a W (N, K) panel skips the missing rows) or read past the row (a W
-// (K, N) row's 16 bytes: weights16.ts leaves 16 bytes after each weight, and C 32).
+// (K, N) row's 16 bytes: matmul/weights16.ts leaves 16 bytes after each weight, and C 32).
 import { Body, I32, moduleBytes, V128, V128_ZERO } from '../wasm/assembler.ts';
 import { exported } from './matmul.ts';
 import { type HalfKind, widenLoad, widenLocals, widenScalar } from './half.ts';
@@ -30,8 +30,8 @@ export const ROWS_ARE_OUTPUTS = 0;
 export const ROWS_ARE_INPUTS = 1;
 
 /**
- * Emits `panel16(a, w, c, M, K, N, scratch, layout)`: C (M, N) = A (M, K) @ W^T (layout 0, W (N, K))
- * or A @ W (layout 1, W (K, N)), W of `kind`, A and C packed; byte pointers; scratch
+ * Emits `panel16(a, w, c, M, K, N, scratch, layout)`: C (M, N) = A (M, K) @ W^T (layout 0, W (N,
+ * K)) or A @ W (layout 1, W (K, N)), W of `kind`, A and C packed; byte pointers; scratch
  * PANEL_SCRATCH_BYTES.
  */
 function panel16Body(kind: HalfKind): Body {

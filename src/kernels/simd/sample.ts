@@ -6,7 +6,7 @@
 // four lanes at a time: 2000 logits 6.1 -> 2.7 µs against a JavaScript max and one vector a turn
 // (sampleToken 8.3 -> 4.3 µs a row, timed in a loop over 8 rows of 2000).
 //
-// exp(t) for t = (z - max) * scale <= 0 (simd_exp.ts), clamped to t >= -87 (exp(-87) ~ 1.6e-38,
+// exp(t) for t = (z - max) * scale <= 0 (simd/exp.ts), clamped to t >= -87 (exp(-87) ~ 1.6e-38,
 // still a normal float32; a weight that small is below the float64 resolution of a total >= 1, so
 // the clamp changes nothing that is summed). t itself is rounded to float32, so a weight's relative
 // error is about |t| * 6e-8: ~1e-6 for a weight of 1e-7 of the largest, less for the weights that

@@ -8,13 +8,14 @@
 // and keeps four exps in flight: 4 x 4 x 480 x 480 causal 12.3 -> 3.5 ms (a first version, one exp
 // at a time, over every key, took 14 ms against the ops' 6, and was dropped).
 //
-//   forward: max and sum four lanes at a time, exp from simd_exp.ts (a few float32 ulps): within
+//   forward: max and sum four lanes at a time, exp from simd/exp.ts (a few float32 ulps): within
 //   ~5e-7 of the ops, not bit for bit; hidden keys exactly 0 (tested against float64 and the ops)
 //   backward: ds = p (dp - Σ p dp), Σ over f32x4 lanes summed in order ((l0 + l1) + l2) + l3, then
-//   the tail one by one: within ~1e-7 of the ops' gradient (tested, and against finite differences).
+//   the tail one by one: within ~1e-7 of the ops' gradient (tested, and against finite
+//   differences).
 //
-// This file emits the two kernels' modules; masked_softmax.ts registers them with tfjs-wasm and
-// gives the op, maskedSoftmax.
+// This file emits the two kernels' modules; tfjs/masked_softmax.ts registers them with tfjs-wasm
+// and gives the op, maskedSoftmax.
 import { Body, F32, I32, moduleBytes, V128, V128_ZERO } from '../wasm/assembler.ts';
 import { splatF32, VectorExp } from './exp.ts';
 
@@ -147,7 +148,7 @@ function backwardBody(): Body {
  * by rows of S, byte pointers. Row r is query t = r % T of block r / T, of sequence r / (HG T);
  * its mask row is mask[maskBatched ? sequence : 0][t]. With offset >= 0 (a causal mask) row t's
  * keys past t + offset are hidden: they get 0 without being read, and the row's work stops there.
- * Exps four vectors in flight (simd_exp.ts) and 0 where x - max <= -87 (exp's clamp; a key the
+ * Exps four vectors in flight (simd/exp.ts) and 0 where x - max <= -87 (exp's clamp; a key the
  * mask hides gets 0, as from tf.softmax, and no weight is a subnormal, whose arithmetic costs
  * x86 ~100 cycles: weights of exp(-87) made the pass 5x slower); the max and the sum four lanes at
  * a time; the weights times 1 / sum.

@@ -9,7 +9,7 @@
 //   forward:  s = 1 / (1 + exp(-g)),  out = (g s) u
 //   backward: du = dy (g s),  dg = dy u s (1 + g (1 - s))
 //
-// exp from simd_exp.ts (a few float32 ulps; -g clamped to [-87, 88], where sigmoid is 0 or 1 to
+// exp from simd/exp.ts (a few float32 ulps; -g clamped to [-87, 88], where sigmoid is 0 or 1 to
 // float32 anyway), so values match the tfjs ops to ~1e-6 relative, not bit for bit (tested, and the
 // gradient against finite differences). Forward passes without a gradient (decoding, prefill, the
 // reference model's scoring) use the forward kernel too (swigluValue), ahead of the three tfjs ops

@@ -5,9 +5,9 @@
 // Qwen2.5-0.5B shape the kernels besides the products took ~2.5 ms of a ~29 ms batch-1 token, and
 // the JavaScript around them about as much (docs/performance.md).
 //
-// The same kernels run inside, so the same bits: the SIMD RoPE (rope.ts, one call per sequence for
-// its H query heads, one per key head into its cache slot) and the decoding attention
-// (kernels/simd_decode_attention.ts); the value is copied. Where either is off, the decoder keeps
+// The same kernels run inside, so the same bits: the SIMD RoPE (simd/rope.ts, one call per sequence
+// for its H query heads, one per key head into its cache slot) and the decoding attention
+// (simd/decode_attention.ts); the value is copied. Where either is off, the decoder keeps
 // the ops (decodeBlockActive).
 //
 // Shapes: B sequences, H query heads, Hkv key/value heads (g = H / Hkv queries a key head), hd the

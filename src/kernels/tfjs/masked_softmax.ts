@@ -1,6 +1,6 @@
-// Attention's masked softmax as a tfjs op, maskedSoftmax: the SIMD kernels of simd_softmax.ts
+// Attention's masked softmax as a tfjs op, maskedSoftmax: the SIMD kernels of simd/softmax.ts
 // registered as tfjs-wasm kernels (forward and gradient), the shapes they take, and the fallback to
-// the tfjs ops. Separate from simd_softmax.ts, which emits the kernels' code and imports no tfjs.
+// the tfjs ops. Separate from simd/softmax.ts, which emits the kernels' code and imports no tfjs.
 import * as tf from '@tensorflow/tfjs';
 import { simdSoftmaxForwardModule, simdSoftmaxModule } from '../simd/softmax.ts';
 import {

@@ -1,17 +1,17 @@
 // Replacements for five tfjs-wasm 4.22 kernels that cost a training step time for no numeric
 // reason, registered in front of the originals (the kernel registry is how tfjs lets a backend's
-// kernels be replaced) the first time our wasm kernels are used (matmul_kernels.ts kernelsFor):
+// kernels be replaced) the first time our wasm kernels are used (matmul/kernels.ts kernelsFor):
 // - Transpose goes number by number through a generic N-dimensional loop; every transpose that
 //   swaps the last two axes of a float32 tensor (after dropping axes of size 1, as tfjs-wasm does),
 //   or two adjacent axes before trailing ones of a multiple of 4 numbers (attention's head
-//   layout), autograd's included, takes a SIMD kernel of simd_transpose.ts instead, the same bits.
+//   layout), autograd's included, takes a SIMD kernel of simd/transpose.ts instead, the same bits.
 // - Identity (tf.clone, and the clone autograd makes of every tensor a gradient saves: ~320 per
 //   training step of the bench model, 7.7 ms) and Cast to the same dtype (the multiply gradient
 //   casts its operands to float32: 85 per step, 1.9 ms) copy the data. The cpu and webgpu
 //   backends, and tfjs-wasm's own Reshape, share it by reference count instead. tfjs never writes
 //   a tensor after making it (our KV cache writes only into buffers it owns and never clones), so
 //   the copies cost only time and memory. A cast to another dtype still converts.
-// - Max over the last axis (the output head's row maxima) runs at ~1.3 ns a number; simd_max.ts's
+// - Max over the last axis (the output head's row maxima) runs at ~1.3 ns a number; simd/max.ts's
 //   kernel takes float32 rows at memory speed (NaN: see there).
 // - GatherV2 runs a generic C++ loop with index arithmetic per number: 3.5 ms to pick 512
 //   columns of the bench model's 256 x 2000 embedding (twice per step: the input tokens and the
@@ -144,7 +144,7 @@ function simdTranspose(
 }
 
 /**
- * The largest number of each row of x (over its last axis), by simd_max.ts's kernel; null without
+ * The largest number of each row of x (over its last axis), by simd/max.ts's kernel; null without
  * WebAssembly SIMD.
  */
 function rowMax(

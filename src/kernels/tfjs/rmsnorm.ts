@@ -100,7 +100,7 @@ registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
 /**
  * sum = x + delta and y = RMSNorm(sum) * w for `rows` rows of D at byte offsets of `backend`'s
  * heap (r: rows numbers of scratch): the add-and-norm kernel's pass, for a kernel that has delta at
- * hand (linears16.ts). Only where simdRmsNormActive(D).
+ * hand (matmul/linears16.ts). Only where simdRmsNormActive(D).
  */
 export function addRmsNormInto(
   backend: WasmBackendLike,

@@ -65,8 +65,8 @@ registerWasmKernel(BACKWARD, ({ inputs }, wasm) => {
 
 /**
  * silu(gate) * up into `out`, `size` numbers at byte offsets of `backend`'s heap: the forward
- * kernel's pass, for a kernel that has gate and up at hand (linears16.ts). False where the SIMD
- * kernels are off or absent (nothing written).
+ * kernel's pass, for a kernel that has gate and up at hand (matmul/linears16.ts). False where the
+ * SIMD kernels are off or absent (nothing written).
  */
 export function swigluInto(
   backend: WasmBackendLike,

@@ -1,7 +1,6 @@
 // The parts of tfjs-wasm's backend object that our kernels use (they are not in its public types),
-// declared once for our kernels (matmul_kernels.ts, matmul_tfjs_kernels.ts, simd_*.ts,
-// tfjs_wasm_overrides.ts, rope.ts, heap_copies.ts), how they register kernels, and how they
-// instantiate their modules on its heap.
+// declared once for our kernels (tfjs/, matmul/, heap_copies.ts), how they register kernels, and
+// how they instantiate their modules on its heap.
 import * as tf from '@tensorflow/tfjs';
 
 /** tfjs-wasm's BackendWasm, as far as our kernels touch it. */

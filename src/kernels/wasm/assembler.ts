@@ -2,7 +2,7 @@
 // memory, i32/f32/v128 locals, structured loops, SIMD loads and arithmetic). Writing bytes
 // directly keeps the kernel in TypeScript, with no compiler toolchain and no generated file;
 // WebAssembly.validate and the kernel's tests against tf.matMul check what it emits.
-// The instructions themselves, one named emitter each, are in assembler_ops.ts.
+// The instructions themselves, one named emitter each, are in wasm/assembler_ops.ts.
 import { Instructions, uleb } from './assembler_ops.ts';
 
 export { sleb, uleb, V128_ZERO } from './assembler_ops.ts';

@@ -1,5 +1,5 @@
 // The instructions the kernels use, one named emitter each: the WebAssembly spec's name in
-// camelCase (i32.lt_u -> i32LtU, f32x4.relaxed_madd -> f32x4RelaxedMadd). Body (assembler.ts)
+// camelCase (i32.lt_u -> i32LtU, f32x4.relaxed_madd -> f32x4RelaxedMadd). Body (wasm/assembler.ts)
 // extends this with locals, loop and branch helpers, and the function's encoding.
 // Opcode numbers are from the WebAssembly core spec (2.0), its fixed-width SIMD proposal (prefix
 // 0xfd, then the opcode in LEB128) and the relaxed SIMD proposal.

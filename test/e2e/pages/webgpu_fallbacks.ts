@@ -144,7 +144,7 @@ export async function fallbacks(): Promise<{
         21,
       ),
     );
-  // tfjs-wasm kernels we replace (tfjs_wasm_overrides.ts): transpose, max, gather, cast
+  // tfjs-wasm kernels we replace (kernels/tfjs/overrides.ts): transpose, max, gather, cast
   const table = wave([12, 30], 22);
   results['transpose max gather'] = await valuesOf(() =>
     tf.concat([

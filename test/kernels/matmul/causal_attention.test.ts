@@ -1,8 +1,9 @@
-// Attention's products under a causal mask skip what the mask makes zero (simd_matmul.ts
-// matmulCausal, attention_products.ts): the kernel's visible numbers are the full product's bit for
-// bit and the hidden ones 0 (mode 1), or the k loop stops at the last visible key (mode 2), for
-// periods of grouped queries, key offsets and every tail; split over helper threads the same; and
-// a whole model's log-probs and gradients are the same bits with the skipping on and off.
+// Attention's products under a causal mask skip what the mask makes zero (kernels/simd/matmul.ts
+// matmulCausal, kernels/matmul/attention_products.ts): the kernel's visible numbers are the full
+// product's bit for bit and the hidden ones 0 (mode 1), or the k loop stops at the last visible key
+// (mode 2), for periods of grouped queries, key offsets and every tail; split over helper threads
+// the same; and a whole model's log-probs and gradients are the same bits with the skipping on and
+// off.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

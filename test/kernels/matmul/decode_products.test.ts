@@ -1,7 +1,7 @@
-// The dot store (decode_products.ts): decoding's transposed weight copies, kept in a memory of our
-// own. A copy is made once and remade in place when its weight (or any weight it was made from) is
-// assigned, released space is reused, the budget is kept, and products through the store match a
-// float64 loop, also after its scratch block regrows.
+// The dot store (kernels/matmul/decode_products.ts): decoding's transposed weight copies, kept in a
+// memory of our own. A copy is made once and remade in place when its weight (or any weight it was
+// made from) is assigned, released space is reused, the budget is kept, and products through the
+// store match a float64 loop, also after its scratch block regrows.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

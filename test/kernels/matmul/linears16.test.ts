@@ -1,7 +1,7 @@
-// Decoding's grouped 16-bit linear layers (src/kernels/linears16.ts): each output y_i = x W_i^T
-// (+ bias_i) (+ scale_i (x a_i) b_i) against tfjs ops on the widened weights, for groups mixing
-// layers with and without a bias and an adapter, odd widths and every row count it takes; the same
-// bits on one thread and on two; clear errors; no tensor or heap block left behind.
+// Decoding's grouped 16-bit linear layers (src/kernels/matmul/linears16.ts): each output y_i = x
+// W_i^T (+ bias_i) (+ scale_i (x a_i) b_i) against tfjs ops on the widened weights, for groups
+// mixing layers with and without a bias and an adapter, odd widths and every row count it takes;
+// the same bits on one thread and on two; clear errors; no tensor or heap block left behind.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +117,8 @@ describe('linears16: grouped 16-bit linear layers for decoding', () => {
   });
 
   it('gives an MLP gate and up as silu(gate) * up in one kernel, the bits of the two kernels apart', () => {
-    // gate with a bias and an adapter, up with an adapter (widths a multiple of 4 for the SIMD SwiGLU)
+    // gate with a bias and an adapter, up with an adapter (widths a multiple of 4 for the SIMD
+    // SwiGLU)
     const [gate, up] = [layer(52, 45, 6, true, 4), layer(52, 45, 7, false, 2)];
     for (const m of [1, 3, DOT_MAX_ROWS]) {
       expect(gatedLinears16Serves(m, 52)).toBe(true);

@@ -1,9 +1,10 @@
-// The SIMD matmul kernel split over helper threads (matmul_threads.ts): the same bits as on one
-// thread for split rows (every tail of the 4-row blocks) and split batches (shared and per-matrix
-// B), products too small or strided left on one thread, the pool memory growing, a whole training
-// gradient unchanged, decoding's dot products split by columns (the same bits, the same sampled
-// tokens), the caller taking over every queued block when the helpers are late (held), a backward
-// pass's two products one per thread (backward_pairs.ts), and the helpers stopped cleanly.
+// The SIMD matmul kernel split over helper threads (kernels/matmul/threads.ts): the same bits as on
+// one thread for split rows (every tail of the 4-row blocks) and split batches (shared and
+// per-matrix B), products too small or strided left on one thread, the pool memory growing, a whole
+// training gradient unchanged, decoding's dot products split by columns (the same bits, the same
+// sampled tokens), the caller taking over every queued block when the helpers are late (held), a
+// backward pass's two products one per thread (kernels/matmul/backward_pairs.ts), and the helpers
+// stopped cleanly.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

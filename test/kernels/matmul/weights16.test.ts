@@ -1,10 +1,10 @@
-// Frozen 16-bit weights (weights16.ts, simd_dot16.ts, simd_panel16.ts): every function against
-// float32 tfjs ops on the exact float32 widening of the same bits. Products at odd sizes on both
-// kernels (dot16 up to DOT_MAX_ROWS rows, panel16 past it, K past a panel), within summation-order
-// differences; BF16 and F16 edge values (all mantissa bits set, -0, subnormals, the largest
-// normal, inf and NaN) widened exactly by the kernels and in JavaScript; the same bits on one
-// thread and on two, and from dot16 alone however W's rows are split; clear errors; the store's
-// accounting; no tensor leaked.
+// Frozen 16-bit weights (kernels/matmul/weights16.ts, kernels/simd/dot16.ts,
+// kernels/simd/panel16.ts): every function against float32 tfjs ops on the exact float32 widening
+// of the same bits. Products at odd sizes on both kernels (dot16 up to DOT_MAX_ROWS rows, panel16
+// past it, K past a panel), within summation-order differences; BF16 and F16 edge values (all
+// mantissa bits set, -0, subnormals, the largest normal, inf and NaN) widened exactly by the
+// kernels and in JavaScript; the same bits on one thread and on two, and from dot16 alone however
+// W's rows are split; clear errors; the store's accounting; no tensor leaked.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

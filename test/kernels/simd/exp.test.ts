@@ -1,7 +1,7 @@
-// VectorExp (simd_exp.ts), the exp inside the sampling weights and the SwiGLU kernels, on its own:
-// bit for bit against the algorithm it implements, emulated in JavaScript with Math.fround at every
-// float32 operation (clamp, k = nearest-even(t log2 e), Cody-Waite r, degree-7 Horner, times 2^k),
-// within a few ulps of exp in float64, and NaN in gives NaN out.
+// VectorExp (kernels/simd/exp.ts), the exp inside the sampling weights and the SwiGLU kernels, on
+// its own: bit for bit against the algorithm it implements, emulated in JavaScript with Math.fround
+// at every float32 operation (clamp, k = nearest-even(t log2 e), Cody-Waite r, degree-7 Horner,
+// times 2^k), within a few ulps of exp in float64, and NaN in gives NaN out.
 import { describe, expect, it } from 'vitest';
 import { Body, I32, moduleBytes, V128 } from '../../../src/kernels/wasm/assembler.ts';
 import { VectorExp } from '../../../src/kernels/simd/exp.ts';

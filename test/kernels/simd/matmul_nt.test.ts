@@ -1,6 +1,7 @@
-// The NT kernel (simd_matmul_nt.ts), C = A W^T with W as stored: against float64, and bit for bit
-// the matmul kernel's product with a transposed copy of W, over every tail (rows past the 4-row
-// blocks; columns past the 8-column blocks: a 4-column block, single columns), K up to NT_MAX_K.
+// The NT kernel (kernels/simd/matmul_nt.ts), C = A W^T with W as stored: against float64, and bit
+// for bit the matmul kernel's product with a transposed copy of W, over every tail (rows past the
+// 4-row blocks; columns past the 8-column blocks: a 4-column block, single columns), K up to
+// NT_MAX_K.
 import { describe, expect, it } from 'vitest';
 import { instantiateMatmul } from '../../../src/kernels/simd/matmul.ts';
 import {

@@ -1,6 +1,6 @@
-// The SIMD row maximum (simd_max.ts) in front of tfjs-wasm's Max: the same numbers as tfjs-wasm's
-// own kernel over the last axis (every tail of the 4-lane steps, keepDims or not), NaN propagated,
-// and other reductions left to tfjs-wasm.
+// The SIMD row maximum (kernels/simd/max.ts) in front of tfjs-wasm's Max: the same numbers as
+// tfjs-wasm's own kernel over the last axis (every tail of the 4-lane steps, keepDims or not), NaN
+// propagated, and other reductions left to tfjs-wasm.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

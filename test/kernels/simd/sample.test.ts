@@ -1,5 +1,6 @@
-// The SIMD weights for sampling (simd_sample.ts) against exp in float64, and sampleToken with them
-// against sampleToken on Math.exp: the same draws from the same uniforms, log-probs within 1e-5.
+// The SIMD weights for sampling (kernels/simd/sample.ts) against exp in float64, and sampleToken
+// with them against sampleToken on Math.exp: the same draws from the same uniforms, log-probs
+// within 1e-5.
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleToken } from '../../../src/model/sample.ts';
 import { Rng } from '../../../src/model/rng.ts';

@@ -1,5 +1,5 @@
-// Decoding's fused attention kernel (simd_decode_attention.ts) against attention in float64 over
-// the same cache slots, and generate() with it against generate() on the tfjs route.
+// Decoding's fused attention kernel (kernels/simd/decode_attention.ts) against attention in float64
+// over the same cache slots, and generate() with it against generate() on the tfjs route.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CausalLM } from '../../../src/model/model.ts';
@@ -124,7 +124,8 @@ describe('generate with the decode attention kernel (wasm)', () => {
       [257, 5, 6, 7, 8, 9],
     ];
     const run = async (on: boolean, temperature: number) => {
-      // the kernel on its own (the decode block runs it inside: test/model/decode_block.test.ts)
+      // the kernel on its own (the decode block runs it inside:
+      // test/kernels/tfjs/decode_block.test.ts)
       setSwitches({ decodeAttention: on, decodeBlock: false });
       return generate(model, prompts, { maxNewTokens: 12, temperature, seed: 3, eosIds: [] });
     };

@@ -1,8 +1,8 @@
-// Decoding's attention block as one kernel (model/decode_block.ts: RoPE on the query and key, the
-// key and value written into the in-place cache, attention) against the kernels it replaces run
-// one by one: generate() gives the same tokens and the same log-prob bits, on Llama, Qwen2 (q/k/v
-// biases), Qwen3 (q/k head norms) and 16-bit weights, for prompts of different lengths (left
-// padding masked) decoding past the cache's first capacity (64 slots, regrown in place).
+// Decoding's attention block as one kernel (kernels/tfjs/decode_block.ts: RoPE on the query and
+// key, the key and value written into the in-place cache, attention) against the kernels it
+// replaces run one by one: generate() gives the same tokens and the same log-prob bits, on Llama,
+// Qwen2 (q/k/v biases), Qwen3 (q/k head norms) and 16-bit weights, for prompts of different lengths
+// (left padding masked) decoding past the cache's first capacity (64 slots, regrown in place).
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kernelCounts, setSwitches } from '../../../src/kernels/switches.ts';

@@ -1,7 +1,8 @@
-// Attention's masked softmax as one SIMD pass each way (simd_softmax.ts, masked_softmax.ts): the
-// forward against float64 and the tfjs ops (hidden keys exactly 0, a causal limit that reads
-// nothing past it), the gradient against a float64 formula and the ops' gradient, for rows with and
-// without a tail of 1-3 numbers, a mask per sequence or shared; no tensors leak.
+// Attention's masked softmax as one SIMD pass each way (kernels/simd/softmax.ts,
+// kernels/tfjs/masked_softmax.ts): the forward against float64 and the tfjs ops (hidden keys
+// exactly 0, a causal limit that reads nothing past it), the gradient against a float64 formula and
+// the ops' gradient, for rows with and without a tail of 1-3 numbers, a mask per sequence or
+// shared; no tensors leak.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The tfjs-wasm kernel replacements of tfjs_wasm_overrides.ts against tfjs-wasm's own kernels
+// The tfjs-wasm kernel replacements of kernels/tfjs/overrides.ts against tfjs-wasm's own kernels
 // (turned back on with setSwitches({ tfjsWasmOverrides: false })) and the cpu backend: Identity and
 // same-dtype Cast share data and nothing else changes; GatherV2 gives the same numbers on every
 // axis and shape, and the same error for an index out of range.

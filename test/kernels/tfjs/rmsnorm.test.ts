@@ -1,7 +1,7 @@
-// The fused RMSNorm (simd_rmsnorm.ts): values and both gradients against the tfjs ops (rmsNorm
-// unfused) and float64 formulas, the forward alone (decoding) giving the same numbers, its use in a
-// training step and in a no-gradient forward with no tensors left behind, and a clear error for
-// operands it does not take.
+// The fused RMSNorm (kernels/tfjs/rmsnorm.ts): values and both gradients against the tfjs ops
+// (rmsNorm unfused) and float64 formulas, the forward alone (decoding) giving the same numbers, its
+// use in a training step and in a no-gradient forward with no tensors left behind, and a clear
+// error for operands it does not take.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// The fused SwiGLU gate (simd_swiglu.ts): values against the tfjs ops and a float64 loop, gradients
-// against tfjs autograd of the ops and the float64 derivative, extreme gates, its use in a training
-// step's gradient, and a clear error for operands it does not take.
+// The fused SwiGLU gate (kernels/tfjs/swiglu.ts): values against the tfjs ops and a float64 loop,
+// gradients against tfjs autograd of the ops and the float64 derivative, extreme gates, its use in
+// a training step's gradient, and a clear error for operands it does not take.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// The assembler's named emitters (src/kernels/assembler_ops.ts) against encodings worked out by
-// hand from the WebAssembly spec: core opcodes are one byte; SIMD ones are 0xfd then the opcode in
-// unsigned LEB128 (so 0xeb -> 0xeb 0x01, 0x105 -> 0x85 0x02); memory instructions take a memarg,
+// The assembler's named emitters (src/kernels/wasm/assembler_ops.ts) against encodings worked out
+// by hand from the WebAssembly spec: core opcodes are one byte; SIMD ones are 0xfd then the opcode
+// in unsigned LEB128 (so 0xeb -> 0xeb 0x01, 0x105 -> 0x85 0x02); memory instructions take a memarg,
 // log2 alignment then offset (LEB128). And a whole kernel module still validates.
 import { describe, expect, it } from 'vitest';
 import {
