@@ -110,7 +110,7 @@ export default defineConfig(({ command }) => ({
     hookTimeout: 180_000,
     maxWorkers: 2,
     // Relaxed SIMD, as Chromium has it by default: the tests then run the kernels the page runs
-    // (src/kernels/simd_matmul.ts's fused multiply-add build); test/kernels/matmul_dispatch.test.ts
+    // (src/kernels/simd/matmul.ts's fused multiply-add build); test/kernels/matmul/dispatch.test.ts
     // also checks the plain build.
     execArgv: relaxedSimdFlags(),
     // `vitest run` (npm test) runs all three projects; `vitest run --project unit` (npm run

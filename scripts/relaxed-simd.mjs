@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Node flags that turn on WebAssembly relaxed SIMD, which Chromium has by default, so Node runs
-// the same kernels as the page (src/kernels/simd_matmul.ts's fused multiply-add build): Node 20
+// the same kernels as the page (src/kernels/simd/matmul.ts's fused multiply-add build): Node 20
 // needs --experimental-wasm-relaxed-simd, later Node versions have it on anyway (and may drop the
 // flag, so it is passed only where this Node accepts it). Plain Node, no dependencies.
 //   node scripts/relaxed-simd.mjs FILE ARGS...   runs `tsx FILE ARGS...` with the flag

@@ -2,16 +2,40 @@
 // workers/: every relative import, `import type` and dynamic `import()` included, must go from a
 // folder to one it may depend on, and no file may reach itself through its imports. Our own
 // check of ~60 lines rather than a dev dependency (dependency-cruiser): the rule is one table, and
-// a failure names the offending import.
+// a failure names the offending import. Inside src/kernels/ the layers are parts of their own
+// (docs/kernels.md, Layout): the rest of src/ sees them as one part, `kernels`.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
 
+/**
+ * The layers of src/kernels/, lowest first, and what each may import: the WebAssembly writer, the
+ * SIMD kernels' modules, their tfjs-wasm glue, the matmul engine, the WebGPU kernels (WGSL, apart
+ * from all the WASM layers); switches.ts a leaf, and the other files at the folder's root
+ * (backend.ts, heap_copies.ts, heap_usage.ts) over them all.
+ */
+const kernelLayers: Record<string, string[]> = {
+  'kernels/switches': [],
+  'kernels/wasm': [],
+  'kernels/simd': ['kernels/wasm'],
+  'kernels/tfjs': ['kernels/switches', 'kernels/wasm', 'kernels/simd'],
+  'kernels/matmul': ['kernels/switches', 'kernels/wasm', 'kernels/simd', 'kernels/tfjs'],
+  'kernels/webgpu': ['kernels/switches'],
+  kernels: [
+    'kernels/switches',
+    'kernels/wasm',
+    'kernels/simd',
+    'kernels/tfjs',
+    'kernels/matmul',
+    'kernels/webgpu',
+  ],
+};
+
 /** What each part may import (besides itself and packages). Lower layers come first. */
 const allowed: Record<string, string[]> = {
-  kernels: [],
+  ...kernelLayers,
   model_files: [],
   model: ['kernels', 'model_files'],
   tokenizer: ['model_files'],
@@ -85,14 +109,20 @@ const allowed: Record<string, string[]> = {
 };
 
 /**
- * The part a repo-relative path belongs to: src/<folder>/… (a subfolder is its folder's:
- * src/kernels/tfjs/ is kernels), src/cli.ts, or workers/.
+ * The part a repo-relative path belongs to: src/<folder>/…, src/cli.ts, or workers/; in
+ * src/kernels/, its layer (kernelLayers).
  */
 function partOf(path: string): string {
   if (path.startsWith('workers/')) return 'workers';
   if (path === 'src/cli.ts') return 'cli';
-  return path.split('/')[1] ?? '';
+  if (path === 'src/kernels/switches.ts') return 'kernels/switches';
+  const [, folder, sub, file] = path.split('/');
+  if (folder === 'kernels' && file !== undefined) return `kernels/${sub}`;
+  return folder ?? '';
 }
+
+/** A part as the rest of src/ sees it: src/kernels/'s layers are one part, `kernels`. */
+const outside = (part: string): string => (part.startsWith('kernels/') ? 'kernels' : part);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir)).flatMap((name) => {
@@ -148,8 +178,9 @@ describe('the layout', () => {
     const wrong: string[] = [];
     for (const [file, targets] of graph) {
       for (const target of targets) {
-        const from = partOf(file),
-          to = partOf(target);
+        const inKernels = partOf(file).startsWith('kernels');
+        const from = inKernels ? partOf(file) : outside(partOf(file)),
+          to = inKernels ? partOf(target) : outside(partOf(target));
         if (!target.startsWith('src/') && !target.startsWith('workers/'))
           wrong.push(`${file} -> ${target} (outside src/ and workers/)`);
         else if (from !== to && !allowed[from]?.includes(to))
@@ -163,6 +194,15 @@ describe('the layout', () => {
     expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
+  it('builds WebAssembly only in src/kernels/: nothing else imports its writer (kernels/wasm)', () => {
+    const wrong = [...graph].flatMap(([file, targets]) =>
+      partOf(file).startsWith('kernels')
+        ? []
+        : targets.filter((t) => partOf(t) === 'kernels/wasm').map((t) => `${file} -> ${t}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('finds a cycle and a wrong-way import when there is one (the check itself)', () => {
     const toy = new Map([
       ['a', ['b']],
@@ -173,6 +213,11 @@ describe('the layout', () => {
     expect(cycles(toy)).toEqual([['a', 'b', 'c', 'a']]);
     expect(allowed.model).not.toContain('rl');
     expect(allowed.rl).not.toContain('training');
-    expect(partOf('src/kernels/tfjs/heap_guard.ts')).toBe('kernels');
+    expect(allowed['kernels/simd']).not.toContain('kernels/tfjs');
+    expect(allowed['kernels/webgpu']).not.toContain('kernels/wasm');
+    expect(partOf('src/kernels/simd/matmul.ts')).toBe('kernels/simd');
+    expect(partOf('src/kernels/switches.ts')).toBe('kernels/switches');
+    expect(partOf('src/kernels/backend.ts')).toBe('kernels');
+    expect(outside(partOf('src/kernels/tfjs/heap_guard.ts'))).toBe('kernels');
   });
 });

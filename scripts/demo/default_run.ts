@@ -16,7 +16,7 @@
 // wall-clock time, and the episodes' accounting.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
+import { fusedMultiplyAddActive } from '../../src/kernels/matmul/kernels.ts';
 import { DEMO_MODEL_DIR, openConfigSandbox, nodeModelSource } from '../../src/cli/node_run.ts';
 import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
 import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import '@tensorflow/tfjs-backend-wasm';
 import { AdamW } from '../../src/model/adamw.ts';
-import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
+import { fusedMultiplyAddActive } from '../../src/kernels/matmul/kernels.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';

@@ -1,35 +1,13 @@
 // The memory bandwidth the decoding floor is measured against: how fast WebAssembly SIMD loads
 // stream a buffer much larger than the caches (256 MB, as a model's weights are), on one thread
 // and on several at once (worker threads over one shared memory, each its own slice), since
-// decoding splits its products over the matmul helper threads. Read only: decoding's weights are
-// only read. The best of a few passes, as the machines are shared.
+// decoding splits its products over the matmul helper threads. The read is kernels/simd/
+// stream_read.ts's (the page's speed probe uses it too). The best of a few passes, as the machines
+// are shared.
 import { Worker } from 'node:worker_threads';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { streamReadModule } from '../kernels/simd/stream_read.ts';
 
 const BUFFER_BYTES = 256 * 1024 * 1024;
-
-/** `read(ptr, bytes)`: xors every 16 bytes of [ptr, ptr + bytes) into 4 accumulators, 64 bytes a step. */
-function readModule(): Uint8Array<ArrayBuffer> {
-  const f = new Body(2);
-  const [ptr, bytes] = [0, 1];
-  const end = f.local(I32);
-  const acc = Array.from({ length: 4 }, () => f.local(V128));
-  f.get(ptr).get(bytes).i32Add().set(end);
-  f.whileLoop(f.fits(ptr, 64, end), () => {
-    acc.forEach((a, i) =>
-      f
-        .get(ptr)
-        .v128Load(i * 16)
-        .get(a)
-        .v128Xor()
-        .set(a),
-    );
-    f.addConst(ptr, 64);
-  });
-  for (let i = 1; i < 4; i++) f.get(acc[0]!).get(acc[i]!).v128Xor().set(acc[0]!);
-  f.i32(0).get(acc[0]!).v128Store(0, 4); // the sum is used: no load can be skipped
-  return moduleBytes([{ name: 'read', params: 2, body: f }], true);
-}
 
 // a worker: instantiates the module on the shared memory, waits for the start flag, streams its
 // slice `passes` times and posts the best pass's milliseconds
@@ -57,7 +35,7 @@ export async function readBandwidth(threads: number, passes = 5): Promise<number
   const pages = BUFFER_BYTES / 65536 + 1;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
   new Uint8Array(memory.buffer).fill(1, 64); // touched: the pages are real, not the zero page
-  const bytes = readModule();
+  const bytes = streamReadModule(true);
   const flag = new Int32Array(new SharedArrayBuffer(8));
   const slice = Math.floor(BUFFER_BYTES / threads / 64) * 64;
   const workers = Array.from(

@@ -9,17 +9,17 @@
 //   decode_lora_batch{1,8}_tok_s                 the same model with LoRA adapters (rank 8, every
 //                                                projection, as the page trains), on merged weights
 //   decode_lora_ops_batch{1,8}_tok_s             the same through the adapters' own ops
-//   train_step_ms                                full-parameter step on 4 x 128 predicted tokens, with
-//                                                the kernel's large products on every core (up to 4;
-//                                                model_threads), as the page runs
+//   train_step_ms                                full-parameter step on 4 x 128 predicted tokens,
+//                                                with the kernel's large products on every core (up
+//                                                to 4; model_threads), as the page runs
 //   train_step_1thread_ms                        the same step on one thread
 //   train_step_tfjs_matmul_ms                    the same step with attention on tf.matMul instead
-//                                                of our SIMD kernel (src/kernels/matmul_dispatch.ts)
-//   train_step_no_fma_ms                         the step with the kernel's relaxed-SIMD build off,
-//                                                so the linear layers run on XNNPACK (`npm run bench`
-//                                                turns relaxed SIMD on, as Chromium has it; plain
-//                                                Node 20 has it off)
-// and, when Debian's python3 with torch is there, PyTorch's time for the same step
+//                                                of our SIMD kernel
+//   (src/kernels/matmul/dispatch.ts) train_step_no_fma_ms                         the step with the
+//                                                kernel's relaxed-SIMD build off, so the linear
+//                                                layers run on XNNPACK (`npm run bench` turns
+//                                                relaxed SIMD on, as Chromium has it; plain Node 20
+// has it off) and, when Debian's python3 with torch is there, PyTorch's time for the same step
 // (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to),
 // alternated with ours in rounds (train_step_vs_pytorch: the median of the rounds' ratios):
 //   pytorch_train_step_ms                        torch on 1 thread, OpenBLAS's products on every
@@ -35,7 +35,7 @@ import {
   fusedMultiplyAddActive,
   matmulThreadCount,
   useMatmulThreads,
-} from '../kernels/matmul_kernels.ts';
+} from '../kernels/matmul/kernels.ts';
 import { withSwitches } from '../kernels/switches.ts';
 import { selectBackend } from '../kernels/backend.ts';
 import { config, log } from './model_setup.ts';

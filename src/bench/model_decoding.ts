@@ -3,7 +3,7 @@
 // helper threads, or on one thread) or on XNNPACK, and decoding with LoRA adapters, merged or
 // through their ops. Separate from training (model_training.ts): the two share only the model.
 import * as tf from '@tensorflow/tfjs';
-import { dotProductActive, matmulThreadCount } from '../kernels/matmul_kernels.ts';
+import { dotProductActive, matmulThreadCount } from '../kernels/matmul/kernels.ts';
 import { setSwitches } from '../kernels/switches.ts';
 import { defaultLoraConfig } from '../model/lora.ts';
 import { decoderForward, outputLogits } from '../model/decoder.ts';

@@ -11,29 +11,18 @@
 //                                             ceiling on this core)
 //   step_products_batch{1,8}_gflops           one thread: one decoding step's products (the
 //                                             model's 7 per layer and the output head) on the dot
-//                                             kernel, weights warm, as decode_products.ts runs them
+//                                             kernel, weights warm, as
+//                                             kernels/matmul/decode_products.ts runs them
 //   step_products_batch8_vs_batch1            their throughput ratio, one thread
 //   step_products_batch8_vs_batch1_threads    the same with the products split over model_threads
 import type { ModelConfig } from '../model_files/hf_config.ts';
-import { DotStore } from '../kernels/decode_products.ts';
-import { MatmulThreads } from '../kernels/matmul_threads.ts';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
+import { DotStore } from '../kernels/matmul/decode_products.ts';
+import { MatmulThreads } from '../kernels/matmul/threads.ts';
+import { FMA_CHAINS, fmaPeakModule } from '../kernels/simd/fma_peak.ts';
 
-/** GFLOP/s of `iterations` x 10 independent 4-lane multiply-adds, the best of a few calls. */
+/** GFLOP/s of `iterations` x FMA_CHAINS independent 4-lane multiply-adds, the best of a few calls. */
 export function fmaPeak(): number {
-  const f = new Body(1);
-  const n = f.local(I32);
-  const acc = Array.from({ length: 10 }, () => f.local(V128)); // more chains than the FMA latency x pipes
-  const x = f.local(V128);
-  f.i32(16).v128Load(0, 4).set(x); // an operand the engine cannot fold away
-  f.i32(0).set(n);
-  f.whileLoop(f.lessThan(n, 0), () => {
-    for (const a of acc) f.get(x).get(x).get(a).f32x4RelaxedMadd().set(a);
-    f.addConst(n, 1);
-  });
-  for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).f32x4Add().set(acc[0]!); // every chain is used
-  f.i32(0).get(acc[0]!).v128Store(0, 4);
-  const module = new WebAssembly.Module(moduleBytes([{ name: 'fma', params: 1, body: f }]));
+  const module = new WebAssembly.Module(fmaPeakModule());
   const fma = new WebAssembly.Instance(module, {
     env: { memory: new WebAssembly.Memory({ initial: 1 }) },
   }).exports.fma as (n: number) => void;
@@ -44,7 +33,7 @@ export function fmaPeak(): number {
     fma(iterations);
     best = Math.min(best, performance.now() - start);
   }
-  return (iterations * acc.length * 8) / best / 1e6;
+  return (iterations * FMA_CHAINS * 8) / best / 1e6;
 }
 
 /** The (n, k) shapes of one decoding step's products, as their transposed copies are stored. */

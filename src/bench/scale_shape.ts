@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../kernels/backend.ts';
 import { heapUsage } from '../kernels/heap_usage.ts';
-import { matmulThreadCount } from '../kernels/matmul_kernels.ts';
+import { matmulThreadCount } from '../kernels/matmul/kernels.ts';
 import { generate } from '../model/sample.ts';
 import { halfWeights } from '../model/params.ts';
 import { estimateMemory } from '../model_files/memory_estimate.ts';

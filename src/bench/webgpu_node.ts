@@ -108,8 +108,8 @@ async function counts(): Promise<Record<string, number>> {
   const { startGpuCensus } = await import('../kernels/webgpu/gpu_census.ts');
   const perToken: Record<number, { dispatches: number; submits: number; readback: number }> = {};
   let created = 0;
-  const batch = 2;
-  const [few, many] = [2, 5];
+  const batch = 1;
+  const [few, many] = [2, 4];
   for (const layers of [2, 4]) {
     const dir = join('runs', 'shape-models', `${preset}-${layers}-layers`);
     if (!existsSync(join(dir, 'model.safetensors'))) {

@@ -11,9 +11,9 @@
 // unminified it started but used 1 XNNPACK thread on 2 cores and ran a 512x256x768 matMul
 // slower (17-20 ms) than single-threaded SIMD (14 ms). tfjs itself turns threads off in Node.
 // Instead our own matmul kernel's large products (training, prefill) can use more cores
-// (`threads`, matmul_threads.ts): helper threads with the same kernel on shared memory.
+// (`threads`, matmul/threads.ts): helper threads with the same kernel on shared memory.
 import * as tf from '@tensorflow/tfjs';
-import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './matmul_kernels.ts';
+import { fusedMultiplyAddActive, matmulThreadCount, useMatmulThreads } from './matmul/kernels.ts';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 /** Backends we run on. */
@@ -34,7 +34,7 @@ export interface BackendInfo {
   simd: boolean | null;
   /**
    * Whether WASM has relaxed SIMD, so our matmul kernel's fused multiply-add build runs
-   * (matmul_kernels.ts).
+   * (matmul/kernels.ts).
    */
   fma: boolean | null;
   /** Threads our SIMD kernel's large products run on, when WASM runs (the `threads` option). */

@@ -4,8 +4,8 @@
 // the first axis run a JavaScript loop over every number; a copy here is one copyWithin per
 // contiguous run. Off wasm (or without our kernels) the joins and splits are tfjs's ops.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive, wasmHeap } from './matmul_kernels.ts';
-import { registerWasmKernel } from './tfjs_wasm.ts';
+import { simdMatMulActive, wasmHeap } from './matmul/kernels.ts';
+import { registerWasmKernel } from './tfjs/wasm_backend.ts';
 
 /**
  * A float32 tensor of the given shape whose values are whatever the wasm allocator left there (wasm

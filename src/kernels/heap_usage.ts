@@ -3,9 +3,9 @@
 // memory (16-bit frozen weights, decoding's transposed copies, product scratch) and the matmul
 // helper threads' pool. A WebAssembly memory never shrinks, so each length is also its peak so far.
 import * as tf from '@tensorflow/tfjs';
-import { dotStore } from './decode_products.ts';
-import { matmulThreads } from './matmul_kernels.ts';
-import { asWasm, wasmMemory } from './tfjs_wasm.ts';
+import { dotStore } from './matmul/decode_products.ts';
+import { matmulThreads } from './matmul/kernels.ts';
+import { asWasm, wasmMemory } from './tfjs/wasm_backend.ts';
 
 /** Bytes of each WebAssembly memory the model's work uses (0 where one does not exist). */
 export interface HeapUsage {

@@ -13,7 +13,7 @@
 
 /** One field a fast path: true (the default) runs it; false runs what it replaces (named here). */
 export interface KernelSwitches {
-  /** The SIMD matmul kernel (matmul_dispatch.ts); off: tf.matMul. */
+  /** The SIMD matmul kernel (matmul/dispatch.ts); off: tf.matMul. */
   simdMatMul: boolean;
   /**
    * The relaxed-SIMD (fused multiply-add) build of the matmul kernel, where the engine has it; off:
@@ -37,40 +37,41 @@ export interface KernelSwitches {
    * first).
    */
   dotProductThreads: boolean;
-  /** maskedSoftmax's fused SIMD kernels (simd_softmax.ts); off: the tfjs ops. */
+  /** maskedSoftmax's fused SIMD kernels (simd/softmax.ts); off: the tfjs ops. */
   simdSoftmax: boolean;
   /** maskedSoftmax's fused forward alone; off: tf.softmax (the fused gradient stays). */
   simdSoftmaxForward: boolean;
   /**
    * The replacements of tfjs-wasm's Transpose, Identity, Cast, Max and GatherV2
-   * (tfjs_wasm_overrides.ts); off: tfjs-wasm's kernels.
+   * (tfjs/overrides.ts); off: tfjs-wasm's kernels.
    */
   tfjsWasmOverrides: boolean;
   /** The SIMD transpose alone; off: tfjs-wasm's Transpose. */
   simdTranspose: boolean;
-  /** The fused SwiGLU kernels (simd_swiglu.ts); off: the tfjs ops. */
+  /** The fused SwiGLU kernels (tfjs/swiglu.ts); off: the tfjs ops. */
   simdSwiglu: boolean;
-  /** The fused RMSNorm kernels (simd_rmsnorm.ts); off: the tfjs ops. */
+  /** The fused RMSNorm kernels (tfjs/rmsnorm.ts); off: the tfjs ops. */
   simdRmsNorm: boolean;
-  /** Decoding's attention kernel (simd_decode_attention.ts); off: the tfjs route. */
+  /** Decoding's attention kernel (tfjs/decode_attention.ts); off: the tfjs route. */
   decodeAttention: boolean;
   /**
-   * Decoding's attention block as one kernel (model/decode_block.ts: RoPE, the cache write,
+   * Decoding's attention block as one kernel (kernels/tfjs/decode_block.ts: RoPE, the cache write,
    * attention); off: the ops and kernels it runs one by one.
    */
   decodeBlock: boolean;
   /**
    * Decoding's MLP gate and up with the SwiGLU, and a block's last product with the residual add
-   * and the next norm, each one kernel (linears16.ts, model/linear.ts); off: the kernels apart.
+   * and the next norm, each one kernel (matmul/linears16.ts, model/linear.ts); off: the kernels
+   * apart.
    */
   fusedDecodeLinears: boolean;
-  /** The fused AdamW kernel (simd_adamw.ts); off: the tfjs ops. */
+  /** The fused AdamW kernel (tfjs/adamw.ts); off: the tfjs ops. */
   simdAdamW: boolean;
   /** Decoding's SIMD RoPE kernel (model/rope.ts); off: its JavaScript loop. */
   simdRope: boolean;
   /** The one-op LoRA layer (model/decoder.ts); off: the adapter's ops. */
   loraOp: boolean;
-  /** The SIMD sampling weights (simd_sample.ts, model/sample.ts); off: Math.exp. */
+  /** The SIMD sampling weights (simd/sample.ts, model/sample.ts); off: Math.exp. */
   simdSampling: boolean;
   /**
    * Shared-prefix runs (model/logprobs.ts); off: tokenLogprobs ignores sharedPrefix (its columns
@@ -161,15 +162,15 @@ export function withSwitches<T>(changes: Partial<KernelSwitches>, fn: () => T): 
  * code bumps them; tests read them before and after.
  */
 export const kernelCounts = {
-  /** Products run as pairs, one on each thread (backward_pairs.ts). */
+  /** Products run as pairs, one on each thread (matmul/backward_pairs.ts). */
   pairedProducts: 0,
-  /** Transposes done by the SIMD kernel (tfjs_wasm_overrides.ts). */
+  /** Transposes done by the SIMD kernel (tfjs/overrides.ts). */
   simdTransposes: 0,
-  /** Row maxima taken by the SIMD kernel (tfjs_wasm_overrides.ts). */
+  /** Row maxima taken by the SIMD kernel (tfjs/overrides.ts). */
   simdMaxes: 0,
   /**
    * Products split over the matmul helper threads since useMatmulThreads last started them
-   * (matmul_threads.ts; reset there).
+   * (matmul/threads.ts; reset there).
    */
   splitProducts: 0,
   /**
@@ -177,8 +178,8 @@ export const kernelCounts = {
    * started helpers (reset there).
    */
   takenOver: 0,
-  /** Decoding attention blocks run as one kernel (model/decode_block.ts). */
+  /** Decoding attention blocks run as one kernel (kernels/tfjs/decode_block.ts). */
   decodeBlocks: 0,
-  /** linears16 calls that ended with the SwiGLU or a residual add and norm (linears16.ts). */
+  /** linears16 calls ended by the SwiGLU or a residual add and norm (matmul/linears16.ts). */
   fusedLinears16: 0,
 };

@@ -2,7 +2,7 @@
 // the gradient, with PyTorch's torch.optim.AdamW update order. tfjs ships Adam without decoupled
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
-import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/simd_adamw.ts';
+import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/tfjs/adamw.ts';
 import { switches } from '../kernels/switches.ts';
 import { GpuAdamW } from '../kernels/webgpu/adamw.ts';
 import { activeWebGpu } from '../kernels/webgpu/gpu.ts';
@@ -79,7 +79,7 @@ export class AdamW {
     this.step++;
     const correction1 = 1 - beta1 ** this.step;
     const correction2 = 1 - beta2 ** this.step;
-    // on wasm, one fused pass per variable (simd_adamw.ts), the same arithmetic bit for bit
+    // on wasm, one fused pass per variable (kernels/simd/adamw.ts), the same arithmetic bit for bit
     const fused = simdAdamWActive();
     const scalars = {
       beta1,
@@ -227,7 +227,7 @@ export class AdamW {
 
 /**
  * The global L2 norm of gradients, as a plain number: on wasm one SIMD pass per gradient summing
- * squares in float64 (simd_adamw.ts sumSquares); elsewhere tf.sum(tf.square(g)) read back.
+ * squares in float64 (kernels/simd/adamw.ts sumSquares); elsewhere tf.sum(tf.square(g)) read back.
  */
 export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
   const list = Object.values(grads);

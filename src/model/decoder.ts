@@ -6,9 +6,9 @@
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive } from '../kernels/matmul_kernels.ts';
-import { stridedMatMul } from '../kernels/matmul_tfjs_kernels.ts';
-import { batchMatMul, type CausalProduct } from '../kernels/attention_products.ts';
+import { causalMatMulActive } from '../kernels/matmul/kernels.ts';
+import { stridedMatMul } from '../kernels/matmul/tfjs_kernels.ts';
+import { batchMatMul, type CausalProduct } from '../kernels/matmul/attention_products.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
 import type { KvCache } from './kv_cache.ts';
@@ -25,10 +25,10 @@ import {
 import type { DecoderLayer, DecoderParams } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
-import { decodeBlock, decodeBlockActive } from './decode_block.ts';
-import { maskedSoftmax } from '../kernels/masked_softmax.ts';
-import { decodeAttention, decodeAttentionActive } from '../kernels/simd_decode_attention.ts';
-import { simdRmsNormActive } from '../kernels/simd_rmsnorm.ts';
+import { decodeBlock, decodeBlockActive } from '../kernels/tfjs/decode_block.ts';
+import { maskedSoftmax } from '../kernels/tfjs/masked_softmax.ts';
+import { decodeAttention, decodeAttentionActive } from '../kernels/tfjs/decode_attention.ts';
+import { simdRmsNormActive } from '../kernels/tfjs/rmsnorm.ts';
 
 export { outputLogits, rmsNorm, type ForwardMode } from './linear.ts';
 
@@ -53,7 +53,7 @@ export interface ForwardInput {
   /**
    * The caller's promise that maskBias hides every key past the query's own position (key j of
    * query t hidden when j > t + S - T; it may hide more): attention's products then skip what the
-   * mask makes zero (attention_products.ts), with the same numbers.
+   * mask makes zero (kernels/matmul/attention_products.ts), with the same numbers.
    */
   causal?: boolean;
   cache?: KvCache;
@@ -196,8 +196,8 @@ export function decoderForward(
 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
   const { gate_proj, up_proj, down_proj } = layer.projections;
-  // silu(gate) * up (N, F): fused on wasm for training (simd_swiglu.ts), and into the products'
-  // kernel for decoding's few rows (linears16.ts)
+  // silu(gate) * up (N, F): fused on wasm for training (kernels/simd/swiglu.ts), and into the
+  // products' kernel for decoding's few rows (kernels/matmul/linears16.ts)
   return applyLinear(applyGatedLinears(h, gate_proj, up_proj, mode), down_proj, mode);
 }
 
@@ -246,7 +246,8 @@ function attention(
     project(vRows!),
   ];
   if (input.cache?.inPlace && T === 1 && s === 0 && !mode.differentiable && decodeBlockActive(hd)) {
-    // one position a sequence: RoPE, the cache write and attention in one kernel (decode_block.ts)
+    // one position a sequence: RoPE, the cache write and attention in one kernel
+    // (kernels/tfjs/decode_block.ts)
     return decodeBlock(input.cache, index, { q: q[1], k: k[1], v: v[1] }, rope, input.maskBias, {
       heads: H,
       kvHeads: Hkv,
@@ -362,7 +363,7 @@ function attend(
     Hkv,
     g * T,
     S,
-  ]); // one SIMD pass each way on wasm (simd_softmax.ts)
+  ]); // one SIMD pass each way on wasm (kernels/simd/softmax.ts)
   const context = tf.reshape(batchMatMul(weights, value, false, false, limits('context')), [
     B,
     H,

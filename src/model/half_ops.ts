@@ -1,10 +1,10 @@
 // The differentiable linear ops of ops.ts for a frozen 16-bit weight (half_weight.ts): the
-// products through W run on the 16-bit kernels (src/kernels/weights16.ts), x W^T-as-stored forward
-// and dy W backward, and everything else is as for a float32 frozen weight: the weight has no
-// gradient, LoRA's factors do. Shapes: N rows, I input width, O output width, r the LoRA rank.
+// products through W run on the 16-bit kernels (src/kernels/matmul/weights16.ts), x W^T-as-stored
+// forward and dy W backward, and everything else is as for a float32 frozen weight: the weight has
+// no gradient, LoRA's factors do. Shapes: N rows, I input width, O output width, r the LoRA rank.
 import * as tf from '@tensorflow/tfjs';
-import { matMul2d, matMulTransposeA } from '../kernels/matmul_dispatch.ts';
-import { product16, productT16, rows16 } from '../kernels/weights16.ts';
+import { matMul2d, matMulTransposeA } from '../kernels/matmul/dispatch.ts';
+import { product16, productT16, rows16 } from '../kernels/matmul/weights16.ts';
 import { gpuProduct16, gpuProductT16, gpuRows16 } from '../kernels/webgpu/products16.ts';
 import type { HalfWeight } from './half_weight.ts';
 import { customOp } from './custom_op.ts';

@@ -1,10 +1,10 @@
 // A frozen weight kept as the checkpoint ships it, 16 bits a number (BF16 or F16), resident in the
-// dot store's memory (src/kernels/weights16.ts) instead of converted to a float32 tf.Variable:
+// dot store's memory (src/kernels/matmul/weights16.ts) instead of converted to a float32 tf.Variable:
 // half the bytes of a model's weights, read by kernels that widen each number to float32 as they
 // go. Frozen means no gradient of its own, so only products through it are needed: x W (forward,
 // decoding), dy W^T (the input gradient), and rows of the embedding. Used where the base weights
 // never train (LoRA runs, inference); full fine-tuning stays float32. On wasm the numbers live in
-// the dot store (kernels/weights16.ts); on webgpu in GPU buffers as packed words
+// the dot store (kernels/matmul/weights16.ts); on webgpu in GPU buffers as packed words
 // (kernels/webgpu/packed16.ts), read by the WebGPU products and the decoding engine.
 import * as tf from '@tensorflow/tfjs';
 import {
@@ -12,7 +12,7 @@ import {
   type HalfKind,
   type Resident16,
   storeResident16,
-} from '../kernels/weights16.ts';
+} from '../kernels/matmul/weights16.ts';
 import { disposePacked16, packed16, type Packed16 } from '../kernels/webgpu/packed16.ts';
 
 /** Where a 16-bit weight's numbers live: the wasm dot store, or GPU buffers. */

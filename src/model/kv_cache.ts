@@ -5,11 +5,11 @@
 // - in place (wasm with our SIMD kernel): per layer one preallocated (B, Hkv, capacity, hd) tensor,
 //   owned by the cache and never handed out, into which each step writes only its new rows;
 //   attention reads the first S rows of every (b, head) slice where they lie
-//   (matmul_tfjs_kernels.ts stridedMatMul). Capacity doubles when full, so the copies of growing
-//   are amortized.
+//   (kernels/matmul/tfjs_kernels.ts stridedMatMul). Capacity doubles when full, so the copies of
+//   growing are amortized.
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive } from '../kernels/matmul_kernels.ts';
+import { simdMatMulActive } from '../kernels/matmul/kernels.ts';
 import { copySlices, unfilled } from '../kernels/heap_copies.ts';
 
 /**
@@ -101,8 +101,8 @@ export class KvCache {
 
   /**
    * In-place mode: makes room for T more slots of one layer's keys and values (B, Hkv, T, hd) and
-   * counts them filled, for a caller that writes them itself (model/decode_block.ts); the new
-   * slots are `length - T` to `length - 1` of each (b, head) slice.
+   * counts them filled, for a caller that writes them itself (kernels/tfjs/decode_block.ts); the
+   * new slots are `length - T` to `length - 1` of each (b, head) slice.
    */
   claim(layer: number, [B, Hkv, T, hd]: [number, number, number, number]): CacheSlots {
     if (!this.inPlace) throw new Error('KvCache.write: this cache concatenates; use append()');

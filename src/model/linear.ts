@@ -2,7 +2,7 @@
 // embedding's lookup, the output projection, and RMSNorm. A frozen weight is either a float32
 // tf.Variable or a 16-bit matrix resident in the dot store (half_weight.ts).
 import * as tf from '@tensorflow/tfjs';
-import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
+import { embeddingRows, matMul2d } from '../kernels/matmul/dispatch.ts';
 import { mergedLoraProduct } from './merged_lora.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderParams, Linear } from './params.ts';
@@ -11,7 +11,7 @@ import {
   simdRmsNorm,
   simdRmsNormActive,
   simdRmsNormValue,
-} from '../kernels/simd_rmsnorm.ts';
+} from '../kernels/tfjs/rmsnorm.ts';
 import { switches } from '../kernels/switches.ts';
 import { halfLinear, halfLoraLinear, halfProduct, halfRows } from './half_ops.ts';
 import {
@@ -21,8 +21,8 @@ import {
   type Linear16,
   linears16,
   linears16Serves,
-} from '../kernels/linears16.ts';
-import { swiglu, swigluValue } from '../kernels/simd_swiglu.ts';
+} from '../kernels/matmul/linears16.ts';
+import { swiglu, swigluValue } from '../kernels/tfjs/swiglu.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';
 import { isSplit, splitColumns, splitLogits } from './vocab_split.ts';
 
@@ -56,7 +56,7 @@ export function outputLogits(params: DecoderParams, hidden: tf.Tensor2D): tf.Ten
 
 /**
  * RMSNorm: x / sqrt(mean(x^2) + eps) * weight, over the last axis. On wasm one SIMD pass
- * (simd_rmsnorm.ts): `kernel` 'gradient' with its one-pass backward (training), 'value' the
+ * (kernels/simd/rmsnorm.ts): `kernel` 'gradient' with its one-pass backward (training), 'value' the
  * forward alone (decoding); 'ops', or off wasm, the tfjs ops.
  */
 export function rmsNorm(
@@ -73,8 +73,9 @@ export function rmsNorm(
 
 /**
  * applyLinear for several layers that read the same x (a layer's q, k and v; gate and up). Without
- * a gradient, on few rows and 16-bit weights, one kernel for all of them (kernels/linears16.ts);
- * otherwise one applyLinear each. The same numbers either way, to float32 rounding.
+ * a gradient, on few rows and 16-bit weights, one kernel for all of them
+ * (kernels/matmul/linears16.ts); otherwise one applyLinear each. The same numbers either way, to
+ * float32 rounding.
  */
 export function applyLinears(
   x: tf.Tensor2D,
@@ -86,9 +87,9 @@ export function applyLinears(
 }
 
 /**
- * silu(x W_gate ...) * (x W_up ...), an MLP's first half: without a gradient, on few rows and 16-bit
- * weights, one kernel (kernels/linears16.ts gatedLinears16); otherwise the two layers, then the
- * SwiGLU kernel (simd_swiglu.ts) or its ops. The same bits either way.
+ * silu(x W_gate ...) * (x W_up ...), an MLP's first half: without a gradient, on few rows and
+ * 16-bit weights, one kernel (kernels/matmul/linears16.ts gatedLinears16); otherwise the two
+ * layers, then the SwiGLU kernel (kernels/simd/swiglu.ts) or its ops. The same bits either way.
  */
 export function applyGatedLinears(
   x: tf.Tensor2D,
@@ -108,8 +109,9 @@ export function applyGatedLinears(
 
 /**
  * A block's end without a gradient: h = residual + x W (+ b ...) and RMSNorm(h) * norm, on few rows
- * and 16-bit weights in one kernel (kernels/linears16.ts linear16AddNorm), else the layer and then
- * the add-and-norm kernel. The same bits either way. Only where simdRmsNormActive(the width).
+ * and 16-bit weights in one kernel (kernels/matmul/linears16.ts linear16AddNorm), else the layer
+ * and then the add-and-norm kernel. The same bits either way. Only where simdRmsNormActive(the
+ * width).
  */
 export function applyLinearAddNorm(
   x: tf.Tensor2D,

@@ -1,11 +1,12 @@
 // LoRA layers without a gradient (sampling, prefill) as one product on a merged weight: the dot
-// store (decode_products.ts) keeps (W + scale A B)^T for each adapted projection, and the
-// dot-product kernel (matmul_tfjs_kernels.ts) runs x against it instead of the adapter's five ops.
+// store (kernels/matmul/decode_products.ts) keeps (W + scale A B)^T for each adapted projection,
+// and the dot-product kernel (kernels/matmul/tfjs_kernels.ts) runs x against it instead of the
+// adapter's five ops.
 import * as tf from '@tensorflow/tfjs';
-import { dotProductActive } from '../kernels/matmul_kernels.ts';
-import { productOnCopy } from '../kernels/matmul_tfjs_kernels.ts';
-import { TRANSPOSED_MIN } from '../kernels/matmul_dispatch.ts';
-import { mergedTransposedWeight } from '../kernels/decode_products.ts';
+import { dotProductActive } from '../kernels/matmul/kernels.ts';
+import { productOnCopy } from '../kernels/matmul/tfjs_kernels.ts';
+import { TRANSPOSED_MIN } from '../kernels/matmul/dispatch.ts';
+import { mergedTransposedWeight } from '../kernels/matmul/decode_products.ts';
 import { switches } from '../kernels/switches.ts';
 
 /**
@@ -18,10 +19,10 @@ const MERGED_MAX_NUMBERS = 1 << 22;
 
 /**
  * x (m, k) @ (w + scale a b) for a LoRA layer (w (k, n), a (k, r), b (r, n)) as one dot product on
- * the merged weight's transposed copy (decode_products.ts mergedTransposedWeight), outside a
- * gradient computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or when the
- * copies' budget is spent: the caller then runs the adapter's ops. The same numbers as x w + ((x a)
- * scale) b up to float32 rounding (~1e-7 relative).
+ * the merged weight's transposed copy (kernels/matmul/decode_products.ts mergedTransposedWeight),
+ * outside a gradient computation (sampling, prefill; up to MERGED_MAX_NUMBERS). Null elsewhere, or
+ * when the copies' budget is spent: the caller then runs the adapter's ops. The same numbers as x w
+ * + ((x a) scale) b up to float32 rounding (~1e-7 relative).
  */
 export function mergedLoraProduct(
   x: tf.Tensor2D,

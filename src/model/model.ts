@@ -17,7 +17,7 @@ import {
   type WeightSource,
 } from './params.ts';
 import { Rope } from './rope.ts';
-import { resident16Active } from '../kernels/weights16.ts';
+import { resident16Active } from '../kernels/matmul/weights16.ts';
 import { readJson, type ModelSource } from '../model_files/source.ts';
 
 /** Which weights train: none (inference), all of them (tiny models), or LoRA adapters only. */

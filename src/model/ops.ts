@@ -16,8 +16,8 @@ import {
   matMulTransposeA,
   matMulTransposeB,
   transposesAreCopies,
-} from '../kernels/matmul_dispatch.ts';
-import { productsBeside } from '../kernels/backward_pairs.ts';
+} from '../kernels/matmul/dispatch.ts';
+import { productsBeside } from '../kernels/matmul/backward_pairs.ts';
 import { customOp } from './custom_op.ts';
 import { halfInputGrad, halfProduct, halfRows } from './half_ops.ts';
 import { type HalfWeight, isHalf } from './half_weight.ts';

@@ -3,7 +3,7 @@
 // untransposed matMul path; the token embedding is stored as (D, V), tokens as columns, so one
 // matrix serves both the input lookup and the (tied) output projection h @ E.
 import * as tf from '@tensorflow/tfjs';
-import { releaseTransposedWeights } from '../kernels/decode_products.ts';
+import { releaseTransposedWeights } from '../kernels/matmul/decode_products.ts';
 import type { WeightFiles } from '../model_files/weight_files.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { createAdapter, type LoraAdapter, type LoraConfig } from './lora.ts';
@@ -226,7 +226,7 @@ export function adapterVariables(params: DecoderParams): Map<string, tf.Variable
 /** Frees every variable. */
 export function disposeParams(params: DecoderParams): void {
   const variables = [...baseVariables(params).values(), ...adapterVariables(params).values()];
-  releaseTransposedWeights(variables); // decoding's transposed copies of them (decode_products.ts)
+  releaseTransposedWeights(variables); // their decoding copies (kernels/matmul/decode_products.ts)
   for (const variable of variables) variable.dispose();
   for (const weight of halfWeights(params)) weight.dispose();
 }

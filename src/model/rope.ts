@@ -3,17 +3,9 @@
 // frequencies repeated over both halves, so x' = x cos + rotate_half(x) sin.
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig, RopeScaling } from '../model_files/hf_config.ts';
-import { matMul2d } from '../kernels/matmul_dispatch.ts';
+import { matMul2d } from '../kernels/matmul/dispatch.ts';
 import { matMulLinear } from './ops.ts';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
-import {
-  byteOffset,
-  heapModule,
-  registerWasmKernel,
-  type WasmBackendLike,
-  wasmMemory,
-} from '../kernels/tfjs_wasm.ts';
-import { switches } from '../kernels/switches.ts';
+import { ropeOnHeap } from '../kernels/tfjs/rope.ts';
 
 /** The hd/2 inverse frequencies θ^(-2i/hd), after the config's rope scaling. */
 export function inverseFrequencies(
@@ -141,7 +133,7 @@ export function applyRope(
   backwardSin?: tf.Tensor,
 ): tf.Tensor {
   if (tf.getBackend() === 'wasm' && x.rank === 4 && cos.rank === 4 && cos.shape[1] === 1) {
-    if (tf.engine().state.gradientDepth === 0) return tf.engine().runKernel(ROPE, { x, cos, sin }); // decoding: one pass, the same numbers
+    if (tf.engine().state.gradientDepth === 0) return ropeOnHeap(x, cos, sin); // decoding: one pass, the same numbers
     return trainableRope(x, cos, sin, backwardSin);
   }
   const rows = tf.reshape(x, [-1, x.shape[x.rank - 1]!]) as tf.Tensor2D;
@@ -173,7 +165,7 @@ function trainableRope(
     const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
     save([cos, backwardSin ?? sin]);
     return {
-      value: tf.engine().runKernel(ROPE, { x: input, cos, sin }) as tf.Tensor,
+      value: ropeOnHeap(input, cos, sin),
       gradFunc: (dy: tf.Tensor, [c, s]: tf.Tensor[]) => {
         const swapped = backwardSin
           ? s!
@@ -181,151 +173,9 @@ function trainableRope(
               const [s1, s2] = tf.split(s!, 2, -1);
               return tf.neg(tf.concat([s2!, s1!], -1));
             });
-        return tf.engine().runKernel(ROPE, { x: dy, cos: c!, sin: swapped }) as tf.Tensor;
+        return ropeOnHeap(dy, c!, swapped);
       },
     };
   });
   return op(x);
 }
-
-const ROPE = 'AgenticRlRope';
-
-/**
- * `rope(x, c, s, out, half, rows, stride)`: for `rows` rows of x spaced `stride` bytes apart (and
- * of out likewise), all using the table rows c and s: out = [x1 c1 - x2 s1, x2 c2 + x1 s2] with x1,
- * x2 the halves (half floats each, a multiple of 4). f32x4 multiplies and one add or subtract: the
- * ops' rounding, so the ops' bits.
- */
-function ropeBody(): Body {
-  const f = new Body(7);
-  const [px, pc, ps, pout, half, rows, stride] = [0, 1, 2, 3, 4, 5, 6];
-  const [row, at, halfBytes] = [f.local(I32), f.local(I32), f.local(I32)];
-  const [x1, x2] = [f.local(V128), f.local(V128)];
-  const load = (base: number, second: boolean) => {
-    f.get(base).get(at).i32Add();
-    if (second) f.get(halfBytes).i32Add();
-    f.v128Load();
-  };
-  const address = (base: number, second: boolean) => {
-    f.get(base).get(at).i32Add();
-    if (second) f.get(halfBytes).i32Add();
-  };
-  f.get(half).i32(2).i32Shl().set(halfBytes);
-  f.i32(0).set(row);
-  f.whileLoop(
-    () => {
-      f.get(row).get(rows).i32LtU();
-    },
-    () => {
-      f.i32(0).set(at);
-      f.whileLoop(
-        () => {
-          f.get(at).get(halfBytes).i32LtU();
-        },
-        () => {
-          load(px, false);
-          f.set(x1);
-          load(px, true);
-          f.set(x2);
-          address(pout, false);
-          f.get(x1);
-          load(pc, false);
-          f.f32x4Mul();
-          f.get(x2);
-          load(ps, false);
-          f.f32x4Mul();
-          f.f32x4Sub().v128Store(); // x1 c1 - x2 s1
-          address(pout, true);
-          f.get(x2);
-          load(pc, true);
-          f.f32x4Mul();
-          f.get(x1);
-          load(ps, true);
-          f.f32x4Mul();
-          f.f32x4Add().v128Store(); // x2 c2 + x1 s2
-          f.addConst(at, 16);
-        },
-      );
-      f.addTo(px, stride).addTo(pout, stride).addConst(row, 1);
-    },
-  );
-  return f;
-}
-
-/** The RoPE kernel's module bytes. */
-export function simdRopeModule(): Uint8Array<ArrayBuffer> {
-  return moduleBytes([{ name: 'rope', params: 7, body: ropeBody() }]);
-}
-
-/** The SIMD RoPE kernel (`rope` above) on `backend`'s heap, or null where it cannot run. */
-export function simdRope(backend: WasmBackendLike): ((...args: number[]) => void) | null {
-  return (
-    (heapModule(backend, 'rope', simdRopeModule)?.rope as
-      | ((...args: number[]) => void)
-      | undefined) ?? null
-  );
-}
-
-/**
- * applyRope for x (B, H, T, hd) and tables (B, 1, T, hd) on the wasm heap in one pass, for
- * decoding: the four tfjs ops above (a product, two multiplies, an add) cost ~4 dispatches per
- * query and key per layer, and XNNPACK's product ~13 µs at batch 8. With WebAssembly SIMD and hd a
- * multiple of 8, the kernel above (one call per (b, t), over the H heads); else a JavaScript loop
- * that rounds as the ops do: fround(x c) and fround(r s), where r = +-x exactly, then their
- * float32 sum (a double sum of two float32s rounded to float32 is the float32 sum: double rounding
- * is harmless at 53 >= 2 * 24 + 2 bits). Either way the result is the ops' bit for bit (tested).
- */
-registerWasmKernel(ROPE, ({ inputs }, wasm) => {
-  const { x, cos, sin } = inputs as Record<'x' | 'cos' | 'sin', tf.TensorInfo>;
-  const [B, H, T, hd] = x.shape as [number, number, number, number];
-  if (cos.shape.join() !== [B, 1, T, hd].join() || sin.shape.join() !== cos.shape.join())
-    throw new Error(
-      `rope: tables of shape ${cos.shape} and ${sin.shape} for x of shape ${x.shape}`,
-    );
-  const out = wasm.makeOutput(x.shape, 'float32');
-  const [xi, ci, si, oi] = [x, cos, sin, out].map((t) => byteOffset(wasm, t) / 4) as [
-    number,
-    number,
-    number,
-    number,
-  ]; // after makeOutput
-  const half = hd / 2;
-  const simd = half % 4 === 0 && switches.simdRope ? simdRope(wasm) : null;
-  if (simd) {
-    for (let b = 0; b < B; b++) {
-      for (let t = 0; t < T; t++) {
-        const [row, table] = [(b * H * T + t) * hd, (b * T + t) * hd];
-        simd(
-          4 * (xi + row),
-          4 * (ci + table),
-          4 * (si + table),
-          4 * (oi + row),
-          half,
-          H,
-          4 * T * hd,
-        );
-      }
-    }
-    return out;
-  }
-  const heap = new Float32Array(wasmMemory(wasm)!.buffer);
-  for (let b = 0; b < B; b++) {
-    for (let h = 0; h < H; h++) {
-      for (let t = 0; t < T; t++) {
-        const row = xi + ((b * H + h) * T + t) * hd;
-        const target = oi + ((b * H + h) * T + t) * hd;
-        const table = (b * T + t) * hd;
-        const [c, s] = [ci + table, si + table];
-        for (let i = 0; i < half; i++)
-          heap[target + i] =
-            Math.fround(heap[row + i]! * heap[c + i]!) +
-            Math.fround(-heap[row + i + half]! * heap[s + i]!);
-        for (let i = half; i < hd; i++)
-          heap[target + i] =
-            Math.fround(heap[row + i]! * heap[c + i]!) +
-            Math.fround(heap[row + i - half]! * heap[s + i]!);
-      }
-    }
-  }
-  return out;
-});

@@ -2,7 +2,7 @@
 // softmax(logits / temperature) with one uniform from the sequence's own stream, and the token's
 // log-prob. The WebGPU engine samples on the GPU with the same semantics (kernels/webgpu/
 // wgsl_tokens.ts).
-import { SimdWeights } from '../kernels/simd_sample.ts';
+import { SimdWeights } from '../kernels/simd/sample.ts';
 import { switches } from '../kernels/switches.ts';
 import type { Rng } from './rng.ts';
 

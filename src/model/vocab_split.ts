@@ -14,7 +14,7 @@
 // Shapes: N rows (tokens), C chunk rows, D model width, V vocabulary, Vc a chunk's vocabulary,
 // k chunks.
 import * as tf from '@tensorflow/tfjs';
-import { embeddingRows, matMul2d } from '../kernels/matmul_dispatch.ts';
+import { embeddingRows, matMul2d } from '../kernels/matmul/dispatch.ts';
 import { customOp } from './custom_op.ts';
 import type { HalfWeight } from './half_weight.ts';
 import { embedColumns, logPartition, permute, sumTensors } from './ops.ts';

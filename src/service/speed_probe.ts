@@ -1,17 +1,18 @@
 // A short measurement of this device's speed for the page's cost estimate (src/model_files/
 // step_cost.ts), run in the trainer worker when the page opens, on the backend the run uses:
 //   gflops        a training-shaped product through our matmul dispatch (on WASM the fused
-//                 multiply-add kernel with its helper threads, matmul_dispatch.ts matMul2d; on
-//                 WebGPU and CPU tf.matMul), the best of repeated calls
+//                 multiply-add kernel with its helper threads, kernels/matmul/dispatch.ts matMul2d;
+//                 on WebGPU and CPU tf.matMul), the best of repeated calls
 //   bandwidthGBs  a streaming read of 64 MiB (past a laptop's caches) by a WebAssembly SIMD loop
-//                 on one thread, the best of a few passes; on WebGPU a sum over a 64 MiB tensor
+//                 on one thread (kernels/simd/stream_read.ts, the bench's bandwidth kernel), the
+//                 best of a few passes; on WebGPU a sum over a 64 MiB tensor
 // Half a second (PROBE_BUDGET_MS, set-up included; ~0.2 s of it is the set-up on a 2-core VM):
 // the estimate needs the order of magnitude, not the bench's precision. Measured there (AMD EPYC
 // VM, 2 cores, Node and Chromium alike): 50-87 GFLOP/s idle, 20-35 with other work on the cores;
 // 45-50 GB/s at 64 MiB, whose large L3 holds part of it (~30 GB/s at 256 MiB).
 import * as tf from '@tensorflow/tfjs';
-import { Body, I32, moduleBytes, V128 } from '../kernels/assembler.ts';
-import { matMul2d } from '../kernels/matmul_dispatch.ts';
+import { instantiateStreamRead } from '../kernels/simd/stream_read.ts';
+import { matMul2d } from '../kernels/matmul/dispatch.ts';
 
 /** What the probe measured. */
 export interface SpeedMeasurement {
@@ -30,44 +31,15 @@ export const PROBE_BUDGET_MS = 500;
 
 const STREAM_BYTES = 64 << 20;
 
-/**
- * A function read(end) that sums the f32x4 lanes of memory [0, end) with four independent
- * accumulators (64 bytes an iteration) and stores the sum at 0, so the loads cannot be dropped.
- */
-function streamReader(memory: WebAssembly.Memory): (end: number) => void {
-  const f = new Body(1);
-  const end = 0;
-  const at = f.local(I32);
-  const acc = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
-  f.i32(0).set(at);
-  f.whileLoop(f.fits(at, 64, end), () => {
-    acc.forEach((a, i) =>
-      f
-        .get(a)
-        .get(at)
-        .v128Load(16 * i, 4)
-        .f32x4Add()
-        .set(a),
-    );
-    f.addConst(at, 64);
-  });
-  for (let i = 1; i < acc.length; i++) f.get(acc[0]!).get(acc[i]!).f32x4Add().set(acc[0]!);
-  f.i32(0).get(acc[0]!).v128Store(0, 4);
-  const module = new WebAssembly.Module(moduleBytes([{ name: 'read', params: 1, body: f }]));
-  return new WebAssembly.Instance(module, { env: { memory } }).exports.read as (
-    end: number,
-  ) => void;
-}
-
 /** GB/s of a streaming read, the best of passes until `deadline` (performance.now()). */
 function cpuBandwidth(deadline: number): number {
   const memory = new WebAssembly.Memory({ initial: STREAM_BYTES / 65536 });
   new Float32Array(memory.buffer).fill(1); // touch every page, so the passes read real memory
-  const read = streamReader(memory);
+  const read = instantiateStreamRead(memory);
   let best = Infinity;
   for (let pass = 0; pass < 20 && (pass < 2 || performance.now() < deadline); pass++) {
     const t0 = performance.now();
-    read(STREAM_BYTES);
+    read(0, STREAM_BYTES);
     best = Math.min(best, performance.now() - t0);
   }
   return STREAM_BYTES / Math.max(best, 1e-3) / 1e6;

@@ -8,7 +8,7 @@
 //     (6 is xnn_status_out_of_memory);
 //   - a WebAssembly.Memory of our own kernels or the engine: "WebAssembly.Memory.grow(): Maximum
 //     memory size exceeded" (V8), "failed to grow memory" (Firefox), "Out of memory" (Safari);
-//   - our kernels' own refusals: "… no room for …" (src/kernels/decode_products.ts);
+//   - our kernels' own refusals: "… no room for …" (src/kernels/matmul/decode_products.ts);
 //   - JavaScript itself: "Array buffer allocation failed";
 //   - WebGPU: a lost device, or a GPUOutOfMemoryError.
 // `clean` says whether the allocation was refused before anything was written (a JavaScript

@@ -232,8 +232,8 @@ describe('production page', () => {
       const { page, errors } = await open('#v=1&seed=0&s=2');
       expect(errors).toEqual([]);
       // Chromium without a GPU: WASM with relaxed SIMD, so the fused matmul kernel trains
-      // (matmul_dispatch.ts), on every core (up to 4) through the helper threads of
-      // matmul_threads.ts
+      // (kernels/matmul/dispatch.ts), on every core (up to 4) through the helper threads of
+      // kernels/matmul/threads.ts
       const cores = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
       expect(await page.getByTestId('backend').textContent()).toMatch(
         cores > 1

@@ -58,7 +58,7 @@ describe('WebGPU (software adapter) against WASM in Chromium', () => {
       expect(gpu.backend).toBe('webgpu');
       expect(gpu.adapter?.isFallback).toBe(true); // the software adapter, forced (auto would pick WASM)
       expect(wasm.backend).toBe('wasm');
-      expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (src/kernels/matmul_dispatch.ts)
+      expect(wasm.simd).toBe(true); // the built page runs attention on the SIMD kernel (kernels/matmul/dispatch.ts)
       expect(gpu.simd).toBe(false);
       // Chromium has relaxed SIMD, so the page's linear layers with many rows run on the fused
       // kernel

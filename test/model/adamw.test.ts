@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AdamW, clipByGlobalNorm, clipScale, globalNorm } from '../../src/model/adamw.ts';
-import { simdAdamWActive, sumOfSquares } from '../../src/kernels/simd_adamw.ts';
+import { simdAdamWActive, sumOfSquares } from '../../src/kernels/tfjs/adamw.ts';
 import { useBackend } from '../helpers/models.ts';
 import { filledTensor } from '../helpers/tensors.ts';
 import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';

@@ -1,13 +1,13 @@
-// Frozen 16-bit weights (half_weight.ts, half_ops.ts, src/kernels/weights16.ts) against the float32
-// path on the same numbers: a model whose matrices ship as BF16 or F16 is loaded once as 16-bit
-// residents and once as float32 variables holding their exact widening, and the two must compute
-// the same function up to float32 summation order: logits, greedy tokens, token log-probs, and the
-// gradients to the LoRA factors (which flow through every frozen weight's input gradient). Odd
-// widths (not multiples of 4, 8 or 16) and a vocabulary that is not either.
+// Frozen 16-bit weights (half_weight.ts, half_ops.ts, src/kernels/matmul/weights16.ts) against the
+// float32 path on the same numbers: a model whose matrices ship as BF16 or F16 is loaded once as
+// 16-bit residents and once as float32 variables holding their exact widening, and the two must
+// compute the same function up to float32 summation order: logits, greedy tokens, token log-probs,
+// and the gradients to the LoRA factors (which flow through every frozen weight's input gradient).
+// Odd widths (not multiples of 4, 8 or 16) and a vocabulary that is not either.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resident16Active, resident16Bytes } from '../../src/kernels/weights16.ts';
+import { resident16Active, resident16Bytes } from '../../src/kernels/matmul/weights16.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { LORA_TARGETS } from '../../src/model/lora_targets.ts';

@@ -6,8 +6,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive } from '../../src/kernels/matmul_kernels.ts';
-import { kernelTakes } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive } from '../../src/kernels/matmul/kernels.ts';
+import { kernelTakes } from '../../src/kernels/matmul/dispatch.ts';
 import { logPartition } from '../../src/model/ops.ts';
 import { useBackend } from '../helpers/models.ts';
 import { filledTensor } from '../helpers/tensors.ts';

@@ -5,9 +5,9 @@
 // model.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dotProductActive } from '../../src/kernels/matmul_kernels.ts';
+import { dotProductActive } from '../../src/kernels/matmul/kernels.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
-import { transposedWeightStats } from '../../src/kernels/decode_products.ts';
+import { transposedWeightStats } from '../../src/kernels/matmul/decode_products.ts';
 import { defaultLoraConfig } from '../../src/model/lora.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';

@@ -1,20 +1,21 @@
 // LoRA's layer as one op (ops.ts loraLinear) and the kernel that adds a second product into the
-// first (matmul_dispatch.ts matMulPair, simd_matmul.ts matmulAdd): the same bits as autograd over
-// the ops for the layer's value and its three gradients (x, A, B), on the kernel and off it (few
-// rows), on one and two threads; and a LoRA model's gradients within float32 reassociation of
-// the ops' (autograd then sums x's gradient over the q, k and v layers in another grouping).
+// first (kernels/matmul/dispatch.ts matMulPair, kernels/simd/matmul.ts matmulAdd): the same bits as
+// autograd over the ops for the layer's value and its three gradients (x, A, B), on the kernel and
+// off it (few rows), on one and two threads; and a LoRA model's gradients within float32
+// reassociation of the ops' (autograd then sums x's gradient over the q, k and v layers in another
+// grouping).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
-import { matMul2d, matMulPair } from '../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, useMatmulThreads } from '../../src/kernels/matmul/kernels.ts';
+import { matMul2d, matMulPair } from '../../src/kernels/matmul/dispatch.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { loraLinear, matMulLinear } from '../../src/model/ops.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
-import { simdMatmulAddModule } from '../../src/kernels/simd_matmul_variants.ts';
+import { simdMatmulAddModule } from '../../src/kernels/simd/matmul_variants.ts';
 import { bits } from '../helpers/numbers.ts';
 import { filledTensor } from '../helpers/tensors.ts';
 import { setSwitches, withSwitches } from '../../src/kernels/switches.ts';

@@ -10,7 +10,7 @@ import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { LORA_TARGETS } from '../../src/model/lora_targets.ts';
 import { CausalLM, type TrainingMode } from '../../src/model/model.ts';
 import { randomWeights, sixteenBitWeights } from '../../src/model/random_weights.ts';
-import { resident16Active } from '../../src/kernels/weights16.ts';
+import { resident16Active } from '../../src/kernels/matmul/weights16.ts';
 import { useBackend } from '../helpers/models.ts';
 
 const shapes = (layers: number, family = 'qwen2') =>

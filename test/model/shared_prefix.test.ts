@@ -6,7 +6,7 @@
 // prompt: test/rl/update.test.ts's `group_shared_prompt` case.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useMatmulThreads } from '../../src/kernels/matmul_kernels.ts';
+import { useMatmulThreads } from '../../src/kernels/matmul/kernels.ts';
 import { parseModelConfig } from '../../src/model_files/hf_config.ts';
 import { tokenLogprobs } from '../../src/model/logprobs.ts';
 import { LORA_TARGETS } from '../../src/model/lora_targets.ts';

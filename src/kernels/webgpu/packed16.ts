@@ -64,7 +64,11 @@ export function packed16(
       data = new Int32Array(padded.buffer);
     }
     // kept: a weight lives until disposePacked16, even when built inside a tf.tidy
-    chunks.push({ tensor: tf.keep(tf.tensor2d(data, [count, words], 'int32')), start, rows: count });
+    chunks.push({
+      tensor: tf.keep(tf.tensor2d(data, [count, words], 'int32')),
+      start,
+      rows: count,
+    });
   }
   return { kind, rows, cols, chunks };
 }

@@ -2,12 +2,12 @@
 // test/e2e/webgpu_trainer.test.ts: run on wasm (the kernels) and on webgpu (tfjs's ops), the
 // results must agree. Each entry is a flat list of numbers; `active` says which fast paths ran.
 import * as tf from '@tensorflow/tfjs';
-import { simdSoftmaxActive, maskedSoftmax } from '../../../src/kernels/masked_softmax.ts';
-import { simdAdamWActive } from '../../../src/kernels/simd_adamw.ts';
-import { simdRmsNormActive } from '../../../src/kernels/simd_rmsnorm.ts';
-import { simdSwigluActive, swiglu, swigluValue } from '../../../src/kernels/simd_swiglu.ts';
+import { simdSoftmaxActive, maskedSoftmax } from '../../../src/kernels/tfjs/masked_softmax.ts';
+import { simdAdamWActive } from '../../../src/kernels/tfjs/adamw.ts';
+import { simdRmsNormActive } from '../../../src/kernels/tfjs/rmsnorm.ts';
+import { simdSwigluActive, swiglu, swigluValue } from '../../../src/kernels/tfjs/swiglu.ts';
 import { withSwitches } from '../../../src/kernels/switches.ts';
-import { resident16Active } from '../../../src/kernels/weights16.ts';
+import { resident16Active } from '../../../src/kernels/matmul/weights16.ts';
 import { AdamW, clipScale, globalNorm } from '../../../src/model/adamw.ts';
 import { rmsNorm } from '../../../src/model/linear.ts';
 import { logPartition } from '../../../src/model/ops.ts';
@@ -144,7 +144,7 @@ export async function fallbacks(): Promise<{
         21,
       ),
     );
-  // tfjs-wasm kernels we replace (tfjs_wasm_overrides.ts): transpose, max, gather, cast
+  // tfjs-wasm kernels we replace (kernels/tfjs/overrides.ts): transpose, max, gather, cast
   const table = wave([12, 30], 22);
   results['transpose max gather'] = await valuesOf(() =>
     tf.concat([

@@ -2,8 +2,8 @@
 // returns its logits, so the test can compare WebGPU (Chromium's software adapter) with WASM.
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend, type BackendName } from '../../../src/kernels/backend.ts';
-import { fusedMultiplyAddActive, simdMatMulActive } from '../../../src/kernels/matmul_kernels.ts';
-import { matMul2d } from '../../../src/kernels/matmul_dispatch.ts';
+import { fusedMultiplyAddActive, simdMatMulActive } from '../../../src/kernels/matmul/kernels.ts';
+import { matMul2d } from '../../../src/kernels/matmul/dispatch.ts';
 import { decoderForward, outputLogits } from '../../../src/model/decoder.ts';
 import { maskBias } from '../../../src/model/kv_cache.ts';
 import { CausalLM } from '../../../src/model/model.ts';
