@@ -11,7 +11,7 @@ import type {
   ProbeRequest,
   SpeedMeasurement,
 } from '../../service/trainer_api.ts';
-import { rememberedProbes, rememberProbe } from '../../service/backend_choice.ts';
+import { estimateSpeed, rememberedProbes, rememberProbe } from '../../service/backend_choice.ts';
 import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
 import { encodeLink } from '../../run/link.ts';
 import type { ModelCost } from './model_fit.ts';
@@ -110,8 +110,10 @@ export class RunSetup {
     this.backend = info;
     this.backendProbe = probe ?? null;
     if (probe) rememberProbe(this.deps.settings, probe);
-    // A failure leaves the estimate without seconds.
-    this.speed = await this.deps.trainer.measureSpeed().catch(() => null);
+    // A failure leaves the estimate without seconds; `auto`'s probe, where it measured the chosen
+    // backend's kernels, gives the rates instead of the bare product and read.
+    const measured = await this.deps.trainer.measureSpeed().catch(() => null);
+    this.speed = estimateSpeed(measured, this.backendProbe);
     this.changes.emit('backend');
   }
 
