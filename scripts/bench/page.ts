@@ -1,4 +1,4 @@
-// The default run in the browser (issue 6's performance figures): open the built page in headless
+// The default run in the browser (the README's performance figures): open the built page in headless
 // Chromium, wait for the demo model, press Train, and report time to the first trained step,
 // seconds per step by phase, and the main thread's longest task while training. With --reload, then
 // the same page reloaded (the same browser storage: the sandbox starts from the snapshot the first

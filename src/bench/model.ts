@@ -1,5 +1,5 @@
 // `npm run bench -- --only model`: decoding and training speed of the tfjs model on WASM, with the
-// shapes of issue 2: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
+// shapes of the first benchmark: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
 //   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
 //                                                (few-row products split over model_threads)

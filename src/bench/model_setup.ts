@@ -1,4 +1,4 @@
-// The benchmark model's shapes (issue 2's Llama: hidden 256, 4 layers, 4 heads, MLP 768, vocab
+// The benchmark model's shapes (the first benchmark's Llama: hidden 256, 4 layers, 4 heads, MLP 768, vocab
 // 2000) and the small timing helpers that the model benchmark's sections (model_decoding.ts,
 // model_training.ts, pytorch_reference.ts, model.ts) share, in one place so each section file
 // reads on its own.

@@ -1,4 +1,4 @@
-// `npm run bench -- --only sandbox`: the Environment's figures (issue 3). Targets: a warm execution
+// `npm run bench -- --only sandbox`: the Environment's figures. Targets: a warm execution
 // under 10 ms; a runaway costs no more than timeout + 2 s; a terminated worker is replaced from a
 // warm spare without a cold start. sandbox_restore_start_ms: the median start of the pool's workers
 // restored from its first worker's memory snapshot (its spares and replacements), against

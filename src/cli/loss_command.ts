@@ -1,6 +1,6 @@
 // `loss --model DIR --batch FILE`: the update's loss and global gradient norm on a given batch in
-// full-parameter mode, without stepping (issue 4 defines the batch file). Checks outside the test
-// suite compare it with their own implementations, so the format is exact.
+// full-parameter mode, without stepping (BatchFile below is the file's format). Checks outside
+// the test suite compare it with their own implementations, so the format is exact.
 import { readFile } from 'node:fs/promises';
 import { AGGREGATIONS, type Aggregation } from '../rl/loss.ts';
 import { globalNorm } from '../model/adamw.ts';

@@ -1,4 +1,4 @@
-// `make-shape-model --preset NAME --out DIR [--seed N] [--layers N]` (issue 29): writes a
+// `make-shape-model --preset NAME --out DIR [--seed N] [--layers N]`: writes a
 // random-weight model with the exact shapes of a real one (src/model_files/shape_presets.ts):
 // its config.json and generation_config.json, a BF16 model.safetensors, and a tokenizer
 // (shape_tokenizer.ts). Weights are normal(0, 0.02) matrices, unit norms and normal(0, 0.01)

@@ -1,4 +1,4 @@
-// Shape models (issue 29): random-weight stand-ins with the exact shapes of real models, so memory
+// Shape models: random-weight stand-ins with the exact shapes of real models, so memory
 // and speed at real sizes can be measured without downloading a checkpoint. Each preset is the
 // model's published config.json (Hugging Face, as of the transformers version it names), its
 // generation_config.json, and which tokenizer to write beside it. The writer is

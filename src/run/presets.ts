@@ -43,7 +43,7 @@ const defaultPreset = {
 
 const presetTable = {
   default: defaultPreset,
-  // The default run with the search tool on, on tasks where looking a function up pays (issue 32);
+  // The default run with the search tool on, on tasks where looking a function up pays;
   // its held-out set is search-eval. examples/search.json is the same run for the CLI.
   search: {
     ...defaultPreset,

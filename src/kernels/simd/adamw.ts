@@ -1,7 +1,7 @@
 // One AdamW step for one variable as a single WebAssembly SIMD pass on tfjs-wasm's heap. Why: as
 // tfjs ops the update is 14 element-wise kernels per variable, each a full pass over memory, and
 // tfjs-wasm's sqrt and divide are scalar: ~25-40 ms per step for the benchmark's 4.4M parameters
-// (a tenth of a training step, measured in issue 2). Fused, every number is read and written
+// (a tenth of a training step, measured at the bench's shapes). Fused, every number is read and written
 // once: p, g, m, v in; p', m', v' out.
 //
 // The arithmetic is the tfjs version's (adamw.ts), operation for operation in the same order and

@@ -1,4 +1,4 @@
-// Tasks where searching the docs pays (issue 32): each prompt names a BEHAVIOUR and asks for the
+// Tasks where searching the docs pays: each prompt names a BEHAVIOUR and asks for the
 // standard library, never the function, so a model that guesses a name (`math.choose`,
 // `statistics.average`) gets an AttributeError, and one that searches first finds the function in
 // the top 3 and prints the answer in one line. `kind` is the intended function's dotted name, as
