@@ -54,7 +54,7 @@ export interface DecodedLink {
    * preset or version). Each such field keeps its base value; the reason says how to act on it.
    */
   fallbacks: Fallback[];
-  /** Notices: the run is what the link says, but something is worth knowing (no `v`, say). */
+  /** Notices: the run is what the link says, but something is worth knowing (a key given twice). */
   notices: Fallback[];
   /** The version the link was read as. */
   version: number;
@@ -253,14 +253,9 @@ function readVersion(written: string | null): {
   notice?: Fallback;
   error?: Fallback;
 } {
-  if (written === null)
-    return {
-      version: LINK_VERSION,
-      notice: {
-        field: 'v',
-        reason: `the link has no version (v); read as version ${LINK_VERSION}: the page's default run plus the fields it names (Copy link writes v=${LINK_VERSION})`,
-      },
-    };
+  // a hand-written link (#p=search, #seed=7, a lesson's) is read as the current version: nothing
+  // is lost, so nothing to say (every version-1 link wrote v=1)
+  if (written === null) return { version: LINK_VERSION };
   if (Object.hasOwn(FIELD_BY_KEY, written)) return { version: Number(written) };
   return {
     version: LINK_VERSION,

@@ -15,10 +15,10 @@ async function fromLink(link: string) {
 }
 
 describe('train --link', () => {
-  it('#seed=7 is the default run with seed 7; the missing v is a notice on stderr', async () => {
+  it('#seed=7 is the default run with seed 7, read as the current version, nothing on stderr', async () => {
     const { config, stderr } = await fromLink('http://127.0.0.1/#seed=7');
     expect(config).toEqual({ ...presetConfig('default'), seed: 7 });
-    expect(stderr).toMatch(/^notice: link v: the link has no version \(v\); read as version 2/);
+    expect(stderr).toBe('');
   });
 
   it('a link written by Copy link, or no fragment at all, runs with nothing on stderr', async () => {

@@ -331,16 +331,31 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
-  it('opens a hand-written link without v as the default run plus its fields, with a notice, not an error', async () => {
+  it('opens a hand-written link without v as the default run plus its fields, silently', async () => {
     const page = await open('', '#seed=7');
     const notice = page.getByTestId('link-notice');
-    expect(await notice.isVisible()).toBe(true);
-    expect(await notice.textContent()).toMatch(/no version \(v\); read as version 2/);
+    expect(await notice.isVisible()).toBe(false);
     expect(await page.getByTestId('error').isVisible()).toBe(false);
     expect(await page.getByTestId('field-groupSize').inputValue()).toBe('6'); // the default run's
     expect(await page.getByTestId('field-seed').inputValue()).toBe('7');
     await page.getByTestId('copy-link').click();
     expect(await page.getByTestId('link-text').inputValue()).toMatch(/#v=2&seed=7$/);
+    await page.close();
+  });
+
+  it("shows a link's notice until another run is applied", async () => {
+    const page = await open('', '#v=2&seed=7&seed=8');
+    const notice = page.getByTestId('link-notice');
+    expect(await notice.textContent()).toMatch(/seed is given more than once/);
+    expect(await notice.isVisible()).toBe(true);
+    await page.getByTestId('field-groupSize').fill('4');
+    await page.getByTestId('apply-config').click();
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=status]')
+        ?.textContent?.startsWith('Configuration applied'),
+    );
+    expect(await notice.isVisible()).toBe(false);
     await page.close();
   });
 

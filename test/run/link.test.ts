@@ -27,15 +27,13 @@ describe('links start from the page default run', () => {
     expect(LINK_VERSION).toBe(2);
   });
 
-  it('#seed=7 is the default run with seed 7, with a notice (not an error) for the missing v', async () => {
+  it('#seed=7 is the default run with seed 7, read as the current version without a word', async () => {
     const link = await decodeLink('http://127.0.0.1/#seed=7');
     expect(link.config).toEqual({ ...presetConfig('default'), seed: 7 });
     // the run that learns, not the reference hyperparameters
     expect(link.config).toMatchObject({ groupSize: 6, lr: 2e-3, temperature: 0.7, ppoEpochs: 2 });
     expect(link.fallbacks).toEqual([]);
-    expect(link.notices).toEqual([
-      { field: 'v', reason: expect.stringMatching(/no version \(v\); read as version 2/) },
-    ]);
+    expect(link.notices).toEqual([]);
     expect(link).toMatchObject({ version: 2, base: 'default' });
     // written with v, the same run and nothing to say
     expect(await decodeLink('#v=2&seed=7')).toMatchObject({
@@ -266,7 +264,7 @@ describe('bad links: errors fall back, notices do not', () => {
         reason: expect.stringMatching(/unknown key "nosuchsetting" ignored: no setting has it/),
       },
     ]);
-    expect(link.notices.map((n) => n.field)).toEqual(['v']);
+    expect(link.notices).toEqual([]);
     // a field name where its key belongs says which key to write
     const named = await decodeLink('#v=2&groupSize=8');
     expect(named.fallbacks[0]!.reason).toMatch(/Fix: groupSize is written g=/);

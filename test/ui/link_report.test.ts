@@ -6,13 +6,17 @@ import { presetConfig } from '../../src/run/presets.ts';
 import { linkReport } from '../../src/ui/state/link_report.ts';
 
 describe('the page on a link', () => {
-  it('a hand-written #seed=7 opens the default run with a notice and no error', async () => {
+  it('hand-written links (#seed=7, #p=search, #async=1) open silently: every key parsed', async () => {
     const link = await decodeLink('http://127.0.0.1:5173/#seed=7');
     expect(link.config).toEqual({ ...presetConfig('default'), seed: 7 });
-    const report = linkReport(link);
+    for (const fragment of ['#seed=7', '#p=search', '#async=1'])
+      expect(linkReport(await decodeLink(fragment))).toEqual({ notice: null, error: null });
+  });
+
+  it('a key given twice is still a notice, not an error', async () => {
+    const report = linkReport(await decodeLink('#v=2&seed=7&seed=8'));
     expect(report.error).toBeNull();
-    expect(report.notice).toMatch(/opened as written/);
-    expect(report.notice).toMatch(/• v: the link has no version \(v\); read as version 2/);
+    expect(report.notice).toMatch(/seed is given more than once/);
   });
 
   it('a link from Copy link says nothing', async () => {
@@ -23,8 +27,8 @@ describe('the page on a link', () => {
   });
 
   it('errors and notices go to their own places', async () => {
-    const report = linkReport(await decodeLink('#seed=7&g=abc&zz=1'));
-    expect(report.notice).toMatch(/• v: /);
+    const report = linkReport(await decodeLink('#seed=7&seed=8&g=abc&zz=1'));
+    expect(report.notice).toMatch(/• seed: /);
     expect(report.notice).not.toMatch(/zz|groupSize/);
     expect(report.error).toMatch(/part of this link could not be restored/);
     expect(report.error).toMatch(

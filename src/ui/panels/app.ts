@@ -80,6 +80,12 @@ export async function startApp(
       'Close',
     ),
   );
+  // what the notice says is about the link's run: once another run is applied, it has nothing to say
+  const opened = JSON.stringify(link.config);
+  controller.subscribe((change) => {
+    if (change === 'config' && JSON.stringify(controller.config) !== opened)
+      linkNotice.hidden = true;
+  });
 
   const copyLink = async () => {
     const fragment = await encodeLink(controller.config, choices);
