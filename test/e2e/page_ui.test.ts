@@ -534,12 +534,32 @@ describe('page UI on the fake trainer', () => {
 
   it('exports metrics CSV, trajectories JSONL and the adapter zip', async () => {
     const page = await open('', '#v=1&seed=0&s=2');
+    const note = '[data-testid=export-note]';
+    expect(await page.locator(note).isVisible()).toBe(false);
+    // while it trains (briefly, on the fake trainer), the page says in words why the adapter waits:
+    // recorded by an observer, since a poll could miss it
+    await page.evaluate((selector) => {
+      const element = document.querySelector(selector) as HTMLElement;
+      const seen: boolean[] = [];
+      (window as unknown as { noteSeen: boolean[] }).noteSeen = seen;
+      new MutationObserver(() => {
+        const adapter = document.querySelector('[data-testid=export-adapter]') as HTMLButtonElement;
+        if (!element.hidden) seen.push(adapter.disabled);
+      }).observe(element, { attributes: true });
+    }, note);
     await page.getByTestId('train').click();
+    await page.waitForFunction(
+      () => (window as unknown as { noteSeen: boolean[] }).noteSeen.length > 0,
+    );
+    expect(
+      await page.evaluate(() => (window as unknown as { noteSeen: boolean[] }).noteSeen[0]),
+    ).toBe(true);
     await page.waitForFunction(
       () => document.querySelector('[data-testid=step-count]')?.textContent === '2',
       null,
       { timeout: 60_000 },
     );
+    await page.waitForSelector(note, { state: 'hidden' });
     await page.getByTestId('export-metrics').click();
     await page.getByTestId('export-trajectories').click();
     await page.getByTestId('export-adapter').click();

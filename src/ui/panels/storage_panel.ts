@@ -193,6 +193,11 @@ export function storagePanel(
     return box;
   });
 
+  const exportNote = h(
+    'div',
+    { class: 'hint', 'data-testid': 'export-note' },
+    'The adapter and checkpoints wait for a pause: the trainer is busy while it trains. Trajectories and metrics export at any time.',
+  );
   const render = () => {
     const last = controller.lastCheckpoint;
     setText(
@@ -205,6 +210,16 @@ export function storagePanel(
     exportAdapter.disabled = !ready;
     importButton.disabled = !ready;
     saveNow.disabled = !ready || controller.finishedSteps === 0;
+    // the trajectories and metrics are the page's own records; the adapter and a checkpoint are
+    // read from the trainer worker, which is busy (and mid-update) while the run trains
+    const busy =
+      controller.model === null
+        ? 'Load a model first.'
+        : 'Pause the run first: the adapter is read from the trainer, which is busy while it trains.';
+    for (const button of [exportAdapter, importButton, saveNow])
+      button.title = button.disabled && !ready ? busy : '';
+    // said in words too: a title is hover-only, and a phone cannot hover
+    exportNote.hidden = ready || controller.model === null;
     exportTrajectories.disabled = controller.trajectoryLog.length === 0;
     exportMetrics.disabled = controller.metrics.length === 0;
   };
@@ -230,6 +245,7 @@ export function storagePanel(
         importInput,
       ),
     ),
+    exportNote,
     h(
       'details',
       null,
