@@ -257,6 +257,11 @@ describe('page UI on the fake trainer', () => {
       () => document.querySelector('[data-testid=step-count]')?.textContent === '1',
     );
     expect(await page.getByTestId('trajectory').count()).toBe(6); // one custom prompt × G = 6
+    // each sample says what its reward was made of
+    expect(await page.getByTestId('sample-scored').count()).toBe(6);
+    expect(await page.getByTestId('sample-scored').first().textContent()).toMatch(
+      /^Scored: .*× 1.* → r = /,
+    );
     expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
     await page.close();
   });

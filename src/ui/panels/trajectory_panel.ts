@@ -4,6 +4,7 @@
 // reward and advantage. Filters: failures, timeouts, tampered (reward hacking), best, worst. Each
 // turn is tagged with the tool it called; a search call and its results have their own colour, so
 // a reader sees at a glance which samples looked something up before writing code.
+import type { RewardWeights } from '../../rl/rewards.ts';
 import type { Trajectory } from '../../rl/types.ts';
 import { h, replace } from './dom.ts';
 import { formatSigned, formatValue } from '../state/format.ts';
@@ -13,6 +14,7 @@ import {
   filterSamples,
   groupTrajectories,
   outcomeBadges,
+  scoredText,
   turnViews,
   type Segment,
   type TrajectoryFilter,
@@ -55,7 +57,7 @@ function tokens(segments: readonly Segment[]): (HTMLElement | string)[] {
   );
 }
 
-function sampleCard(t: Trajectory, record: StepRecord): HTMLElement {
+function sampleCard(t: Trajectory, record: StepRecord, weights: RewardWeights): HTMLElement {
   const advantageKnown = record.groups !== null;
   const tint = advantageKnown ? (t.advantage > 0 ? ' up' : t.advantage < 0 ? ' down' : '') : '';
   const scored = record.phase !== 'rollout';
@@ -90,6 +92,9 @@ function sampleCard(t: Trajectory, record: StepRecord): HTMLElement {
           : null,
       ),
     ),
+    scored
+      ? h('div', { class: 'scored', 'data-testid': 'sample-scored' }, scoredText(t, weights))
+      : null,
     ...views.map((view) =>
       h(
         'div',
@@ -225,7 +230,7 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     replace(
       samples,
       ...(shown.length > 0
-        ? shown.map((t) => sampleCard(t, record))
+        ? shown.map((t) => sampleCard(t, record, controller.config.rewards))
         : [h('p', { class: 'empty' }, `No ${filter} in this group.`)]),
     );
   };

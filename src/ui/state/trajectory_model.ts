@@ -3,6 +3,7 @@
 // 1, trained on) and what it was shown (mask 0). With per-token texts the split is exact per token.
 // Each turn names the tool it called; trajectories saved before tools were recorded infer it from
 // the action, so old runs still show.
+import type { RewardWeights } from '../../rl/rewards.ts';
 import type { Trajectory, Turn } from '../../rl/types.ts';
 
 /** The viewer's filters. */
@@ -113,6 +114,39 @@ export function outcomeBadges(t: Trajectory): OutcomeBadge[] {
   if (t.finishReason === 'max_turns') badges.push({ label: 'out of turns', tone: 'info' });
   if (t.finishReason === 'context_full') badges.push({ label: 'context full', tone: 'warn' });
   return badges;
+}
+
+/** What a part checks, in a student's words. */
+const PART_WORDS: Record<string, string> = {
+  output_match: 'last printed line = expected output',
+  tests: 'hidden tests passed',
+  final_answer: 'FINAL ANSWER = expected output',
+  format: 'well-formed turns',
+  tool_use: 'ran code before answering',
+};
+
+/**
+ * What a sample's reward was made of: each part that applied to its task with its score and
+ * weight, and the reward as their weighted mean; then what was NOT scored, so that "passed" beside
+ * a nonsense FINAL ANSWER explains itself (the answer's text counts only when final_answer has a
+ * weight).
+ */
+export function scoredText(t: Trajectory, weights: RewardWeights): string {
+  const weight = (name: string) => (weights as Record<string, number | undefined>)[name] ?? 0;
+  const parts = Object.entries(t.rewardParts).filter(([name]) => weight(name) > 0);
+  const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+  const lines = [
+    parts.length === 0
+      ? 'Scored: no reward part applied'
+      : `Scored: ${parts.map(([name, score]) => `${name} ${fmt(score)} (${PART_WORDS[name] ?? name}) × ${fmt(weight(name))}`).join(' + ')} → r = ${fmt(t.reward)}${t.timedOut ? ' (timed out: every part 0)' : ''}`,
+  ];
+  const unscored = Object.keys(PART_WORDS).filter(
+    (name) => weight(name) === 0 && (name !== 'tests' || !(name in t.rewardParts)),
+  );
+  if (t.finalAnswer !== null && weight('final_answer') === 0)
+    lines.push('Its FINAL ANSWER text is shown but not scored (final_answer has weight 0).');
+  else if (unscored.length > 0) lines.push(`Not scored here: ${unscored.join(', ')}.`);
+  return lines.join(' ');
 }
 
 /** A run of text with one role in the packed sequence. */
