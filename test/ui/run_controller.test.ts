@@ -173,6 +173,21 @@ describe('RunController', () => {
     expect(controller.error).toBeNull();
   });
 
+  it("clears a failed load's error once a model loads (the hub unreachable, then a folder)", async () => {
+    const options: FakeTrainerOptions = {
+      failOn: { loadModel: 'Failed to fetch https://huggingface.co/x/y/resolve/main/config.json' },
+    };
+    const { controller, config } = setup(options);
+    expect(await controller.start(config)).toBe(false);
+    expect(controller.error).not.toBeNull();
+    controller.showError(new Error('a bad custom task file'), 'reading a file');
+    delete options.failOn;
+    expect(await controller.applyConfig({ ...config, seed: config.seed + 1 })).toBe(true);
+    expect(controller.model).not.toBeNull();
+    // the load's error is gone; an unrelated one stays
+    expect(controller.errors.map((e) => e.during)).toEqual(['reading a file']);
+  });
+
   it("keeps a failed step's error in the status when a phase report lands after the failure", async () => {
     const { controller, config, trainer } = setup();
     await controller.start(config);

@@ -32,6 +32,14 @@ export class RunActivity {
     this.changes.emit('error');
   }
 
+  /** Clears the errors `stale` picks (e.g. a failed load's, once a model has loaded). */
+  clearErrors(stale: (error: UiError) => boolean): void {
+    const kept = this.errors.filter((e) => !stale(e));
+    if (kept.length === this.errors.length) return;
+    this.errors = kept;
+    this.changes.emit('error');
+  }
+
   /**
    * Shows an error that happened outside a call (e.g. a bad custom task file); `title` overrides
    * the kind's.

@@ -158,6 +158,8 @@ export class RunSetup {
     this.model = await this.deps.trainer.loadModel(choice, this.deps.proxy(this.onProgress));
     this.choice = choice;
     this.changes.emit('model');
+    // a model has loaded: what an earlier attempt to load one said no longer holds
+    this.activity.clearErrors((e) => e.kind === 'network' || e.kind === 'model');
   }
 
   /** Hands the worker `config` (as a run link); the run starts again from step 0. */
