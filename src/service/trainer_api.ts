@@ -13,6 +13,7 @@ import type { RunConfig, SandboxSettings } from '../run/config.ts';
 import type { BackendReport } from './backend_auto.ts';
 import type { BackendProbe, BackendTiming } from './backend_choice.ts';
 import type { SpeedMeasurement } from './speed_probe.ts';
+import type { TestsSyntaxError } from '../tasks/tests_syntax.ts';
 
 /** Which model to load. `files` are what the user picked or dropped (File objects clone fine). */
 export type ModelChoice =
@@ -120,6 +121,11 @@ export interface TrainerApi {
    * a second), so this returns at once.
    */
   measureSpeed(): Promise<SpeedMeasurement>;
+  /**
+   * Whether each custom task's tests compile, by Python's parser in the run's sandbox (after
+   * init()); null where they do. Nothing of them runs.
+   */
+  checkTests(sources: string[]): Promise<(TestsSyntaxError | null)[]>;
   /** Loads a model and its tokenizer; replaces any loaded one and resets the run. */
   loadModel(choice: ModelChoice, onProgress: (progress: LoadProgress) => void): Promise<ModelInfo>;
   /**

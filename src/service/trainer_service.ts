@@ -27,6 +27,7 @@ import type {
 } from './trainer_api.ts';
 import type { StepMetrics } from '../rl/types.ts';
 import type { CodeExecutor } from '../env/types.ts';
+import { checkTestsSyntax, type TestsSyntaxError } from '../tasks/tests_syntax.ts';
 
 /** A sandbox the service owns (the pool), closable when the service is done with it. */
 export type ClosableExecutor = CodeExecutor & { close(): Promise<void> };
@@ -115,6 +116,11 @@ export class TrainerService implements TrainerApi {
     // a loaded run's tensors live on the backend it was loaded on; the page loads the model next
     if (report.name !== before) this.disposeRun();
     return report;
+  }
+
+  async checkTests(sources: string[]): Promise<(TestsSyntaxError | null)[]> {
+    if (!this.executor) throw new Error('the Python sandbox has not started yet');
+    return checkTestsSyntax(this.executor, sources);
   }
 
   async measureSpeed(): Promise<SpeedMeasurement> {

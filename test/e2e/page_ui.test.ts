@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipFiles } from '../../src/run/exports.ts';
+import { encodeLink } from '../../src/run/link.ts';
+import { presetConfig } from '../../src/run/presets.ts';
 import { startMockHub } from '../helpers/mock_hub.ts';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../scripts/browser.ts';
@@ -263,6 +265,47 @@ describe('page UI on the fake trainer', () => {
       /^Scored: .*× 1.* → r = /,
     );
     expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
+    await page.close();
+  });
+
+  it("refuses a custom task's tests that do not compile, with the line, until they do", async () => {
+    const page = await open('');
+    await page.getByTestId('field-tasks').selectOption('custom');
+    await page.getByTestId('add-task').click();
+    await page.getByTestId('task-prompt-0').fill('Write double(x).');
+    await page.locator('input[name=mode-0]').nth(1).check(); // assert tests
+    await page.getByTestId('task-check-0').fill('assert double(2) == 4\nassert double(3) = 6');
+    const error = page.getByTestId('field-error-customTasks');
+    await page.waitForFunction(() =>
+      /does not compile|do not compile/.test(
+        document.querySelector('[data-testid=field-error-customTasks]')?.textContent ?? '',
+      ),
+    );
+    expect(await error.textContent()).toMatch(
+      /custom task 1's tests do not compile: line 2: invalid syntax \(assert double\(3\) = 6\)/,
+    );
+    expect(await page.getByTestId('apply-config').isDisabled()).toBe(true);
+    await page.getByTestId('task-check-0').fill('assert double(2) == 4\nassert double(3) == 6');
+    await page.waitForFunction(
+      () => !(document.querySelector('[data-testid=apply-config]') as HTMLButtonElement).disabled,
+    );
+    expect(await error.textContent()).toBe('');
+    await page.close();
+  });
+
+  it('says which task of a link has tests that do not compile', async () => {
+    const fragment = await encodeLink({
+      ...presetConfig('default'),
+      tasks: 'custom',
+      customTasks: [{ prompt: 'Write double(x).', tests: 'assert double(3) = 6' }],
+    });
+    const page = await open('', fragment);
+    await page.waitForFunction(() =>
+      /do not compile/.test(document.querySelector('[data-testid=error]')?.textContent ?? ''),
+    );
+    expect(await page.getByTestId('error').textContent()).toMatch(
+      /Custom task 1's tests do not compile: line 1: invalid syntax/,
+    );
     await page.close();
   });
 

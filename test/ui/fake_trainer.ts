@@ -4,6 +4,7 @@
 // solutions; failures show a real-looking traceback. With `search` among the run's tools, some
 // samples search the docs before coding (more as the fake "learns"). It never ships: only tests and
 // the test harness page (test/ui/harness/) import it.
+import type { TestsSyntaxError } from '../../src/tasks/tests_syntax.ts';
 import type { BackendInfo } from '../../src/kernels/backend.ts';
 import type {
   BackendProbe,
@@ -203,6 +204,20 @@ export class FakeTrainer implements TrainerApi {
       ...info,
       probe: known ? { ...known, remembered: true } : (verdict ?? null),
     };
+  }
+
+  /**
+   * Python's verdict stood in for by one rule: a line `assert … = …` (an assignment where a
+   * comparison belongs) does not compile. Not in `calls` (the form asks as the user types).
+   */
+  async checkTests(sources: string[]): Promise<(TestsSyntaxError | null)[]> {
+    return sources.map((source) => {
+      const lines = source.split('\n');
+      const index = lines.findIndex((l) => /^assert\b[^=]*[^=!<>]=[^=]/.test(l.trim()));
+      return index < 0
+        ? null
+        : { line: index + 1, message: 'invalid syntax', text: lines[index]!.trim() };
+    });
   }
 
   /** A fixed speed, so estimates are deterministic; not in `calls` (init measured it). */

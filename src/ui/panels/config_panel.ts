@@ -88,8 +88,45 @@ export function configPanel(controller: RunController): HTMLElement {
     validate();
   };
 
+  // Custom tests are compiled by Python in the sandbox (the worker), after each change settles:
+  // until the answer comes, Apply waits; a test that does not compile is the field's error.
+  let testsChecked = JSON.stringify(controller.config.customTasks);
+  let testsProblems: string[] = [];
+  let testsPending = false;
+  let testsRound = 0;
+  const checkTests = (tasks: RunConfig['customTasks']) => {
+    const round = ++testsRound;
+    testsPending = true;
+    setTimeout(() => {
+      if (round !== testsRound) return;
+      controller.testsProblems(tasks).then(
+        (found) => {
+          if (round !== testsRound) return;
+          testsProblems = found;
+          testsPending = false;
+          validate();
+        },
+        () => {
+          // no sandbox to ask (not started yet): the run's rewards will say
+          if (round !== testsRound) return;
+          testsProblems = [];
+          testsPending = false;
+          validate();
+        },
+      );
+    }, 300);
+  };
+
   const validate = () => {
+    const tasksNow = JSON.stringify(draft.customTasks);
+    if (tasksNow !== testsChecked) {
+      testsChecked = tasksNow;
+      testsProblems = [];
+      checkTests(structuredClone(draft.customTasks));
+    }
     const problems = configProblems(draft);
+    if (testsProblems.length > 0)
+      problems.set('customTasks', [...(problems.get('customTasks') ?? []), ...testsProblems]);
     for (const [name, slot] of errorSlots) {
       const messages = [invalid.get(name), ...(problems.get(name) ?? [])].filter((m): m is string =>
         Boolean(m),
@@ -99,17 +136,19 @@ export function configPanel(controller: RunController): HTMLElement {
     }
     presetSelect.value = matchingPreset(draft) ?? '';
     const dirty = JSON.stringify(draft) !== JSON.stringify(controller.config);
-    const ok = invalid.size === 0 && problems.size === 0;
+    const ok = invalid.size === 0 && problems.size === 0 && !testsPending;
     controller.setDraft(dirty && ok ? structuredClone(draft) : null); // the model card's estimates follow
     apply.disabled = !dirty || !ok || !controller.controls().configure;
     revert.disabled = !dirty;
     setText(
       hint,
-      !ok
-        ? 'Fix the highlighted fields first.'
-        : dirty
-          ? 'Apply restarts the run from step 0.'
-          : 'Hover a name for help.',
+      testsPending && invalid.size === 0 && problems.size === 0
+        ? 'Checking the tests…'
+        : !ok
+          ? 'Fix the highlighted fields first.'
+          : dirty
+            ? 'Apply restarts the run from step 0.'
+            : 'Hover a name for help.',
     );
   };
 

@@ -20,6 +20,7 @@ import type {
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointSummary } from '../../service/checkpoint_store.ts';
 import type { RunConfig } from '../../run/config.ts';
+import type { CustomTaskInput } from '../../tasks/custom.ts';
 import type { UiError } from './errors.ts';
 import type { ModelCost } from './model_fit.ts';
 import type { ModelContext } from './models.ts';
@@ -140,6 +141,11 @@ export class RunController {
   setDraft(config: RunConfig | null): void {
     this.setup.setDraft(config);
   }
+  /** Messages for the custom tasks whose tests do not compile (Python's parser, in the sandbox). */
+  testsProblems(tasks: readonly CustomTaskInput[]): Promise<string[]> {
+    return this.setup.testsProblems(tasks);
+  }
+
   costOf(model: string, config?: RunConfig): Promise<ModelCost | null> {
     return this.setup.costOf(model, config);
   }

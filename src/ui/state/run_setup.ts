@@ -14,6 +14,8 @@ import type {
 import { estimateSpeed, rememberedProbes, rememberProbe } from '../../service/backend_choice.ts';
 import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
 import { encodeLink } from '../../run/link.ts';
+import type { CustomTaskInput } from '../../tasks/custom.ts';
+import { testsSyntaxMessage } from '../../tasks/tests_syntax.ts';
 import type { ModelCost } from './model_fit.ts';
 import { modelChoice, modelLabel, type ModelContext } from './models.ts';
 import type { RunActivity } from './run_activity.ts';
@@ -66,6 +68,14 @@ export class RunSetup {
       // configure before loading: the worker builds the model's adapters from the config
       await this.configure(config, false);
       await this.loadModel(config, choice);
+      // a link may carry a custom task whose tests cannot compile: every sample would score 0
+      const broken = await this.testsProblems(config.customTasks).catch(() => []);
+      if (broken.length > 0)
+        this.activity.showError(
+          new Error(broken.join('\n')),
+          'opening the run',
+          "A custom task's tests do not compile",
+        );
       this.activity.status = 'Ready. Press Train, or Step through one phase at a time.';
     });
   }
@@ -115,6 +125,23 @@ export class RunSetup {
     const measured = await this.deps.trainer.measureSpeed().catch(() => null);
     this.speed = estimateSpeed(measured, this.backendProbe);
     this.changes.emit('backend');
+  }
+
+  /**
+   * The form's messages for the custom tasks whose tests Python cannot compile (empty when all do);
+   * asks the worker's sandbox, so only after the start.
+   */
+  async testsProblems(tasks: readonly CustomTaskInput[]): Promise<string[]> {
+    const withTests = tasks.flatMap((task, index) =>
+      typeof task.tests === 'string' && task.tests.trim() !== ''
+        ? [{ index, tests: task.tests }]
+        : [],
+    );
+    if (withTests.length === 0) return [];
+    const verdicts = await this.deps.trainer.checkTests(withTests.map((t) => t.tests));
+    return verdicts.flatMap((verdict, k) =>
+      verdict ? [testsSyntaxMessage(withTests[k]!.index, verdict)] : [],
+    );
   }
 
   /** Keeps the form's unapplied edits (null: none, or invalid), telling panels when they change. */
