@@ -110,6 +110,12 @@ describe('page UI on the fake trainer', () => {
       '```python',
     );
     expect(await page.getByTestId('turn-observation').count()).toBeGreaterThan(0);
+    // code reads as code by default; token by token on request
+    const generated = samples.first().getByTestId('turn-generated').first();
+    expect(await generated.locator('.tok').count()).toBe(0);
+    await page.getByTestId('show-tokens').check();
+    expect(await generated.locator('.tok').count()).toBeGreaterThan(1);
+    await page.getByTestId('show-tokens').uncheck();
     await page.screenshot({ path: `${SHOTS}/2-trained.png`, fullPage: true });
 
     // Filters and prompt tabs.

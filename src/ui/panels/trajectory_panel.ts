@@ -57,11 +57,18 @@ function tokens(segments: readonly Segment[]): (HTMLElement | string)[] {
   );
 }
 
-function sampleCard(t: Trajectory, record: StepRecord, weights: RewardWeights): HTMLElement {
+function sampleCard(
+  t: Trajectory,
+  record: StepRecord,
+  weights: RewardWeights,
+  showTokens: boolean,
+): HTMLElement {
   const advantageKnown = record.groups !== null;
   const tint = advantageKnown ? (t.advantage > 0 ? ' up' : t.advantage < 0 ? ' down' : '') : '';
   const scored = record.phase !== 'rollout';
-  const views = turnViews(t, record.tokenTexts?.[t.id] ?? null);
+  // by default code reads as code and output as output; token by token (with the chat markup the
+  // model saw around each observation) on request
+  const views = turnViews(t, showTokens ? (record.tokenTexts?.[t.id] ?? null) : null);
   return h(
     'article',
     {
@@ -116,7 +123,7 @@ function sampleCard(t: Trajectory, record: StepRecord, weights: RewardWeights): 
             'data-testid': 'turn-generated',
             title: view.callInput !== null ? `${view.tool}: ${view.callInput}` : null,
           },
-          ...tokens(view.generated),
+          ...(showTokens ? tokens(view.generated) : [view.generated.map((g) => g.text).join('')]),
         ),
         view.observation !== null
           ? h('div', { class: 'label' }, `${observationLabel(view)} (shown, not trained)`)
@@ -150,6 +157,12 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
   let stepChoice: number | null = null; // null: follow the newest
   let groupIndex = 0;
   let filter: TrajectoryFilter = 'all';
+  let showTokens = false;
+  const tokensBox = h('input', { type: 'checkbox', 'data-testid': 'show-tokens' });
+  tokensBox.addEventListener('change', () => {
+    showTokens = tokensBox.checked;
+    render();
+  });
   const stepSelect = h('select', { 'data-testid': 'viewer-step', 'aria-label': 'Step shown' });
   stepSelect.addEventListener('change', () => {
     stepChoice = stepSelect.value === 'latest' ? null : Number(stepSelect.value);
@@ -230,7 +243,7 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     replace(
       samples,
       ...(shown.length > 0
-        ? shown.map((t) => sampleCard(t, record, controller.config.rewards))
+        ? shown.map((t) => sampleCard(t, record, controller.config.rewards, showTokens))
         : [h('p', { class: 'empty' }, `No ${filter} in this group.`)]),
     );
   };
@@ -242,7 +255,13 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     'section',
     { class: 'card', 'data-control': 'viewer' },
     h('h2', null, 'Trajectories'),
-    h('div', { class: 'viewer-bar' }, stepSelect, tabs),
+    h(
+      'div',
+      { class: 'viewer-bar' },
+      stepSelect,
+      tabs,
+      h('label', { class: 'show-tokens' }, tokensBox, ' tokens and chat markup'),
+    ),
     h(
       'div',
       { class: 'viewer-bar' },
