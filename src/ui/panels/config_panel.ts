@@ -148,7 +148,7 @@ export function configPanel(controller: RunController): HTMLElement {
           ? 'Fix the highlighted fields first.'
           : dirty
             ? 'Apply restarts the run from step 0.'
-            : 'Hover a name for help.',
+            : 'Tap a field (or hover its name) for its help.',
     );
   };
 

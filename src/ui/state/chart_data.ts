@@ -39,7 +39,8 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'reward',
     title: 'Reward',
-    caption: 'mean and best reward per step, pass rate, held-out pass@1',
+    caption:
+      'mean and best reward per step, pass rate; held-out pass@1 (dots): the share of tries at tasks never trained on that pass, so 0 means none yet',
     range: [0, 1],
     series: [
       { label: 'mean', color: '#1f6feb', value: (m) => m.reward_mean },
