@@ -2,6 +2,10 @@
 // grouped-query heads, SwiGLU MLP), following transformers' modeling_llama.py, modeling_qwen2.py
 // and modeling_qwen3.py (Qwen3: an RMSNorm over each query and key head before RoPE).
 //
+// Written as the reference: tfjs ops that run on any backend. A fast path may take over at two
+// hooks, each asked of the model's seam for kernel choice (fast_paths.ts): a whole block
+// (block(): fused_block.ts) and attention (attention(): cached_attention.ts).
+//
 // Shape legend: B batch, T new positions, S attended positions (cache + new), D model width,
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.

@@ -51,7 +51,7 @@ export const fastPaths = {
    * norm after it as one kernel (the same bits), the norm then carried to the next block.
    */
   block(width: number, differentiable: boolean): 'fused' | Reference {
-    return !differentiable && this.norm(width) === 'simd' ? 'fused' : 'reference';
+    return !differentiable && fastPaths.norm(width) === 'simd' ? 'fused' : 'reference';
   },
 
   /**

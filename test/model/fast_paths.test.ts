@@ -3,7 +3,11 @@
 // switch off; on the cpu backend every answer is the reference; and each fast path that plugs in
 // behind the decoder (the fused blocks, the in-place cache's attention paths, the merged adapters,
 // AdamW's fused step) gives the reference's numbers, within the tolerances of the kernels' own
-// tests (test/kernels/tfjs/*.test.ts, test/model/lora_merge.test.ts).
+// tests (test/kernels/tfjs/*.test.ts, test/model/lora_merge.test.ts). The other answers' paths are
+// checked against their references where they live: the norm (test/kernels/tfjs/rmsnorm.test.ts),
+// causal products (test/kernels/matmul/causal_attention.test.ts), the one-op LoRA layer
+// (test/model/lora_op.test.ts), sampling (test/kernels/simd/sample.test.ts), shared prefixes
+// (test/model/shared_prefix.test.ts), and the WebGPU answers in Chromium (test/e2e/webgpu*.test.ts).
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KernelSwitches, kernelCounts, withSwitches } from '../../src/kernels/switches.ts';
