@@ -166,6 +166,29 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * Where a file asks the kernels itself whether a fast path serves: an `*Active` guard or
+ * activeWebGpu imported, the switches imported, or the tfjs backend tested. In src/model/ only the
+ * seam may (src/model/fast_paths.ts, docs/kernels.md).
+ */
+function asksKernels(text: string): string[] {
+  const imported = [
+    ...text.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g),
+  ];
+  return [
+    ...imported.flatMap(([, names]) =>
+      names!
+        .split(',')
+        .map((name) => name.trim().split(/\s+as\s+/)[0]!)
+        .filter((name) => /Active$/.test(name) || name === 'activeWebGpu'),
+    ),
+    ...imported
+      .filter(([, , from]) => from!.endsWith('/switches.ts'))
+      .map(() => 'kernels/switches.ts'),
+    ...(/\bgetBackend\s*\(/.test(text) ? ['tf.getBackend()'] : []),
+  ];
+}
+
 describe('the layout', () => {
   const graph = importGraph();
 
@@ -203,6 +226,15 @@ describe('the layout', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('asks the kernels for a fast path in one place in src/model/: the seam, fast_paths.ts', () => {
+    const wrong = sourceFiles('src/model')
+      .filter((file) => file !== 'src/model/fast_paths.ts')
+      .flatMap((file) =>
+        asksKernels(readFileSync(join(root, file), 'utf8')).map((what) => `${file}: ${what}`),
+      );
+    expect(wrong).toEqual([]);
+  });
+
   it('finds a cycle and a wrong-way import when there is one (the check itself)', () => {
     const toy = new Map([
       ['a', ['b']],
@@ -211,6 +243,14 @@ describe('the layout', () => {
       ['d', []],
     ]);
     expect(cycles(toy)).toEqual([['a', 'b', 'c', 'a']]);
+    expect(
+      asksKernels(
+        "import { simdRmsNorm, simdRmsNormActive } from '../kernels/tfjs/rmsnorm.ts';\n" +
+          "import {\n  activeWebGpu,\n} from '../kernels/webgpu/gpu.ts';\n" +
+          "import { switches } from '../kernels/switches.ts';\nif (tf.getBackend() === 'wasm') f();",
+      ),
+    ).toEqual(['simdRmsNormActive', 'activeWebGpu', 'kernels/switches.ts', 'tf.getBackend()']);
+    expect(asksKernels("import { fastPaths } from './fast_paths.ts';")).toEqual([]);
     expect(allowed.model).not.toContain('rl');
     expect(allowed.rl).not.toContain('training');
     expect(allowed['kernels/simd']).not.toContain('kernels/tfjs');

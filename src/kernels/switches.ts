@@ -3,7 +3,8 @@
 // Each fast path (a SIMD kernel, a fused op, a shortcut over the tfjs ops) can be turned off so a
 // test or the bench can compare it with the path it replaces: the ops it must match in numbers,
 // and beat in time. All are on by default, and production code never turns one off; only tests and
-// src/bench/ call setSwitches. The kernels read `switches` each time they choose a path.
+// src/bench/ call setSwitches. The kernels read `switches` each time they choose a path; in
+// src/model/ only the seam does (model/fast_paths.ts).
 //
 // The counters exist so that tests can prove which path ran (that a product was split over the
 // helper threads, that the SIMD transpose served a transpose, ...): production code bumps them
@@ -69,7 +70,7 @@ export interface KernelSwitches {
   simdAdamW: boolean;
   /** Decoding's SIMD RoPE kernel (model/rope.ts); off: its JavaScript loop. */
   simdRope: boolean;
-  /** The one-op LoRA layer (model/decoder.ts); off: the adapter's ops. */
+  /** The one-op LoRA layer (model/linear.ts, model/ops.ts); off: the adapter's ops. */
   loraOp: boolean;
   /** The SIMD sampling weights (simd/sample.ts, model/sample.ts); off: Math.exp. */
   simdSampling: boolean;

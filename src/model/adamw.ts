@@ -2,10 +2,9 @@
 // the gradient, with PyTorch's torch.optim.AdamW update order. tfjs ships Adam without decoupled
 // decay and hides its moments; here the state is explicit so a checkpoint can save and restore it.
 import * as tf from '@tensorflow/tfjs';
-import { simdAdamW, simdAdamWActive, sumOfSquares } from '../kernels/tfjs/adamw.ts';
-import { switches } from '../kernels/switches.ts';
-import { GpuAdamW } from '../kernels/webgpu/adamw.ts';
-import { activeWebGpu } from '../kernels/webgpu/gpu.ts';
+import { simdAdamW, sumOfSquares } from '../kernels/tfjs/adamw.ts';
+import type { GpuAdamW } from '../kernels/webgpu/adamw.ts';
+import { fastPaths } from './fast_paths.ts';
 import { sumTensors } from './ops.ts';
 
 /** AdamW hyper-parameters (PyTorch's defaults except the learning rate). */
@@ -80,7 +79,7 @@ export class AdamW {
     const correction1 = 1 - beta1 ** this.step;
     const correction2 = 1 - beta2 ** this.step;
     // on wasm, one fused pass per variable (kernels/simd/adamw.ts), the same arithmetic bit for bit
-    const fused = simdAdamWActive();
+    const fused = fastPaths.adamW() === 'simd';
     const scalars = {
       beta1,
       oneMinusBeta1: 1 - beta1,
@@ -135,15 +134,8 @@ export class AdamW {
 
   /** The WebGPU optimizer where it serves (webgpu, float32 variables, switched on), else null. */
   private gpu(): GpuAdamW | null {
-    if (this.gpuOptimizer === undefined) {
-      const backend = switches.gpuAdamW ? activeWebGpu() : null;
-      const float32 = [...this.variables.values()].every((v) => v.dtype === 'float32');
-      this.gpuOptimizer =
-        backend && float32 && this.variables.size > 0
-          ? new GpuAdamW(backend, this.variables)
-          : null;
-    }
-    return this.gpuOptimizer && tf.getBackend() === 'webgpu' ? this.gpuOptimizer : null;
+    if (this.gpuOptimizer === undefined) this.gpuOptimizer = fastPaths.gpuAdamW(this.variables);
+    return this.gpuOptimizer && fastPaths.gpuActive() ? this.gpuOptimizer : null;
   }
 
   /** A copy of the state for checkpoints. */
@@ -232,7 +224,7 @@ export class AdamW {
 export async function globalNorm(grads: Record<string, tf.Tensor>): Promise<number> {
   const list = Object.values(grads);
   if (list.length === 0) return 0;
-  if (simdAdamWActive() && list.every((g) => g.dtype === 'float32'))
+  if (fastPaths.adamW() === 'simd' && list.every((g) => g.dtype === 'float32'))
     return Math.sqrt(sumOfSquares(list));
   const total = tf.tidy(() => sumTensors(list.map((g) => tf.sum(tf.square(g)))));
   const value = (await total.data())[0]!;

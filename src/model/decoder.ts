@@ -2,12 +2,14 @@
 // grouped-query heads, SwiGLU MLP), following transformers' modeling_llama.py, modeling_qwen2.py
 // and modeling_qwen3.py (Qwen3: an RMSNorm over each query and key head before RoPE).
 //
+// Written as the reference: tfjs ops that run on any backend. A fast path may take over at two
+// hooks, each asked of the model's seam for kernel choice (fast_paths.ts): a whole block
+// (block(): fused_block.ts) and attention (attention(): cached_attention.ts).
+//
 // Shape legend: B batch, T new positions, S attended positions (cache + new), D model width,
 // H query heads, Hkv key/value heads, g = H / Hkv queries per key head, hd head width,
 // F MLP width, V vocabulary, N = B * T rows.
 import * as tf from '@tensorflow/tfjs';
-import { causalMatMulActive } from '../kernels/matmul/kernels.ts';
-import { stridedMatMul } from '../kernels/matmul/tfjs_kernels.ts';
 import { batchMatMul, type CausalProduct } from '../kernels/matmul/attention_products.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import { concatRows, concatTime, repeatBatch, splitRows } from '../kernels/heap_copies.ts';
@@ -16,7 +18,6 @@ import { permute } from './ops.ts';
 import {
   applyGatedLinears,
   applyLinear,
-  applyLinearAddNorm,
   applyLinears,
   embedTokens,
   rmsNorm,
@@ -25,10 +26,10 @@ import {
 import type { DecoderLayer, DecoderParams } from './params.ts';
 import { applyRope, type Rope } from './rope.ts';
 import { layerTrainables, recomputedLayer } from './recompute.ts';
-import { decodeBlock, decodeBlockActive } from '../kernels/tfjs/decode_block.ts';
 import { maskedSoftmax } from '../kernels/tfjs/masked_softmax.ts';
-import { decodeAttention, decodeAttentionActive } from '../kernels/tfjs/decode_attention.ts';
-import { simdRmsNormActive } from '../kernels/tfjs/rmsnorm.ts';
+import { cachedAttention } from './cached_attention.ts';
+import { fastPaths } from './fast_paths.ts';
+import { fusedBlock } from './fused_block.ts';
 
 export { outputLogits, rmsNorm, type ForwardMode } from './linear.ts';
 
@@ -117,37 +118,6 @@ export function decoderForward(
   const rope = { ...tables(s, input.batch, input.time), prefix: s > 0 ? tables(0, 1, s) : null };
   const norm = mode.differentiable ? 'gradient' : 'value';
   const eps = config.rmsNormEps;
-  if (!mode.differentiable && params.layers.length > 0 && simdRmsNormActive(config.hiddenSize)) {
-    // without a gradient, each residual add and the norm after it are one kernel (the same bits)
-    // Each layer in a tidy of its own, and the last layer's rows freed once used: a prefill's
-    // intermediates would otherwise live until the caller's tidy ends, every layer's at once (at
-    // the SmolLM2-135M shape, 12 prompts of 200 tokens took tfjs's heap to 2.3 GB, for 0.1 GB live)
-    let normed = rmsNorm(x, params.layers[0]!.inputNorm, eps, norm);
-    params.layers.forEach((layer, index) => {
-      const before = [x, normed];
-      [x, normed] = tf.tidy(() => {
-        // each block's last product, its residual add and the next norm: one kernel where the
-        // weights are 16-bit and the rows few (decoding), else the product and then the add-norm
-        const { o_proj, gate_proj, up_proj, down_proj } = layer.projections;
-        const [h, hNormed] = applyLinearAddNorm(
-          attention(parts, layer, index, normed, input, rope, mode),
-          o_proj,
-          x,
-          { weight: layer.postAttentionNorm, eps },
-          mode,
-        );
-        return applyLinearAddNorm(
-          applyGatedLinears(hNormed, gate_proj, up_proj, mode),
-          down_proj,
-          h,
-          { weight: params.layers[index + 1]?.inputNorm ?? params.finalNorm, eps },
-          mode,
-        );
-      });
-      tf.dispose(before);
-    });
-    return normed;
-  }
   // one block: x + attention(norm(x)), then + mlp(norm(·)); `at` and `r` carry its masks and tables
   const block = (
     layer: DecoderLayer,
@@ -174,11 +144,28 @@ export function decoderForward(
   if (input.recompute && input.cache)
     throw new Error('decoderForward: recompute is for training, without a cache');
   const masks = { maskBias: input.maskBias, prefix: input.prefix };
-  // no gradient recorded (scoring: the reference pass, old log-probs): a layer's intermediates
-  // freed as it ends, as above
+  // The hook where a fast path may take over each block (fast_paths.ts block()): without a
+  // gradient on wasm, each residual add and the norm after it are one kernel (fused_block.ts), so
+  // a block hands the next its input norm (`normed`, null on the reference path).
+  let normed: tf.Tensor2D | null =
+    params.layers.length > 0 && fastPaths.block(config.hiddenSize, mode.differentiable) === 'fused'
+      ? rmsNorm(x, params.layers[0]!.inputNorm, eps, norm)
+      : null;
+  // no gradient recorded (scoring: the reference pass, old log-probs; decoding): a layer's
+  // intermediates freed as it ends, and the last layer's rows once used (at the SmolLM2-135M
+  // shape, 12 prompts of 200 tokens otherwise took tfjs's heap to 2.3 GB, for 0.1 GB live)
   const untaped = !tf.engine().isTapeOn();
   params.layers.forEach((layer, index) => {
-    if (input.recompute) {
+    if (normed) {
+      const before = [x, normed];
+      const next = params.layers[index + 1]?.inputNorm ?? params.finalNorm;
+      [x, normed] = tf.tidy(() =>
+        fusedBlock(layer, x, normed!, next, eps, mode, (n) =>
+          attention(parts, layer, index, n, input, rope, mode),
+        ),
+      );
+      tf.dispose(before);
+    } else if (input.recompute) {
       x = recomputedLayer(
         (y, c) => block(layer, index, y, c.rope, { ...input, ...c.masks }),
         x,
@@ -191,7 +178,7 @@ export function decoderForward(
       before.dispose();
     } else x = block(layer, index, x, rope, input);
   });
-  return rmsNorm(x, params.finalNorm, eps, norm);
+  return normed ?? rmsNorm(x, params.finalNorm, eps, norm);
 }
 
 function mlp(layer: DecoderLayer, h: tf.Tensor2D, mode: ForwardMode): tf.Tensor2D {
@@ -245,15 +232,29 @@ function attention(
     project(kRows!, layer.keyNorm),
     project(vRows!),
   ];
-  if (input.cache?.inPlace && T === 1 && s === 0 && !mode.differentiable && decodeBlockActive(hd)) {
-    // one position a sequence: RoPE, the cache write and attention in one kernel
-    // (kernels/tfjs/decode_block.ts)
-    return decodeBlock(input.cache, index, { q: q[1], k: k[1], v: v[1] }, rope, input.maskBias, {
+  // The hook where a fast path may take over attention (fast_paths.ts attention()): over an
+  // in-place KV cache, wasm's decoding kernels (cached_attention.ts)
+  const path = fastPaths.attention({
+    cache: input.cache,
+    time: T,
+    headDim: hd,
+    differentiable: mode.differentiable,
+  });
+  if (path !== 'reference') {
+    return cachedAttention(path, {
+      cache: input.cache!,
+      layer: index,
+      batch: B,
+      time: T,
       heads: H,
       kvHeads: Hkv,
       headDim: hd,
-      scale: 1 / Math.sqrt(hd),
-    }); // (B, H*hd)
+      rows: { q: q[1], k: k[1], v: v[1] },
+      rope,
+      maskBias: input.maskBias,
+      causal: input.causal ?? false,
+      differentiable: mode.differentiable,
+    });
   }
   const query = applyRope(heads(q[1], H), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, H, T, hd)
   let key = applyRope(heads(k[1], Hkv), rope.cos, rope.sin, rope.rotation, rope.backwardSin); // (B, Hkv, T, hd)
@@ -279,55 +280,6 @@ function attention(
     value = concatTime(repeatBatch(prefixValue, B), value);
     const ownRows = attend(query, key, value, input.maskBias, input.causal ?? false, g); // (B*T, H*hd)
     return concatRows(prefixRows as tf.Tensor2D, ownRows as tf.Tensor2D) as tf.Tensor2D;
-  }
-  // Grouped-query attention without repeating keys: query heads j*g .. j*g+g-1 share key head j
-  // (HF repeat_kv order), so fold the g query heads into the time axis.
-  if (input.cache?.inPlace) {
-    if (mode.differentiable)
-      throw new Error('an in-place KV cache is for decoding only (no gradient)');
-    const { keys, values, length: S, capacity } = input.cache.write(index, key, value); // (B, Hkv, capacity, hd)
-    if (T === 1 && decodeAttentionActive(hd)) {
-      // one position a sequence: the whole attention in one kernel, reading the cache in place
-      const context = decodeAttention(
-        tf.reshape(query, [B, Hkv, g, hd]),
-        keys,
-        values,
-        input.maskBias,
-        S,
-        1 / Math.sqrt(hd),
-      ); // (B, Hkv, g, hd) = (B, H, 1, hd)
-      return tf.reshape(context, [B, H * hd]) as tf.Tensor2D;
-    }
-    const grouped = tf.reshape(tf.mul(query, 1 / Math.sqrt(hd)), [B, Hkv, g * T, hd]); // (B, Hkv, g*T, hd)
-    // Keys and values are read where the cache keeps them: scores^T = K q^T per (b, key head),
-    // so the one operand copied is the small q^T, not the cache.
-    const queryT = permute(tf.reshape(grouped, [B * Hkv, g * T, hd]), [0, 2, 1]); // (B*Hkv, hd, g*T)
-    const scoresT = stridedMatMul(keys, queryT, {
-      batch: B * Hkv,
-      m: S,
-      k: hd,
-      n: g * T,
-      strideA: capacity * hd,
-      strideB: hd * g * T,
-    }); // (B*Hkv, S, g*T)
-    const scores = tf.reshape(permute(scoresT, [0, 2, 1]), [B, Hkv, g, T, S]);
-    // under a causal mask the softmax stops at each row's last visible key, and P V's k loop too
-    const offset = input.causal ? S - T : null;
-    const weights = tf.reshape(maskedSoftmax(scores, input.maskBias, offset), [B * Hkv, g * T, S]);
-    const limits = offset !== null && causalMatMulActive() ? { causal: 2, period: T, offset } : {};
-    const context = tf.reshape(
-      stridedMatMul(weights, values, {
-        batch: B * Hkv,
-        m: g * T,
-        k: S,
-        n: hd,
-        strideA: g * T * S,
-        strideB: capacity * hd,
-        ...limits,
-      }),
-      [B, H, T, hd],
-    );
-    return tf.reshape(permute(context, [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D;
   }
   if (input.cache) [key, value] = input.cache.append(index, key, value); // (B, Hkv, S, hd)
   return attend(query, key, value, input.maskBias, input.causal ?? false, g) as tf.Tensor2D;

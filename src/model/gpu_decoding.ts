@@ -15,10 +15,9 @@ import {
   type EngineModel,
   type RowPlace,
 } from '../kernels/webgpu/decoding_engine.ts';
-import { activeWebGpu } from '../kernels/webgpu/gpu.ts';
 import type { Packed16 } from '../kernels/webgpu/packed16.ts';
-import { switches } from '../kernels/switches.ts';
 import type { Decoder, Drawn, QueryRows } from './decoding.ts';
+import { fastPaths } from './fast_paths.ts';
 import { isHalf } from './half_weight.ts';
 import type { CausalLM } from './model.ts';
 import type { Linear, VocabWeight } from './params.ts';
@@ -93,7 +92,7 @@ export function engineModel(model: CausalLM): EngineModel | null {
 /** The model's decoding engine, made at first use; null where the engine does not serve it. */
 export function decodingEngine(model: CausalLM): DecodingEngine | null {
   if (engines.has(model)) return engines.get(model)!;
-  const backend = activeWebGpu();
+  const backend = fastPaths.webGpu();
   const description = backend ? engineModel(model) : null;
   const engine = backend && description ? new DecodingEngine(backend, description) : null;
   engines.set(model, engine);
@@ -102,14 +101,13 @@ export function decodingEngine(model: CausalLM): DecodingEngine | null {
 }
 
 /**
- * generate()'s decoder on the engine, or null where it does not serve (another backend, float32
- * weights, or switched off: switches.gpuDecoding).
+ * generate()'s decoder on the engine, or null where the engine does not serve the model (a weight
+ * not 16-bit on the GPU). Only where the seam answers 'webgpu' (fast_paths.ts decoding()).
  */
 export function gpuDecoder(
   model: CausalLM,
   shape: { sequences: number; prompts: number; positions: number; capacity: number },
 ): Decoder | null {
-  if (!switches.gpuDecoding || tf.getBackend() !== 'webgpu') return null;
   const engine = decodingEngine(model);
   return engine ? new GpuDecoder(model, engine, shape) : null;
 }
@@ -209,7 +207,7 @@ class GpuDecoder implements Decoder {
     taken: { row: number; ranges: [number, number][] }[],
     kept: number[],
   ): { keys: tf.Tensor[]; values: tf.Tensor[] }[] {
-    const backend = activeWebGpu()!;
+    const backend = fastPaths.webGpu()!;
     const parts = taken.map(({ row, ranges }) =>
       this.engine.extract(this.rows[row]!, ranges, (shape) => emptyTensor(backend, shape)),
     );

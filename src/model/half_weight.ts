@@ -6,7 +6,7 @@
 // never train (LoRA runs, inference); full fine-tuning stays float32. On wasm the numbers live in
 // the dot store (kernels/matmul/weights16.ts); on webgpu in GPU buffers as packed words
 // (kernels/webgpu/packed16.ts), read by the WebGPU products and the decoding engine.
-import * as tf from '@tensorflow/tfjs';
+import { fastPaths } from './fast_paths.ts';
 import {
   releaseResident16,
   type HalfKind,
@@ -45,7 +45,7 @@ export class HalfWeight {
     kind: HalfKind,
   ): HalfWeight {
     const storage: Storage =
-      tf.getBackend() === 'webgpu'
+      fastPaths.weights16() === 'webgpu'
         ? { on: 'webgpu', packed: packed16(bits, rows, cols, kind) }
         : { on: 'wasm', resident: storeResident16(bits, rows, cols, kind) };
     return new HalfWeight(name, storage, rows, cols);

@@ -9,7 +9,7 @@
 //   growing are amortized.
 // Finished sequences are dropped from the batch (select) so they stop costing compute.
 import * as tf from '@tensorflow/tfjs';
-import { simdMatMulActive } from '../kernels/matmul/kernels.ts';
+import { fastPaths } from './fast_paths.ts';
 import { copySlices, unfilled } from '../kernels/heap_copies.ts';
 
 /**
@@ -38,7 +38,7 @@ export class KvCache {
   readonly inPlace: boolean;
   private readonly firstCapacity: number;
 
-  /** `inPlace` defaults to whether the wasm SIMD kernel is active (the only backend it serves). */
+  /** `inPlace` defaults to the seam's layout (fast_paths.ts kvCache(): wasm with its SIMD kernel). */
   /**
    * `capacity` (in place): the slots the caller knows it will fill (a generation's prompt plus its
    * token limit), allocated at the first write instead of doubling up to it, so a long rollout
@@ -49,8 +49,9 @@ export class KvCache {
     this.keys = new Array<tf.Tensor | null>(numLayers).fill(null);
     this.values = new Array<tf.Tensor | null>(numLayers).fill(null);
     this.filled = new Array<number>(numLayers).fill(0);
-    this.inPlace = options.inPlace ?? simdMatMulActive();
-    if (this.inPlace && !simdMatMulActive())
+    const layout = fastPaths.kvCache();
+    this.inPlace = options.inPlace ?? layout === 'in-place';
+    if (this.inPlace && layout !== 'in-place')
       throw new Error('an in-place KV cache needs the wasm backend with the SIMD kernel');
   }
 

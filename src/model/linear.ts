@@ -6,13 +6,8 @@ import { embeddingRows, matMul2d } from '../kernels/matmul/dispatch.ts';
 import { mergedLoraProduct } from './merged_lora.ts';
 import { embedColumns, loraLinear, matMulLinear, permute } from './ops.ts';
 import type { DecoderParams, Linear } from './params.ts';
-import {
-  simdAddRmsNormValue,
-  simdRmsNorm,
-  simdRmsNormActive,
-  simdRmsNormValue,
-} from '../kernels/tfjs/rmsnorm.ts';
-import { switches } from '../kernels/switches.ts';
+import { simdAddRmsNormValue, simdRmsNorm, simdRmsNormValue } from '../kernels/tfjs/rmsnorm.ts';
+import { fastPaths } from './fast_paths.ts';
 import { halfLinear, halfLoraLinear, halfProduct, halfRows } from './half_ops.ts';
 import {
   gatedLinears16,
@@ -65,7 +60,7 @@ export function rmsNorm(
   eps: number,
   kernel: 'gradient' | 'value' | 'ops' = 'ops',
 ): tf.Tensor2D {
-  if (kernel !== 'ops' && simdRmsNormActive(x.shape[1]))
+  if (kernel !== 'ops' && fastPaths.norm(x.shape[1]) === 'simd')
     return kernel === 'gradient' ? simdRmsNorm(x, weight, eps) : simdRmsNormValue(x, weight, eps);
   const meanSquare = tf.mean(tf.square(x), -1, true); // (N, 1)
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(meanSquare, eps))), weight) as tf.Tensor2D;
@@ -99,7 +94,9 @@ export function applyGatedLinears(
 ): tf.Tensor2D {
   const width = gate.weight.shape[gate.weight.shape.length - 1]!;
   const group =
-    !mode.differentiable && switches.fusedDecodeLinears && gatedLinears16Serves(x.shape[0], width)
+    !mode.differentiable &&
+    fastPaths.decodeLinears() === 'fused' &&
+    gatedLinears16Serves(x.shape[0], width)
       ? halfGroup(x, [gate, up], mode)
       : null;
   if (group) return gatedLinears16(x, group[0]!, group[1]!);
@@ -110,8 +107,8 @@ export function applyGatedLinears(
 /**
  * A block's end without a gradient: h = residual + x W (+ b ...) and RMSNorm(h) * norm, on few rows
  * and 16-bit weights in one kernel (kernels/matmul/linears16.ts linear16AddNorm), else the layer
- * and then the add-and-norm kernel. The same bits either way. Only where simdRmsNormActive(the
- * width).
+ * and then the add-and-norm kernel. The same bits either way. Only where fastPaths.norm(the width)
+ * is 'simd' (fused_block.ts).
  */
 export function applyLinearAddNorm(
   x: tf.Tensor2D,
@@ -121,7 +118,9 @@ export function applyLinearAddNorm(
   mode: ForwardMode,
 ): [tf.Tensor2D, tf.Tensor2D] {
   const group =
-    !mode.differentiable && switches.fusedDecodeLinears ? halfGroup(x, [linear], mode) : null;
+    !mode.differentiable && fastPaths.decodeLinears() === 'fused'
+      ? halfGroup(x, [linear], mode)
+      : null;
   if (group) return linear16AddNorm(x, group[0]!, residual, norm);
   return simdAddRmsNormValue(residual, applyLinear(x, linear, mode), norm.weight, norm.eps);
 }
@@ -163,7 +162,7 @@ export function applyLinear(x: tf.Tensor2D, linear: Linear, mode: ForwardMode): 
     mode.differentiable &&
     !linear.bias &&
     !weight.trainable &&
-    switches.loraOp
+    fastPaths.loraLayer() === 'one-op'
   ) {
     return loraLinear(
       x,

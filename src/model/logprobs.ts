@@ -15,7 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { decoderForward } from './decoder.ts';
 import { splitRows } from '../kernels/heap_copies.ts';
-import { switches } from '../kernels/switches.ts';
+import { fastPaths } from './fast_paths.ts';
 import { maskBias } from './kv_cache.ts';
 import type { CausalLM } from './model.ts';
 import type { HalfWeight } from './half_weight.ts';
@@ -57,7 +57,8 @@ export function tokenLogprobs(
   const B = ids.length;
   const T = Math.max(...ids.map((seq) => seq.length)) - 1;
   if (T < 1) throw new Error('tokenLogprobs needs at least one sequence of two or more tokens');
-  const s = switches.sharedPrefixes ? checkedPrefix(ids, options.sharedPrefix ?? 0) : 0;
+  const s =
+    fastPaths.sharedPrefixes() === 'shared' ? checkedPrefix(ids, options.sharedPrefix ?? 0) : 0;
   const Tc = T - s; // positions each sequence runs itself: s .. T-1
   // the forward's rows: the prefix's s, then each sequence's Tc (targets and valid: those Tc only)
   const inputs = new Int32Array(s + B * Tc);

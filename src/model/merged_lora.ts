@@ -2,12 +2,11 @@
 // store (kernels/matmul/decode_products.ts) keeps (W + scale A B)^T for each adapted projection,
 // and the dot-product kernel (kernels/matmul/tfjs_kernels.ts) runs x against it instead of the
 // adapter's five ops.
-import * as tf from '@tensorflow/tfjs';
-import { dotProductActive } from '../kernels/matmul/kernels.ts';
+import type * as tf from '@tensorflow/tfjs';
 import { productOnCopy } from '../kernels/matmul/tfjs_kernels.ts';
 import { TRANSPOSED_MIN } from '../kernels/matmul/dispatch.ts';
 import { mergedTransposedWeight } from '../kernels/matmul/decode_products.ts';
-import { switches } from '../kernels/switches.ts';
+import { fastPaths } from './fast_paths.ts';
 
 /**
  * Largest product (m * (k + n) numbers of x and the result, the dot store's scratch: 16 MB) that
@@ -33,15 +32,9 @@ export function mergedLoraProduct(
 ): tf.Tensor2D | null {
   const [m, k] = x.shape;
   const n = w.shape[1]!;
-  if (!switches.mergedAdapters || tf.engine().isTapeOn() || tf.engine().state.gradientDepth > 0)
-    return null;
-  if (
-    k * n < TRANSPOSED_MIN ||
-    m * (k + n) > MERGED_MAX_NUMBERS ||
-    w.shape[0] !== k ||
-    !dotProductActive()
-  )
-    return null;
+  const fits = () =>
+    k * n >= TRANSPOSED_MIN && m * (k + n) <= MERGED_MAX_NUMBERS && w.shape[0] === k;
+  if (fastPaths.mergedAdapters(fits) !== 'merged') return null;
   const merged = mergedTransposedWeight(w, a, b, scale);
   if (merged === null) return null;
   return productOnCopy(x, merged, n, k);

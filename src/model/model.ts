@@ -17,7 +17,7 @@ import {
   type WeightSource,
 } from './params.ts';
 import { Rope } from './rope.ts';
-import { resident16Active } from '../kernels/matmul/weights16.ts';
+import { fastPaths } from './fast_paths.ts';
 import { readJson, type ModelSource } from '../model_files/source.ts';
 
 /** Which weights train: none (inference), all of them (tiny models), or LoRA adapters only. */
@@ -62,7 +62,7 @@ export class CausalLM implements DecoderParts {
     if (training.kind === 'lora') validateLoraConfig(training.lora);
     // frozen base weights stay 16-bit where the checkpoint ships them so and the kernels exist:
     // the dot store on wasm, GPU buffers on webgpu
-    const half = training.kind !== 'full' && (resident16Active() || tf.getBackend() === 'webgpu');
+    const half = training.kind !== 'full' && fastPaths.weights16() !== 'float32';
     const params = loadParams(config, weights, training.kind === 'full', half);
     if (training.kind === 'lora') attachAdapters(params, training.lora);
     return new CausalLM(config, params, training);

@@ -8,6 +8,7 @@
 // Shapes: N rows (tokens), I input width, O output width, D model width, V vocabulary, C chunk
 // rows.
 import * as tf from '@tensorflow/tfjs';
+import { fastPaths } from './fast_paths.ts';
 import {
   kernelTakes,
   matMul2d,
@@ -159,7 +160,7 @@ export function logPartition(
   // the softmax at a row's largest logit m is exp(m - lse), so lse = m - log(max softmax), within
   // an ulp of p_max in the log (p_max >= 1 / V). A (1924, 1536) chunk: 8 ms against 24 for max,
   // subtract, exp, sum and divide.
-  const viaSoftmax = tf.getBackend() === 'wasm';
+  const viaSoftmax = fastPaths.logSumExp() === 'softmax';
   // log-sum-exp, and the softmax when kept: max-shifted so exp never overflows
   const forward = (
     hs: tf.Tensor2D,

@@ -2,6 +2,7 @@
 // convention: the head dimension is split in halves and rotate_half(x) = [-x2, x1], with
 // frequencies repeated over both halves, so x' = x cos + rotate_half(x) sin.
 import * as tf from '@tensorflow/tfjs';
+import { fastPaths } from './fast_paths.ts';
 import type { ModelConfig, RopeScaling } from '../model_files/hf_config.ts';
 import { matMul2d } from '../kernels/matmul/dispatch.ts';
 import { matMulLinear } from './ops.ts';
@@ -132,7 +133,7 @@ export function applyRope(
   rotation: tf.Tensor2D,
   backwardSin?: tf.Tensor,
 ): tf.Tensor {
-  if (tf.getBackend() === 'wasm' && x.rank === 4 && cos.rank === 4 && cos.shape[1] === 1) {
+  if (fastPaths.rope(x, cos) === 'wasm') {
     if (tf.engine().state.gradientDepth === 0) return ropeOnHeap(x, cos, sin); // decoding: one pass, the same numbers
     return trainableRope(x, cos, sin, backwardSin);
   }

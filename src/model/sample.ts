@@ -8,6 +8,7 @@
 //
 // Shapes: B live sequences, P padded prompt length, T positions in one call, D width, V vocabulary.
 import { type Decoder, ReferenceDecoder, type RowPlace } from './decoding.ts';
+import { fastPaths } from './fast_paths.ts';
 import { gpuDecoder } from './gpu_decoding.ts';
 import type { CausalLM } from './model.ts';
 import { dispose as disposeEntry, type PrefixCache } from './prefix_cache.ts';
@@ -224,7 +225,10 @@ export async function generate(
   return result;
 }
 
-/** The decoder for this model and backend: the WebGPU engine where it serves, else the reference. */
+/**
+ * The decoder for this model and backend: the WebGPU engine where the seam names it and the engine
+ * serves the model (its frozen weights 16-bit on the GPU), else the reference.
+ */
 function decoderFor(
   model: CausalLM,
   shape: {
@@ -235,5 +239,6 @@ function decoderFor(
     inPlace?: boolean;
   },
 ): Decoder {
-  return gpuDecoder(model, shape) ?? new ReferenceDecoder(model, shape);
+  const fast = fastPaths.decoding() === 'webgpu' ? gpuDecoder(model, shape) : null;
+  return fast ?? new ReferenceDecoder(model, shape);
 }

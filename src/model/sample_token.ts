@@ -3,7 +3,7 @@
 // log-prob. The WebGPU engine samples on the GPU with the same semantics (kernels/webgpu/
 // wgsl_tokens.ts).
 import { SimdWeights } from '../kernels/simd/sample.ts';
-import { switches } from '../kernels/switches.ts';
+import { fastPaths } from './fast_paths.ts';
 import type { Rng } from './rng.ts';
 
 let weightsScratch = new Float64Array(0);
@@ -29,7 +29,7 @@ export function sampleToken(
   let argmax = -1; // the first position of the max, found when needed
   let weights: ArrayLike<number> | null = null;
   let total = 0;
-  if (simdWeights && switches.simdSampling)
+  if (simdWeights && fastPaths.sampling() === 'simd')
     ({ max, weights, total } = simdWeights.weights(logits, offset, vocab, scale));
   if (!weights) {
     max = -Infinity;

@@ -14,6 +14,7 @@
 // Shapes: N rows (tokens), C chunk rows, D model width, V vocabulary, Vc a chunk's vocabulary,
 // k chunks.
 import * as tf from '@tensorflow/tfjs';
+import { fastPaths } from './fast_paths.ts';
 import { embeddingRows, matMul2d } from '../kernels/matmul/dispatch.ts';
 import { customOp } from './custom_op.ts';
 import type { HalfWeight } from './half_weight.ts';
@@ -36,13 +37,12 @@ export function setBufferLimitBytes(bytes: number | null): void {
  * maxStorageBufferBindingSize (or maxBufferSize) when smaller.
  */
 export function bufferLimitBytes(): number {
-  if (tf.getBackend() !== 'webgpu') return limitSetting;
-  const limits = (tf.backend() as { device?: { limits?: Record<string, number | undefined> } })
-    .device?.limits;
+  const limits = fastPaths.gpuLimits();
+  if (!limits) return limitSetting;
   return Math.min(
     limitSetting,
-    limits?.maxStorageBufferBindingSize ?? Infinity,
-    limits?.maxBufferSize ?? Infinity,
+    limits.maxStorageBufferBindingSize ?? Infinity,
+    limits.maxBufferSize ?? Infinity,
   );
 }
 
