@@ -415,8 +415,10 @@ def _make_judge(control):
                             result = ['pass']
                     finally:
                         # What this statement bound (or rebound), for the statements after it.
+                        # (Only str keys: comparing or hashing a program's own key object would
+                        # run its code here.)
                         for name, value in dict_items(space):
-                            if name != '__builtins__' and before.get(name, MISSING) is not value:
+                            if type_(name) is str and name != '__builtins__' and before.get(name, MISSING) is not value:
                                 bound[name] = value
                         space = before = value = None
                 except SystemExit_:
