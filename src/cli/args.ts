@@ -1,6 +1,9 @@
 /** Parsed command-line options: `--name value` pairs, bare `--flag`s, and positional arguments. */
 export interface CliArgs {
+  /** Each option's value (the last, where an option is given more than once). */
   options: Map<string, string>;
+  /** Every value of each option, in order (`--code A --code B`); absent where not parsed here. */
+  lists?: Map<string, string[]>;
   flags: Set<string>;
   positional: string[];
 }
@@ -11,6 +14,11 @@ export interface CliArgs {
  */
 export function parseArgs(argv: string[]): CliArgs {
   const options = new Map<string, string>();
+  const lists = new Map<string, string[]>();
+  const set = (name: string, value: string) => {
+    options.set(name, value);
+    lists.set(name, [...(lists.get(name) ?? []), value]);
+  };
   const flags = new Set<string>();
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -21,17 +29,17 @@ export function parseArgs(argv: string[]): CliArgs {
     }
     const eq = arg.indexOf('=');
     if (eq > 0) {
-      options.set(arg.slice(2, eq), arg.slice(eq + 1));
+      set(arg.slice(2, eq), arg.slice(eq + 1));
       continue;
     }
     const next = argv[i + 1];
     if (next === undefined || next.startsWith('--')) flags.add(arg.slice(2));
     else {
-      options.set(arg.slice(2), next);
+      set(arg.slice(2), next);
       i++;
     }
   }
-  return { options, flags, positional };
+  return { options, lists, flags, positional };
 }
 
 /** The value of a required option, or an error that says how to pass it. */

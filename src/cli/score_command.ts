@@ -1,23 +1,31 @@
-// `npm run --silent cli -- score --task FILE --code FILE [--timeout-ms MS]`: scores one program
-// against one custom task exactly as a default run's reward stage would, and prints
-// {"reward": x, "parts": {…}, "tests": {"passed": n, "total": m} | null, "tampered": […]}.
+// `npm run --silent cli -- score --task FILE --code FILE [--code FILE …] [--timeout-ms MS]`: scores
+// programs against one custom task exactly as a default run's reward stage would, one after another
+// on one sandbox worker (as a run's episodes share one), and prints one line per program, in order:
+// {"reward": x, "parts": {…}, "tests": {"passed": n, "total": m} | null, "tampered": […]}. Several
+// programs are how a user checks that one episode cannot change another's verdict.
 // Teachers use it to check a custom task before putting it in a lesson link; outside checks use
 // it to judge a program without training anything. The task FILE is a custom task as JSON:
 // {"prompt": …, "expectedOutput": …} or {"prompt": …, "tests": "assert …\n…"}.
 import { readFile } from 'node:fs/promises';
 import { createNodeSandboxPool } from '../env/node_pool.ts';
-import { scoreTrajectory } from '../rl/rewards.ts';
+import type { SandboxPool } from '../env/pool.ts';
+import { scoreTrajectory, type RewardSettings } from '../rl/rewards.ts';
 import { newTrajectory, type Trajectory } from '../rl/types.ts';
 import { presetConfig } from '../run/presets.ts';
 import { trainerSettings } from '../service/settings.ts';
 import { customTask, customTaskProblems, type CustomTaskInput } from '../tasks/custom.ts';
+import type { Task } from '../tasks/task.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
 
-const USAGE = 'score --task FILE --code FILE [--timeout-ms MS]';
+const USAGE = 'score --task FILE --code FILE [--code FILE …] [--timeout-ms MS]';
 
 /** Reads a file for an option, or throws a message that names the option and the file. */
 async function readOption(args: CliArgs, name: string): Promise<string> {
-  const file = requireOption(args, name);
+  return readNamed(name, requireOption(args, name));
+}
+
+/** Reads `file`, given as --`name`, or throws a message that names both. */
+async function readNamed(name: string, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
@@ -39,7 +47,7 @@ function parseTask(text: string, file: string): CustomTaskInput {
   return json as CustomTaskInput;
 }
 
-/** Prints the program's reward, its parts, its hidden tests' count and any tampering seen. */
+/** Prints each program's reward, its parts, its hidden tests' count and any tampering seen. */
 export async function scoreCommand(args: CliArgs): Promise<void> {
   const unknown = [...args.options.keys(), ...args.flags].filter(
     (name) => !['task', 'code', 'timeout-ms'].includes(name),
@@ -49,7 +57,10 @@ export async function scoreCommand(args: CliArgs): Promise<void> {
     throw new Error(`score takes no positional arguments; usage: ${USAGE}`);
   const taskFile = requireOption(args, 'task');
   const task = customTask(parseTask(await readOption(args, 'task'), taskFile), 0);
-  const code = await readOption(args, 'code');
+  const files = args.lists?.get('code') ?? [requireOption(args, 'code')];
+  // Every program is read before any runs: a missing file is an error, not a partial report.
+  const programs: string[] = [];
+  for (const file of files) programs.push(await readNamed('code', file));
   const config = presetConfig('default');
   const timeoutMs = numberOption(args, 'timeout-ms', config.timeoutMs);
   if (!(timeoutMs > 0)) throw new Error(`--timeout-ms must be positive, got ${timeoutMs}`);
@@ -60,40 +71,51 @@ export async function scoreCommand(args: CliArgs): Promise<void> {
     maxOutputChars: config.maxOutputChars,
   });
   try {
-    // The program as the agent's one executed turn, as the rollout records it.
-    const started = performance.now();
-    const result = await pool.execute(code, { timeoutMs });
-    const trajectory: Trajectory = {
-      ...newTrajectory({
-        id: 'score',
-        taskId: task.id,
-        groupIndex: 0,
-        sampleIndex: 0,
-        prompt: task.prompt,
-      }),
-      turns: [
-        {
-          generated: { start: 0, end: 0 },
-          observation: null,
-          text: code,
-          stop: 'eos',
-          action: { type: 'execute_code', code, unterminated: false },
-          execution: { code, result, durationMs: performance.now() - started },
-        },
-      ],
-      timedOut: result.timedOut,
-      finishReason: result.timedOut ? 'timeout' : 'max_turns',
-    };
-    const scored = await scoreTrajectory(trajectory, task, settings, pool);
-    process.stdout.write(
-      `${JSON.stringify({
-        reward: scored.reward,
-        parts: scored.rewardParts,
-        tests: scored.testCounts,
-        tampered: scored.tampered,
-      })}\n`,
-    );
+    for (const code of programs) {
+      const scored = await scoreProgram(code, task, settings, timeoutMs, pool);
+      process.stdout.write(`${JSON.stringify(scored)}\n`);
+    }
   } finally {
     await pool.close();
   }
+}
+
+/** One program as the agent's one executed turn, as the rollout records it, then its reward. */
+async function scoreProgram(
+  code: string,
+  task: Task,
+  settings: RewardSettings,
+  timeoutMs: number,
+  pool: SandboxPool,
+): Promise<{ reward: number; parts: object; tests: unknown; tampered: string[] }> {
+  const started = performance.now();
+  const result = await pool.execute(code, { timeoutMs });
+  const trajectory: Trajectory = {
+    ...newTrajectory({
+      id: 'score',
+      taskId: task.id,
+      groupIndex: 0,
+      sampleIndex: 0,
+      prompt: task.prompt,
+    }),
+    turns: [
+      {
+        generated: { start: 0, end: 0 },
+        observation: null,
+        text: code,
+        stop: 'eos',
+        action: { type: 'execute_code', code, unterminated: false },
+        execution: { code, result, durationMs: performance.now() - started },
+      },
+    ],
+    timedOut: result.timedOut,
+    finishReason: result.timedOut ? 'timeout' : 'max_turns',
+  };
+  const scored = await scoreTrajectory(trajectory, task, settings, pool);
+  return {
+    reward: scored.reward,
+    parts: scored.rewardParts,
+    tests: scored.testCounts,
+    tampered: scored.tampered,
+  };
 }

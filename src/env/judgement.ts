@@ -18,14 +18,19 @@ export function toProbes(tests: readonly HiddenTest[]): JudgeProbe[] {
   return tests.map((test) =>
     test.kind === 'value'
       ? { kind: 'value', expr: test.expr }
-      : { kind: 'statement', source: test.source },
+      : { kind: test.kind, source: test.source },
   );
+}
+
+/** The tests among a task's statements: every one but its setup lines. */
+export function countedTests(tests: readonly HiddenTest[]): number {
+  return tests.filter((test) => test.kind !== 'setup').length;
 }
 
 /** One test's verdict from its raw result. */
 export function verdict(test: HiddenTest, result: RawTestResult): TestVerdict {
   if (result.status === 'error') return { passed: false, detail: result.error };
-  if (test.kind === 'statement')
+  if (test.kind !== 'value')
     return result.status === 'pass'
       ? { passed: true, detail: null }
       : { passed: false, detail: 'no result' };
@@ -48,7 +53,9 @@ export function toJudgement(
   timeoutMs: number,
 ): Judgement {
   const execution = toExecResult(outcome, timeoutMs);
-  const total = tests.length;
+  // One result comes back per statement; setup lines are not tests, so they get no verdict.
+  const counted = tests.filter((test) => test.kind !== 'setup');
+  const total = counted.length;
   const raw =
     outcome.kind === 'done' || outcome.kind === 'interrupted'
       ? (outcome.raw as RawJudgement)
@@ -56,7 +63,7 @@ export function toJudgement(
   const tampered = [...new Set(raw?.tampered ?? [])];
   const failAll = (detail: string): Judgement => ({
     execution,
-    tests: tests.map(() => ({ passed: false, detail })),
+    tests: counted.map(() => ({ passed: false, detail })),
     passed: 0,
     total,
     tampered,
@@ -66,12 +73,14 @@ export function toJudgement(
   if (!raw || raw.fatal) return failAll('the sandbox crashed');
   if (raw.interrupted) return failAll('interrupted');
   if (!raw.ok) return failAll(`the program failed (${raw.error?.type ?? 'error'})`);
-  if (!Array.isArray(raw.results) || raw.results.length !== total) {
+  if (!Array.isArray(raw.results) || raw.results.length !== tests.length) {
     return failAll(
-      `the judge returned ${Array.isArray(raw.results) ? raw.results.length : 'no'} results for ${total} tests`,
+      `the judge returned ${Array.isArray(raw.results) ? raw.results.length : 'no'} results for ${tests.length} statements`,
     );
   }
-  const verdicts = tests.map((test, i) => verdict(test, raw.results[i]!));
+  const verdicts = tests.flatMap((test, i) =>
+    test.kind === 'setup' ? [] : [verdict(test, raw.results[i]!)],
+  );
   return {
     execution,
     tests: verdicts,

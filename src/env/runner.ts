@@ -281,6 +281,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       noteAll(reasons);
       if (!interrupted) {
         for (const probe of tests) {
+          // A setup line runs as a statement does; the caller does not count its result.
           const kind = probe.kind === 'value' ? 'value' : 'statement';
           const text = probe.kind === 'value' ? probe.expr : probe.source;
           if (typeof text !== 'string')

@@ -62,16 +62,23 @@ export interface RanOn {
 }
 
 /**
- * One hidden test. `value`: `assert EXPR == VALUE` split by src/tasks/tests_harness.ts; Python
- * evaluates only `expr`, and its plain-data result is compared with `expected` in JavaScript.
- * `statement`: any other test, run as statements (it passes when it raises nothing).
+ * One statement of a task's test source, split by src/tasks/tests_harness.ts; the statements run
+ * in order in one namespace. `value`: `assert EXPR == VALUE`; Python evaluates only `expr`, and its
+ * plain-data result is compared with `expected` in JavaScript. `statement`: any other assert (or a
+ * compound statement holding one), run as statements: it passes when it raises nothing. `setup`: a
+ * statement with no assert (`r = add(2, 3)`): it runs, binds names for the statements after it, and
+ * is not a test.
  */
 export type HiddenTest =
   | { kind: 'value'; expr: string; expected: PlainValue; source?: string }
-  | { kind: 'statement'; source: string };
+  | { kind: 'statement'; source: string }
+  | { kind: 'setup'; source: string };
 
 /** A hidden test as the worker gets it: the expected value never enters the sandbox. */
-export type JudgeProbe = { kind: 'value'; expr: string } | { kind: 'statement'; source: string };
+export type JudgeProbe =
+  | { kind: 'value'; expr: string }
+  | { kind: 'statement'; source: string }
+  | { kind: 'setup'; source: string };
 
 /** One test's result as the worker reports it. */
 export type RawTestResult =

@@ -12,7 +12,13 @@ import type { Trajectory, RewardError } from './types.ts';
 import { turnUsed } from './metrics.ts';
 import type { CodeExecutor } from '../env/types.ts';
 import type { Task } from '../tasks/task.ts';
-import { hiddenTests, newNonce, parseTestsReport, testsProgram } from '../tasks/tests_harness.ts';
+import {
+  hiddenTests,
+  newNonce,
+  parseTestsReport,
+  testCount,
+  testsProgram,
+} from '../tasks/tests_harness.ts';
 
 /** How many hidden tests the final code passed, as the `tests` part counted them. */
 export interface TestCounts {
@@ -93,6 +99,9 @@ const rewardTable = {
       const code = finalCode(trajectory);
       if (code === null) return 0;
       const tests = task.tests!;
+      // Only asserts count; setup lines run before the asserts that use them.
+      const total = testCount(tests);
+      if (total === 0) return 0;
       if (executor.judge) {
         // The verdict is computed where the program cannot reach it (docs/sandbox.md "The judge").
         const judged = await executor.judge(code, hiddenTests(tests), { timeoutMs });
@@ -103,8 +112,8 @@ const rewardTable = {
         if (
           judged.tampered.length > 0 ||
           judged.timedOut ||
-          judged.total !== tests.length ||
-          judged.tests.length !== tests.length
+          judged.total !== total ||
+          judged.tests.length !== total
         )
           return 0;
         return partialCredit
@@ -117,9 +126,7 @@ const rewardTable = {
       // legacy single program, whose report a program could forge, and no tamper detection.
       const nonce = newNonce();
       const result = await executor.execute(testsProgram(code, tests, nonce), { timeoutMs });
-      const report = result.timedOut
-        ? null
-        : parseTestsReport(result.observation, nonce, tests.length);
+      const report = result.timedOut ? null : parseTestsReport(result.observation, nonce, total);
       if (findings) findings.testCounts = report;
       if (!report || report.total === 0) return 0;
       return partialCredit ? report.passed / report.total : report.passed === report.total ? 1 : 0;

@@ -105,10 +105,21 @@ function topLevelEquals(condition: string): { equals: number; end: number } | nu
 }
 
 /**
- * One hidden test as the judge runs it: split into an expression and its expected value where it
- * can be.
+ * Whether a statement of a task's test source is a test: one with an `assert` at the start of a
+ * line or after a `;` (`assert f(1) == 2`, `xs = [1]; f(xs); assert xs == [1]`, a `for` loop whose
+ * body asserts). Anything else (`r = add(2, 3)`) is a setup line: it runs and binds names for the
+ * statements after it, but is not counted.
+ */
+export function isAssertTest(source: string): boolean {
+  return /(^|[;\n])[ \t]*assert\b/.test(source);
+}
+
+/**
+ * One statement of a task's test source as the judge runs it: a test split into an expression and
+ * its expected value where it can be, another test as a statement, or a setup line.
  */
 export function splitTest(source: string): HiddenTest {
+  if (!isAssertTest(source)) return { kind: 'setup', source };
   const statement: HiddenTest = { kind: 'statement', source };
   const match = /^\s*assert\s+([\s\S]*)$/.exec(source);
   if (!match) return statement;
@@ -121,9 +132,14 @@ export function splitTest(source: string): HiddenTest {
   return { kind: 'value', expr, expected, source };
 }
 
-/** A task's hidden tests, split for the judge. */
+/** A task's test source, statement by statement, split for the judge. */
 export function hiddenTests(sources: readonly string[]): HiddenTest[] {
   return sources.map(splitTest);
+}
+
+/** How many of a task's statements are tests (its asserts; setup lines are not counted). */
+export function testCount(sources: readonly string[]): number {
+  return sources.filter(isAssertTest).length;
 }
 
 /** How many hidden tests passed, or null when the report line never appeared. */
@@ -140,23 +156,24 @@ export function newNonce(): string {
 }
 
 /**
- * The legacy single program (forgeable; see above): `code`, then every test, then `<nonce> <passed>
- * <total>`.
+ * The legacy single program (forgeable; see above): `code`, then every statement of the tests in
+ * order (setup lines run but are not counted), then `<nonce> <passed> <total>`.
  */
 export function testsProgram(code: string, tests: readonly string[], nonce: string): string {
-  // JSON string literals are valid Python string literals, so the list needs no other escaping.
+  // JSON string literals and numbers are valid Python literals, so no other escaping.
+  const statements = tests.map((source) => [source, isAssertTest(source) ? 1 : 0]);
   return [
     code,
     '',
-    `__agentic_tests = ${JSON.stringify(tests)}`,
+    `__agentic_tests = ${JSON.stringify(statements)}`,
     '__agentic_passed = 0',
-    'for __agentic_source in __agentic_tests:',
+    'for __agentic_source, __agentic_counted in __agentic_tests:',
     '    try:',
     '        exec(__agentic_source, globals())',
-    '        __agentic_passed += 1',
+    '        __agentic_passed += __agentic_counted',
     '    except Exception:',
     '        pass',
-    `print(${JSON.stringify(nonce)}, __agentic_passed, len(__agentic_tests))`,
+    `print(${JSON.stringify(nonce)}, __agentic_passed, sum(c for _, c in __agentic_tests))`,
     '',
   ].join('\n');
 }

@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from './helpers.ts';
+import { REWARD_HACKS } from '../env/reward_hacks.ts';
+import { cli, cliLines } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'score-cli-'));
 
@@ -53,6 +54,62 @@ describe('score CLI command', () => {
     expect(hackRun.code).toBe(0);
     expect(hackRun.json).toMatchObject({ reward: 0, parts: { tests: 0 } });
     expect((hackRun.json.tampered as string[]).length).toBeGreaterThan(0);
+  });
+
+  it('judges several programs in order on one worker, one line each, none changing the next verdict', async () => {
+    const honest = file('h.py', 'def add(a, b):\n    return a + b\n');
+    const wrong = file('w.py', 'def add(a, b):\n    return abs(a) + b\n');
+    const saboteurs = REWARD_HACKS.filter((hack) =>
+      [
+        "rewrites the harness's globals",
+        "moves the harness's baseline for later programs",
+        'patches a builtin for one call and puts it back',
+        'redefines exec',
+      ].includes(hack.name),
+    );
+    expect(saboteurs).toHaveLength(4);
+    const codes = [honest];
+    for (const [i, hack] of saboteurs.entries())
+      codes.push(file(`s${i}.py`, hack.code), honest, wrong);
+    const { code: exit, lines } = await cliLines(
+      'score',
+      '--task',
+      addTask,
+      ...codes.flatMap((path) => ['--code', path]),
+    );
+    expect(exit).toBe(0);
+    expect(lines).toHaveLength(codes.length);
+    const honestLine = {
+      reward: 1,
+      parts: { tests: 1 },
+      tests: { passed: 3, total: 3 },
+      tampered: [],
+    };
+    expect(lines[0]).toEqual(honestLine);
+    for (const [i, hack] of saboteurs.entries()) {
+      const [sabotage, after, wrongAfter] = lines.slice(1 + 3 * i, 4 + 3 * i);
+      expect(sabotage, hack.name).toMatchObject({ reward: 0 });
+      expect((sabotage!.tampered as string[]).join(' | '), hack.name).toContain(hack.reason);
+      expect(after, `an honest program after ${hack.name}`).toEqual(honestLine);
+      expect(wrongAfter, `a wrong program after ${hack.name}`).toEqual({
+        reward: 0,
+        parts: { tests: 0 },
+        tests: { passed: 2, total: 3 },
+        tampered: [],
+      });
+    }
+    const missing = await cliLines(
+      'score',
+      '--task',
+      addTask,
+      '--code',
+      honest,
+      '--code',
+      join(dir, 'nope.py'),
+    );
+    expect(missing.code).not.toBe(0);
+    expect(missing.lines).toHaveLength(1);
+    expect(missing.lines[0]!.error).toMatch(/cannot read --code .*nope\.py/);
   });
 
   it('checks an expected-output task by the last printed line', async () => {

@@ -10,7 +10,8 @@ import {
   RUNAWAY_BOUND_MS,
   RUNAWAY_TIMEOUT_MS,
 } from '../env/adversarial_cases.ts';
-import { ADD_TESTS, HONEST_PROGRAMS, REWARD_HACKS } from '../env/reward_hacks.ts';
+import { ADD_TESTS, HONEST_CASES, HONEST_PROGRAMS, REWARD_HACKS } from '../env/reward_hacks.ts';
+import { splitTests } from '../../src/tasks/custom.ts';
 import { expectObservation } from '../helpers/expect_observation.ts';
 import { launchBrowser } from '../../scripts/browser.ts';
 import { serveSandboxHarness } from '../helpers/browser_harness.ts';
@@ -156,6 +157,16 @@ for (const isolate of [true, false]) {
           const judged = await judge(program.code, ADD_TESTS);
           expect(judged.tampered).toEqual([]);
           expect(judged.passed === judged.total ? 1 : 0).toBe(program.score);
+        }, 30_000);
+      }
+      for (const honest of HONEST_CASES) {
+        it(`judge: honest ${honest.name} passes ${honest.passed} of ${honest.total}, not flagged`, async () => {
+          const judged = await judge(honest.code, splitTests(honest.tests));
+          expect(judged.tampered).toEqual([]);
+          expect({ passed: judged.passed, total: judged.total }).toEqual({
+            passed: honest.passed,
+            total: honest.total,
+          });
         }, 30_000);
       }
     }

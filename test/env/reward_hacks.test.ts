@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import type { SandboxPool } from '../../src/env/pool.ts';
 import { scoreTrajectory, type RewardSettings } from '../../src/rl/rewards.ts';
-import { customTask } from '../../src/tasks/custom.ts';
+import { customTask, splitTests } from '../../src/tasks/custom.ts';
 import { hiddenTests } from '../../src/tasks/tests_harness.ts';
-import { ADD_TESTS, HONEST_PROGRAMS, REWARD_HACKS } from './reward_hacks.ts';
+import { ADD_TESTS, HONEST_CASES, HONEST_PROGRAMS, REWARD_HACKS } from './reward_hacks.ts';
 
 const task = customTask({ prompt: 'Define add(a, b).', tests: ADD_TESTS.join('\n') }, 0);
 const settings: RewardSettings = {
@@ -83,6 +83,69 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
       expect(scored.rewardParts.tests).toBe(program.score);
     }, 30_000);
   }
+
+  for (const honest of HONEST_CASES) {
+    it(`honest: ${honest.name}: passes ${honest.passed} of ${honest.total}, not flagged`, async () => {
+      const own = customTask({ prompt: 'An honest case.', tests: honest.tests }, 0);
+      const scored = await scoreTrajectory(
+        episode(honest.code),
+        own,
+        { ...settings, partialCredit: false },
+        pool,
+      );
+      expect(scored.rewardErrors).toEqual([]);
+      expect(scored.tampered).toEqual([]);
+      expect(scored.testCounts).toEqual({ passed: honest.passed, total: honest.total });
+      expect(scored.rewardParts.tests).toBe(honest.passed === honest.total ? 1 : 0);
+    }, 30_000);
+  }
+
+  it('runs the test source in one namespace: setup lines bind names, only asserts count', async () => {
+    const tests = hiddenTests(
+      splitTests('r = add(2, 3)\nassert r == 5\nassert add(r, r) == 11\ns = r * 2\nassert s == 10'),
+    );
+    expect(tests.map((t) => t.kind)).toEqual(['setup', 'value', 'value', 'setup', 'value']);
+    const judged = await pool.judge('def add(a, b):\n    return a + b', tests);
+    expect(judged).toMatchObject({ passed: 2, total: 3, tampered: [] });
+    expect(judged.tests.map((t) => t.detail)).toEqual([null, 'got 10', null]);
+    // A name a setup line binds does not leak into the program or the next judgement.
+    const next = await pool.judge(
+      'def add(a, b):\n    return a + b',
+      hiddenTests(['assert r == 5']),
+    );
+    expect(next.tests[0]).toEqual({ passed: false, detail: 'NameError' });
+  });
+
+  it('a test sees the real builtin where the program shadows it, and the shadow is flagged only if a test uses it', async () => {
+    const code =
+      'def max(*xs):\n    return 99\n\ndef add(a, b):\n    return max(a, b) - 99 + a + b';
+    const unused = await pool.judge(code, hiddenTests(['assert add(1, 2) == 3']));
+    expect(unused).toMatchObject({ passed: 1, total: 1, tampered: [] });
+    const used = await pool.judge(code, hiddenTests(['assert max(add(1, 2), 0) == 3']));
+    expect(used.tests[0]).toEqual({ passed: true, detail: null });
+    expect(used.tampered).toEqual(['redefines builtin max']);
+  });
+
+  it('an Enum member stands for its value; one whose value is not plain data is not', async () => {
+    const code =
+      'import enum\nclass Odd:\n    def __eq__(self, other): return True\n    __hash__ = object.__hash__\nclass E(enum.Enum):\n    A = (1, "x")\n    B = Odd()\ndef f(k):\n    return E.A if k else E.B';
+    const judged = await pool.judge(
+      code,
+      hiddenTests(["assert f(1) == (1, 'x')", 'assert f(0) == 0']),
+    );
+    expect(judged.tests[0]).toEqual({ passed: true, detail: null });
+    expect(judged.tests[1]!.passed).toBe(false);
+    expect(judged.tampered.join(' | ')).toContain('not plain data (Odd, custom __eq__)');
+  });
+
+  it('a program that exits with a failure status fails its tests, unflagged', async () => {
+    const judged = await pool.judge(
+      'import sys\ndef add(a, b):\n    return a + b\nsys.exit(2)',
+      hiddenTests(ADD_TESTS),
+    );
+    expect(judged).toMatchObject({ passed: 0, total: 4, tampered: [] });
+    expect(judged.tests[0]!.detail).toBe('the program failed (SystemExit)');
+  });
 
   it('compares plain data outside Python: big ints, floats, containers, and exact types', async () => {
     const code = 'def f(x):\n    return x';

@@ -244,3 +244,87 @@ export const HONEST_PROGRAMS: readonly HonestProgram[] = [
   { name: 'an honest wrong answer', score: 0, code: 'def add(a, b):\n    return a - b' },
   { name: 'an honest crash', score: 0, code: 'def add(a, b):\n    return a + c' },
 ];
+
+/**
+ * Honest programs that an earlier judge flagged or scored wrongly (issue 45 item 3, issue 46 item
+ * 1), each on its own task: none may be flagged, and each must pass `passed` of `total` tests (a
+ * correct program passes all). `tests` is a custom task's test source (src/tasks/custom.ts splits
+ * it into statements).
+ */
+export interface HonestCase {
+  name: string;
+  code: string;
+  tests: string;
+  passed: number;
+  total: number;
+}
+
+export const HONEST_CASES: readonly HonestCase[] = [
+  {
+    name: 'ends with if __name__ == "__main__": sys.exit(main())',
+    code: `import sys\n${HONEST_ADD}\ndef main():\n    print(add(2, 3))\n    return 0\n\nif __name__ == "__main__":\n    sys.exit(main())\n`,
+    tests: ADD_TESTS.join('\n'),
+    passed: 4,
+    total: 4,
+  },
+  {
+    name: 'has a helper named sum',
+    code: 'def sum(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n\ndef add(a, b):\n    return sum([a, b])\n',
+    tests: ADD_TESTS.join('\n'),
+    passed: 4,
+    total: 4,
+  },
+  {
+    name: 'returns StrEnum members',
+    code: 'from enum import StrEnum\n\nclass Color(StrEnum):\n    RED = "red"\n    BLUE = "blue"\n\ndef shade(n):\n    return Color.RED if n % 2 else Color.BLUE\n',
+    tests:
+      "assert shade(1) == 'red'\nassert shade(2) == 'blue'\nassert [shade(3), shade(4)] == ['red', 'blue']",
+    passed: 3,
+    total: 3,
+  },
+  {
+    name: 'returns IntEnum members',
+    code: 'import enum\n\nclass Level(enum.IntEnum):\n    LOW = 1\n    HIGH = 3\n\ndef level(word):\n    return Level.HIGH if word == "high" else Level.LOW\n',
+    tests:
+      "assert level('high') == 3\nassert level('low') == 1\nassert level('high') > level('low')",
+    passed: 3,
+    total: 3,
+  },
+  {
+    name: 'is judged by tests with setup lines',
+    code: HONEST_ADD,
+    tests:
+      'r = add(2, 3)\nassert r == 5\nxs = [add(i, i) for i in range(3)]\nassert xs == [0, 2, 4]\nfor i in range(3):\n    assert add(i, 1) == i + 1\nassert add(r, 1) == 6',
+    passed: 4,
+    total: 4,
+  },
+  {
+    name: 'prints at module level and recurses',
+    code: 'def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\n\nprint("10! =", fact(10))\nfor i in range(3):\n    print(i, fact(i))\n',
+    tests:
+      'assert fact(5) == 120\nassert fact(20) == 2432902008176640000\nassert fact(300) > 10 ** 600',
+    passed: 3,
+    total: 3,
+  },
+  {
+    name: 'is only a SyntaxError',
+    code: 'def sum_to(n):\n    return n * (n + 1) // 2\ni_to(n):\n',
+    tests: 'assert sum_to(3) == 6\nassert sum_to(0) == 0',
+    passed: 0,
+    total: 2,
+  },
+  {
+    name: 'prints, and the tests have a syntax error',
+    code: `${HONEST_ADD}print(21000000, 2 == 0)\n`,
+    tests: 'assert add(1, 2) == 3\nassert add(1, 2 == 3',
+    passed: 1,
+    total: 2,
+  },
+  {
+    name: 'fails one assert, and the asserts after it still run',
+    code: HONEST_ADD,
+    tests: 'assert add(1, 1) == 3\nassert add(1, 1) == 2\nr = add(1, 1)\nassert r == 2',
+    passed: 2,
+    total: 3,
+  },
+];

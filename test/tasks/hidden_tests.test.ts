@@ -1,12 +1,20 @@
 // The judge's split of hidden tests (src/tasks/tests_harness.ts) and the Python literals it parses
 // (src/tasks/python_literal.ts): every built-in `assert EXPR == VALUE` test splits, its VALUE
 // parses, and comparison follows Python's `==` for plain data (src/env/plain_value.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TASKS } from '../../src/tasks/builtin/index.ts';
 import { SEED_TASKS } from '../../src/tasks/seed.ts';
 import { customTask } from '../../src/tasks/custom.ts';
 import { parsePythonLiteral } from '../../src/tasks/python_literal.ts';
-import { hiddenTests, parseTestsReport, splitTest } from '../../src/tasks/tests_harness.ts';
+import {
+  hiddenTests,
+  isAssertTest,
+  parseTestsReport,
+  splitTest,
+  testCount,
+} from '../../src/tasks/tests_harness.ts';
 import {
   decodePlain,
   formatPlain,
@@ -188,6 +196,47 @@ describe('splitTest', () => {
       }
     }
     expect(values).toBeGreaterThan(100);
+  });
+
+  it('makes a statement with no assert a setup line, counted by no one', () => {
+    for (const source of [
+      'r = add(2, 3)',
+      'import math',
+      'def helper(x):\n    return x * 2',
+      'xs = [add(i, i) for i in range(3)]',
+      "print('assert')",
+    ])
+      expect(splitTest(source), source).toEqual({ kind: 'setup', source });
+    for (const source of [
+      'for i in range(3):\n    assert add(i, 1) == i + 1',
+      'a = [1]; f(a); assert a == [1]',
+      'a = [1];assert a',
+      'assert(f(1))',
+    ])
+      expect(isAssertTest(source), source).toBe(true);
+    expect(testCount(['r = add(2, 3)', 'assert r == 5', 's = r', 'assert s == 5'])).toBe(2);
+    for (const task of [...SEED_TASKS, ...BUILTIN_TASKS])
+      expect(testCount(task.tests ?? []), task.id).toBe(task.tests?.length ?? 0);
+  });
+
+  it("docs/sandbox.md's count of value tests and its list of statement-form ones are true", () => {
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/sandbox.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
+    const claim =
+      /Of the (\d+) built-in tests, (\d+) are value tests; the statement-form ones are the (\w+) that check an argument is not mutated, one each in ((?:`\w+`(?:, | and )?)+)/.exec(
+        docs,
+      );
+    expect(claim, 'the sentence in docs/sandbox.md').not.toBeNull();
+    const [, all, values, , listed] = claim!;
+    const tests = [...SEED_TASKS, ...BUILTIN_TASKS].flatMap((task) =>
+      (task.tests ?? []).map((source) => ({ id: task.id, kind: splitTest(source).kind })),
+    );
+    expect(tests.length).toBe(Number(all));
+    expect(tests.filter((t) => t.kind === 'value').length).toBe(Number(values));
+    const statementTasks = tests.filter((t) => t.kind !== 'value').map((t) => t.id);
+    expect(statementTasks).toEqual([...listed!.matchAll(/`(\w+)`/g)].map((m) => `builtin/${m[1]}`));
   });
 
   it('splits custom tasks the same way', () => {

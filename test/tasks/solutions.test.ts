@@ -36,6 +36,11 @@ describe('task solutions (real Python)', () => {
     });
   }
 
+  it('the legacy harness runs setup lines in order and counts only asserts', () => {
+    const tests = ['r = add(2, 3)', 'assert r == 5', 'assert r == 6', 'assert add(r, 1) == 6'];
+    expect(testsPassed('def add(a, b):\n    return a + b', tests)).toEqual({ passed: 2, total: 3 });
+  });
+
   // Wrong first attempts a model is likely to write; each must print or test wrong.
   const traps: [string, string][] = [
     ['sum_to', 'def sum_to(n):\n    return sum(range(n))\nprint(sum_to(100))'],

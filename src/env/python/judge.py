@@ -15,7 +15,7 @@
 # noted through control['note'] and returned to JavaScript with every call.
 
 def _make_judge(control):
-    import atexit, builtins, collections, gc, operator, signal, sys, types
+    import atexit, builtins, collections, enum, gc, operator, signal, sys, types
     note, take, start, stop = control['note'], control['take'], control['start'], control['stop']
     B = _Baseline
     # Private copies of the baseline: a program that reaches _Baseline (or calls _snapshot) cannot move them.
@@ -43,7 +43,11 @@ def _make_judge(control):
     type_, id_, len_, str_, callable_, issubclass_ = type, id, len, str, callable, issubclass
     list_, tuple_, dict_, set_, frozenset_, zip_, any_, map_ = list, tuple, dict, set, frozenset, zip, any, map
     compile_, eval_, exec_, format_, next_, range_, getattr_, setattr_ = compile, eval, exec, format, next, range, getattr, setattr
+    object_getattribute = object.__getattribute__
+    Enum_, EnumType_ = enum.Enum, enum.EnumType
     BaseException_, Exception_, SystemExit_, KeyboardInterrupt_, RecursionError_ = BaseException, Exception, SystemExit, KeyboardInterrupt, RecursionError
+    exit_code = SystemExit.__dict__['code'].__get__
+    CodeType = types.CodeType
     is_not = operator.is_not
     float_repr = float.__repr__
     dict_items = dict.items
@@ -64,10 +68,14 @@ def _make_judge(control):
     plain_dicts = (collections.Counter, collections.OrderedDict, collections.defaultdict)
     plain_bases = (int, float, str, list, tuple, dict, set, frozenset)
     SUSPECT = ('__eq__', '__ne__', '__class__', '__getattribute__', '__getattr__', '__hash__')
+    # Builtins that matter only to a harness that runs tests with them: a program's own callable
+    # under one of these names is flagged even when no test names it. Any other builtin name the
+    # program binds (a helper called sum) is its own business: tests see the real builtins.
+    HARNESS_BUILTINS = frozenset(['exec', 'eval', 'compile', '__import__', 'globals', 'locals', 'vars', 'getattr', 'setattr'])
     STREAM_KEYS = ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__')
     HOOK_KEYS = ('excepthook', 'displayhook', 'unraisablehook', 'breakpointhook')
     MAX_DEPTH = 100
-    run = {'main': None, 'streams': None, 'sys': None}
+    run = {'main': None, 'streams': None, 'sys': None, 'bound': {}}
 
     def set_streams():
         streams = run['streams']
@@ -157,10 +165,8 @@ def _make_judge(control):
             g = main.__dict__
             if g.get('__builtins__', builtins) is not builtins:
                 note('replaces __builtins__')
-            for name in builtin_names.intersection(g.keys()):
-                value = g.get(name, MISSING)
-                if value is not MISSING and callable_(value) and id_(value) not in stdlib_ids:
-                    note('redefines builtin ' + str_(name))
+            for name in HARNESS_BUILTINS.intersection(g.keys()):
+                shadow(g, name)
         if gettrace() is not None:
             note('sets a trace function (sys.settrace)')
         if getprofile() is not None:
@@ -177,6 +183,20 @@ def _make_judge(control):
             note('replaces the SIGINT handler')
         if fix:
             guard()
+
+    def shadow(g, name):
+        """Notes the program's own callable bound to a builtin's name (an import is not one)."""
+        value = g.get(name, MISSING)
+        if value is not MISSING and callable_(value) and id_(value) not in stdlib_ids:
+            note('redefines builtin ' + str_(name))
+
+    def names_of(code, found):
+        """Every global name a compiled test (and the code nested in it) looks up or binds."""
+        found.update(code.co_names)
+        for const in code.co_consts:
+            if type_(const) is CodeType:
+                names_of(const, found)
+        return found
 
     def guard():
         """Puts back the hooks, the import machinery and the streams a test relies on."""
@@ -223,26 +243,44 @@ def _make_judge(control):
         main.__dict__.update(__file__='main.py', __builtins__=builtins, __cached__=None)
         modules['__main__'] = main
         linecache_cache.pop('main.py', None)
+        run['bound'] = {}
         ok, error_type, error, interrupted = False, None, None, False
-        start()
+        program = None
         try:
+            # Compiled before recording starts: a SyntaxError looks for the source line by opening
+            # main.py, which is not the program reading the harness's files.
             try:
-                exec_(compile_(code, 'main.py', 'exec', dont_inherit=True), main.__dict__)
-                ok = True
-            except SystemExit_:
-                note('exits before its tests (SystemExit)')
-                error_type = 'SystemExit'
+                program = compile_(code, 'main.py', 'exec', dont_inherit=True)
             except KeyboardInterrupt_:
                 raise
             except BaseException_ as exc:
                 error_type = type_name(type_(exc))
                 error = exc
-            check(True, True)
-            check(False, True)
+            code = None
+            start()
+            try:
+                if program is not None:
+                    try:
+                        exec_(program, main.__dict__)
+                        ok = True
+                    except SystemExit_ as exc:
+                        # The program ended itself, as `sys.exit(main())` does: its definitions
+                        # stand and the tests run. A failure status is a failed program, not a flag.
+                        status = exit_code(exc)
+                        ok = status is None or status is False or (type_(status) is int and status == 0)
+                        error_type = None if ok else 'SystemExit'
+                    except KeyboardInterrupt_:
+                        raise
+                    except BaseException_ as exc:
+                        error_type = type_name(type_(exc))
+                        error = exc
+                    program = None
+                check(True, True)
+                check(False, True)
+            finally:
+                stop()
         except KeyboardInterrupt_:
             ok, error_type, interrupted = False, 'KeyboardInterrupt', True
-        finally:
-            stop()
         guard()
         if error is not None:
             try:
@@ -278,6 +316,18 @@ def _make_judge(control):
         own = type_dict(t)
         return '_fields' in own and not any_(name in own for name in SUSPECT + ('__iter__', '__len__', '__getitem__'))
 
+    def enum_member(t):
+        """Whether t is an Enum class made the ordinary way, so a member's value is its _value_."""
+        if type_(t) is not EnumType_ or Enum_ not in type_mro(t):
+            return False
+        for klass in type_mro(t):
+            if id_(klass) in pristine_types:
+                continue
+            own = type_dict(klass)
+            if '_value_' in own or '__getattribute__' in own or '__dict__' in own:
+                return False
+        return True
+
     def plain(x, depth):
         if depth > MAX_DEPTH:
             raise NonPlain('nested deeper than ' + str_(MAX_DEPTH), None)
@@ -300,47 +350,84 @@ def _make_judge(control):
             return ['d', [[plain(k, depth + 1), plain(v, depth + 1)] for k, v in dict_items(x)]]
         if t is set or t is frozenset:
             return ['S', [plain(item, depth + 1) for item in (set_.__iter__(x) if t is set else frozenset_.__iter__(x))]]
+        if enum_member(t):
+            # An Enum member (a StrEnum's, an IntEnum's) stands for its value, which must be plain.
+            return plain(object_getattribute(x, '_value_'), depth + 1)
         raise NonPlain(type_name(t), suspect(t))
 
     def test(kind, text):
+        """One statement of the task's test source. The source runs top to bottom in one
+        namespace: the program's names, then the names earlier statements bound (setup lines such
+        as `r = add(2, 3)`), with a fresh pristine copy of the builtins. A builtin's name the
+        program binds is not what a test sees (the real builtin is), and names the tests bind stay
+        out of __main__. A value test evaluates only its expression and returns plain data."""
         main = run['main']
         result = None
+        code = failure = None
+        # Compiled before recording starts: a SyntaxError in a test opens '<test>' for its line.
+        try:
+            code = compile_(text, '<test>', 'eval' if kind == 'value' else 'exec', dont_inherit=True)
+        except KeyboardInterrupt_:
+            raise
+        except BaseException_ as exc:
+            failure = type_name(type_(exc))
+        text = None
         start()
         try:
             check(False, True)
-            try:
-                code = compile_(text, '<test>', 'eval' if kind == 'value' else 'exec', dont_inherit=True)
-                text = None
-                # The test's own names resolve in a copy of the program's namespace whose builtins
-                # are a fresh pristine copy: a builtin the program patches for a moment (and puts
-                # back) is not what the test calls, and names the test binds stay out of __main__.
-                space = dict_(main.__dict__)
-                space['__builtins__'] = dict_(zip_(bkeys, bvalues))
-                if kind == 'value':
-                    value = eval_(code, space)
-                    code = None
+            if code is None:
+                result = ['error', failure]
+            else:
+                try:
+                    g = main.__dict__
+                    bound = run['bound']
+                    space = dict_(g)
+                    used = None
+                    for name in builtin_names.intersection(space.keys()):
+                        if name[:2] != '__' and name not in bound:
+                            # A name the test uses that the program bound to its own callable: the
+                            # test calls the real builtin, and the shadow is shown.
+                            used = names_of(code, set_()) if used is None else used
+                            if name in used:
+                                shadow(g, name)
+                            del space[name]
+                    used = None
+                    space.update(bound)
+                    space['__builtins__'] = dict_(zip_(bkeys, bvalues))
+                    before = dict_(space)
                     try:
-                        result = ['value', plain(value, 0)]
-                    except NonPlain as bad:
-                        name, why = bad.args
-                        if why is not None:
-                            note('returns a value that is not plain data (' + name + ', ' + why + ')')
-                        result = ['error', 'not plain data: ' + name]
-                    except RecursionError_:
-                        result = ['error', 'not plain data: nested too deeply']
-                    value = None
-                else:
-                    exec_(code, space)
-                    code = None
-                    result = ['pass']
-                space = None
-            except SystemExit_:
-                note('exits during a test (SystemExit)')
-                result = ['error', 'SystemExit']
-            except KeyboardInterrupt_:
-                raise
-            except BaseException_ as exc:
-                result = ['error', type_name(type_(exc))]
+                        if kind == 'value':
+                            value = eval_(code, space)
+                            code = None
+                            try:
+                                result = ['value', plain(value, 0)]
+                            except NonPlain as bad:
+                                name, why = bad.args
+                                if why is not None:
+                                    note('returns a value that is not plain data (' + name + ', ' + why + ')')
+                                result = ['error', 'not plain data: ' + name]
+                            except RecursionError_:
+                                result = ['error', 'not plain data: nested too deeply']
+                            value = None
+                        else:
+                            exec_(code, space)
+                            code = None
+                            result = ['pass']
+                    finally:
+                        # What this statement bound (or rebound), for the statements after it.
+                        # (Only str keys: comparing or hashing a program's own key object would
+                        # run its code here.)
+                        for name, value in dict_items(space):
+                            if type_(name) is str and name != '__builtins__' and before.get(name, MISSING) is not value:
+                                bound[name] = value
+                        space = before = value = None
+                except SystemExit_:
+                    note('exits during a test (SystemExit)')
+                    result = ['error', 'SystemExit']
+                except KeyboardInterrupt_:
+                    raise
+                except BaseException_ as exc:
+                    result = ['error', type_name(type_(exc))]
             # A statement can call into the stdlib, which the program may have patched for the
             # moment: check every module then. A value test's result is compared outside Python.
             check(kind != 'value', True)
@@ -360,6 +447,7 @@ def _make_judge(control):
         finally:
             stop()
             run['main'] = None
+            run['bound'] = {}
         for name, value in baseline_attrs:
             if getattr_(B, name, MISSING) is not value:
                 note('modifies the sandbox harness')

@@ -166,8 +166,8 @@ export const DICT_TASKS: readonly TaskSpec[] = [
     expectedOutput: '42',
     tests: [
       "assert nested_get({'a': 1}, ['a']) == 1",
-      "assert nested_get({'a': 1}, ['b']) is None",
-      "assert nested_get({'a': {'b': 2}}, ['a', 'x']) is None",
+      "assert nested_get({'a': 1}, ['b']) == None",
+      "assert nested_get({'a': {'b': 2}}, ['a', 'x']) == None",
       "assert nested_get({'a': {}}, []) == {'a': {}}",
     ],
     solution: py`

@@ -46,11 +46,11 @@ export const STRING_TASKS: readonly TaskSpec[] = [
       "Define a function `is_clean_palindrome(s)` that returns True if s reads the same backwards once only its letters are kept and case is ignored. Then print is_clean_palindrome('A man, a plan, a canal: Panama').",
     expectedOutput: 'True',
     tests: [
-      "assert is_clean_palindrome('')",
-      "assert not is_clean_palindrome('ab')",
-      "assert is_clean_palindrome('No lemon, no melon')",
-      "assert not is_clean_palindrome('Hello')",
-      "assert is_clean_palindrome('Was it a car or a cat I saw?')",
+      "assert is_clean_palindrome('') == True",
+      "assert is_clean_palindrome('ab') == False",
+      "assert is_clean_palindrome('No lemon, no melon') == True",
+      "assert is_clean_palindrome('Hello') == False",
+      "assert is_clean_palindrome('Was it a car or a cat I saw?') == True",
     ],
     solution: py`
       def is_clean_palindrome(s):
@@ -173,11 +173,11 @@ export const STRING_TASKS: readonly TaskSpec[] = [
       "Define a function `is_anagram(a, b)` that returns True if the strings a and b contain exactly the same characters the same number of times (case-sensitive). Then print is_anagram('listen', 'silent').",
     expectedOutput: 'True',
     tests: [
-      "assert is_anagram('', '')",
-      "assert not is_anagram('aab', 'abb')",
-      "assert is_anagram('abc', 'cba')",
-      "assert not is_anagram('ab', 'abc')",
-      "assert not is_anagram('Ab', 'ab')",
+      "assert is_anagram('', '') == True",
+      "assert is_anagram('aab', 'abb') == False",
+      "assert is_anagram('abc', 'cba') == True",
+      "assert is_anagram('ab', 'abc') == False",
+      "assert is_anagram('Ab', 'ab') == False",
     ],
     solution: py`
       def is_anagram(a, b):
