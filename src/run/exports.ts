@@ -14,6 +14,8 @@ export interface TrajectoryLine {
   messages: Trajectory['messages'];
   reward: number;
   rewardParts: Record<string, number>;
+  /** What the judge caught the final program doing to it (empty: nothing); non-empty scored tests 0. */
+  tampered: string[];
   advantage: number;
   passed: boolean;
   finishReason: Trajectory['finishReason'];
@@ -44,6 +46,7 @@ export function trajectoriesJsonl(
         messages: t.messages,
         reward: t.reward,
         rewardParts: t.rewardParts,
+        tampered: t.tampered,
         advantage: t.advantage,
         passed: t.passed,
         finishReason: t.finishReason,

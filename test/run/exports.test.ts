@@ -33,7 +33,19 @@ const sample = buildTrajectory({
 describe('trajectoriesJsonl', () => {
   it('writes one parseable line per trajectory with messages, rewards and advantages', () => {
     const text = trajectoriesJsonl([
-      { step: 3, trajectories: [sample, { ...sample, id: '3/0/2', reward: 0, advantage: -0.87 }] },
+      {
+        step: 3,
+        trajectories: [
+          sample,
+          {
+            ...sample,
+            id: '3/0/2',
+            reward: 0,
+            advantage: -0.87,
+            tampered: ['redefines builtin exec'],
+          },
+        ],
+      },
     ]);
     const lines = text
       .trimEnd()
@@ -58,6 +70,9 @@ describe('trajectoriesJsonl', () => {
       'assistant',
     ]);
     expect(lines[1]).toMatchObject({ id: '3/0/2', reward: 0, advantage: -0.87 });
+    // what the judge caught travels with the sample
+    expect(lines[0].tampered).toEqual([]);
+    expect(lines[1].tampered).toEqual(['redefines builtin exec']);
     expect(lines[0].ids).toBeUndefined();
     const withTokens = JSON.parse(
       trajectoriesJsonl([{ step: 3, trajectories: [sample] }], { tokens: true }).trim(),

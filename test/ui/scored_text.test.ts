@@ -3,7 +3,7 @@
 // nonsense FINAL ANSWER explains itself.
 import { describe, expect, it } from 'vitest';
 import { newTrajectory, type Trajectory } from '../../src/rl/types.ts';
-import { scoredText } from '../../src/ui/state/trajectory_model.ts';
+import { scoredText, tamperedText } from '../../src/ui/state/trajectory_model.ts';
 
 const sample = (fields: Partial<Trajectory>): Trajectory => ({
   ...newTrajectory({ id: '1/0/0', taskId: 'caesar', groupIndex: 0, sampleIndex: 0, prompt: 'p' }),
@@ -37,5 +37,12 @@ describe('scoredText', () => {
     const timedOut = sample({ rewardParts: { output_match: 0 }, timedOut: true });
     expect(scoredText(timedOut, defaults)).toMatch(/→ r = 0 \(timed out: every part 0\)/);
     expect(scoredText(sample({}), defaults)).toMatch(/^Scored: no reward part applied/);
+  });
+
+  it("a caught hack says so in words, with the judge's reasons", () => {
+    const t = sample({ tampered: ['redefines builtin exec', 'patches a builtin'] });
+    expect(tamperedText(t)).toBe(
+      'Reward hacking caught: the program tried to change how it is judged, so its tests scored 0 (the judge saw: redefines builtin exec; patches a builtin).',
+    );
   });
 });

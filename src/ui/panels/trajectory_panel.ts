@@ -15,6 +15,7 @@ import {
   groupTrajectories,
   outcomeBadges,
   scoredText,
+  tamperedText,
   turnViews,
   type Segment,
   type TrajectoryFilter,
@@ -101,6 +102,9 @@ function sampleCard(
     ),
     scored
       ? h('div', { class: 'scored', 'data-testid': 'sample-scored' }, scoredText(t, weights))
+      : null,
+    scored && t.tampered.length > 0
+      ? h('div', { class: 'tampered-note', 'data-testid': 'sample-tampered' }, tamperedText(t))
       : null,
     ...views.map((view) =>
       h(

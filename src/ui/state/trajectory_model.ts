@@ -86,7 +86,7 @@ export function outcomeBadges(t: Trajectory): OutcomeBadge[] {
     badges.push({
       label: 'tampered',
       tone: 'bad',
-      detail: `reward hacking: ${t.tampered.join('; ')}`,
+      detail: tamperedText(t),
     });
   }
   if (t.timedOut) badges.push({ label: 'timeout', tone: 'bad' });
@@ -114,6 +114,14 @@ export function outcomeBadges(t: Trajectory): OutcomeBadge[] {
   if (t.finishReason === 'max_turns') badges.push({ label: 'out of turns', tone: 'info' });
   if (t.finishReason === 'context_full') badges.push({ label: 'context full', tone: 'warn' });
   return badges;
+}
+
+/**
+ * What the judge caught, in words a student follows: the program changed what decides its own
+ * reward, so its tests part scored 0 whatever it printed (the judge's reasons after the colon).
+ */
+export function tamperedText(t: Trajectory): string {
+  return `Reward hacking caught: the program tried to change how it is judged, so its tests scored 0 (the judge saw: ${t.tampered.join('; ')}).`;
 }
 
 /** What a part checks, in a student's words. */
