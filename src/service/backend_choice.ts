@@ -21,28 +21,6 @@ export interface BackendTiming {
   lowerBound?: boolean;
   /** Why the probe failed (it threw, ran out of time, or lost its adapter). */
   error?: string;
-  /**
-   * The training pass's rate at the probe's shapes, GFLOP/s: its products' FLOPs a token (forward,
-   * dx, and dW in full fine-tuning) over trainMsPerToken. With `bandwidthGBs`, what the page's
-   * seconds-per-step estimate uses for this backend (step_cost.ts), since it counts the kernels the
-   * run will take (the WebGPU engine, the 16-bit products) where a bare product would not.
-   */
-  gflops?: number;
-  /** Decoding's rate, GB/s: the 16-bit (full: float32) weight bytes a decoding step reads over its time. */
-  bandwidthGBs?: number;
-}
-
-/**
- * The device speed the estimate uses: the chosen backend's probe rates where the probe measured
- * both, else `measured` (the speed probe's bare product and read; speed_probe.ts).
- */
-export function estimateSpeed<T extends { gflops: number; bandwidthGBs: number; from?: 'probe' }>(
-  measured: T | null,
-  probe: BackendProbe | null,
-): T | null {
-  const chosen = probe?.timings.find((t) => t.backend === probe.chosen);
-  if (!measured || !chosen?.gflops || !chosen.bandwidthGBs) return measured;
-  return { ...measured, gflops: chosen.gflops, bandwidthGBs: chosen.bandwidthGBs, from: 'probe' };
 }
 
 /** The probe's verdict, as the page shows and remembers it. */

@@ -17,7 +17,6 @@ import type { WeightSource } from '../model/params.ts';
 import { expectedShapes } from '../model/random_weights.ts';
 import { generate } from '../model/sample.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
-import { headWeights, layerProductWeights } from '../model_files/step_cost.ts';
 import type { RunConfig } from '../run/config.ts';
 import { floatToBf16Bits } from '../model_files/safetensors_write.ts';
 import type { BackendTiming, ProbedBackend } from './backend_choice.ts';
@@ -91,26 +90,6 @@ export function probeWeights(config: ModelConfig): WeightSource {
 /** The number a BF16 bit pattern stands for. */
 function bf16Value(bits: number): number {
   return new Float32Array(new Uint32Array([bits << 16]).buffer)[0]!;
-}
-
-/**
- * The probe's rates at its own shapes: a token of the training pass costs 2 FLOPs a product weight
- * forward and 2 for dx (2 more for dW in full fine-tuning); a decoding step reads every product
- * weight once, 2 bytes each (BF16, as the probe's weights come) or 4 when full fine-tuning widens
- * them. Attention and norms are left out, as step_cost.ts leaves them out: the rates then carry
- * them, so the estimate of the probe's own shape gives back the probe's times.
- */
-export function probeRates(
-  config: ModelConfig,
-  full: boolean,
-  decodeStepMs: number,
-  trainMsPerToken: number,
-): { gflops: number; bandwidthGBs: number } {
-  const weights = layerProductWeights(config) + headWeights(config);
-  return {
-    gflops: ((full ? 6 : 4) * weights) / (trainMsPerToken * 1e6),
-    bandwidthGBs: ((full ? 4 : 2) * weights) / (decodeStepMs * 1e6),
-  };
 }
 
 /** The sequences a decoding step of the run carries: prompts per step x group size. */
@@ -204,7 +183,6 @@ export async function measureBackend(
       msPerToken: decodeMsPerToken + trainMsPerToken,
       decodeMsPerToken,
       trainMsPerToken,
-      ...probeRates(config, trainingMode(run).kind === 'full', stepMs, trainMsPerToken),
     };
   } finally {
     model.dispose();

@@ -24,11 +24,6 @@ export interface SpeedMeasurement {
   bandwidthGBs: number;
   /** How long the probe took, ms. */
   milliseconds: number;
-  /**
-   * 'probe' where gflops and bandwidthGBs are the backend probe's rates for the chosen backend
-   * (backend_choice.ts estimateSpeed) rather than this probe's bare product and read.
-   */
-  from?: 'probe';
 }
 
 /** The probe's budget, ms, set-up included: the product until half of it, then the read. */

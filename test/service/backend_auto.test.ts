@@ -47,11 +47,6 @@ describe('auto backend in the trainer service', () => {
     );
     expect(probe.timings.map((t) => t.backend)).toEqual(['wasm', 'webgpu']);
     for (const t of probe.timings) expect(t.msPerToken).toBeGreaterThan(0);
-    // the rates the estimate takes for the chosen backend: its probe's own times, as rates
-    for (const t of probe.timings.filter((x) => x.trainMsPerToken != null && !x.lowerBound)) {
-      expect(t.gflops).toBeGreaterThan(0);
-      expect(t.bandwidthGBs).toBeGreaterThan(0);
-    }
     // the SIMD kernels beat plain JavaScript, as WASM beats a software adapter in Chromium
     expect(probe.chosen).toBe('wasm');
     expect(report.name).toBe('wasm');

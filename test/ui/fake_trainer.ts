@@ -41,7 +41,7 @@ export interface FakeTrainerOptions {
   /** Bytes the fake "downloads" when loading a model or the sandbox. */
   loadBytes?: number;
   /** What measureSpeed() reports (default 20 GFLOP/s and 10 GB/s). */
-  speed?: { gflops: number; bandwidthGBs: number; backend?: string };
+  speed?: { gflops: number; bandwidthGBs: number };
   /** The verdict `auto` reports when the page asks for a probe (default none: WASM alone). */
   probe?: BackendProbe;
 }

@@ -83,42 +83,6 @@ describe('model cost before a download', () => {
     expect(text.detail).toContain('decoding streams 942 MB of weights a token at up to 15 GB/s');
   });
 
-  it("takes auto's probe rates for the backend it chose: WebGPU's engine, not a bare product", async () => {
-    const hub = mockHub();
-    const timing = { msPerToken: 1, decodeMsPerToken: 0.5, trainMsPerToken: 0.5 };
-    const trainer = new FakeTrainer({
-      speed: { gflops: 30, bandwidthGBs: 15, backend: 'webgpu' },
-      probe: {
-        key: 'k',
-        chosen: 'webgpu',
-        milliseconds: 900,
-        remembered: false,
-        timings: [
-          { backend: 'wasm', ...timing, gflops: 30, bandwidthGBs: 15 },
-          { backend: 'webgpu', ...timing, gflops: 3000, bandwidthGBs: 1500 },
-        ],
-      },
-    });
-    const controller = new RunController({
-      trainer,
-      proxy: (f) => f,
-      checkpoints: null,
-      estimateCost: (choice, config, _backend, speed) =>
-        estimateModelCost(
-          choice,
-          config,
-          { fetch: hub.fetch, device: { backend: 'webgpu' } },
-          speed,
-        ),
-    });
-    expect(await controller.start({ ...presetConfig('default'), backend: 'auto' })).toBe(true);
-    expect(controller.speed).toMatchObject({ gflops: 3000, bandwidthGBs: 1500, from: 'probe' });
-    const cost = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct')) as ModelCost;
-    // a hundred times the rates: under a minute where the bare product's speed said about an hour
-    expect(cost.step!.seconds).toBeLessThan(60);
-    expect(costText(cost).step).toMatch(/\(3000 GFLOP\/s in WebGPU's probe\)$/);
-  });
-
   it("follows the form's unapplied edits, and reads config.json once", async () => {
     const { hub, controller } = setup();
     await controller.start(presetConfig('default'));

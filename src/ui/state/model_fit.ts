@@ -1,9 +1,7 @@
 // "Will it fit, and how long will it take?" before a download: reads only config.json of a hub
 // model or picked folder, refuses a model too large for this device with the reason
 // (src/run/memory_check.ts, the check `cli train` runs too), and estimates the seconds per step on
-// this device from the speed the trainer worker measured (src/model_files/step_cost.ts): with
-// `auto`, the rates its probe measured for the backend it chose (the WebGPU engine or the WASM
-// kernels at the model's widths); else the speed probe's bare product and read.
+// this device from the speed the trainer worker measured (src/model_files/step_cost.ts).
 import type { FileCache } from '../../model_files/hub_source.ts';
 import { hubSource } from '../../model_files/hub_source.ts';
 import { localFilesSource } from '../../model_files/local_files_source.ts';
@@ -121,7 +119,7 @@ export function costText(cost: ModelCost): { step: string; memory: string; detai
   return {
     step:
       step && speed
-        ? `≈ ${formatDuration(step.seconds)} per step on this device (${speed.gflops.toFixed(0)} GFLOP/s ${speed.from === 'probe' ? `in ${speed.backend === 'webgpu' ? 'WebGPU' : 'WASM'}'s probe` : 'measured'})`
+        ? `≈ ${formatDuration(step.seconds)} per step on this device (${speed.gflops.toFixed(0)} GFLOP/s measured)`
         : 'Seconds per step: measuring this device…',
     memory: memory.message, // the page's and `cli train`'s one message (memory_estimate.ts)
     detail:

@@ -11,7 +11,7 @@ import type {
   ProbeRequest,
   SpeedMeasurement,
 } from '../../service/trainer_api.ts';
-import { estimateSpeed, rememberedProbes, rememberProbe } from '../../service/backend_choice.ts';
+import { rememberedProbes, rememberProbe } from '../../service/backend_choice.ts';
 import { defaultConfig, sandboxSettings, type RunConfig } from '../../run/config.ts';
 import { encodeLink } from '../../run/link.ts';
 import type { CustomTaskInput } from '../../tasks/custom.ts';
@@ -120,10 +120,8 @@ export class RunSetup {
     this.backend = info;
     this.backendProbe = probe ?? null;
     if (probe) rememberProbe(this.deps.settings, probe);
-    // A failure leaves the estimate without seconds; `auto`'s probe, where it measured the chosen
-    // backend's kernels, gives the rates instead of the bare product and read.
-    const measured = await this.deps.trainer.measureSpeed().catch(() => null);
-    this.speed = estimateSpeed(measured, this.backendProbe);
+    // A failure leaves the estimate without seconds.
+    this.speed = await this.deps.trainer.measureSpeed().catch(() => null);
     this.changes.emit('backend');
   }
 
