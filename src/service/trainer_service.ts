@@ -84,17 +84,26 @@ export class TrainerService implements TrainerApi {
         ? 'Measuring WebGPU against WASM on this model (2 s)'
         : 'Starting the tensor backend',
     });
-    // probed and measured now, before the sandbox's workers start and share the cores
-    const info =
-      options.backend === 'auto' && options.probe
-        ? await this.chooseBackend(options.probe)
-        : {
-            ...(await this.deps.selectBackend(
-              options.backend === 'auto' ? undefined : options.backend,
-            )),
-            probe: null,
-          };
-    this.speed = await measureSpeed().catch(() => null);
+    // probed and measured now, before the sandbox's workers start and share the cores; WASM's speed
+    // before WebGPU's probe, which on a software adapter leaves the CPU busy for a while after it
+    // (the page read 1.8-6.3 GFLOP/s just after it, 42-65 without it), so the estimate read a
+    // tenth of the device
+    const probing = options.backend === 'auto' && options.probe;
+    let wasmSpeed: SpeedMeasurement | null = null;
+    if (probing) {
+      await this.deps.selectBackend('wasm');
+      wasmSpeed = await measureSpeed().catch(() => null);
+    }
+    const info = probing
+      ? await this.chooseBackend(options.probe!)
+      : {
+          ...(await this.deps.selectBackend(
+            options.backend === 'auto' ? undefined : options.backend,
+          )),
+          probe: null,
+        };
+    this.speed =
+      wasmSpeed?.backend === tf.getBackend() ? wasmSpeed : await measureSpeed().catch(() => null);
     this.sandboxSize = options.sandboxes ?? 2;
     if (options.sandbox) this.config = { ...this.config, ...options.sandbox };
     await this.restartSandbox(onProgress);
