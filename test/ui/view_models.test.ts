@@ -114,7 +114,7 @@ describe('trajectory viewer model', () => {
     const badges = outcomeBadges(hacked);
     expect(badges.map((b) => b.label)).toEqual(['failed', 'tampered']);
     expect(badges[1]!.detail).toBe(
-      'reward hacking: redefines builtin exec; exits before its tests',
+      'Reward hacking caught: the program tried to change how it is judged, so its tests scored 0 (the judge saw: redefines builtin exec; exits before its tests).',
     );
     expect(filterSamples([records[0]!, hacked, records[1]!], 'tampered')).toEqual([hacked]);
     expect(filterSamples(records, 'tampered')).toEqual([]);
