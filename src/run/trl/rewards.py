@@ -48,6 +48,7 @@ def _judge():
             __import__(name)
         except ImportError:
             pass
+    stdlib_dir = os.path.dirname(os.__file__) + os.sep
     request = json.loads(sys.stdin.read())
     nonce, code, probes = request['nonce'], request['code'], request['probes']
     request = None
@@ -69,43 +70,64 @@ def _judge():
     plain_dicts = (collections.Counter, collections.OrderedDict, collections.defaultdict)
     pristine_types = frozenset(id_(v) for _, _, d in baseline for v in d.values() if isinstance_(v, type_)) | \
         frozenset(id_(v) for v in pristine_builtins.values() if isinstance_(v, type_))
-    stdlib_dir = os.path.dirname(os.__file__) + os.sep
     frame_attrs = frozenset(['tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_back', 'f_globals',
                              'f_locals', 'f_builtins', 'gi_code', 'f_code', 'cr_code', 'ag_code'])
     refused_prefixes = ('ctypes.', 'subprocess.', 'os.exec', 'os.posix_spawn', 'os.spawn', 'os.fork',
-                        'os.system', 'os.kill', 'os.killpg', 'os.putenv', 'os.unsetenv', 'pty.', 'socket.',
-                        'gc.get_', 'sys._getframe', 'sys._current_', 'sys.settrace', 'sys.setprofile',
-                        'sys.monitoring', 'code.__new__', 'marshal.load', 'sys.addaudithook',
-                        'cpython.PyInterpreterState')
-    # Stdlib modules may look at their caller's frame (namedtuple, enum, typing do); a program,
-    # inspect and traceback (which hand frames to their caller) may not.
-    frame_givers = ('inspect.py', 'traceback.py')
+                        'os.system', 'os.kill', 'os.killpg', 'pty.', 'socket.', 'gc.get_', 'code.__new__',
+                        'marshal.load', 'sys.addaudithook', 'cpython.PyInterpreterState')
+    frame_events = ('sys._getframe', 'sys._getframemodulename', 'sys._current_frames', 'sys._current_exceptions')
+    trace_events = ('sys.settrace', 'sys.setprofile', 'sys.monitoring.register_callback')
+    protected = frozenset(['main.py', '<sandbox>', '<test>'])
+    # The tab's rule (src/env/python/lockdown.py): the program's own code (not the stdlib) may not
+    # read interpreter frames, and nobody may get them through inspect or traceback's frame lookups;
+    # the stdlib reading a traceback's frames for the program (traceback.print_exc) is fine.
+    frame_givers = (stdlib_dir + 'inspect.py', stdlib_dir + 'traceback.py')
     getframe = sys._getframe
+    startswith = str.startswith
     state = {'armed': False, 'inside': False}
 
-    def stdlib_caller():
+    def program(filename):
+        return type_(filename) is str and filename not in ('<sandbox>', '<test>') and \
+            not startswith(filename, stdlib_dir) and not startswith(filename, '<frozen')
+
+    def caller():
         state['inside'] = True
         try:
             frame = getframe(2)
-            name = frame.f_code.co_filename
-            return name.startswith(stdlib_dir) and not name.endswith(frame_givers)
+            return frame.f_code.co_filename if frame is not None else None
         finally:
             state['inside'] = False
 
     def hook(event, args):
         if not state['armed'] or state['inside']:
             return
-        bad = event.startswith(refused_prefixes)
-        if bad and event.startswith('sys._getframe') and stdlib_caller():
-            bad = False
-        if event == 'object.__getattr__' and len_(args) > 1 and args[1] in frame_attrs:
-            bad = True
-        if event == 'open' and len_(args) > 0 and isinstance_(args[0], str) and args[0].startswith('/proc'):
-            bad = True
-        if bad:
-            note('reads interpreter frames (' + event + ')' if 'frame' in event or event == 'object.__getattr__'
-                 else 'uses a refused feature (' + event + ')')
+        if startswith(event, refused_prefixes):
+            note('uses a refused feature (' + event + ')')
             raise RuntimeError(event + ' is disabled in the judge')
+        frames = event in frame_events
+        attribute = event == 'object.__getattr__' and len_(args) > 1 and args[1] in frame_attrs
+        traced = event in trace_events
+        opened = event == 'open' and len_(args) > 0 and type_(args[0]) is str and (
+            args[0] in protected or startswith(args[0], '/proc'))
+        compiled = event == 'compile' and len_(args) > 1 and type_(args[1]) is str and (
+            args[1] in protected or startswith(args[1], stdlib_dir))
+        if not (frames or attribute or traced or opened or compiled):
+            return
+        filename = caller()
+        if frames or attribute:
+            if program(filename) or (frames and filename in frame_givers):
+                note('reads interpreter frames (' + (event if frames else args[1]) + ')')
+                raise RuntimeError('reading interpreter frames is disabled in the judge')
+        elif traced:
+            if program(filename):
+                note('sets a trace or profile function (' + event + ')')
+                raise RuntimeError(event + ' is disabled in the judge')
+        elif opened:
+            note("reads the harness's files (" + args[0] + ')')
+            raise RuntimeError('this file cannot be opened in the judge')
+        elif compiled and program(filename):
+            note('compiles code under a harness or stdlib file name (' + args[1] + ')')
+            raise RuntimeError('this file name is reserved in the judge')
 
     sys.addaudithook(hook)
 
@@ -118,6 +140,10 @@ def _judge():
 
     sink = Sink()
     streams = (sys.stdout, sys.stderr)
+    harness_globals = globals()
+    pristine_harness = dict_(harness_globals)
+    pristine_meta_path, pristine_path_hooks = list_(sys.meta_path), list_(sys.path_hooks)
+    pristine_streams = {}
 
     def put_back():
         for key in [k for k in bdict if k not in pristine_builtins]:
@@ -130,6 +156,11 @@ def _judge():
             for key, value in d.items():
                 if live.get(key) is not value:
                     live[key] = value
+        sys.meta_path[:] = pristine_meta_path
+        sys.path_hooks[:] = pristine_path_hooks
+        for key in [k for k in harness_globals if k not in pristine_harness]:
+            del harness_globals[key]
+        harness_globals.update(pristine_harness)
         sys.stdout, sys.stderr = streams
 
     def check(main):
@@ -154,6 +185,15 @@ def _judge():
             for key, value in list_(main.items()):
                 if key in pristine_builtins and callable_(value) and id_(value) not in stdlib_ids:
                     note('redefines builtin ' + str_(key))
+        for key in ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__'):
+            if getattr_(sys, key, None) is not pristine_streams[key]:
+                note('replaces sys.' + key.strip('_'))
+        if list_(sys.meta_path) != pristine_meta_path:
+            note('installs an import hook (sys.meta_path)')
+        if list_(sys.path_hooks) != pristine_path_hooks:
+            note('installs an import hook (sys.path_hooks)')
+        if dict_(harness_globals) != pristine_harness:
+            note('modifies the sandbox harness')
         if sys.gettrace() is not None or sys.getprofile() is not None:
             note('sets a trace or profile function')
         if atexit._ncallbacks():
@@ -212,6 +252,8 @@ def _judge():
     main = {'__name__': '__main__', '__file__': 'main.py', '__builtins__': builtins}
     ok, error_type = False, None
     sys.stdout, sys.stderr = sink, sink
+    for key in ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__'):
+        pristine_streams[key] = getattr_(sys, key, None)
     state['armed'] = True
     try:
         exec_(compile_(code, 'main.py', 'exec', dont_inherit=True), main)
@@ -257,6 +299,18 @@ def _judge():
             check(main)
             put_back()
             results.append(result)
+    # What the program left behind may act when it is collected (a __del__): collect it, then look.
+    sys.stdout, sys.stderr = sink, sink
+    state['armed'] = True
+    try:
+        main.clear()
+        space = None
+        gc.collect()
+    except BaseException:
+        note('fails when its objects are collected')
+    state['armed'] = False
+    check(None)
+    put_back()
     report = dumps({'ok': ok, 'error': error_type, 'results': results, 'tampered': sorted(set(found))})
     write(out_fd, (nonce + ' ' + report + '\n').encode('utf-8', 'surrogatepass'))
     os._exit(0)
@@ -264,6 +318,10 @@ def _judge():
 
 _judge()
 '''
+
+
+# The judge runs under the file name <sandbox>, which a program may not compile code under.
+LAUNCH = "import sys; exec(compile(sys.argv.pop(1), '<sandbox>', 'exec'), {'__name__': '__main__'})"
 
 
 def judge(code, probes, timeout_s=None):
@@ -274,7 +332,7 @@ def judge(code, probes, timeout_s=None):
     request = json.dumps({'nonce': nonce, 'code': code, 'probes': [
         {'kind': 'value', 'expr': p['expr']} if p['kind'] == 'value' else {'kind': 'statement', 'source': p['source']}
         for p in probes]})
-    text, timed_out, _ = environment.run_child([sys.executable, '-I', '-S', '-c', JUDGE], request, timeout_s,
+    text, timed_out, _ = environment.run_child([sys.executable, '-I', '-S', '-c', LAUNCH, JUDGE], request, timeout_s,
                                                4 * 1024 * 1024)
     failed = {'ok': False, 'results': None, 'tampered': [], 'timed_out': timed_out}
     if timed_out:
@@ -365,7 +423,7 @@ def applies(name, task):
     return True
 
 
-def score_part(name, task, episode):
+def score_part(name, task, episode, partial_credit):
     if name == 'output_match':
         expected = task['expected_output'].strip()
         return 1.0 if any(turn.get('execution') and last_line(turn['execution']['observation']) == expected
@@ -377,7 +435,7 @@ def score_part(name, task, episode):
         passed, total, tampered = test_counts(task, code)
         if tampered or total == 0:
             return 0.0
-        if protocol.PARTIAL_CREDIT:
+        if partial_credit:
             return passed / total
         return 1.0 if passed == total else 0.0
     if name == 'final_answer':
@@ -400,13 +458,14 @@ def score_part(name, task, episode):
     raise ValueError('unknown reward part ' + name)
 
 
-def score_episode(task, episode, weights=None):
+def score_episode(task, episode, weights=None, partial_credit=None):
     """{'reward', 'parts', 'passed'} as the tab's scoreTrajectory computes them."""
     weights = protocol.REWARD_WEIGHTS if weights is None else weights
+    partial_credit = protocol.PARTIAL_CREDIT if partial_credit is None else partial_credit
     active = [name for name in protocol.REWARD_NAMES if weights.get(name, 0) > 0 and applies(name, task)]
     parts = {}
     for name in active:
-        parts[name] = 0.0 if episode.get('timed_out') else score_part(name, task, episode)
+        parts[name] = 0.0 if episode.get('timed_out') else score_part(name, task, episode, partial_credit)
     weight_sum = sum(weights[name] for name in active)
     reward = sum(weights[name] * parts[name] for name in active) / weight_sum if weight_sum > 0 else 0.0
     correctness = [name for name in active if name in CORRECTNESS]
@@ -510,7 +569,7 @@ def score_file(path):
             item = json.loads(line)
             task = item.get('task') or tasks[item['task_id']]
             scored = score_episode(task, program_episode(item['code'], item.get('answer')),
-                                   item.get('weights'))
+                                   item.get('weights'), item.get('partial_credit'))
             print(json.dumps(scored), flush=True)
     return 0
 
