@@ -7,7 +7,8 @@
 # model sees comes from protocol.py, which the exporter writes from the tab's own TypeScript
 # constants, so the two cannot drift.
 #
-# Programs run in a fresh `python3 -I` subprocess each (no state shared between runs), in an empty
+# Programs run in a fresh `python3 -I -u` subprocess each (unbuffered: stdout and stderr keep the
+# order printed; no state shared between runs), in an empty
 # temporary folder, with a deadline and resource limits (memory, CPU seconds, file size, open files).
 import os
 import re
@@ -115,7 +116,7 @@ def run_program(code, timeout_s=None, max_output=None):
     traceback included), or TIMEOUT when the program ran past its deadline."""
     timeout_s = protocol.TIMEOUT_S if timeout_s is None else timeout_s
     max_output = protocol.MAX_OUTPUT_CHARS if max_output is None else max_output
-    text, timed_out, code_ = run_child([sys.executable, '-I', '-c', RUNNER], code, timeout_s, max_output)
+    text, timed_out, code_ = run_child([sys.executable, '-I', '-u', '-c', RUNNER], code, timeout_s, max_output)
     if timed_out:
         return {'observation': protocol.TIMEOUT_OBSERVATION, 'timed_out': True, 'ok': False}
     return {'observation': text, 'timed_out': False, 'ok': code_ == 0}
