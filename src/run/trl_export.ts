@@ -265,7 +265,7 @@ function readme(config: RunConfig, runLink: string | null, taskCount: number): s
   const model = baseModelName(config.model);
   return `# TRL export of a run
 
-${runLink ? `Exported from the run link:\n\n    ${runLink}\n` : 'Exported from a run config.'}
+${runLink ? `Exported from the run link (the page's address followed by this):\n\n    ${runLink}\n` : 'Exported from a run config.'}
 
 ${taskCount} tasks (set \`${config.tasks}\`${config.customTasks.length > 0 ? ` plus ${config.customTasks.length} custom` : ''}), model ${model ? `\`${model}\`` : "the tab's embedded demo model (no hub id: pass `--model`)"}, ${config.finetune === 'lora' ? `LoRA r=${config.loraRank}, alpha=${config.loraAlpha}` : 'full fine-tuning'}.
 
@@ -274,7 +274,7 @@ ${taskCount} tasks (set \`${config.tasks}\`${config.customTasks.length > 0 ? ` p
     pip install -r requirements.txt
     python rewards.py --self-test      # any machine, Python 3.10+, no GPU
     python train.py --dry-run          # no TRL needed: tasks, config mapping, one scripted episode
-    python train.py ${model ? '' : '--model Qwen/Qwen2.5-0.5B-Instruct '}            # GPU, TRL ${TRL_VERSION} with vLLM
+    python train.py${model ? '                    ' : ' --model Qwen/Qwen2.5-0.5B-Instruct'}  # GPU, TRL ${TRL_VERSION} with vLLM
     python train.py --adapter DIR      # start from a PEFT adapter the tab exported
 
 ## Files
