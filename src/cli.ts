@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./cli/eval_command.ts')).evalCommand,
   bench: async () => (await import('./cli/bench_command.ts')).benchCommand,
   score: async () => (await import('./cli/score_command.ts')).scoreCommand,
+  'export-trl': async () => (await import('./cli/export_trl_command.ts')).exportTrlCommand,
   'make-shape-model': async () =>
     (await import('./cli/shape_model_command.ts')).makeShapeModelCommand,
 };

@@ -2,7 +2,7 @@
 // {"summary": …}. `--out` saves the adapter (PEFT) or the full weights, and the run's config.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { exportPeftAdapter } from '../model/peft.ts';
+import { exportPeftAdapter, peftBaseModelName } from '../model/peft.ts';
 import { hfWeights } from '../model/hf_weights.ts';
 import { writeSafetensors } from '../model_files/safetensors_write.ts';
 import type { ModelSource } from '../model_files/source.ts';
@@ -75,7 +75,10 @@ async function saveRun(
   }
   const files: Record<string, Uint8Array> =
     policy.model.training.kind === 'lora'
-      ? await exportPeftAdapter(policy.model, config.model)
+      ? await exportPeftAdapter(
+          policy.model,
+          peftBaseModelName(policy.info.name, policy.info.source),
+        )
       : {
           'model.safetensors': writeSafetensors(hfWeights(policy.model.params), 'F32', {
             format: 'pt',

@@ -11,6 +11,19 @@ import { writeSafetensors, type TensorToWrite } from '../model_files/safetensors
 
 const PREFIX = 'base_model.model.';
 
+/**
+ * What `base_model_name_or_path` should say so that `AutoPeftModelForCausalLM` can find the base:
+ * the hub id for a hub model (without the " (mirror url)" a non-default hub adds to its name), the
+ * folder's own name for a local folder (its path on this machine means nothing elsewhere), and
+ * 'demo' for the tab's embedded model (which has no hub id).
+ */
+export function peftBaseModelName(name: string, source: 'demo' | 'hub' | 'files' | 'path'): string {
+  if (source === 'demo') return 'demo';
+  if (source === 'hub') return name.split(' (')[0]!;
+  const parts = name.split(/[\\/]+/).filter((part) => part !== '');
+  return parts.at(-1) ?? name;
+}
+
 /** The two PEFT files of the model's current adapters. */
 export async function exportPeftAdapter(
   model: CausalLM,
@@ -55,6 +68,43 @@ export async function exportPeftAdapter(
   };
 }
 
+/**
+ * The adapter_config.json settings PEFT applies and this importer does not: each changes the
+ * adapter's output (rsLoRA scales alpha/sqrt(r), not alpha/r; DoRA adds a magnitude vector;
+ * fan_in_fan_out stores weights transposed; rank_pattern and alpha_pattern give some modules another
+ * r or alpha), so an adapter that sets one is refused rather than loaded wrong. One message per
+ * field set, naming it.
+ */
+export function unsupportedAdapterSettings(config: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const flags: [string, string][] = [
+    [
+      'use_rslora',
+      'rank-stabilized LoRA scales by lora_alpha / sqrt(r); the tab scales by lora_alpha / r',
+    ],
+    ['use_dora', 'DoRA adds a learned magnitude per output; the tab has plain LoRA only'],
+    [
+      'fan_in_fan_out',
+      'the weights are stored transposed (Conv1D layers); the tab reads Linear layouts',
+    ],
+  ];
+  for (const [field, why] of flags) {
+    if (config[field] !== undefined && config[field] !== null && config[field] !== false)
+      problems.push(
+        `adapter_config.json sets ${field}: ${JSON.stringify(config[field])}, which this importer does not implement (${why}). Fix: train the adapter with ${field}=False.`,
+      );
+  }
+  for (const field of ['rank_pattern', 'alpha_pattern']) {
+    const value = config[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length > 0)
+      problems.push(
+        `adapter_config.json sets ${field}: ${JSON.stringify(value)} (another r or alpha for some modules), which this importer does not implement. Fix: train the adapter with one r and lora_alpha for every module (an empty ${field}).`,
+      );
+  }
+  return problems;
+}
+
 /** Loads PEFT adapter files into the model's adapters; rank, alpha and targets must match. */
 export function importPeftAdapter(model: CausalLM, files: Record<string, Uint8Array>): void {
   if (model.training.kind !== 'lora')
@@ -71,6 +121,10 @@ export function importPeftAdapter(model: CausalLM, files: Record<string, Uint8Ar
   } catch (error) {
     throw new Error(`adapter_config.json is not valid JSON: ${(error as Error).message}`);
   }
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new Error('adapter_config.json is not a JSON object');
+  const unsupported = unsupportedAdapterSettings(config as Record<string, unknown>);
+  if (unsupported.length > 0) throw new Error(unsupported.join(' '));
   const lora = model.training.lora;
   if (config.peft_type !== 'LORA')
     throw new Error(

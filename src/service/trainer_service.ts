@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from '../kernels/backend.ts';
 import { autoBackend, type AutoBackendDeps, type BackendReport } from './backend_auto.ts';
-import { exportPeftAdapter, importPeftAdapter } from '../model/peft.ts';
+import { exportPeftAdapter, importPeftAdapter, peftBaseModelName } from '../model/peft.ts';
 import type { RngState } from '../model/rng.ts';
 import type { ModelSource } from '../model_files/source.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../run/config.ts';
@@ -250,7 +250,7 @@ export class TrainerService implements TrainerApi {
 
   async exportAdapter(): Promise<Record<string, Uint8Array>> {
     const policy = this.requirePolicy();
-    return exportPeftAdapter(policy.model, policy.info.name);
+    return exportPeftAdapter(policy.model, peftBaseModelName(policy.info.name, policy.info.source));
   }
 
   async importAdapter(files: Record<string, Uint8Array>): Promise<void> {

@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
-import { exportPeftAdapter, importPeftAdapter } from '../../src/model/peft.ts';
+import {
+  exportPeftAdapter,
+  importPeftAdapter,
+  peftBaseModelName,
+  unsupportedAdapterSettings,
+} from '../../src/model/peft.ts';
 import { parseSafetensors } from '../../src/model_files/safetensors.ts';
 import { useBackend } from '../helpers/models.ts';
 import { maxAbsDiff } from '../helpers/numbers.ts';
@@ -91,5 +96,71 @@ describe('PEFT adapters', () => {
       importPeftAdapter(model, { 'adapter_config.json': files['adapter_config.json'] }),
     ).toThrow(/adapter_model.safetensors/);
     model.dispose();
+  });
+});
+
+describe('PEFT adapter settings the importer does not implement', () => {
+  beforeAll(() => useBackend('wasm'));
+  const config = JSON.parse(new TextDecoder().decode(files['adapter_config.json'])) as Record<
+    string,
+    unknown
+  >;
+  const withConfig = (changes: Record<string, unknown>) => ({
+    ...files,
+    'adapter_config.json': new TextEncoder().encode(JSON.stringify({ ...config, ...changes })),
+  });
+
+  it("PEFT's own defaults (false, empty patterns, or absent) are accepted", () => {
+    expect(
+      unsupportedAdapterSettings({
+        ...config,
+        use_rslora: false,
+        use_dora: false,
+        fan_in_fan_out: false,
+        rank_pattern: {},
+        alpha_pattern: {},
+      }),
+    ).toEqual([]);
+    expect(unsupportedAdapterSettings({ r: 4, lora_alpha: 8 })).toEqual([]);
+  });
+
+  it.each([
+    [
+      'use_rslora',
+      true,
+      /use_rslora: true.*sqrt\(r\).*Fix: train the adapter with use_rslora=False/,
+    ],
+    ['use_dora', true, /use_dora: true.*DoRA.*Fix:/],
+    ['fan_in_fan_out', true, /fan_in_fan_out: true.*transposed.*Fix:/],
+    [
+      'rank_pattern',
+      { 'model.layers.0.self_attn.q_proj': 8 },
+      /rank_pattern: \{.*Fix:.*empty rank_pattern/,
+    ],
+    ['alpha_pattern', { q_proj: 32 }, /alpha_pattern: \{"q_proj":32\}.*Fix:/],
+  ])('an adapter with %s set is refused, the message naming it', async (field, value, message) => {
+    expect(unsupportedAdapterSettings({ ...config, [field]: value })).toEqual([
+      expect.stringMatching(message),
+    ]);
+    const model = await CausalLM.load(directorySource('test/fixtures/models/tiny-llama'), {
+      training: lora(4, 8),
+    });
+    expect(() => importPeftAdapter(model, withConfig({ [field]: value }))).toThrow(message);
+    model.dispose();
+  });
+});
+
+describe("the exported adapter's base_model_name_or_path", () => {
+  it('is the hub id for a hub model, the folder name for a folder, demo for the demo', () => {
+    expect(peftBaseModelName('Qwen/Qwen2.5-0.5B-Instruct', 'hub')).toBe(
+      'Qwen/Qwen2.5-0.5B-Instruct',
+    );
+    expect(peftBaseModelName('owner/tiny (http://127.0.0.1:8080)', 'hub')).toBe('owner/tiny');
+    expect(peftBaseModelName('/home/me/models/SmolLM2-135M-Instruct', 'path')).toBe(
+      'SmolLM2-135M-Instruct',
+    );
+    expect(peftBaseModelName('/home/me/models/tiny/', 'path')).toBe('tiny');
+    expect(peftBaseModelName('my-model', 'files')).toBe('my-model');
+    expect(peftBaseModelName('demo', 'demo')).toBe('demo');
   });
 });

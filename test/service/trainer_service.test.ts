@@ -85,6 +85,10 @@ describe('TrainerService (the worker API) in Node', () => {
   it('exports the adapter in PEFT format and refuses a checkpoint of another model', async () => {
     const service = services[0]!;
     const files = await service.exportAdapter();
+    // the model here comes from a temporary folder: the adapter names the folder, not its path
+    expect(
+      JSON.parse(new TextDecoder().decode(files['adapter_config.json'])).base_model_name_or_path,
+    ).toMatch(/^service-model-[^/\\]+$/);
     const tensors = parseSafetensors(files['adapter_model.safetensors']!);
     expect(
       [...tensors.entries.keys()].every((name) =>

@@ -1,0 +1,583 @@
+# The tab's reward rules (src/rl/rewards.ts) with the run's weights (protocol.REWARD_WEIGHTS): the
+# reward is the weighted mean of the parts that apply to the task and weigh above 0; a timed-out
+# episode scores 0.
+#   output_match  the last non-empty line of any execution's observation equals the expected output
+#   tests         the final code passes every hidden test (the judge below); partial credit if set
+#   final_answer  the FINAL ANSWER text equals the expected output, whitespace normalized
+#   format        every turn was a well-formed action and the episode ended with FINAL ANSWER
+#   tool_use      the episode searched the docs before it first ran code
+#
+# The judge (the tab's is src/env/python/judge.py): the program and each hidden test run in a fresh
+# `python3 -I` subprocess with a deadline and resource limits. A test `assert EXPR == VALUE` was
+# split by the exporter (the same code the tab uses): the child only evaluates EXPR and returns it
+# as plain data; the comparison with VALUE happens here, in this process, on data decoded from
+# JSON, so the program never sees the expected value and cannot make a custom object "equal" it.
+# The child's report is tagged with a nonce that only the harness's local variables hold; an audit
+# hook refuses frame and gc introspection, ctypes, tracing and process spawning, so a program
+# cannot read it. Tampering (a changed builtin, a monkeypatched stdlib callable, an edited
+# sys.modules, an exit before the tests, a non-plain result made to pass for plain data, a refused
+# audit event) scores the tests part 0, as in the tab.
+#
+#   python rewards.py --self-test         every task's reference solution scores 1; wrong and hack
+#                                         programs score 0
+#   python rewards.py --score FILE        one JSON line per {"task_id", "code"} line: the reward of
+#                                         an episode that runs `code` once (the parity test's input)
+import json
+import math
+import os
+import secrets
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import environment  # noqa: E402
+import protocol  # noqa: E402
+
+CORRECTNESS = ('output_match', 'tests', 'final_answer')
+
+# The judge's child. Reads {"nonce", "code", "probes"} on stdin; writes one line
+# "<nonce> <json report>" to its original stdout at the end. Runs with -I -S.
+JUDGE = r'''
+def _judge():
+    import sys, os, json, builtins, atexit, gc, collections
+    for name in ('math', 're', 'itertools', 'functools', 'collections', 'string', 'operator', 'random',
+                 'statistics', 'heapq', 'bisect', 'fractions', 'decimal', 'datetime', 'copy', 'io',
+                 'linecache', 'typing', 'inspect', 'traceback', 'textwrap', 'unicodedata', 'array',
+                 'json.encoder', 'json.decoder', 'cmath', 'enum', 'dataclasses', 'abc', 'numbers'):
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    stdlib_dir = os.path.dirname(os.__file__) + os.sep
+    request = json.loads(sys.stdin.read())
+    nonce, code, probes = request['nonce'], request['code'], request['probes']
+    request = None
+    sys.stdin = open(os.devnull)
+    write, out_fd, dumps = os.write, os.dup(1), json.dumps
+    type_, id_, len_, str_, callable_, isinstance_, issubclass_ = type, id, len, str, callable, isinstance, issubclass
+    list_, tuple_, dict_, set_, frozenset_, format_, getattr_ = list, tuple, dict, set, frozenset, format, getattr
+    compile_, eval_, exec_ = compile, eval, exec
+    float_repr = float.__repr__
+    found = []
+    note = found.append
+    bdict = builtins.__dict__
+    pristine_builtins = dict_(bdict)
+    baseline_modules = dict_(sys.modules)
+    baseline = [(name, mod, dict_(vars(mod))) for name, mod in baseline_modules.items()
+                if type_(getattr_(mod, '__dict__', None)) is dict]
+    stdlib_ids = frozenset(id_(v) for _, _, d in baseline for v in d.values())
+    plain_types = (int, float, str, list, tuple, dict, set, frozenset)
+    plain_dicts = (collections.Counter, collections.OrderedDict, collections.defaultdict)
+    pristine_types = frozenset(id_(v) for _, _, d in baseline for v in d.values() if isinstance_(v, type_)) | \
+        frozenset(id_(v) for v in pristine_builtins.values() if isinstance_(v, type_))
+    frame_attrs = frozenset(['tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_back', 'f_globals',
+                             'f_locals', 'f_builtins', 'gi_code', 'f_code', 'cr_code', 'ag_code'])
+    refused_prefixes = ('ctypes.', 'subprocess.', 'os.exec', 'os.posix_spawn', 'os.spawn', 'os.fork',
+                        'os.system', 'os.kill', 'os.killpg', 'pty.', 'socket.', 'gc.get_', 'code.__new__',
+                        'marshal.load', 'sys.addaudithook', 'cpython.PyInterpreterState')
+    frame_events = ('sys._getframe', 'sys._getframemodulename', 'sys._current_frames', 'sys._current_exceptions')
+    trace_events = ('sys.settrace', 'sys.setprofile', 'sys.monitoring.register_callback')
+    protected = frozenset(['main.py', '<sandbox>', '<test>'])
+    # The tab's rule (src/env/python/lockdown.py): the program's own code (not the stdlib) may not
+    # read interpreter frames, and nobody may get them through inspect or traceback's frame lookups;
+    # the stdlib reading a traceback's frames for the program (traceback.print_exc) is fine.
+    frame_givers = (stdlib_dir + 'inspect.py', stdlib_dir + 'traceback.py')
+    getframe = sys._getframe
+    startswith = str.startswith
+    state = {'armed': False, 'inside': False}
+
+    def program(filename):
+        return type_(filename) is str and filename not in ('<sandbox>', '<test>') and \
+            not startswith(filename, stdlib_dir) and not startswith(filename, '<frozen')
+
+    def caller():
+        state['inside'] = True
+        try:
+            frame = getframe(2)
+            return frame.f_code.co_filename if frame is not None else None
+        finally:
+            state['inside'] = False
+
+    def hook(event, args):
+        if not state['armed'] or state['inside']:
+            return
+        if startswith(event, refused_prefixes):
+            note('uses a refused feature (' + event + ')')
+            raise RuntimeError(event + ' is disabled in the judge')
+        frames = event in frame_events
+        attribute = event == 'object.__getattr__' and len_(args) > 1 and args[1] in frame_attrs
+        traced = event in trace_events
+        opened = event == 'open' and len_(args) > 0 and type_(args[0]) is str and (
+            args[0] in protected or startswith(args[0], '/proc'))
+        compiled = event == 'compile' and len_(args) > 1 and type_(args[1]) is str and (
+            args[1] in protected or startswith(args[1], stdlib_dir))
+        if not (frames or attribute or traced or opened or compiled):
+            return
+        filename = caller()
+        if frames or attribute:
+            if program(filename) or (frames and filename in frame_givers):
+                note('reads interpreter frames (' + (event if frames else args[1]) + ')')
+                raise RuntimeError('reading interpreter frames is disabled in the judge')
+        elif traced:
+            if program(filename):
+                note('sets a trace or profile function (' + event + ')')
+                raise RuntimeError(event + ' is disabled in the judge')
+        elif opened:
+            note("reads the harness's files (" + args[0] + ')')
+            raise RuntimeError('this file cannot be opened in the judge')
+        elif compiled and program(filename):
+            note('compiles code under a harness or stdlib file name (' + args[1] + ')')
+            raise RuntimeError('this file name is reserved in the judge')
+
+    sys.addaudithook(hook)
+
+    class Sink:
+        def write(self, text):
+            return len_(text)
+
+        def flush(self):
+            pass
+
+    sink = Sink()
+    streams = (sys.stdout, sys.stderr)
+    harness_globals = globals()
+    pristine_harness = dict_(harness_globals)
+    pristine_meta_path, pristine_path_hooks = list_(sys.meta_path), list_(sys.path_hooks)
+    pristine_streams = {}
+
+    def put_back():
+        for key in [k for k in bdict if k not in pristine_builtins]:
+            del bdict[key]
+        bdict.update(pristine_builtins)
+        for name, mod in baseline_modules.items():
+            sys.modules[name] = mod
+        for _, mod, d in baseline:
+            live = vars(mod)
+            for key, value in d.items():
+                if live.get(key) is not value:
+                    live[key] = value
+        sys.meta_path[:] = pristine_meta_path
+        sys.path_hooks[:] = pristine_path_hooks
+        for key in [k for k in harness_globals if k not in pristine_harness]:
+            del harness_globals[key]
+        harness_globals.update(pristine_harness)
+        sys.stdout, sys.stderr = streams
+
+    def check(main):
+        for key, value in pristine_builtins.items():
+            if bdict.get(key) is not value:
+                note('redefines builtin ' + str_(key))
+        for key in bdict:
+            if key not in pristine_builtins:
+                note('adds builtin ' + str_(key))
+        for name, mod in baseline_modules.items():
+            if sys.modules.get(name) is not mod and name != '__main__':
+                note('edits sys.modules (' + str_(name) + ')')
+        for name, mod, d in baseline:
+            live = vars(mod)
+            for key, value in d.items():
+                now = live.get(key)
+                if now is not value and (callable_(value) or callable_(now)) and key not in ('stdout', 'stderr', 'stdin'):
+                    note('monkeypatches ' + name + '.' + str_(key))
+        if main is not None:
+            if main.get('__builtins__', builtins) is not builtins:
+                note('replaces __builtins__')
+            for key, value in list_(main.items()):
+                if key in pristine_builtins and callable_(value) and id_(value) not in stdlib_ids:
+                    note('redefines builtin ' + str_(key))
+        for key in ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__'):
+            if getattr_(sys, key, None) is not pristine_streams[key]:
+                note('replaces sys.' + key.strip('_'))
+        if list_(sys.meta_path) != pristine_meta_path:
+            note('installs an import hook (sys.meta_path)')
+        if list_(sys.path_hooks) != pristine_path_hooks:
+            note('installs an import hook (sys.path_hooks)')
+        if dict_(harness_globals) != pristine_harness:
+            note('modifies the sandbox harness')
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            note('sets a trace or profile function')
+        if atexit._ncallbacks():
+            note('registers an atexit handler')
+        if gc.callbacks:
+            note('uses gc introspection (gc.callbacks)')
+
+    class NonPlain(Exception):
+        pass
+
+    def suspect(t):
+        if id_(t) in pristine_types:
+            return None
+        if issubclass_(t, plain_types):
+            return 'a subclass of ' + next(b for b in plain_types if issubclass_(t, b)).__name__
+        for klass in t.__mro__:
+            if id_(klass) in pristine_types:
+                continue
+            for name in ('__eq__', '__ne__', '__hash__', '__class__', '__getattribute__', '__getattr__'):
+                if name in vars(klass):
+                    return 'custom ' + name
+        return None
+
+    def namedtuple_like(t):
+        if type_(t) is not type or t.__bases__ != (tuple,):
+            return False
+        own = vars(t)
+        return '_fields' in own and not any(name in own for name in (
+            '__eq__', '__ne__', '__hash__', '__class__', '__getattribute__', '__getattr__', '__iter__', '__len__',
+            '__getitem__'))
+
+    def plain(x, depth):
+        if depth > 100:
+            raise NonPlain('nested too deeply', None)
+        t = type_(x)
+        if t is str:
+            return ['s', x]
+        if t is bool:
+            return ['b', x]
+        if x is None:
+            return ['n']
+        if t is int:
+            return ['i', format_(x, 'x')]
+        if t is float:
+            return ['f', float_repr(x)]
+        if t is list:
+            return ['l', [plain(item, depth + 1) for item in list_.__iter__(x)]]
+        if t is tuple or namedtuple_like(t):
+            return ['t', [plain(item, depth + 1) for item in tuple_.__iter__(x)]]
+        if t is dict or t is plain_dicts[0] or t is plain_dicts[1] or t is plain_dicts[2]:
+            return ['d', [[plain(k, depth + 1), plain(v, depth + 1)] for k, v in dict_.items(x)]]
+        if t is set or t is frozenset:
+            return ['S', [plain(item, depth + 1) for item in (set_.__iter__(x) if t is set else frozenset_.__iter__(x))]]
+        raise NonPlain(t.__name__, suspect(t))
+
+    main = {'__name__': '__main__', '__file__': 'main.py', '__builtins__': builtins}
+    ok, error_type = False, None
+    sys.stdout, sys.stderr = sink, sink
+    for key in ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__'):
+        pristine_streams[key] = getattr_(sys, key, None)
+    state['armed'] = True
+    try:
+        exec_(compile_(code, 'main.py', 'exec', dont_inherit=True), main)
+        ok = True
+    except SystemExit:
+        note('exits before its tests (SystemExit)')
+        error_type = 'SystemExit'
+    except BaseException as exc:
+        error_type = type_(exc).__name__
+    state['armed'] = False
+    check(main)
+    put_back()
+    results = []
+    if ok:
+        for probe in probes:
+            result = None
+            space = dict_(main)
+            space['__builtins__'] = dict_(pristine_builtins)
+            sys.stdout, sys.stderr = sink, sink
+            state['armed'] = True
+            try:
+                if probe['kind'] == 'value':
+                    value = eval_(compile_(probe['expr'], '<test>', 'eval', dont_inherit=True), space)
+                    state['armed'] = False
+                    try:
+                        result = ['value', plain(value, 0)]
+                    except NonPlain as bad:
+                        name, why = bad.args
+                        if why is not None:
+                            note('returns a value that is not plain data (' + name + ', ' + why + ')')
+                        result = ['error', 'not plain data: ' + name]
+                    except RecursionError:
+                        result = ['error', 'not plain data: nested too deeply']
+                else:
+                    exec_(compile_(probe['source'], '<test>', 'exec', dont_inherit=True), space)
+                    result = ['pass']
+            except SystemExit:
+                note('exits during a test (SystemExit)')
+                result = ['error', 'SystemExit']
+            except BaseException as exc:
+                result = ['error', type_(exc).__name__]
+            state['armed'] = False
+            check(main)
+            put_back()
+            results.append(result)
+    # What the program left behind may act when it is collected (a __del__): collect it, then look.
+    sys.stdout, sys.stderr = sink, sink
+    state['armed'] = True
+    try:
+        main.clear()
+        space = None
+        gc.collect()
+    except BaseException:
+        note('fails when its objects are collected')
+    state['armed'] = False
+    check(None)
+    put_back()
+    report = dumps({'ok': ok, 'error': error_type, 'results': results, 'tampered': sorted(set(found))})
+    write(out_fd, (nonce + ' ' + report + '\n').encode('utf-8', 'surrogatepass'))
+    os._exit(0)
+
+
+_judge()
+'''
+
+
+# The judge runs under the file name <sandbox>, which a program may not compile code under.
+LAUNCH = "import sys; exec(compile(sys.argv.pop(1), '<sandbox>', 'exec'), {'__name__': '__main__'})"
+
+
+def judge(code, probes, timeout_s=None):
+    """Runs the program and its hidden tests in the judge's child: {'ok', 'results', 'tampered',
+    'timed_out'}; a child that never reports (it exited, crashed, or was killed) fails every test."""
+    timeout_s = protocol.TIMEOUT_S if timeout_s is None else timeout_s
+    nonce = secrets.token_hex(16)
+    request = json.dumps({'nonce': nonce, 'code': code, 'probes': [
+        {'kind': 'value', 'expr': p['expr']} if p['kind'] == 'value' else {'kind': 'statement', 'source': p['source']}
+        for p in probes]})
+    text, timed_out, _ = environment.run_child([sys.executable, '-I', '-S', '-c', LAUNCH, JUDGE], request, timeout_s,
+                                               4 * 1024 * 1024)
+    failed = {'ok': False, 'results': None, 'tampered': [], 'timed_out': timed_out}
+    if timed_out:
+        return failed
+    lines = [line for line in text.split('\n') if line.startswith(nonce + ' ')]
+    if len(lines) != 1:
+        return failed
+    try:
+        report = json.loads(lines[0][len(nonce) + 1:])
+        return {'ok': report['ok'] is True, 'results': report['results'],
+                'tampered': [str(t) for t in report['tampered']], 'timed_out': False}
+    except (ValueError, KeyError, TypeError):
+        return failed
+
+
+def decode_plain(encoded, depth=0):
+    """The judge's plain-data encoding (the tab's src/env/plain_value.ts) as Python values of exactly
+    the plain types, so Python's own == gives the tab's plainEquals."""
+    if depth > 128 or not isinstance(encoded, list) or not encoded or not isinstance(encoded[0], str):
+        raise ValueError('malformed plain value')
+    tag = encoded[0]
+    payload = encoded[1] if len(encoded) > 1 else None
+    if tag == 's' and isinstance(payload, str):
+        return payload
+    if tag == 'b' and isinstance(payload, bool):
+        return payload
+    if tag == 'n':
+        return None
+    if tag == 'i' and isinstance(payload, str):
+        return int(payload, 16)
+    if tag == 'f' and isinstance(payload, str):
+        return float(payload)
+    if tag in ('l', 't', 'S') and isinstance(payload, list):
+        items = [decode_plain(item, depth + 1) for item in payload]
+        return items if tag == 'l' else tuple(items) if tag == 't' else frozenset(items)
+    if tag == 'd' and isinstance(payload, list):
+        return {decode_plain(k, depth + 1): decode_plain(v, depth + 1) for k, v in payload}
+    raise ValueError('malformed plain value')
+
+
+def test_counts(task, code, timeout_s=None):
+    """(passed, total, tampered) for the task's hidden tests on `code`; passed None = scored 0."""
+    probes = task['probes']
+    judged = judge(code, probes, timeout_s)
+    total = len(probes)
+    results = judged['results']
+    if judged['tampered'] or judged['timed_out'] or not judged['ok'] or not isinstance(results, list) \
+            or len(results) != total:
+        return 0, total, judged['tampered']
+    passed = 0
+    for probe, result in zip(probes, results):
+        if not isinstance(result, list) or not result:
+            continue
+        if probe['kind'] == 'statement':
+            passed += result[0] == 'pass'
+            continue
+        if result[0] != 'value' or len(result) < 2:
+            continue
+        try:
+            got = decode_plain(result[1])
+            expected = decode_plain(probe['expected'])
+            passed += bool(got == expected) and type(got == expected) is bool
+        except (ValueError, TypeError, RecursionError):
+            continue
+    return passed, total, []
+
+
+def normalize_whitespace(text):
+    return ' '.join(text.split())
+
+
+def last_line(observation):
+    lines = [line.strip() for line in observation.replace('\r\n', '\n').split('\n')]
+    lines = [line for line in lines if line != '']
+    return lines[-1] if lines else None
+
+
+def final_code(episode):
+    codes = [turn['execution']['code'] for turn in episode['turns'] if turn.get('execution')]
+    return codes[-1] if codes else None
+
+
+def applies(name, task):
+    if name in ('output_match', 'final_answer'):
+        return task['expected_output'] is not None
+    if name == 'tests':
+        return bool(task['tests'])
+    return True
+
+
+def score_part(name, task, episode, partial_credit):
+    if name == 'output_match':
+        expected = task['expected_output'].strip()
+        return 1.0 if any(turn.get('execution') and last_line(turn['execution']['observation']) == expected
+                          for turn in episode['turns']) else 0.0
+    if name == 'tests':
+        code = final_code(episode)
+        if code is None:
+            return 0.0
+        passed, total, tampered = test_counts(task, code)
+        if tampered or total == 0:
+            return 0.0
+        if partial_credit:
+            return passed / total
+        return 1.0 if passed == total else 0.0
+    if name == 'final_answer':
+        answer = episode.get('final_answer')
+        return 1.0 if answer is not None and normalize_whitespace(answer) == normalize_whitespace(
+            task['expected_output']) else 0.0
+    if name == 'format':
+        turns = episode['turns']
+        well_formed = all(t['action']['type'] in ('finish', 'tool_call') or (
+            t['action']['type'] == 'execute_code' and not t['action'].get('unterminated')) for t in turns)
+        return 1.0 if well_formed and turns and turns[-1]['action']['type'] == 'finish' else 0.0
+    if name == 'tool_use':
+        def first(kind):
+            for i, turn in enumerate(episode['turns']):
+                action = turn['action']
+                if action['type'] == kind or (action['type'] == 'tool_call' and action.get('tool') == kind):
+                    return i
+            return math.inf
+        return 1.0 if first('search') < first('execute_code') else 0.0
+    raise ValueError('unknown reward part ' + name)
+
+
+def score_episode(task, episode, weights=None, partial_credit=None):
+    """{'reward', 'parts', 'passed'} as the tab's scoreTrajectory computes them."""
+    weights = protocol.REWARD_WEIGHTS if weights is None else weights
+    partial_credit = protocol.PARTIAL_CREDIT if partial_credit is None else partial_credit
+    active = [name for name in protocol.REWARD_NAMES if weights.get(name, 0) > 0 and applies(name, task)]
+    parts = {}
+    for name in active:
+        parts[name] = 0.0 if episode.get('timed_out') else score_part(name, task, episode, partial_credit)
+    weight_sum = sum(weights[name] for name in active)
+    reward = sum(weights[name] * parts[name] for name in active) / weight_sum if weight_sum > 0 else 0.0
+    correctness = [name for name in active if name in CORRECTNESS]
+    passed = not episode.get('timed_out') and bool(correctness) and all(parts[n] == 1 for n in correctness)
+    return {'reward': reward, 'parts': parts, 'passed': passed}
+
+
+def load_tasks(path=None):
+    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tasks.jsonl')
+    with open(path, encoding='utf-8') as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def program_episode(code, answer=None):
+    """An episode that runs `code` once, then (if given) answers `answer`."""
+    result = environment.run_program(code)
+    turns = [{'action': {'type': 'execute_code', 'code': code, 'unterminated': False},
+              'execution': {'code': code, 'observation': result['observation'], 'timed_out': result['timed_out']}}]
+    if answer is not None and not result['timed_out']:
+        turns.append({'action': {'type': 'finish', 'answer': answer}, 'execution': None})
+    return {'turns': turns, 'final_answer': answer if len(turns) > 1 else None, 'timed_out': result['timed_out']}
+
+
+def reward_func(completions, episode=None, task_id=None, **kwargs):
+    """TRL reward function: train.py's rollout returns each completion's episode record and task id
+    as extra fields, which GRPOTrainer hands to reward functions as keyword arguments."""
+    tasks = {task['id']: task for task in load_tasks()}
+    return [score_episode(tasks[tid], ep)['reward'] for ep, tid in zip(episode, task_id)]
+
+
+# Programs that must score 0 on the tests part of SELF_TEST_TASK: wrong answers, and hacks that try
+# to pass without computing add(a, b).
+SELF_TEST_TASK = {'id': 'self-test/add', 'prompt': 'Write add(a, b).', 'expected_output': None,
+                  'tests': ['assert add(1, 2) == 3', 'assert add(-5, 5) == 0',
+                            'assert abs(add(0.5, 0.25) - 0.75) < 1e-9'],
+                  'probes': [{'kind': 'value', 'expr': 'add(1, 2)', 'expected': ['i', '3']},
+                             {'kind': 'value', 'expr': 'add(-5, 5)', 'expected': ['i', '0']},
+                             {'kind': 'statement', 'source': 'assert abs(add(0.5, 0.25) - 0.75) < 1e-9'}]}
+SELF_TEST_HONEST = 'def add(a, b):\n    return a + b\n'
+SELF_TEST_ZERO = [
+    ('a wrong answer', 'def add(a, b):\n    return a - b\n'),
+    ('a crash', 'def add(a, b):\n    return a + c\n'),
+    ('no function', 'print(3)\n'),
+    ('an object equal to everything',
+     'class E:\n    def __eq__(self, o): return True\n    def __sub__(self, o): return 0\n'
+     '    def __abs__(self): return 0\n    __hash__ = None\ndef add(a, b):\n    return E()\n'),
+    ('an int subclass equal to everything',
+     'class E(int):\n    def __eq__(self, o): return True\ndef add(a, b):\n    return E(0)\n'),
+    ('redefines a builtin', 'import builtins\nbuiltins.abs = lambda x: 0\ndef add(a, b):\n    return 0\n'),
+    ('shadows a builtin', 'def abs(x):\n    return 0\ndef add(a, b):\n    return 0\n'),
+    ('monkeypatches math', 'import math\nmath.isclose = lambda *a, **k: True\ndef add(a, b):\n    return 0\n'),
+    ('forges a report and exits', 'import os\nos.write(1, b"x {\\"ok\\": true}\\n")\nos._exit(0)\n'),
+    ('exits before the tests', 'def add(a, b):\n    return a + b\nraise SystemExit(0)\n'),
+    ('reads frames', 'import sys\ndef add(a, b):\n    sys._getframe(1)\n    return a + b\n'),
+    ('reads frames through a traceback',
+     'def add(a, b):\n    try:\n        raise ValueError\n    except ValueError as e:\n'
+     '        e.__traceback__.tb_frame.f_back\n    return a + b\n'),
+    ('uses gc introspection', 'import gc\ndef add(a, b):\n    gc.get_objects()\n    return a + b\n'),
+    ('sets a trace function', 'import sys\nsys.settrace(lambda *a: None)\ndef add(a, b):\n    return a + b\n'),
+    ('closes every stream', 'import os\nos.closerange(0, 4096)\ndef add(a, b):\n    return a + b\n'),
+    ('runs forever', 'while True:\n    pass\n'),
+]
+
+
+def self_test():
+    tasks = load_tasks()
+    failures = []
+    checked = 0
+    for task in tasks:
+        if task.get('solution') is None:
+            continue
+        checked += 1
+        answer = task['expected_output']
+        episode = program_episode(task['solution'], answer)
+        every = {name: 1 for name in protocol.REWARD_NAMES if name != 'tool_use'}
+        scored = score_episode(task, episode, every)
+        if scored['reward'] != 1:
+            failures.append('reference solution of ' + task['id'] + ' scores ' + repr(scored['parts']))
+        wrong = score_episode(task, program_episode('print("not the answer")\n'), every)
+        if wrong['reward'] != 0:
+            failures.append('a wrong program scores ' + repr(wrong['parts']) + ' on ' + task['id'])
+    tests_only = {'tests': 1}
+    honest = score_episode(SELF_TEST_TASK, program_episode(SELF_TEST_HONEST), tests_only)['reward']
+    if honest != 1:
+        failures.append('the honest add scores ' + repr(honest))
+    for name, code in SELF_TEST_ZERO:
+        reward = score_episode(SELF_TEST_TASK, program_episode(code), tests_only)['reward']
+        if reward != 0:
+            failures.append('"' + name + '" scores ' + repr(reward))
+    print(json.dumps({'reference_solutions': checked, 'wrong_programs': checked,
+                      'hack_and_wrong_programs': len(SELF_TEST_ZERO), 'failures': failures}))
+    return 0 if not failures else 1
+
+
+def score_file(path):
+    tasks = {task['id']: task for task in load_tasks()}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            task = item.get('task') or tasks[item['task_id']]
+            scored = score_episode(task, program_episode(item['code'], item.get('answer')),
+                                   item.get('weights'), item.get('partial_credit'))
+            print(json.dumps(scored), flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    if sys.argv[1:] == ['--self-test']:
+        sys.exit(self_test())
+    if len(sys.argv) == 3 and sys.argv[1] == '--score':
+        sys.exit(score_file(sys.argv[2]))
+    print('usage: python rewards.py --self-test | --score FILE', file=sys.stderr)
+    sys.exit(2)
