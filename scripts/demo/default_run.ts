@@ -22,9 +22,8 @@ import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
 import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
-import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { evaluate as rolloutEval } from './evaluate.ts';
 import { underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.ts';
 import { searchGrpoTable, withSearchGrpo, type SearchRunRow } from './model_card_search.ts';
@@ -59,8 +58,7 @@ const samples = Number(values.samples);
 if (!Number.isInteger(samples) || samples < 1)
   throw new Error(`--samples must be a whole number >= 1, got ${JSON.stringify(values.samples)}`);
 await selectBackend({ force: 'wasm', threads: 'auto' }); // results do not depend on the thread count
-const trainTasks = tasksFor(presetConfig(preset).tasks);
-const evalTasks = evalTasksFor(presetConfig(preset).tasks);
+const { tasks: trainTasks, evalTasks } = resolveRun(presetConfig(preset)).trainer;
 type Row = (DefaultRunRow | SearchRunRow) & {
   preset?: PresetName;
   gain_train: number;
@@ -119,7 +117,7 @@ for (const seed of values.from ? [] : seeds) {
   // The search preset also needs each episode's tools, which the trainer's evaluation does not
   // return: the same rollouts (the policy's model with its adapters, the run's settings and
   // rewards), scored by scripts/demo/evaluate.ts.
-  const settings = trainerSettings(config);
+  const settings = resolveRun(config).trainer;
   const evaluateSearch = async () => {
     const run = (tasks: typeof trainTasks, rngSeed: number) =>
       rolloutEval(policy.model, policy.tokenizer, tasks, executor, {

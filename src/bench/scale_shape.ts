@@ -18,7 +18,7 @@ import { halfWeights } from '../model/params.ts';
 import { estimateMemory } from '../model_files/memory_estimate.ts';
 import { directorySource } from '../model_files/node_source.ts';
 import { presetConfig } from '../run/presets.ts';
-import { runShape } from '../run/run_shape.ts';
+import { resolveRun } from '../run/resolve.ts';
 import { createTrainer, loadPolicy } from '../service/session.ts';
 import { writeShapeModel } from '../cli/shape_model_command.ts';
 import { openConfigSandbox } from '../cli/node_run.ts';
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     const trainFlops = 2 * P * rows * (2 * epochs + (config.klCoef > 0 ? 1 : 0));
     const floorSeconds = (2 * P * (generated + rows) + trainFlops) / (fma * threads * 1e9);
     const estimate = estimateMemory(model.config, {
-      ...runShape(config),
+      ...resolveRun(config).memoryShape,
       fileBytesPerParameter: 2,
     });
     const decodeFloor = (bandwidth.all * 1e9) / weightBytes;

@@ -17,22 +17,22 @@ import { setSwitches } from '../kernels/switches.ts';
 import type { CausalLM } from '../model/model.ts';
 import { Rng } from '../model/rng.ts';
 import { presetConfig } from '../run/presets.ts';
+import { resolveRun } from '../run/resolve.ts';
 import { modelSampler } from '../rl/policy.ts';
 import { runEpisodes } from '../rl/episode_loop.ts';
 import { loadPolicy } from '../service/session.ts';
-import { trainerSettings } from '../service/settings.ts';
 import {
   batchGradients,
   referenceLogprobs,
   type PackedSequence,
   type UpdateOptions,
 } from '../rl/update.ts';
-import { tasksFor } from '../tasks/registry.ts';
 import { median } from './model_setup.ts';
 
 const config = presetConfig('default');
+const run = resolveRun(config);
 const options: UpdateOptions = {
-  ...trainerSettings(config).update,
+  ...run.trainer.update,
   maxTokens: config.maxNewTokens * config.maxTurns,
   learningRate: 0,
 };
@@ -52,7 +52,7 @@ async function defaultRunBatches(
   policy: Awaited<ReturnType<typeof loadPolicy>>,
 ): Promise<PackedSequence[][]> {
   const executor = await openConfigSandbox(config);
-  const tasks = tasksFor(config.tasks);
+  const { tasks } = run.trainer;
   const rng = new Rng(1);
   const batches: PackedSequence[][] = [];
   try {
@@ -66,16 +66,7 @@ async function defaultRunBatches(
           executor,
           rng: rng.split(),
         },
-        {
-          groupSize: config.groupSize,
-          maxTurns: config.maxTurns,
-          maxNewTokens: config.maxNewTokens,
-          temperature: config.temperature,
-          parser: config.parser,
-          timeoutMs: config.timeoutMs,
-          tools: config.tools,
-          step: step + 1,
-        },
+        { ...run.trainer.rollout, step: step + 1 },
       );
       batches.push(
         trajectories

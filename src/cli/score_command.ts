@@ -12,7 +12,7 @@ import type { SandboxPool } from '../env/pool.ts';
 import { scoreTrajectory, type RewardSettings } from '../rl/rewards.ts';
 import { newTrajectory, type Trajectory } from '../rl/types.ts';
 import { presetConfig } from '../run/presets.ts';
-import { trainerSettings } from '../service/settings.ts';
+import { resolveRun } from '../run/resolve.ts';
 import { customTask, customTaskProblems, type CustomTaskInput } from '../tasks/custom.ts';
 import type { Task } from '../tasks/task.ts';
 import { numberOption, requireOption, type CliArgs } from './args.ts';
@@ -64,7 +64,7 @@ export async function scoreCommand(args: CliArgs): Promise<void> {
   const config = presetConfig('default');
   const timeoutMs = numberOption(args, 'timeout-ms', config.timeoutMs);
   if (!(timeoutMs > 0)) throw new Error(`--timeout-ms must be positive, got ${timeoutMs}`);
-  const settings = { ...trainerSettings(config).rewards, timeoutMs };
+  const settings = { ...resolveRun(config).trainer.rewards, timeoutMs };
   const pool = await createNodeSandboxPool({
     size: 1,
     timeoutMs,

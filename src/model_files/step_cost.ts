@@ -30,7 +30,7 @@ import type { ModelConfig } from './hf_config.ts';
 import { savedActivationBytes } from './activation_budget.ts';
 import { countParameters, rolloutSequences } from './memory_estimate.ts';
 
-/** The run's shape as the cost model needs it (src/run/run_shape.ts stepShape makes it). */
+/** The run's shape as the cost model needs it (src/run/resolve.ts resolveRun makes it). */
 export interface StepShape {
   /** Episodes of a step: group size × prompts per step. */
   sequences: number;

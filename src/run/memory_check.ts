@@ -16,7 +16,7 @@ import {
 } from '../model_files/memory_estimate.ts';
 import { readJson, type ModelSource } from '../model_files/source.ts';
 import type { RunConfig } from './config.ts';
-import { runShape } from './run_shape.ts';
+import { resolveRun } from './resolve.ts';
 
 /** A model's config.json as the estimates need it. */
 export interface ModelFacts {
@@ -53,7 +53,7 @@ export function memoryCheckOf(
   config: RunConfig,
   device: DeviceFacts,
 ): MemoryCheck {
-  const shape = runShape(config);
+  const shape = resolveRun(config).memoryShape;
   const estimate = estimateMemory(facts.model, {
     ...shape,
     fileBytesPerParameter: facts.fileBytesPerParameter,

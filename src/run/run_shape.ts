@@ -1,9 +1,9 @@
-// A run's size, from its RunConfig, for what is estimated before a model loads: the memory
+// A run's size, for what is estimated before a model loads: the memory
 // (src/model_files/memory_estimate.ts RunShape) and the seconds per step
-// (src/model_files/step_cost.ts StepShape). The page and `cli train` size a run the same way.
+// (src/model_files/step_cost.ts StepShape). resolveRun (resolve.ts) calls these with the prompts per
+// step it worked out, so the page, `cli train` and the Trainer size a run the same way.
 import type { RunShape } from '../model_files/memory_estimate.ts';
 import type { StepShape } from '../model_files/step_cost.ts';
-import { tasksFor } from '../tasks/registry.ts';
 import type { RunConfig } from './config.ts';
 
 /** Prompt and system text with the chat template, in tokens (the seed tasks' are ~150-200). */
@@ -11,15 +11,8 @@ const PROMPT_TOKENS = 200;
 /** Chat markup around each turn (end of turn, the user turn's header), in tokens. */
 const MARKUP_TOKENS = 20;
 
-/** Prompts per step: the config's, or every task of the set when it says null. */
-function promptsPerStep(config: RunConfig): number {
-  if (config.promptsPerStep !== null) return config.promptsPerStep;
-  try {
-    return tasksFor(config.tasks, config.customTasks).length;
-  } catch {
-    return 1; // an empty custom set: the config form reports that separately
-  }
-}
+/** The run's shape for the memory estimate, which adds the model's bytes per parameter. */
+export type MemoryShape = Omit<RunShape, 'fileBytesPerParameter'>;
 
 /** An observation in tokens: ~3 characters per token of the output's tail, at most ~200. */
 function observationTokens(config: RunConfig): number {
@@ -35,9 +28,9 @@ function contextTokens(config: RunConfig): number {
 }
 
 /** The run's size for the memory estimate: every live episode of a step decodes together. */
-export function runShape(config: RunConfig): Omit<RunShape, 'fileBytesPerParameter'> {
+export function memoryShape(config: RunConfig, promptsPerStep: number): MemoryShape {
   return {
-    sequences: config.groupSize * promptsPerStep(config),
+    sequences: config.groupSize * promptsPerStep,
     contextTokens: contextTokens(config),
     microBatch: config.microBatchSize,
     microBatchTokens: config.microBatchTokens,
@@ -49,12 +42,11 @@ export function runShape(config: RunConfig): Omit<RunShape, 'fileBytesPerParamet
 }
 
 /** The run's shape for the cost of a step (every turn at its token limit). */
-export function stepShape(config: RunConfig): StepShape {
-  const prompts = promptsPerStep(config);
+export function stepShape(config: RunConfig, promptsPerStep: number): StepShape {
   return {
-    sequences: config.groupSize * prompts,
+    sequences: config.groupSize * promptsPerStep,
     contextTokens: contextTokens(config),
-    prompts,
+    prompts: promptsPerStep,
     turns: config.maxTurns,
     tokensPerTurn: config.maxNewTokens,
     promptTokens: PROMPT_TOKENS,

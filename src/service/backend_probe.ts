@@ -18,9 +18,9 @@ import { expectedShapes } from '../model/random_weights.ts';
 import { generate } from '../model/sample.ts';
 import type { ModelConfig } from '../model_files/hf_config.ts';
 import type { RunConfig } from '../run/config.ts';
+import { resolveRun } from '../run/resolve.ts';
 import { floatToBf16Bits } from '../model_files/safetensors_write.ts';
 import type { BackendTiming, ProbedBackend } from './backend_choice.ts';
-import { trainerSettings, trainingMode } from './settings.ts';
 
 /**
  * The whole probe's budget (every backend, set-up included), ms; with the grace a step in flight
@@ -94,8 +94,8 @@ function bf16Value(bits: number): number {
 
 /** The sequences a decoding step of the run carries: prompts per step x group size. */
 export function probeBatch(run: RunConfig): number {
-  const settings = trainerSettings(run);
-  return Math.max(1, settings.promptsPerStep * settings.groupSize);
+  const { trainer } = resolveRun(run);
+  return Math.max(1, trainer.promptsPerStep * trainer.rollout.groupSize);
 }
 
 /** Token ids 1..vocab-1 that vary by row and column. */
@@ -119,16 +119,16 @@ export async function measureBackend(
   budgetMs: number,
 ): Promise<BackendTiming> {
   const deadline = performance.now() + budgetMs;
-  const settings = trainerSettings(run);
+  const resolved = resolveRun(run);
   const batch = probeBatch(run);
   const trainSequences = Math.max(
     1,
-    Math.min(settings.groupSize, run.microBatchSize, TRAIN_SEQUENCES),
+    Math.min(resolved.trainer.rollout.groupSize, run.microBatchSize, TRAIN_SEQUENCES),
   );
   // tidy: a probe runs on every page load, so nothing made while building may outlive it
   let model!: CausalLM;
   tf.tidy(() => {
-    model = CausalLM.fromWeights(config, weights, trainingMode(run));
+    model = CausalLM.fromWeights(config, weights, resolved.training);
   });
   try {
     // decode: the time of each step after the first, read as the step's tokens come back

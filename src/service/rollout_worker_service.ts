@@ -10,8 +10,8 @@ import { ModelRolloutRunner } from '../training/model_rollout_runner.ts';
 import type { RolloutJob, RolloutOutcome, WeightSet } from '../training/rollout_runner.ts';
 import type { SpanEvent } from '../training/worker_spans.ts';
 import type { RunConfig } from '../run/config.ts';
+import { resolveRun } from '../run/resolve.ts';
 import { loadTokenizer } from '../tokenizer/tokenizer.ts';
-import { trainerSettings, trainingMode } from './settings.ts';
 
 /** What the worker's shell supplies. */
 export interface RolloutWorkerDeps {
@@ -37,12 +37,13 @@ export class RolloutWorkerService {
     await this.deps.selectBackend(threads);
     const source = this.deps.source(config.model);
     const tokenizer = await loadTokenizer(source);
-    this.model = await CausalLM.load(source, { training: trainingMode(config) });
+    const run = resolveRun(config);
+    this.model = await CausalLM.load(source, { training: run.training });
     this.runner = new ModelRolloutRunner({
       model: this.model,
       tokenizer,
       executor: this.deps.executor,
-      tasks: trainerSettings(config).tasks,
+      tasks: run.trainer.tasks,
       onSpan: (event) => this.deps.onSpan(event),
     });
   }

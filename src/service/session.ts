@@ -1,15 +1,13 @@
 // Assembles a run from parts that differ by environment (where model files come from, which sandbox
 // runs code): load model + tokenizer for a config, build the KL reference, make the Trainer. The
 // CLI (Node) and the trainer worker (browser) both go through here, so they train the same way.
-import { CausalLM, type TrainingMode } from '../model/model.ts';
+import { CausalLM } from '../model/model.ts';
 import { baseVariables, halfWeights } from '../model/params.ts';
-import { rolloutSequences } from '../model_files/memory_estimate.ts';
 import type { ModelSource } from '../model_files/source.ts';
-import { runShape } from '../run/run_shape.ts';
+import { resolveRun } from '../run/resolve.ts';
 import type { RunConfig } from '../run/config.ts';
 import { loadTokenizer } from '../tokenizer/tokenizer.ts';
 import type { Tokenizer } from '../tokenizer/tokenizer.ts';
-import { trainerSettings, trainingMode } from './settings.ts';
 import { Trainer } from '../training/trainer.ts';
 import { OverlappedTrainer } from '../training/overlapped_trainer.ts';
 import type { RolloutSource } from '../training/rollout_source.ts';
@@ -36,7 +34,7 @@ export async function loadPolicy(
   onProgress({ stage: 'tokenizer', message: 'Loading the tokenizer' });
   const tokenizer = await loadTokenizer(source);
   onProgress({ stage: 'model', message: 'Loading the weights', loadedBytes: 0, totalBytes: null });
-  const mode: TrainingMode = trainingMode(config);
+  const mode = resolveRun(config).training;
   const model = await CausalLM.load(source, {
     training: mode,
     onProgress: (loadedBytes, totalBytes) =>
@@ -83,8 +81,10 @@ export async function loadPolicy(
 }
 
 /**
- * A Trainer for a loaded policy, a sandbox and a config; with a rollout source (a run with `async`
- * on), the overlapped trainer, which asks for no episodes past the config's last step.
+ * A Trainer for a loaded policy, a sandbox and a config, resolved against the policy's model (a
+ * model whose KV cache at the step's size would pass the budget runs its episodes a few at a time,
+ * as the memory estimate counts); with a rollout source (a run with `async` on), the overlapped
+ * trainer, which asks for no episodes past the config's last step. Nothing is changed after.
  */
 export function createTrainer(
   policy: LoadedPolicy,
@@ -98,14 +98,6 @@ export function createTrainer(
     executor,
     reference: policy.reference,
   };
-  const settings = trainerSettings(config);
-  // a model whose KV cache at the step's size would pass the budget runs its episodes a few at a
-  // time (the memory estimate counts the same number)
-  const shape = runShape(config);
-  const live = rolloutSequences(policy.model.config, shape.sequences, shape.contextTokens);
-  if (live < shape.sequences) settings.maxSequences = live;
-  if (!rollouts) return new Trainer(deps, settings);
-  const trainer = new OverlappedTrainer(deps, settings, rollouts);
-  trainer.finalStep = config.steps;
-  return trainer;
+  const settings = resolveRun(config, policy.model.config).trainer;
+  return rollouts ? new OverlappedTrainer(deps, settings, rollouts) : new Trainer(deps, settings);
 }

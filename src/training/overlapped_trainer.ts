@@ -44,8 +44,6 @@ async function letMessagesIn(): Promise<void> {
 
 /** A Trainer whose rollouts come from a rollout worker, overlapped with its updates. */
 export class OverlappedTrainer extends Trainer {
-  /** The last step whose episodes should be sampled (the run's length): none is asked beyond it. */
-  finalStep = Number.POSITIVE_INFINITY;
   /** Episodes trained on (the other side of `source.droppedTrajectories`). */
   trainedEpisodes = 0;
   /** The cursor from before the outstanding request, while one is outstanding. */
@@ -115,7 +113,8 @@ export class OverlappedTrainer extends Trainer {
 
   protected override async updatePhase(state: StepState): Promise<StepMetrics> {
     const next = state.start.step + 2;
-    if (next <= this.finalStep) await this.request(next); // sampled while this update runs
+    // sampled while this update runs; none past the run's last step (settings.finalStep)
+    if (next <= (this.settings.finalStep ?? Number.POSITIVE_INFINITY)) await this.request(next);
     const metrics = await super.updatePhase(state);
     // the worker's spans reach this thread as messages, which a busy update leaves queued: let
     // them in, then add the ones that fell within this step's wall time

@@ -35,14 +35,16 @@ import {
   type UpdateReport,
 } from '../rl/update.ts';
 
-/** Everything a run needs to know, resolved from RunConfig (src/run/config.ts). */
-export interface TrainerSettings extends Omit<EpisodeLoopOptions, 'step'> {
+/** Everything a run needs to know, resolved from RunConfig (src/run/resolve.ts resolveRun). */
+export interface TrainerSettings {
   tasks: readonly Task[];
   evalTasks: readonly Task[];
-  /** Prompts per step (each sampled groupSize times). */
+  /** Prompts per step (each sampled rollout.groupSize times). */
   promptsPerStep: number;
   /** How those prompts are chosen (src/rl/task_sampler.ts); default 'shuffle'. */
   taskSampling?: TaskSampling;
+  /** How each step's episodes are sampled, handed to the episode loop as they are (plus the step). */
+  rollout: Omit<EpisodeLoopOptions, 'step'>;
   rewards: RewardSettings;
   skipZeroStdGroups: boolean;
   update: Omit<UpdateOptions, 'maxTokens'>;
@@ -50,6 +52,8 @@ export interface TrainerSettings extends Omit<EpisodeLoopOptions, 'step'> {
   seed: number;
   /** Held-out pass@1 after every N-th step (0: never). */
   evalEvery: number;
+  /** The run's last step: an overlapped trainer samples no episodes past it (absent: no end). */
+  finalStep?: number;
 }
 
 /** The model side of a run. */
@@ -173,7 +177,7 @@ export class Trainer {
     tasks: readonly Task[] = this.settings.evalTasks,
     samples = 1,
     seed = this.settings.seed + 1_000_003,
-    temperature = this.settings.temperature,
+    temperature = this.settings.rollout.temperature,
   ): Promise<EvalReport> {
     if (!Number.isInteger(samples) || samples < 1)
       throw new Error(`evaluate: samples must be a whole number >= 1, got ${samples}`);
@@ -243,18 +247,8 @@ export class Trainer {
   }
 
   protected episodeLoopOptions(): EpisodeLoopOptions {
-    const s = this.settings;
-    return {
-      groupSize: s.groupSize,
-      maxTurns: s.maxTurns,
-      maxNewTokens: s.maxNewTokens,
-      temperature: s.temperature,
-      parser: s.parser,
-      timeoutMs: s.timeoutMs,
-      tools: s.tools, // the rollout builds the registry, its system prompt and parser from these
-      step: this.step + 1,
-      ...(s.maxSequences !== undefined ? { maxSequences: s.maxSequences } : {}),
-    };
+    // the episode loop builds the tool registry, its system prompt and parser from rollout.tools
+    return { ...this.settings.rollout, step: this.step + 1 };
   }
 
   /** Marks where the step is, for the out-of-memory message (and the faults' hook). */
@@ -287,7 +281,11 @@ export class Trainer {
     const oom = outOfMemoryError(error, {
       step: start.step + 1,
       phase: this.memoryPhase,
-      settings: { ...this.settings, microBatchSize: this.settings.update.microBatchSize },
+      settings: {
+        ...this.settings.rollout,
+        promptsPerStep: this.settings.promptsPerStep,
+        microBatchSize: this.settings.update.microBatchSize,
+      },
       restored,
     });
     return oom ?? error;
@@ -340,7 +338,7 @@ export class Trainer {
     const { model } = this.deps;
     const options: UpdateOptions = {
       ...this.settings.update,
-      maxTokens: this.settings.maxNewTokens * this.settings.maxTurns,
+      maxTokens: this.settings.rollout.maxNewTokens * this.settings.rollout.maxTurns,
     };
     const batch = trainable(state.trajectories, state.groups ?? []);
     let report: UpdateReport;

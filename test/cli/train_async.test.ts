@@ -56,7 +56,8 @@ describe('train with async on', () => {
   }, 300_000);
 
   it('a killed rollout worker is started again and the run goes on; no episode is lost', async () => {
-    const config = parseRunConfig(runConfig());
+    // 5 steps: 3 around the kill, then 2 between two idle moments of the worker
+    const config = parseRunConfig({ ...runConfig(), steps: 5 });
     // a sandbox that takes its time, as a real one does
     const executor: CodeExecutor = {
       execute: async (code) => {
@@ -89,11 +90,13 @@ describe('train with async on', () => {
       // the killed job's 4 episodes count as dropped; the rest were trained on
       expect(trainer.trainedEpisodes).toBe(12);
       expect(source.droppedTrajectories).toBe(4);
-      expect(source.sampledTrajectories).toBe(trainer.trainedEpisodes + source.droppedTrajectories);
-      // the worker's tensors are steady from one idle moment to the next, two steps apart
+      // the worker's tensors are steady from one idle moment to the next, two steps apart; at the
+      // first, step 4's 4 episodes (asked for beside step 3's update) are sampled and waiting
       await source.settled();
+      expect(source.sampledTrajectories).toBe(
+        trainer.trainedEpisodes + source.droppedTrajectories + 4,
+      );
       const tensors = await workers.numTensors();
-      trainer.finalStep = 5;
       await trainer.runStep();
       await trainer.runStep();
       await source.settled();

@@ -18,7 +18,7 @@ import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { loadPolicy, type LoadedPolicy } from '../../src/service/session.ts';
 import type { RunConfig } from '../../src/run/config.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { Trainer, type TrainerDeps, type TrainerSettings } from '../../src/training/trainer.ts';
 import { OverlappedTrainer } from '../../src/training/overlapped_trainer.ts';
 import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
@@ -50,7 +50,7 @@ function parts(
   return [
     { model, tokenizer, executor, reference },
     {
-      ...trainerSettings(config),
+      ...resolveRun(config).trainer,
       tasks,
       evalTasks: [],
       promptsPerStep: tasks.length,
@@ -112,6 +112,7 @@ describe('the demo model learns with async on', () => {
       lr: 5e-3,
       ppoEpochs: 2,
       async: true,
+      steps: STEPS, // the last step: no episodes are sampled past it
     });
     const policy = await loadPolicy(directorySource('public/models/demo'), config, 'demo');
     const { source, workers } = threadRolloutSource({
@@ -121,7 +122,6 @@ describe('the demo model learns with async on', () => {
       threads: 1,
     });
     const trainer = new OverlappedTrainer(...parts(policy, executor, config), source);
-    trainer.finalStep = STEPS;
     try {
       const before = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
       const staleness: number[] = [];

@@ -16,7 +16,7 @@ import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { loadPolicy } from '../../src/service/session.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { Trainer } from '../../src/training/trainer.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
@@ -47,7 +47,7 @@ describe('the demo model learns to search', () => {
     const policy = await loadPolicy(directorySource('public/models/demo'), config, 'demo');
     const trainer = new Trainer(
       { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
-      { ...trainerSettings(config), tasks: tasksFor(config.tasks), evalTasks: [] },
+      { ...resolveRun(config).trainer, tasks: tasksFor(config.tasks), evalTasks: [] },
     );
     const shares: number[] = []; // search_fraction: searched at all
     const firstShares: number[] = []; // searched before running code

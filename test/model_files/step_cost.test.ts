@@ -12,7 +12,7 @@ import {
   type StepShape,
 } from '../../src/model_files/step_cost.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { stepShape } from '../../src/run/run_shape.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { readFileSync } from 'node:fs';
 
 // D 4, I 8, L 1, H 2, KV 1, hd 2, V 10, tied:
@@ -157,7 +157,7 @@ describe('step cost', () => {
     // 4 (192·192·4 + 3·192·576) = 4 (147456 + 331776); the head 192 · 1536
     expect(layerProductWeights(demo)).toBe(1_916_928);
     expect(headWeights(demo)).toBe(294_912);
-    const cost = estimateStepSeconds(demo, stepShape(presetConfig('default')), {
+    const cost = estimateStepSeconds(demo, resolveRun(presetConfig('default')).stepShape, {
       gflops: 50,
       bandwidthGBs: 20,
     });
@@ -208,7 +208,7 @@ describe('step cost', () => {
   });
 
   it('reads the shape off a run config', () => {
-    const shape = stepShape(presetConfig('default'));
+    const shape = resolveRun(presetConfig('default')).stepShape;
     expect(shape).toMatchObject({
       sequences: 18,
       prompts: 3,
@@ -218,7 +218,7 @@ describe('step cost', () => {
       full: false,
       reference: true,
     });
-    expect(stepShape(presetConfig('default', { klCoef: 0 })).reference).toBe(false);
+    expect(resolveRun(presetConfig('default', { klCoef: 0 })).stepShape.reference).toBe(false);
   });
 
   it('formats durations in the unit a person reads', () => {

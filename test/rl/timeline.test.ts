@@ -17,7 +17,7 @@ import {
 import { SpanLog } from '../../src/training/worker_spans.ts';
 import { Trainer } from '../../src/training/trainer.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import type { CodeExecutor, ExecOutcome } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
@@ -197,7 +197,7 @@ describe("a synchronous step's timeline", () => {
     });
     const trainer = new Trainer(
       { model, tokenizer, executor, reference: null },
-      { ...trainerSettings(config), tasks: [task], evalTasks: [], promptsPerStep: 1 },
+      { ...resolveRun(config).trainer, tasks: [task], evalTasks: [], promptsPerStep: 1 },
     );
     try {
       const metrics = await trainer.runStep();

@@ -17,7 +17,7 @@ import { halfWeights } from '../../src/model/params.ts';
 import { estimateMemory } from '../../src/model_files/memory_estimate.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { runShape } from '../../src/run/run_shape.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'shape-model-'));
@@ -55,7 +55,7 @@ describe('a SmolLM2-135M-shaped model, 2 layers', () => {
       }
       const peak = heapUsage().total;
       const estimate = estimateMemory(policy.model.config, {
-        ...runShape(config),
+        ...resolveRun(config).memoryShape,
         fileBytesPerParameter: 2,
       }).totalBytes;
       expect(estimate / peak).toBeGreaterThan(0.75);

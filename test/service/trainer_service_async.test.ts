@@ -11,7 +11,7 @@ import { localRolloutSource } from '../../src/training/rollout_source.ts';
 import type { Trajectory } from '../../src/rl/types.ts';
 import { defaultConfig } from '../../src/run/config.ts';
 import { encodeLink } from '../../src/run/link.ts';
-import { trainerSettings, trainingMode } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { TrainerService, type ServiceDeps } from '../../src/service/trainer_service.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { makeModelFolder, PROMPT } from '../helpers/tiny_policy.ts';
@@ -35,10 +35,11 @@ describe('TrainerService with async on', () => {
       sourceFor: () => ({ source: directorySource(dir), origin: 'path' }),
       createRolloutSource: async (config, _choice, executor) => {
         const source = directorySource(dir);
-        const model = await CausalLM.load(source, { training: trainingMode(config) });
+        const run = resolveRun(config);
+        const model = await CausalLM.load(source, { training: run.training });
         workerModels.push(model);
         const tokenizer = await loadTokenizer(source);
-        const tasks = trainerSettings(config).tasks;
+        const { tasks } = run.trainer;
         return localRolloutSource({ model, tokenizer, executor, tasks });
       },
     };

@@ -21,7 +21,7 @@ import { sandboxSettings } from '../../src/run/config.ts';
 import { encodeLink } from '../../src/run/link.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { loadPolicy, type LoadedPolicy } from '../../src/service/session.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import { TrainerService, type ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 import { AllocationFaults } from '../helpers/allocation_faults.ts';
@@ -80,7 +80,7 @@ describe('out of memory mid-run (demo model, real sandbox)', () => {
     const tasks = TASK_IDS.map((id) => TASKS_BY_ID.get(id)!);
     trainer = new Trainer(
       { model: policy.model, tokenizer: policy.tokenizer, executor, reference: policy.reference },
-      { ...trainerSettings(config), tasks, evalTasks: [], promptsPerStep: tasks.length },
+      { ...resolveRun(config).trainer, tasks, evalTasks: [], promptsPerStep: tasks.length },
     );
     trainer.faults = faults;
     await trainer.runStep(); // step 1: the optimizer has moments from here on

@@ -14,7 +14,7 @@ import { localRolloutSource } from '../../src/training/rollout_source.ts';
 import { Trainer, type TrainerSettings } from '../../src/training/trainer.ts';
 import type { StepMetrics, Trajectory } from '../../src/rl/types.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
 import { AllocationFaults } from '../helpers/allocation_faults.ts';
@@ -55,7 +55,7 @@ function settings(overrides: Partial<TrainerSettings> = {}): TrainerSettings {
     seed: 11,
     lr: 0.05,
   });
-  return { ...trainerSettings(config), tasks, evalTasks: [], promptsPerStep: 2, ...overrides };
+  return { ...resolveRun(config).trainer, tasks, evalTasks: [], promptsPerStep: 2, ...overrides };
 }
 
 const model = (mode: TrainingMode = lora) =>
@@ -200,8 +200,7 @@ describe('the overlapped trainer', () => {
   });
 
   it('a failed step drops its prefetched episodes and counts them: nothing is lost', async () => {
-    const trainer = overlapped();
-    trainer.finalStep = 3;
+    const trainer = overlapped(lora, { finalStep: 3 });
     await trainer.runStep();
     // step 2's update fails after step 3's episodes were requested: the step is undone
     const faults = new AllocationFaults();
@@ -222,8 +221,7 @@ describe('the overlapped trainer', () => {
   });
 
   it('a step undone after its update (its evaluation failed) moves its episodes from trained to dropped', async () => {
-    const trainer = overlapped(lora, { evalEvery: 1, evalTasks: [task(1)] });
-    trainer.finalStep = 2;
+    const trainer = overlapped(lora, { evalEvery: 1, evalTasks: [task(1)], finalStep: 2 });
     await trainer.runStep();
     const faults = new AllocationFaults();
     trainer.faults = faults;

@@ -1,4 +1,4 @@
-// A run's `tools` reach the episode loop through the trainer: config -> trainerSettings ->
+// A run's `tools` reach the episode loop through the trainer: config -> resolveRun ->
 // Trainer -> runEpisodes, which renders the system prompt from them. A tiny random model and a fake
 // sandbox: only the first message of each episode is looked at.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { SYSTEM_PROMPT, systemPrompt } from '../../src/rl/actions.ts';
 import { Trainer } from '../../src/training/trainer.ts';
 import type { RunConfig } from '../../src/run/config.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { trainerSettings } from '../../src/service/settings.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { loadTokenizer, type Tokenizer } from '../../src/tokenizer/index.ts';
@@ -36,7 +36,7 @@ describe('the trainer passes the config tools to the rollout', () => {
 
   /** The system message of the first rollout of a trainer built from `config`. */
   async function systemMessage(config: RunConfig): Promise<string> {
-    const settings = trainerSettings(config);
+    const settings = resolveRun(config).trainer;
     const trainer = new Trainer(
       { model, tokenizer, executor, reference: null },
       { ...settings, tasks: [task], evalTasks: [], promptsPerStep: 1 },
@@ -54,14 +54,14 @@ describe('the trainer passes the config tools to the rollout', () => {
 
   it('the default run has the two-tool prompt the demo model was trained on', async () => {
     const config = presetConfig('default', small);
-    expect(trainerSettings(config).tools).toEqual(['execute_code', 'finish']);
+    expect(resolveRun(config).trainer.rollout.tools).toEqual(['execute_code', 'finish']);
     expect(await systemMessage(config)).toBe(SYSTEM_PROMPT);
   });
 
   it('a run with search tells the model about search', async () => {
     const tools: RunConfig['tools'] = ['execute_code', 'search', 'finish'];
     const config = presetConfig('default', { ...small, tools });
-    expect(trainerSettings(config).tools).toEqual(tools);
+    expect(resolveRun(config).trainer.rollout.tools).toEqual(tools);
     const prompt = await systemMessage(config);
     expect(prompt).toBe(systemPrompt(tools));
     expect(prompt).toMatch(/SEARCH: <what it should do>/);

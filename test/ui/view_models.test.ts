@@ -11,7 +11,7 @@ import {
 } from '../../src/ui/state/config_fields.ts';
 import { explainError } from '../../src/ui/state/errors.ts';
 import { backendLabel, formatSigned, formatValue } from '../../src/ui/state/format.ts';
-import { HUB_PRESETS, isHubId, modelChoice, runShape } from '../../src/ui/state/models.ts';
+import { HUB_PRESETS, isHubId, modelChoice } from '../../src/ui/state/models.ts';
 import {
   filterSamples,
   groupTrajectories,
@@ -233,16 +233,6 @@ describe('models', () => {
     expect(() => modelChoice('tiny', context)).toThrow(/not loaded in this tab.*Fix:/);
     expect(isHubId('owner/name')).toBe(true);
     expect(isHubId('folder')).toBe(false);
-  });
-
-  it('sizes the run from the config for the memory estimate', () => {
-    const shape = runShape(defaultConfig());
-    expect(shape.sequences).toBe(4 * 3); // G × the 3 seed prompts
-    expect(shape.contextTokens).toBe(200 + 3 * (128 + 167 + 20));
-    expect(runShape({ ...defaultConfig(), promptsPerStep: 2, finetune: 'full' })).toMatchObject({
-      sequences: 8,
-      full: true,
-    });
   });
 });
 

@@ -20,7 +20,7 @@ import {
   type MemoryCheck,
   type ModelFacts,
 } from '../../run/memory_check.ts';
-import { stepShape } from '../../run/run_shape.ts';
+import { resolveRun } from '../../run/resolve.ts';
 
 /** Where config.json comes from, and what the device offers. */
 export interface FitEnvironment {
@@ -107,7 +107,7 @@ export async function estimateModelCost(
     name,
     parameters: memory.estimate.parameters,
     memory,
-    step: speed ? estimateStepSeconds(model, stepShape(config), speed) : null,
+    step: speed ? estimateStepSeconds(model, resolveRun(config).stepShape, speed) : null,
     speed,
     tokensPerTurn: config.maxNewTokens,
   };

@@ -1,10 +1,8 @@
 // Model choices the page offers (docs/architecture.md §9.6: one registry for the picker and the
 // checks): the embedded demo model, hub presets, any hub id, or a folder from disk. The run config
 // names the model as text (`model`: "demo", a hub id, or a folder name); this turns that text into
-// the worker's ModelChoice and sizes the run for the memory estimate. Pure: no DOM.
+// the worker's ModelChoice. Pure: no DOM.
 import type { ModelChoice } from '../../service/trainer_api.ts';
-
-export { runShape } from '../../run/run_shape.ts';
 
 /** A hub model the page lists. */
 export interface ModelPreset {

@@ -18,7 +18,7 @@ import {
   indexedDbCheckpointStore,
 } from '../../../src/service/checkpoint_store.ts';
 import { loadPolicy } from '../../../src/service/session.ts';
-import { trainerSettings } from '../../../src/service/settings.ts';
+import { resolveRun } from '../../../src/run/resolve.ts';
 import type { TrainerCheckpoint } from '../../../src/service/trainer_api.ts';
 import { TrainerService } from '../../../src/service/trainer_service.ts';
 import { fallbacks } from './webgpu_fallbacks.ts';
@@ -193,7 +193,7 @@ const harness = {
     await selectBackend({ force: backend, wasmPaths });
     const config = runConfig(seed);
     const policy = await loadPolicy(demo(), config, 'demo');
-    const options = { ...trainerSettings(config).update, maxTokens: config.maxNewTokens };
+    const options = { ...resolveRun(config).trainer.update, maxTokens: config.maxNewTokens };
     const ref = await referenceLogprobs(policy.model, policy.reference, batch, options);
     const result = await batchGradients(policy.model, batch, ref, options);
     const norm = await globalNorm(result.grads);
