@@ -617,8 +617,9 @@ describe('page UI on the fake trainer', () => {
     await page.getByTestId('export-metrics').click();
     await page.getByTestId('export-trajectories').click();
     await page.getByTestId('export-adapter').click();
+    await page.getByTestId('export-trl').click();
     await page.waitForFunction(
-      () => (window as unknown as { downloads: unknown[] }).downloads.length === 3,
+      () => (window as unknown as { downloads: unknown[] }).downloads.length === 4,
     );
     const downloads = await page.evaluate(
       () =>
@@ -629,7 +630,10 @@ describe('page UI on the fake trainer', () => {
       'metrics-demo-step2.csv',
       'trajectories-demo-step2.jsonl',
       'adapter-demo-step2.zip',
+      'trl-demo-step2.zip',
     ]);
+    // the TRL project: tasks, environment, rewards, train.py, README (tested in test/cli/export_trl)
+    expect(downloads[3]!.size).toBeGreaterThan(20_000);
     expect(downloads[0]!.text!.split('\n')[0]).toMatch(/^step,reward_mean,/);
     expect(downloads[1]!.text!.trim().split('\n')).toHaveLength(2 * 12);
     expect(downloads[2]!.size).toBeGreaterThan(100);

@@ -2,6 +2,7 @@
 // share" card: checkpoint status, exports (PEFT adapter .zip, trajectories JSONL, metrics CSV),
 // adapter import, and the run link's options (autostart, lesson mode).
 import { metricsCsv, trajectoriesJsonl, unzipStored, zipFiles } from '../../run/exports.ts';
+import { exportTrlProject } from '../../run/trl_export.ts';
 import { h, replace, setText } from './dom.ts';
 import { sentence } from '../state/errors.ts';
 import { formatClock } from '../state/format.ts';
@@ -151,6 +152,30 @@ export function storagePanel(
     },
     'Metrics (.csv)',
   );
+  // the run as a TRL project for GPUs (docs/trl_export.md): made here from the applied config, no
+  // worker call, so it is there while the run trains
+  const exportTrl = h(
+    'button',
+    {
+      'data-testid': 'export-trl',
+      title: 'The same experiment as a Hugging Face TRL project, to run on GPUs',
+      onclick: () => {
+        try {
+          const files = exportTrlProject(controller.config, {
+            runLink: controller.fragment || null,
+          });
+          const encoder = new TextEncoder();
+          const bytes = Object.fromEntries(
+            Object.entries(files).map(([name, text]) => [name, encoder.encode(text)]),
+          );
+          download(`trl-${stamp()}.zip`, zipFiles(bytes), 'application/zip');
+        } catch (error) {
+          controller.showError(error, 'exporting the TRL project');
+        }
+      },
+    },
+    'TRL project (.zip)',
+  );
   const importInput = h('input', {
     type: 'file',
     multiple: true,
@@ -241,6 +266,7 @@ export function storagePanel(
         exportAdapter,
         exportTrajectories,
         exportMetrics,
+        exportTrl,
         importButton,
         importInput,
       ),
