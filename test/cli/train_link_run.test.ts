@@ -39,10 +39,10 @@ describe('cli train --link', () => {
   }, 120_000);
 
   it('a link with an error exits 1 naming it, before loading anything', async () => {
-    const bad = await trainLink('http://127.0.0.1/#seed=7&nosuchsetting=1');
+    const bad = await trainLink('http://127.0.0.1/#seed=7&seed=8&nosuchsetting=1');
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).error).toMatch(/unknown key "nosuchsetting"/);
     // its notices are still said
-    expect(bad.stderr).toMatch(/notice: link v:/);
+    expect(bad.stderr).toMatch(/notice: link seed: seed is given more than once/);
   }, 60_000);
 });

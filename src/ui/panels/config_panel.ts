@@ -96,7 +96,9 @@ export function configPanel(controller: RunController): HTMLElement {
   let testsRound = 0;
   const checkTests = (tasks: RunConfig['customTasks']) => {
     const round = ++testsRound;
-    testsPending = true;
+    // nothing to compile (no task has tests): nothing to wait for
+    testsPending = tasks.some((t) => typeof t.tests === 'string' && t.tests.trim() !== '');
+    if (!testsPending) return;
     setTimeout(() => {
       if (round !== testsRound) return;
       controller.testsProblems(tasks).then(
