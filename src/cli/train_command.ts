@@ -23,8 +23,8 @@ import type { ModelInfo } from '../service/trainer_api.ts';
 
 /**
  * The run config from --config FILE (JSON, partial: missing fields take defaults) or --link URL (the
- * page's default run plus the link's fields, as the page reads it). A link's notices (a key given twice, say)
- * and page-only options go to `stderr` and the run goes on; its errors refuse it.
+ * page's default run plus the link's fields, as the page reads it). A link's notices (a key given
+ * twice, say) and page-only options go to `stderr` and the run goes on; its errors refuse it.
  */
 export async function configFromArgs(
   args: CliArgs,
