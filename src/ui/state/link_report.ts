@@ -1,5 +1,5 @@
 // What the page says about the link it was opened with: notices (the run is what the link says,
-// e.g. it has no `v`) in an info box above the panels, errors (parts it could not restore) in the
+// e.g. a key given twice) in an info box above the panels, errors (parts it could not restore) in the
 // error area. Either way the page opens and loads the run.
 import type { DecodedLink } from '../../run/link.ts';
 
