@@ -53,6 +53,7 @@ import {
   softwareAdapter,
   storageBuffer,
 } from './gpu.ts';
+import { allocateBuffers, type Buffers, freeBuffers } from './engine_buffers.ts';
 import {
   type EngineLinear,
   type EngineModel,
@@ -101,33 +102,6 @@ interface Kernels {
   down: GPUComputePipeline;
   head: GPUComputePipeline;
   specs: Record<'qkv' | 'o' | 'gateUp' | 'down' | 'head', LinearSpec>;
-}
-
-/** Buffers sized for `rows` positions at once and a cache of `cacheRows` x `capacity` slots. */
-interface Buffers {
-  rows: number;
-  sequences: number;
-  cacheRows: number;
-  capacity: number;
-  x: GPUBuffer;
-  h: GPUBuffer;
-  qkv: GPUBuffer;
-  context: GPUBuffer;
-  mlp: GPUBuffer;
-  normed: GPUBuffer;
-  logits: GPUBuffer;
-  stats: GPUBuffer;
-  tokens: GPUBuffer;
-  places: GPUBuffer;
-  rope: GPUBuffer;
-  gather: GPUBuffer;
-  sampling: GPUBuffer;
-  picked: GPUBuffer;
-  readback: GPUBuffer;
-  pairs: GPUBuffer;
-  keys: GPUBuffer[];
-  values: GPUBuffer[];
-  groups: Map<string, GPUBindGroup>;
 }
 
 /** The decoding engine of one model on the webgpu backend. */
@@ -304,8 +278,10 @@ export class DecodingEngine {
       current.cacheRows < want.cacheRows ||
       current.capacity < want.capacity
     ) {
-      if (current) this.freeBuffers(current);
-      this.buffers = this.allocate(
+      if (current) freeBuffers(current);
+      this.buffers = allocateBuffers(
+        this.device,
+        this.model,
         Math.max(want.rows, current?.rows ?? 0),
         Math.max(want.sequences, current?.sequences ?? 0),
         Math.max(want.cacheRows, current?.cacheRows ?? 0),
@@ -331,56 +307,6 @@ export class DecodingEngine {
       this.model.width * 4,
     );
     this.submit(encoder);
-  }
-
-  private allocate(rows: number, sequences: number, cacheRows: number, capacity: number): Buffers {
-    const { model, device } = this;
-    const f32 = (count: number, label: string) => storageBuffer(device, count * 4, label);
-    const qkvStride = (model.heads + 2 * model.kvHeads) * model.headDim;
-    const cacheFloats = cacheRows * model.kvHeads * capacity * model.headDim;
-    if (cacheFloats * 4 > device.limits.maxStorageBufferBindingSize)
-      throw new Error(
-        `a KV cache layer of ${cacheRows} rows x ${capacity} slots passes this device's ${device.limits.maxStorageBufferBindingSize} bytes a buffer`,
-      );
-    gpuCounts.objectsCreated++;
-    const readback = device.createBuffer({
-      label: 'read-back',
-      size: Math.max(16, sequences * 8),
-      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    });
-    return {
-      rows,
-      sequences,
-      cacheRows,
-      capacity,
-      x: f32(rows * model.width, 'x'),
-      h: f32(rows * model.width, 'h'),
-      qkv: f32(rows * qkvStride, 'qkv'),
-      context: f32(rows * model.heads * model.headDim, 'context'),
-      mlp: f32(rows * model.ffn, 'mlp'),
-      normed: f32(sequences * model.width, 'normed'),
-      logits: f32(sequences * model.vocab, 'logits'),
-      stats: f32(sequences * sampleBlocks(model.vocab) * 4, 'sampling stats'),
-      tokens: f32(rows, 'tokens'),
-      places: f32(rows * ROW_WORDS, 'rows'),
-      rope: f32(rows * 2 * model.headDim, 'rope'),
-      gather: f32(sequences, 'gather'),
-      sampling: f32(2 * sequences, 'sampling'),
-      picked: f32(2 * sequences, 'picked'),
-      readback,
-      pairs: f32(2 * cacheRows, 'pairs'),
-      keys: model.layers.map((_, i) => f32(cacheFloats, `keys ${i}`)),
-      values: model.layers.map((_, i) => f32(cacheFloats, `values ${i}`)),
-      groups: new Map(),
-    };
-  }
-
-  private freeBuffers(buffers: Buffers): void {
-    for (const value of Object.values(buffers)) {
-      if (Array.isArray(value)) for (const b of value) (b as GPUBuffer).destroy();
-      else if (value && typeof value === 'object' && 'destroy' in value)
-        (value as GPUBuffer).destroy();
-    }
   }
 
   /** A bind group made once per (buffers, key). */
@@ -820,7 +746,7 @@ export class DecodingEngine {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.buffers) this.freeBuffers(this.buffers);
+    if (this.buffers) freeBuffers(this.buffers);
     this.buffers = null;
     for (const p of this.params) p.destroy();
     this.globals.destroy();
