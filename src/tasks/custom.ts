@@ -127,6 +127,27 @@ export function customTasksProblems(inputs: unknown): string[] {
   ];
 }
 
+/**
+ * The tasks of a JSON file's text (a list of custom tasks, as the page's editor and run links hold
+ * them), validated with the same messages; `file` names it in errors. Throws with every problem.
+ */
+export function customTasksFromJson(text: string, file: string): Task[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `${file} is not JSON: ${(error as Error).message}. Fix: write a list like [{"prompt": …, "tests": "assert …"}].`,
+    );
+  }
+  const problems = customTasksProblems(json);
+  if (problems.length > 0) throw new Error(`${file}: ${problems.join('\n')}`);
+  const inputs = json as CustomTaskInput[];
+  if (inputs.length === 0)
+    throw new Error(`${file} has no tasks. Fix: write at least one {"prompt": …, "tests": …}.`);
+  return inputs.map(customTask);
+}
+
 /** The Task for a valid input at position `index` (0-based); throws with the fix if invalid. */
 export function customTask(input: CustomTaskInput, index: number): Task {
   const problems = customTaskProblems(input, `custom task ${index + 1}`);
