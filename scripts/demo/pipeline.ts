@@ -15,6 +15,7 @@ import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { checkTemplates, generateCorpus, leakProblems } from './corpus.ts';
 import { checkSearchTemplates, generateSearchCorpus, searchLeakProblems } from './corpus_search.ts';
 import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
+import { heldOutLeaks } from './held_out.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
 import { cardRecipeMinutes, modelCard, type CardFacts } from './model_card.ts';
 import { configJson, demoConfig, parameterCount, type DemoShape } from './model_config.ts';
@@ -179,7 +180,11 @@ export async function makeDemoModel(
         genericShare: recipe.genericShare,
       })),
     );
-  const leaks = [...leakProblems(corpus), ...searchLeakProblems(corpus)];
+  const leaks = [
+    ...leakProblems(corpus),
+    ...searchLeakProblems(corpus),
+    ...heldOutLeaks(corpus.map((t) => t.messages.map((m) => m.content).join('\n'))),
+  ];
   if (leaks.length > 0) throw new Error(`held-out material in the corpus:\n${leaks.join('\n')}`);
   const searchTasks = corpus.filter((t) => t.searchStyle !== undefined);
   // The old skills' part: ordinary tasks under the default prompt (the search part counts apart).
