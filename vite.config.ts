@@ -34,6 +34,16 @@ const runtimeAssets: Record<string, { dir: string; files: RegExp }> = {
 const browserTests = ['test/e2e/**/*.test.ts'];
 
 /**
+ * Unit tests that need modules of their own (the unit project shares them between files): a
+ * module mock (vi.mock applies only where the module is imported afresh), or state a file expects
+ * to find empty (the 16-bit weight store's first-fit offsets).
+ */
+const isolatedTests = [
+  'test/service/speed_before_probe.test.ts',
+  'test/kernels/matmul/weights16.test.ts',
+];
+
+/**
  * Tests left out of `npm run test:unit` (npm test runs them): the learning runs, and the files that
  * take about 20 s or more on 2 cores (per-file times from `vitest run --reporter=json`).
  */
@@ -116,17 +126,23 @@ export default defineConfig(({ command }) => ({
     // (src/kernels/simd/matmul.ts's fused multiply-add build); test/kernels/matmul/dispatch.test.ts
     // also checks the plain build.
     execArgv: relaxedSimdFlags(),
-    // `vitest run` (npm test) runs all three projects; `vitest run --project unit` (npm run
-    // test:unit) is the fast loop: no browser, no page build, no learning runs.
+    // `vitest run` (npm test) runs every project; `npm run test:unit` (the unit projects) is the
+    // fast loop: no browser, no page build, no learning runs.
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...browserTests, ...slowTests],
+          exclude: [...browserTests, ...slowTests, ...isolatedTests],
+          // the files share each worker's modules instead of importing tfjs, its WASM backend and
+          // Pyodide's loader again for every file: 130 against 220 s for the project on a busy
+          // 2-core VM. The price: a file must not assume it is the first to use a module's state
+          // (isolatedTests are those that do).
+          isolate: false,
         },
       },
+      { extends: true, test: { name: 'unit-isolated', include: isolatedTests } },
       { extends: true, test: { name: 'slow', include: slowTests } },
       // builds the production page first (test/global-setup.ts), so only this project has it
       {
