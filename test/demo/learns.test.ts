@@ -25,6 +25,7 @@ import { threadRolloutSource } from '../../src/cli/rollout_worker_thread.ts';
 import { createHostedNodeSandboxPool } from '../../src/env/node_pool.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
+import type { Trajectory } from '../../src/rl/types.ts';
 
 /**
  * Tasks the demo model solves sometimes (when it runs code rather than guessing), so a group's
@@ -38,6 +39,16 @@ const TASK_IDS = [
 ];
 const STEPS = 8;
 const EVAL_SAMPLES = 8;
+
+/** Records each trajectory the judge flagged for tampering: its task, reasons and last message. */
+function noteFlagged(trajectories: readonly Trajectory[], flagged: Map<string, string>): void {
+  for (const t of trajectories)
+    if (t.tampered.length > 0)
+      flagged.set(
+        t.id,
+        `${t.taskId}: ${t.tampered.join('; ')}\n${t.messages.at(-1)?.content.slice(-400) ?? ''}`,
+      );
+}
 
 /** A trainer's deps and settings: the config's, on TASK_IDS, every task in every step. */
 function parts(
@@ -77,14 +88,18 @@ describe('the demo model learns', () => {
     const trainer = new Trainer(...parts(policy, executor, config));
     const before = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
     const tensors: number[] = [];
+    const flagged = new Map<string, string>();
     for (let step = 0; step < STEPS; step++) {
-      await trainer.runStep();
+      await trainer.runStep((report) => noteFlagged(report.trajectories, flagged));
       tensors.push(tf.memory().numTensors);
     }
     const after = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
     console.log(
       `demo learns: reward ${before.rewardMean!.toFixed(3)} -> ${after.rewardMean!.toFixed(3)}, pass@1 ${before.passAt1.toFixed(3)} -> ${after.passAt1.toFixed(3)}`,
     );
+    // none of the model's programs tampers with its tests, so the judge flags none (each one it
+    // flags is named here with its reasons and its last message)
+    expect([...flagged.values()]).toEqual([]);
     expect(tensors.at(-1)).toBe(tensors[0]); // no tensor leaks from step to step (the optimizer's moments appear at step 1)
     expect(before.rewardMean!).toBeLessThan(0.8); // room to learn
     expect(after.rewardMean! - before.rewardMean!).toBeGreaterThanOrEqual(0.18); // measured: +0.42
@@ -125,12 +140,17 @@ describe('the demo model learns with async on', () => {
     try {
       const before = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
       const staleness: number[] = [];
+      const flagged = new Map<string, string>();
       for (let step = 0; step < STEPS; step++)
-        staleness.push((await trainer.runStep()).staleness ?? -1);
+        staleness.push(
+          (await trainer.runStep((report) => noteFlagged(report.trajectories, flagged)))
+            .staleness ?? -1,
+        );
       const after = await trainer.evaluate(tasks, EVAL_SAMPLES, 11);
       console.log(
         `demo learns with async on: reward ${before.rewardMean!.toFixed(3)} -> ${after.rewardMean!.toFixed(3)}, pass@1 ${before.passAt1.toFixed(3)} -> ${after.passAt1.toFixed(3)}`,
       );
+      expect([...flagged.values()]).toEqual([]);
       expect(staleness).toEqual([0, ...Array(STEPS - 1).fill(1)]);
       expect(trainer.accounting()).toEqual({
         workers_started: 1,
