@@ -5,7 +5,8 @@
 // with --from a.jsonl,b.jsonl it writes the rows earlier runs printed, e.g. seeds run side by
 // side.) For each seed: pass@1 before (train split = seed + builtin train; eval split =
 // builtin-eval; at the run's temperature, and greedy on the train split), the default run's steps,
-// pass@1 after, and minutes. One JSON line per seed, then a summary.
+// pass@1 after, minutes, and every program the judge flagged for tampering (`flagged`: task,
+// reasons, last message). One JSON line per seed, then a summary.
 // --preset search measures the search preset instead (the default run with the search tool on,
 // on the `search` tasks; its eval split is search-eval): pass@1 on both splits and the share of
 // episodes that search before they run code, before and after, and each step's search_fraction;
@@ -66,6 +67,8 @@ type Row = (DefaultRunRow | SearchRunRow) & {
   steps: number;
   samples: number;
   rewards: number[];
+  /** Programs the judge flagged (absent in rows earlier runs printed). */
+  flagged?: string[];
 };
 const rows: Row[] = [];
 if (values.card && (values.set !== '{}' || values.steps || values.async))
@@ -146,14 +149,23 @@ for (const seed of values.from ? [] : seeds) {
   const ranCode = [];
   const searchFraction = [];
   const secondsAt = [];
+  // every program the judge flagged for tampering, by trajectory (its task, reasons, last message)
+  const flagged = new Map<string, string>();
   for (let step = 0; step < config.steps; step++) {
-    const metrics = await trainer.runStep();
+    const metrics = await trainer.runStep((report) => {
+      for (const t of report.trajectories)
+        if (t.tampered.length > 0)
+          flagged.set(
+            t.id,
+            `${t.taskId}: ${t.tampered.join('; ')} | ${t.messages.at(-1)?.content.slice(-300) ?? ''}`,
+          );
+    });
     secondsAt.push(Number(((performance.now() - started) / 1000).toFixed(2)));
     rewards.push(Number(metrics.reward_mean.toFixed(3)));
     ranCode.push(Number(metrics.ran_code_fraction.toFixed(3)));
     searchFraction.push(Number((metrics.search_fraction ?? 0).toFixed(3)));
     process.stderr.write(
-      `seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)}${searching ? ` searched ${(metrics.search_fraction ?? 0).toFixed(2)}` : ''} kl ${metrics.kl?.toFixed(4)}; seconds: generate ${metrics.seconds_generate.toFixed(2)}, sandbox ${metrics.seconds_sandbox.toFixed(2)}, update ${metrics.seconds_train.toFixed(2)}\n`,
+      `seed ${seed} step ${metrics.step}: reward ${metrics.reward_mean.toFixed(3)} pass ${metrics.pass_rate.toFixed(3)} ran code ${metrics.ran_code_fraction.toFixed(2)}${searching ? ` searched ${(metrics.search_fraction ?? 0).toFixed(2)}` : ''} kl ${metrics.kl?.toFixed(4)} hacks ${metrics.reward_hacks}; seconds: generate ${metrics.seconds_generate.toFixed(2)}, sandbox ${metrics.seconds_sandbox.toFixed(2)}, update ${metrics.seconds_train.toFixed(2)}\n`,
     );
   }
   const minutes = (performance.now() - started) / 60_000;
@@ -168,6 +180,7 @@ for (const seed of values.from ? [] : seeds) {
     after,
     gain_train: after.train - before.train,
     minutes: Number(minutes.toFixed(2)),
+    flagged: [...flagged.values()],
     rewards,
     ranCode,
     ...(searching ? { searchFraction } : {}),
