@@ -171,10 +171,11 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
             'div',
             { class: 'facts' },
             model === controller.config.model
-              ? 'At these settings:'
-              : `If you load ${modelLabel(model)}, at these settings:`,
+              ? 'At these settings (an estimate):'
+              : `If you load ${modelLabel(model)}, at these settings (an estimate):`,
           ),
           h('div', { class: 'cost-step', 'data-testid': 'model-cost-step' }, text.step),
+          text.run ? h('div', { class: 'facts', 'data-testid': 'model-cost-run' }, text.run) : null,
           // a loaded model's memory warning is already a notice above
           text.memory === controller.modelWarning
             ? null
