@@ -397,6 +397,22 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
+  it('opens #p=search, #async=1 and a lesson link without v silently, as the issue tried them', async () => {
+    for (const [link, field, value] of [
+      ['#p=search', 'preset-select', 'search'],
+      ['#async=1', 'field-async', true],
+      ['#seed=3&hide=reset', 'field-seed', '3'],
+    ] as const) {
+      const page = await open('', link);
+      expect(await page.getByTestId('link-notice').isVisible(), link).toBe(false);
+      expect(await page.getByTestId('error').isVisible(), link).toBe(false);
+      const input = page.getByTestId(field);
+      if (typeof value === 'boolean') expect(await input.isChecked(), link).toBe(value);
+      else expect(await input.inputValue(), link).toBe(value);
+      await page.close();
+    }
+  });
+
   it("shows a link's notice until another run is applied", async () => {
     const page = await open('', '#v=2&seed=7&seed=8');
     const notice = page.getByTestId('link-notice');
@@ -562,12 +578,17 @@ describe('page UI on the fake trainer', () => {
         /needs up to \d+(\.\d)? GB to train at these settings \(135M parameters: \d+ MB of 16-bit weights.*the budget is 4\.0 GB/,
       );
 
-      // A folder from disk: its config.json is checked the same way, then the files go to the
-      // worker.
+      // A folder from disk: picking it shows its cost and loads nothing; Load model checks its
+      // config.json the same way, then the files go to the worker.
       await page.getByTestId('model-select').selectOption('__folder__');
       await page
         .getByTestId('model-folder')
         .setInputFiles(join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-llama'));
+      await page.getByTestId('model-cost-step').waitFor();
+      expect(await text(page, 'model-cost')).toMatch(/If you load tiny-llama, at these settings \(an estimate\):/);
+      expect((await calls()).at(-1)).toBe('loadModel:HuggingFaceTB/SmolLM2-135M-Instruct');
+      expect(await text(page, 'model-card-name')).toBe('HuggingFaceTB/SmolLM2-135M-Instruct');
+      await page.getByTestId('load-model').click();
       await page.waitForFunction(
         () =>
           document.querySelector('[data-testid=model-card-name]')?.textContent === 'picked-model',
