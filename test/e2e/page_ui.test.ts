@@ -265,10 +265,10 @@ describe('page UI on the fake trainer', () => {
       () => document.querySelector('[data-testid=step-count]')?.textContent === '1',
     );
     expect(await page.getByTestId('trajectory').count()).toBe(6); // one custom prompt × G = 6
-    // each sample says what its reward was made of
+    // each sample says what its reward was made of: the line it printed against the expected one
     expect(await page.getByTestId('sample-scored').count()).toBe(6);
     expect(await page.getByTestId('sample-scored').first().textContent()).toMatch(
-      /^Scored: .*× 1.* → r = /,
+      /^Scored: r = [\d.]+, from output_match [\d.]+ × weight 1 \((printed ".*"|no code ran|the last run printed nothing)[^)]*expected "55"\)/,
     );
     expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
     await page.close();
