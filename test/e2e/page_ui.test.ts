@@ -129,6 +129,43 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
+  it("gives the timeline's strips a time axis, and a caption for asynchronous training when async is on", async () => {
+    const page = await open('', '#v=2&seed=0&s=2');
+    const caption = page.getByTestId('timeline-caption');
+    expect(await caption.textContent()).toMatch(/Synchronous training idles the trainer/);
+    await page.getByTestId('step').click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=timeline]')?.getAttribute('data-steps') === '1',
+    );
+    // the fake step's wall is 4.4 s: a mark each second, from the step's start
+    const axis = page.getByTestId('timeline-axis');
+    expect(await axis.count()).toBe(1);
+    expect(await axis.locator('.timeline-tick').allTextContents()).toEqual([
+      '0 s',
+      '1 s',
+      '2 s',
+      '3 s',
+      '4 s',
+    ]);
+    // the axis lines up with the bars' track
+    const [track, ticks] = await Promise.all([
+      page.locator('.timeline-track').first().boundingBox(),
+      axis.locator('.timeline-ticks').boundingBox(),
+    ]);
+    expect(Math.abs(track!.x - ticks!.x)).toBeLessThan(1);
+    expect(Math.abs(track!.width - ticks!.width)).toBeLessThan(1);
+    await page.locator('[data-testid=config] summary', { hasText: /^Run$/ }).click();
+    await page.getByTestId('field-async').check();
+    await page.getByTestId('apply-config').click();
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=timeline-caption]')
+        ?.textContent?.includes('Asynchronous'),
+    );
+    expect(await caption.textContent()).not.toMatch(/Synchronous/);
+    await page.close();
+  });
+
   it('steps through phases, showing rollout samples, rewards, advantage arithmetic and the update', async () => {
     const page = await open('?tokens=1', '#v=1&seed=3');
     const phase = page.getByTestId('phase');
@@ -585,7 +622,9 @@ describe('page UI on the fake trainer', () => {
         .getByTestId('model-folder')
         .setInputFiles(join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-llama'));
       await page.getByTestId('model-cost-step').waitFor();
-      expect(await text(page, 'model-cost')).toMatch(/If you load tiny-llama, at these settings \(an estimate\):/);
+      expect(await text(page, 'model-cost')).toMatch(
+        /If you load tiny-llama, at these settings \(an estimate\):/,
+      );
       expect((await calls()).at(-1)).toBe('loadModel:HuggingFaceTB/SmolLM2-135M-Instruct');
       expect(await text(page, 'model-card-name')).toBe('HuggingFaceTB/SmolLM2-135M-Instruct');
       await page.getByTestId('load-model').click();
