@@ -305,7 +305,7 @@ describe('page UI on the fake trainer', () => {
     // each sample says what its reward was made of: the line it printed against the expected one
     expect(await page.getByTestId('sample-scored').count()).toBe(6);
     expect(await page.getByTestId('sample-scored').first().textContent()).toMatch(
-      /^Scored: r = [\d.]+, from output_match [\d.]+ × weight 1 \((printed ".*"|no code ran|the last run printed nothing)[^)]*expected "55"\)/,
+      /^Scored: r = [\d.]+, from\n· output_match [\d.]+ × weight 1: (printed ".*"|no code ran|the last run printed nothing)[;,] expected "55"$/m,
     );
     expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
     await page.close();

@@ -93,7 +93,7 @@ describe('model cost before a download', () => {
     );
   });
 
-  it("estimates every hub preset offline, as its config.json would (a fetch that fails)", async () => {
+  it('estimates every hub preset offline, as its config.json would (a fetch that fails)', async () => {
     const offline: typeof globalThis.fetch = async () => {
       throw new TypeError('Failed to fetch');
     };

@@ -29,7 +29,7 @@ describe('scoredText', () => {
       finalAnswer: ', ukt!',
     });
     expect(scoredText(t, defaults)).toBe(
-      'Scored: r = 1, the weighted mean of output_match 1 × weight 1 (last printed line = expected output); tests 1 × weight 1 (hidden tests passed). ' +
+      'Scored: r = 1, the weighted mean of\n· output_match 1 × weight 1: last printed line = expected output\n· tests 1 × weight 1: hidden tests passed\n' +
         'Its FINAL ANSWER text is shown but not scored (final_answer has weight 0).',
     );
   });
@@ -43,7 +43,7 @@ describe('scoredText', () => {
       finalAnswer: ', ukt!',
     });
     expect(scoredText(t, { weights: defaults, task: caesar })).toBe(
-      'Scored: r = 1, from output_match 1 × weight 1 (printed "Khoor, Zruog!", expected "Khoor, Zruog!"). ' +
+      'Scored: r = 1, from\n· output_match 1 × weight 1: printed "Khoor, Zruog!", expected "Khoor, Zruog!"\n' +
         'Its FINAL ANSWER text is shown but not scored (final_answer has weight 0).',
     );
     const wrong = sample({
@@ -52,12 +52,12 @@ describe('scoredText', () => {
       finalAnswer: 'Lmttt',
     });
     expect(scoredText(wrong, { weights: { ...defaults, final_answer: 1 }, task: caesar })).toBe(
-      'Scored: r = 0, the weighted mean of output_match 0 × weight 1 (printed "Lmttt, Eq!", expected "Khoor, Zruog!"); ' +
-        'final_answer 0 × weight 1 (answered "Lmttt", expected "Khoor, Zruog!"). Not scored here: format, tool_use.',
+      'Scored: r = 0, the weighted mean of\n· output_match 0 × weight 1: printed "Lmttt, Eq!", expected "Khoor, Zruog!"\n' +
+        '· final_answer 0 × weight 1: answered "Lmttt", expected "Khoor, Zruog!"\nNot scored here: format, tool_use.',
     );
     expect(
       scoredText(sample({ rewardParts: { output_match: 0 } }), { weights: defaults, task: caesar }),
-    ).toMatch(/output_match 0 × weight 1 \(no code ran; expected "Khoor, Zruog!"\)/);
+    ).toMatch(/^· output_match 0 × weight 1: no code ran; expected "Khoor, Zruog!"$/m);
   });
 
   it('tests passed n of m: all, partial credit, all-or-nothing, tampering', () => {
@@ -74,21 +74,21 @@ describe('scoredText', () => {
           task,
         },
       );
-    expect(scored(1)).toMatch(/tests 1 × weight 1 \(3 of 3 hidden tests passed\)/);
+    expect(scored(1)).toMatch(/^· tests 1 × weight 1: 3 of 3 hidden tests passed$/m);
     expect(scored(2 / 3, {}, true)).toMatch(
-      /tests 0\.67 × weight 1 \(2 of 3 hidden tests passed\)/,
+      /^· tests 0\.67 × weight 1: 2 of 3 hidden tests passed$/m,
     );
     expect(scored(0)).toMatch(
-      /tests 0 × weight 1 \(not all 3 hidden tests passed \(all must pass\)\)/,
+      /^· tests 0 × weight 1: not all 3 hidden tests passed \(all must pass\)$/m,
     );
-    expect(scored(0, { tampered: ['reads main.py'] })).toMatch(/\(0 of 3 counted \(tampering\)\)/);
-    expect(scored(0, { turns: [] })).toMatch(/\(no code to test against 3 hidden tests\)/);
+    expect(scored(0, { tampered: ['reads main.py'] })).toMatch(/: 0 of 3 counted \(tampering\)$/m);
+    expect(scored(0, { turns: [] })).toMatch(/: no code to test against 3 hidden tests$/m);
   });
 
   it('partial scores and weights as numbers, and the parts left out', () => {
     const t = sample({ rewardParts: { output_match: 0, tests: 2 / 3 }, reward: 1 / 3 });
     expect(scoredText(t, { ...defaults, tests: 2 })).toBe(
-      'Scored: r = 0.33, the weighted mean of output_match 0 × weight 1 (last printed line = expected output); tests 0.67 × weight 2 (hidden tests passed). ' +
+      'Scored: r = 0.33, the weighted mean of\n· output_match 0 × weight 1: last printed line = expected output\n· tests 0.67 × weight 2: hidden tests passed\n' +
         'Not scored here: final_answer, format, tool_use.',
     );
   });
@@ -96,7 +96,7 @@ describe('scoredText', () => {
   it('a timed-out sample says why every part is 0; a task no part applied to says so', () => {
     const timedOut = sample({ rewardParts: { output_match: 0 }, timedOut: true });
     expect(scoredText(timedOut, defaults)).toMatch(
-      /^Scored: r = 0 \(timed out: every part 0\), from output_match 0 × weight 1 \(timed out\)/,
+      /^Scored: r = 0 \(timed out: every part 0\), from\n· output_match 0 × weight 1: timed out$/m,
     );
     expect(scoredText(sample({}), defaults)).toMatch(/^Scored: no reward part applied/);
   });

@@ -68,7 +68,7 @@ describe('the time axis and the caption', () => {
   it('describes asynchronous training when async is on', () => {
     expect(timelineCaption(false)).toMatch(/Synchronous training idles the trainer/);
     expect(timelineCaption(true)).toMatch(
-      /^The last steps.*Asynchronous training: the rollout worker samples the next step's episodes while the trainer updates/,
+      /^The last steps.*Asynchronous training: the rollout worker samples the next step while the trainer updates/,
     );
     expect(timelineCaption(true)).not.toMatch(/Synchronous/);
   });

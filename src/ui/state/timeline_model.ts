@@ -72,8 +72,8 @@ export function timeTicks(wall: number): TimeTick[] {
 /** The card's caption: what the strips show, for synchronous or asynchronous training. */
 export function timelineCaption(async: boolean): string {
   return async
-    ? "The last steps, one row per worker, against seconds from the step's start. Asynchronous training: the rollout worker samples the next step's episodes while the trainer updates on this one, so the two rows overlap; a batch is at most one update behind (staleness)."
-    : "The last steps, one row per worker, against seconds from the step's start. Synchronous training idles the trainer while it samples and the rollout while it updates.";
+    ? "The last steps, one row per worker, in seconds from the step's start. Asynchronous training: the rollout worker samples the next step while the trainer updates on this one (at most one update behind: staleness)."
+    : "The last steps, one row per worker, in seconds from the step's start. Synchronous training idles the trainer while it samples and the rollout while it updates.";
 }
 
 /** Lane order: trainer, rollout, then the sandbox slots by number. */

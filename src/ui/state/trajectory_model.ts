@@ -197,7 +197,7 @@ function partDetail(name: string, score: number, t: Trajectory, context: Scoring
  * weight and what it compared (the line the program printed against the expected one, tests
  * passed n of m), the reward as their weighted mean; then what was NOT scored, so that "passed"
  * beside a nonsense FINAL ANSWER explains itself (the answer's text counts only when final_answer
- * has a weight).
+ * has a weight). One line each: the reward, a part, what was not scored (the card keeps the breaks).
  */
 export function scoredText(t: Trajectory, scoring: ScoringContext | RewardWeights): string {
   const context: ScoringContext = 'weights' in scoring ? scoring : { weights: scoring };
@@ -208,7 +208,13 @@ export function scoredText(t: Trajectory, scoring: ScoringContext | RewardWeight
   const lines = [
     parts.length === 0
       ? 'Scored: no reward part applied.'
-      : `Scored: r = ${fmt(t.reward)}${t.timedOut ? ' (timed out: every part 0)' : ''}, ${parts.length > 1 ? 'the weighted mean of' : 'from'} ${parts.map(([name, score]) => `${name} ${fmt(score)} × weight ${fmt(weight(name))} (${partDetail(name, score, t, context)})`).join('; ')}.`,
+      : [
+          `Scored: r = ${fmt(t.reward)}${t.timedOut ? ' (timed out: every part 0)' : ''}, ${parts.length > 1 ? 'the weighted mean of' : 'from'}`,
+          ...parts.map(
+            ([name, score]) =>
+              `· ${name} ${fmt(score)} × weight ${fmt(weight(name))}: ${partDetail(name, score, t, context)}`,
+          ),
+        ].join('\n'),
   ];
   const unscored = Object.keys(PART_WORDS).filter(
     (name) => weight(name) === 0 && (name !== 'tests' || !(name in t.rewardParts)),
@@ -216,7 +222,7 @@ export function scoredText(t: Trajectory, scoring: ScoringContext | RewardWeight
   if (t.finalAnswer !== null && weight('final_answer') === 0)
     lines.push('Its FINAL ANSWER text is shown but not scored (final_answer has weight 0).');
   else if (unscored.length > 0) lines.push(`Not scored here: ${unscored.join(', ')}.`);
-  return lines.join(' ');
+  return lines.join('\n');
 }
 
 /** A run of text with one role in the packed sequence. */
