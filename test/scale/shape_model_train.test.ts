@@ -61,7 +61,8 @@ describe('a SmolLM2-135M-shaped model, 2 layers', () => {
       // The model card's estimate (step_cost.ts at the probe's speed) within 2× of the step
       // measured: random weights rarely stop early, so every turn runs to its token limit, the
       // case the estimate assumes (issue 46, item 4). Measured on a loaded 2-core VM: 27.9 s
-      // estimated at 43 GFLOP/s against 31.7 s; 55.8 s at 21 GFLOP/s (a busy moment) against 33. (The probe read after a step reads 18: the page
+      // estimated at 43 GFLOP/s against 31.7 s; 55.8 s at 21 GFLOP/s (a busy moment) against 33;
+      // with the 2 s probe, 27.1 s at 44 GFLOP/s against 17.9 (the update counted 1.6× its time). (The probe read after a step reads 18: the page
       // measures once, at start, and so does this test.)
       const cost = estimateStepSeconds(policy.model.config, resolveRun(config).stepShape, speed);
       const stepEstimate = cost.seconds;
