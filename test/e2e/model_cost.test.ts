@@ -1,7 +1,7 @@
 // The model card's cost before a download, in headless Chromium on the UI harness (the real page
 // on the fake trainer, whose measured speed is a fixed 20 GFLOP/s and 10 GB/s): a hub preset's
-// memory and seconds per step from its config.json alone, before Load model, following the
-// configuration form's unapplied edits. A screenshot goes to /tmp/ui-shots/8-model-cost.png.
+// memory, seconds per step and run time from its known config.json (no request), before Load
+// model, following the configuration form's unapplied edits. A screenshot goes to /tmp/ui-shots/8-model-cost.png.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ async function open(): Promise<Page> {
 }
 
 describe('model cost on the page', () => {
-  it("tells a hub model's memory and seconds per step before its download, following edits", async () => {
+  it("tells a hub preset's memory, seconds per step and run time without a request, following edits", async () => {
     const root = mkdtempSync(join(tmpdir(), 'hub-'));
     mkdirSync(join(root, 'Qwen', 'Qwen2.5-0.5B-Instruct'), { recursive: true });
     writeFileSync(
@@ -85,8 +85,13 @@ describe('model cost on the page', () => {
         /^Qwen\/Qwen2\.5-0\.5B-Instruct needs up to \d/,
       );
       await page.screenshot({ path: `${SHOTS}/8-model-cost.png` });
-      // only config.json was read, and the worker has not been asked to load it
-      expect(hub.requests).toEqual(['GET /Qwen/Qwen2.5-0.5B-Instruct/resolve/main/config.json']);
+      expect(await text(page, 'model-cost')).toMatch(/at these settings \(an estimate\):/);
+      expect(await text(page, 'model-cost-run')).toMatch(
+        /^Estimated run: \d+ steps ≈ .* \(from the preset's known shapes; nothing downloaded\)\.$/,
+      );
+      // a hub preset's shapes are known: nothing was read, and the worker has not been asked to
+      // load it
+      expect(hub.requests).toEqual([]);
       const calls = await page.evaluate(
         () => (window as unknown as { fakeTrainer: { calls: string[] } }).fakeTrainer.calls,
       );

@@ -137,6 +137,7 @@ describe('production page', () => {
       const { page } = await open();
       await page.getByTestId('model-select').selectOption('__folder__');
       await page.getByTestId('model-folder').setInputFiles(tinyLlama);
+      await page.getByTestId('load-model').click(); // picking alone loads nothing
       await page.waitForFunction(
         () => document.querySelector('[data-testid=model-card-name]')?.textContent === 'tiny-llama',
         null,

@@ -129,6 +129,43 @@ describe('page UI on the fake trainer', () => {
     await page.close();
   });
 
+  it("gives the timeline's strips a time axis, and a caption for asynchronous training when async is on", async () => {
+    const page = await open('', '#v=2&seed=0&s=2');
+    const caption = page.getByTestId('timeline-caption');
+    expect(await caption.textContent()).toMatch(/Synchronous training idles the trainer/);
+    await page.getByTestId('step').click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=timeline]')?.getAttribute('data-steps') === '1',
+    );
+    // the fake step's wall is 4.4 s: a mark each second, from the step's start
+    const axis = page.getByTestId('timeline-axis');
+    expect(await axis.count()).toBe(1);
+    expect(await axis.locator('.timeline-tick').allTextContents()).toEqual([
+      '0 s',
+      '1 s',
+      '2 s',
+      '3 s',
+      '4 s',
+    ]);
+    // the axis lines up with the bars' track
+    const [track, ticks] = await Promise.all([
+      page.locator('.timeline-track').first().boundingBox(),
+      axis.locator('.timeline-ticks').boundingBox(),
+    ]);
+    expect(Math.abs(track!.x - ticks!.x)).toBeLessThan(1);
+    expect(Math.abs(track!.width - ticks!.width)).toBeLessThan(1);
+    await page.locator('[data-testid=config] summary', { hasText: /^Run$/ }).click();
+    await page.getByTestId('field-async').check();
+    await page.getByTestId('apply-config').click();
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid=timeline-caption]')
+        ?.textContent?.includes('Asynchronous'),
+    );
+    expect(await caption.textContent()).not.toMatch(/Synchronous/);
+    await page.close();
+  });
+
   it('steps through phases, showing rollout samples, rewards, advantage arithmetic and the update', async () => {
     const page = await open('?tokens=1', '#v=1&seed=3');
     const phase = page.getByTestId('phase');
@@ -265,10 +302,10 @@ describe('page UI on the fake trainer', () => {
       () => document.querySelector('[data-testid=step-count]')?.textContent === '1',
     );
     expect(await page.getByTestId('trajectory').count()).toBe(6); // one custom prompt × G = 6
-    // each sample says what its reward was made of
+    // each sample says what its reward was made of: the line it printed against the expected one
     expect(await page.getByTestId('sample-scored').count()).toBe(6);
     expect(await page.getByTestId('sample-scored').first().textContent()).toMatch(
-      /^Scored: .*× 1.* → r = /,
+      /^Scored: r = [\d.]+, from\n· output_match [\d.]+ × weight 1: (printed ".*"|no code ran|the last run printed nothing)[;,] expected "55"$/m,
     );
     expect(await page.locator('.prompt').textContent()).toContain('Print the sum of 1..10.');
     await page.close();
@@ -395,6 +432,22 @@ describe('page UI on the fake trainer', () => {
     await page.getByTestId('copy-link').click();
     expect(await page.getByTestId('link-text').inputValue()).toMatch(/#v=2&seed=7$/);
     await page.close();
+  });
+
+  it('opens #p=search, #async=1 and a lesson link without v silently, as the issue tried them', async () => {
+    for (const [link, field, value] of [
+      ['#p=search', 'preset-select', 'search'],
+      ['#async=1', 'field-async', true],
+      ['#seed=3&hide=reset', 'field-seed', '3'],
+    ] as const) {
+      const page = await open('', link);
+      expect(await page.getByTestId('link-notice').isVisible(), link).toBe(false);
+      expect(await page.getByTestId('error').isVisible(), link).toBe(false);
+      const input = page.getByTestId(field);
+      if (typeof value === 'boolean') expect(await input.isChecked(), link).toBe(value);
+      else expect(await input.inputValue(), link).toBe(value);
+      await page.close();
+    }
   });
 
   it("shows a link's notice until another run is applied", async () => {
@@ -562,12 +615,19 @@ describe('page UI on the fake trainer', () => {
         /needs up to \d+(\.\d)? GB to train at these settings \(135M parameters: \d+ MB of 16-bit weights.*the budget is 4\.0 GB/,
       );
 
-      // A folder from disk: its config.json is checked the same way, then the files go to the
-      // worker.
+      // A folder from disk: picking it shows its cost and loads nothing; Load model checks its
+      // config.json the same way, then the files go to the worker.
       await page.getByTestId('model-select').selectOption('__folder__');
       await page
         .getByTestId('model-folder')
         .setInputFiles(join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-llama'));
+      await page.getByTestId('model-cost-step').waitFor();
+      expect(await text(page, 'model-cost')).toMatch(
+        /If you load tiny-llama, at these settings \(an estimate\):/,
+      );
+      expect((await calls()).at(-1)).toBe('loadModel:HuggingFaceTB/SmolLM2-135M-Instruct');
+      expect(await text(page, 'model-card-name')).toBe('HuggingFaceTB/SmolLM2-135M-Instruct');
+      await page.getByTestId('load-model').click();
       await page.waitForFunction(
         () =>
           document.querySelector('[data-testid=model-card-name]')?.textContent === 'picked-model',

@@ -4,7 +4,13 @@
 // edits.
 import { describe, expect, it } from 'vitest';
 import { presetConfig } from '../../src/run/presets.ts';
-import { costText, estimateModelCost, type ModelCost } from '../../src/ui/state/model_fit.ts';
+import {
+  costText,
+  estimateModelCost,
+  knownFacts,
+  type ModelCost,
+} from '../../src/ui/state/model_fit.ts';
+import { HUB_PRESETS } from '../../src/ui/state/models.ts';
 import { RunController } from '../../src/ui/state/run_controller.ts';
 import { FakeTrainer } from './fake_trainer.ts';
 
@@ -67,10 +73,9 @@ describe('model cost before a download', () => {
     expect(await controller.start(presetConfig('default'))).toBe(true);
     expect(controller.speed).toMatchObject({ gflops: 30, bandwidthGBs: 15 });
     const cost = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct')) as ModelCost;
-    // nothing but config.json was asked for, and the worker never saw the model
-    expect(hub.requests).toEqual([
-      'https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/resolve/main/config.json',
-    ]);
+    // a hub preset's shapes are known: nothing was asked for, and the worker never saw the model
+    expect(hub.requests).toEqual([]);
+    expect(cost.known).toBe(true);
     expect(trainer.calls.filter((c) => c.startsWith('loadModel'))).toEqual(['loadModel:demo']);
     expect(cost.parameters).toBe(494_032_768);
     expect(cost.step!.seconds).toBeGreaterThan(30 * 60); // the default run, worst case: ~1 h
@@ -81,6 +86,43 @@ describe('model cost before a download', () => {
     expect(text.memory).toMatch(/^Qwen\/Qwen2\.5-0\.5B-Instruct needs up to /);
     expect(text.detail).toMatch(/^Rollout ≈ .*, update ≈ .*, if every turn uses all 128 tokens/);
     expect(text.detail).toContain('decoding streams 942 MB of weights a token at up to 15 GB/s');
+    // the run's 30 steps at that rate, labelled as an estimate made without a download
+    expect(cost.runSeconds).toBeCloseTo(cost.step!.seconds * 30);
+    expect(text.run).toMatch(
+      /^Estimated run: 30 steps ≈ \d+(\.\d)? (min|h) \(from the preset's known shapes; nothing downloaded\)\.$/,
+    );
+  });
+
+  it('estimates every hub preset offline, as its config.json would (a fetch that fails)', async () => {
+    const offline: typeof globalThis.fetch = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+    for (const preset of HUB_PRESETS) {
+      const cost = (await estimateModelCost(
+        { kind: 'hub', repo: preset.repo },
+        presetConfig('default'),
+        { fetch: offline, device: { backend: 'wasm' } },
+        { backend: 'wasm', gflops: 30, bandwidthGBs: 15, milliseconds: 0 },
+      ))!;
+      expect(cost.known, preset.repo).toBe(true);
+      expect(cost.step!.seconds, preset.repo).toBeGreaterThan(0);
+    }
+    // the same parameters as the real config.json the mock hub serves
+    const read = (await estimateModelCost(
+      { kind: 'hub', repo: 'other/qwen-05b-copy' },
+      presetConfig('default'),
+      {
+        fetch: async () => new Response(JSON.stringify(QWEN_05B), { status: 200 }),
+        device: { backend: 'wasm' },
+      },
+      null,
+    ))!;
+    expect(read.known).toBe(false);
+    expect(knownFacts('Qwen/Qwen2.5-0.5B-Instruct')!.model).toEqual(
+      knownFacts('Qwen/Qwen2.5-Coder-0.5B-Instruct')!.model,
+    );
+    expect(read.parameters).toBe(494_032_768);
+    expect(knownFacts('other/qwen-05b-copy')).toBeNull();
   });
 
   it("follows the form's unapplied edits, and reads config.json once", async () => {
@@ -94,7 +136,7 @@ describe('model cost before a download', () => {
     expect(changes).toEqual(['draft']); // told once: the same edits are no change
     const after = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct'))!.step!.seconds;
     expect(after).toBeLessThan(before / 3);
-    expect(hub.requests.length).toBeLessThanOrEqual(1); // (0: read by the test before, kept)
+    expect(hub.requests).toEqual([]); // a preset: its shapes are known
     controller.setDraft(null);
     expect((await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct'))!.step!.seconds).toBe(before);
   });

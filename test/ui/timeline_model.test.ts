@@ -1,6 +1,6 @@
 // The timeline strip's layout from the metrics history (src/ui/state/timeline_model.ts).
 import { describe, expect, it } from 'vitest';
-import { timelineSteps } from '../../src/ui/state/timeline_model.ts';
+import { timeTicks, timelineCaption, timelineSteps } from '../../src/ui/state/timeline_model.ts';
 import { buildMetrics } from '../helpers/records.ts';
 
 describe('timelineSteps', () => {
@@ -42,5 +42,34 @@ describe('timelineSteps', () => {
   it('an empty history or one without timelines shows nothing', () => {
     expect(timelineSteps([])).toEqual([]);
     expect(timelineSteps([buildMetrics(1)])).toEqual([]);
+  });
+});
+
+describe('the time axis and the caption', () => {
+  it('marks round seconds from 0 to the wall, 3 to 6 of them, in s or min', () => {
+    expect(timeTicks(4).map((t) => t.label)).toEqual(['0 s', '1 s', '2 s', '3 s', '4 s']);
+    expect(timeTicks(4).map((t) => t.leftPercent)).toEqual([0, 25, 50, 75, 100]);
+    expect(timeTicks(13.7).map((t) => t.seconds)).toEqual([0, 5, 10]);
+    expect(timeTicks(0.9).map((t) => t.label)).toEqual(['0 s', '0.2 s', '0.4 s', '0.6 s', '0.8 s']);
+    expect(timeTicks(400).map((t) => t.label)).toEqual(['0 s', '2 min', '4 min', '6 min']);
+    expect(timeTicks(400)[1]!.seconds).toBe(120);
+    for (const wall of [0.05, 1, 3, 7.5, 42, 99, 250, 3600]) {
+      const ticks = timeTicks(wall);
+      expect(ticks.length, String(wall)).toBeGreaterThanOrEqual(3);
+      expect(ticks.length, String(wall)).toBeLessThanOrEqual(6);
+      expect(ticks.at(-1)!.leftPercent).toBeLessThanOrEqual(100);
+    }
+    expect(timeTicks(0)).toEqual([]);
+    expect(
+      timelineSteps([buildMetrics(1, { timeline: { seconds_wall: 2, spans: [] } })])[0]!.ticks,
+    ).toHaveLength(5);
+  });
+
+  it('describes asynchronous training when async is on', () => {
+    expect(timelineCaption(false)).toMatch(/Synchronous training idles the trainer/);
+    expect(timelineCaption(true)).toMatch(
+      /^The last steps.*Asynchronous training: the rollout worker samples the next step while the trainer updates/,
+    );
+    expect(timelineCaption(true)).not.toMatch(/Synchronous/);
   });
 });

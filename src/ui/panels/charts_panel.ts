@@ -9,6 +9,15 @@ import type { RunController } from '../state/run_controller.ts';
 
 const HEIGHT = 150;
 
+let measure: CanvasRenderingContext2D | null = null;
+/** The widest of an axis's labels in `font`, px (at least 24: an axis before its first values). */
+function labelWidth(values: readonly (string | number | null)[] | null, font: string): number {
+  measure ??= document.createElement('canvas').getContext('2d');
+  if (!measure || !values || values.length === 0) return 24;
+  measure.font = font;
+  return Math.max(24, ...values.map((v) => Math.ceil(measure!.measureText(String(v ?? '')).width)));
+}
+
 function options(chart: ChartSpec, width: number): uPlot.Options {
   const axis = {
     stroke: '#57606a',
@@ -36,7 +45,13 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
     axes: [
       { ...axis, size: 30, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
       // formatValue keeps tiny values (a KL of 4e-7) readable instead of "0, -0".
-      { ...axis, size: 60, values: (_u, splits) => splits.map((v) => formatValue(v)) },
+      // As wide as its longest label: a fixed 60 px cut "-0.00425" on a phone (seen in a
+      // screenshot at 390 px).
+      {
+        ...axis,
+        size: (_u, values) => labelWidth(values, axis.font) + 18,
+        values: (_u, splits) => splits.map((v) => formatValue(v)),
+      },
     ],
     series: [
       { label: 'step' },

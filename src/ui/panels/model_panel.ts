@@ -115,9 +115,10 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
     void controller.applyConfig({ ...structuredClone(controller.config), model });
   const usePicked = (picked: { name: string; files: File[] } | null) => {
     if (!picked || picked.files.length === 0) return;
+    // Picked, not loaded: the card shows its cost first, and Load model loads it (issue 46).
     controller.context = { ...controller.context, picked };
-    setText(drop, `${picked.name}: ${picked.files.length} files`);
-    loadModel(picked.name);
+    setText(drop, `${picked.name}: ${picked.files.length} files. Press Load model to load it.`);
+    syncPicker();
   };
   folderInput.addEventListener('change', () => {
     const files = [...(folderInput.files ?? [])];
@@ -142,6 +143,11 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   load.addEventListener('click', () => {
     const model = chosenModel();
     if (model) loadModel(model);
+    else if (select.value === FOLDER)
+      controller.showError(
+        new Error('no folder is picked. Fix: pick or drop a model folder first.'),
+        'choosing a model',
+      );
     else
       controller.showError(
         new Error(
@@ -171,10 +177,11 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
             'div',
             { class: 'facts' },
             model === controller.config.model
-              ? 'At these settings:'
-              : `If you load ${modelLabel(model)}, at these settings:`,
+              ? 'At these settings (an estimate):'
+              : `If you load ${modelLabel(model)}, at these settings (an estimate):`,
           ),
           h('div', { class: 'cost-step', 'data-testid': 'model-cost-step' }, text.step),
+          text.run ? h('div', { class: 'facts', 'data-testid': 'model-cost-run' }, text.run) : null,
           // a loaded model's memory warning is already a notice above
           text.memory === controller.modelWarning
             ? null
@@ -201,7 +208,7 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   const syncPicker = () => {
     show(hubRow, select.value === OTHER);
     show(folderRow, select.value === FOLDER);
-    show(load, select.value !== FOLDER);
+    show(load, select.value !== FOLDER || Boolean(controller.context.picked));
     refreshCost();
   };
   select.addEventListener('change', syncPicker);

@@ -1,8 +1,8 @@
 // The timeline: a Gantt strip per recent step, one row per lane (trainer, rollout, each sandbox
 // slot), coloured by what the lane was doing, so "where does the time go" reads at a glance.
 // Redrawn when a step finishes; the section carries `data-steps` (strips shown) for automation.
-import { SPAN_KINDS, timelineSteps } from '../state/timeline_model.ts';
-import { h, replace } from './dom.ts';
+import { SPAN_KINDS, timelineCaption, timelineSteps } from '../state/timeline_model.ts';
+import { h, replace, setText } from './dom.ts';
 import type { RunController } from '../state/run_controller.ts';
 
 const colorOf = new Map(SPAN_KINDS.map((k) => [k.kind, k.color]));
@@ -17,19 +17,17 @@ export function timelinePanel(controller: RunController): HTMLElement {
       h('span', null, h('span', { class: 'swatch', style: `background:${k.color}` }), k.label),
     ),
   );
+  const caption = h('div', { class: 'caption', 'data-testid': 'timeline-caption' });
   const section = h(
     'section',
     { class: 'card', 'data-control': 'timeline', 'data-testid': 'timeline', 'data-steps': '0' },
     h('h2', null, 'Where the time goes'),
-    h(
-      'div',
-      { class: 'caption' },
-      'The last steps, one row per worker. Synchronous training idles the trainer while it samples and the rollout while it updates.',
-    ),
+    caption,
     legend,
     body,
   );
   const draw = () => {
+    setText(caption, timelineCaption(controller.config.async));
     const steps = timelineSteps(controller.metrics);
     section.setAttribute('data-steps', String(steps.length));
     if (steps.length === 0) {
@@ -67,12 +65,33 @@ export function timelinePanel(controller: RunController): HTMLElement {
               ),
             ),
           ),
+          h(
+            'div',
+            { class: 'timeline-lane timeline-axis', 'data-testid': 'timeline-axis' },
+            h('span', { class: 'timeline-label' }),
+            h(
+              'span',
+              { class: 'timeline-ticks' },
+              ...step.ticks.map((tick) =>
+                h(
+                  'span',
+                  {
+                    // a mark near the end labels to its left, inside the strip
+                    class: tick.leftPercent > 85 ? 'timeline-tick end' : 'timeline-tick',
+                    'data-seconds': String(tick.seconds),
+                    style: `left:${tick.leftPercent.toFixed(2)}%`,
+                  },
+                  tick.label,
+                ),
+              ),
+            ),
+          ),
         ),
       ),
     );
   };
   controller.subscribe((change) => {
-    if (change === 'step' || change === 'reset') draw();
+    if (change === 'step' || change === 'reset' || change === 'config') draw();
   });
   draw();
   return section;

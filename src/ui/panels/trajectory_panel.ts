@@ -4,8 +4,10 @@
 // reward and advantage. Filters: failures, timeouts, tampered (reward hacking), best, worst. Each
 // turn is tagged with the tool it called; a search call and its results have their own colour, so
 // a reader sees at a glance which samples looked something up before writing code.
-import type { RewardWeights } from '../../rl/rewards.ts';
 import type { Trajectory } from '../../rl/types.ts';
+import type { RunConfig } from '../../run/config.ts';
+import { evalTasksFor, tasksFor } from '../../tasks/registry.ts';
+import type { Task } from '../../tasks/task.ts';
 import { h, replace } from './dom.ts';
 import { formatSigned, formatValue } from '../state/format.ts';
 import type { RunController, StepRecord } from '../state/run_controller.ts';
@@ -16,6 +18,7 @@ import {
   outcomeBadges,
   scoredText,
   tamperedText,
+  type ScoringContext,
   turnViews,
   type Segment,
   type TrajectoryFilter,
@@ -58,10 +61,35 @@ function tokens(segments: readonly Segment[]): (HTMLElement | string)[] {
   );
 }
 
+/** The run's tasks by id, for the one config they were made from (the last one asked). */
+let taskIndex: { config: RunConfig; tasks: Map<string, Task> } | null = null;
+
+/** How `t` was scored under `config`: the weights, partial credit and its task. */
+function scoringOf(config: RunConfig, t: Trajectory): ScoringContext {
+  if (taskIndex?.config !== config) {
+    const tasks = new Map<string, Task>();
+    try {
+      for (const task of [
+        ...tasksFor(config.tasks, config.customTasks),
+        ...evalTasksFor(config.tasks, config.customTasks),
+      ])
+        tasks.set(task.id, task);
+    } catch {
+      // a custom set with no tasks yet: the card says what it can without them
+    }
+    taskIndex = { config, tasks };
+  }
+  return {
+    weights: config.rewards,
+    partialCredit: config.partialCredit,
+    task: taskIndex.tasks.get(t.taskId) ?? null,
+  };
+}
+
 function sampleCard(
   t: Trajectory,
   record: StepRecord,
-  weights: RewardWeights,
+  scoring: ScoringContext,
   showTokens: boolean,
 ): HTMLElement {
   const advantageKnown = record.groups !== null;
@@ -101,7 +129,7 @@ function sampleCard(
       ),
     ),
     scored
-      ? h('div', { class: 'scored', 'data-testid': 'sample-scored' }, scoredText(t, weights))
+      ? h('div', { class: 'scored', 'data-testid': 'sample-scored' }, scoredText(t, scoring))
       : null,
     scored && t.tampered.length > 0
       ? h('div', { class: 'tampered-note', 'data-testid': 'sample-tampered' }, tamperedText(t))
@@ -247,7 +275,7 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     replace(
       samples,
       ...(shown.length > 0
-        ? shown.map((t) => sampleCard(t, record, controller.config.rewards, showTokens))
+        ? shown.map((t) => sampleCard(t, record, scoringOf(controller.config, t), showTokens))
         : [h('p', { class: 'empty' }, `No ${filter} in this group.`)]),
     );
   };

@@ -21,6 +21,10 @@ import {
   type ModelFacts,
 } from '../../run/memory_check.ts';
 import { resolveRun } from '../../run/resolve.ts';
+import { parseModelConfig } from '../../model_files/hf_config.ts';
+import { fileBytesPerParameter } from '../../model_files/memory_estimate.ts';
+import { shapeConfig, shapePreset } from '../../model_files/shape_presets.ts';
+import { HUB_PRESETS } from './models.ts';
 
 /** Where config.json comes from, and what the device offers. */
 export interface FitEnvironment {
@@ -76,6 +80,22 @@ export interface ModelCost {
   speed: SpeedMeasurement | null;
   /** Tokens per turn the step assumes every turn uses (the worst case). */
   tokensPerTurn: number;
+  /** The run's steps, and its seconds at `step` (null with it). */
+  steps: number;
+  runSeconds: number | null;
+  /** The shapes came from the hub preset's known config.json: nothing was fetched. */
+  known: boolean;
+}
+
+/** A hub preset's config.json as the shape presets know it (no request), or null. */
+export function knownFacts(repo: string): ModelFacts | null {
+  const preset = HUB_PRESETS.find((p) => p.repo === repo);
+  if (!preset) return null;
+  const json = shapeConfig(shapePreset(preset.shape));
+  return {
+    model: parseModelConfig(json, `${repo}/config.json`),
+    fileBytesPerParameter: fileBytesPerParameter(json),
+  };
 }
 
 /** config.json of hub models already read, by address: the estimate follows every edit. */
@@ -95,28 +115,48 @@ export async function estimateModelCost(
   if (choice.kind === 'demo') return null;
   const { source, name } = sourceOf(choice, env);
   let facts: Promise<ModelFacts>;
-  if (choice.kind === 'hub') {
+  const known = choice.kind === 'hub' ? knownFacts(choice.repo) : null;
+  if (known) facts = Promise.resolve(known);
+  else if (choice.kind === 'hub') {
     const key = `${choice.baseUrl ?? ''}/${choice.repo}@${choice.revision ?? 'main'}`;
     facts = factsCache.get(key) ?? readModelFacts(source);
     factsCache.set(key, facts);
     facts.catch(() => factsCache.delete(key)); // a failed read is tried again next time
   } else facts = readModelFacts(source);
-  const { model, fileBytesPerParameter } = await facts;
-  const memory = memoryCheckOf({ model, fileBytesPerParameter }, name, config, env.device);
+  const { model, fileBytesPerParameter: bytesPerParameter } = await facts;
+  const memory = memoryCheckOf(
+    { model, fileBytesPerParameter: bytesPerParameter },
+    name,
+    config,
+    env.device,
+  );
+  const step = speed ? estimateStepSeconds(model, resolveRun(config).stepShape, speed) : null;
   return {
     name,
     parameters: memory.estimate.parameters,
     memory,
-    step: speed ? estimateStepSeconds(model, resolveRun(config).stepShape, speed) : null,
+    step,
     speed,
     tokensPerTurn: config.maxNewTokens,
+    steps: config.steps,
+    runSeconds: step ? step.seconds * config.steps : null,
+    known: known !== null,
   };
 }
 
 /** The cost as the model card says it: the seconds line, the memory line, and a breakdown. */
-export function costText(cost: ModelCost): { step: string; memory: string; detail: string } {
+export function costText(cost: ModelCost): {
+  step: string;
+  run: string;
+  memory: string;
+  detail: string;
+} {
   const { memory, step, speed } = cost;
   return {
+    run:
+      cost.runSeconds !== null
+        ? `Estimated run: ${cost.steps} steps ≈ ${formatDuration(cost.runSeconds)}${cost.known ? " (from the preset's known shapes; nothing downloaded)" : ''}.`
+        : '',
     step:
       step && speed
         ? `≈ ${formatDuration(step.seconds)} per step on this device (${speed.gflops.toFixed(0)} GFLOP/s measured)`

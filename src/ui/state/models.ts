@@ -9,6 +9,11 @@ export interface ModelPreset {
   repo: string;
   label: string;
   note: string;
+  /**
+   * The shape preset with this model's config.json (src/model_files/shape_presets.ts): the card's
+   * estimate needs no request, so it shows offline and before anything is fetched.
+   */
+  shape: string;
 }
 
 /** The hub presets (docs/architecture.md §4). */
@@ -17,18 +22,26 @@ export const HUB_PRESETS: readonly ModelPreset[] = [
     repo: 'HuggingFaceTB/SmolLM2-135M-Instruct',
     label: 'SmolLM2 135M Instruct',
     note: '~270 MB download',
+    shape: 'smollm2-135m',
   },
   {
     repo: 'HuggingFaceTB/SmolLM2-360M-Instruct',
     label: 'SmolLM2 360M Instruct',
     note: '~720 MB download',
+    shape: 'smollm2-360m',
   },
   {
     repo: 'Qwen/Qwen2.5-0.5B-Instruct',
     label: 'Qwen2.5 0.5B Instruct',
     note: "the reference design's model, ~1 GB",
+    shape: 'qwen2.5-0.5b',
   },
-  { repo: 'Qwen/Qwen2.5-Coder-0.5B-Instruct', label: 'Qwen2.5 Coder 0.5B Instruct', note: '~1 GB' },
+  {
+    repo: 'Qwen/Qwen2.5-Coder-0.5B-Instruct',
+    label: 'Qwen2.5 Coder 0.5B Instruct',
+    note: '~1 GB',
+    shape: 'qwen2.5-0.5b', // the same shapes as Qwen2.5-0.5B-Instruct
+  },
 ];
 
 /** The public hub; other base URLs (a mirror, the tests' mock hub) are a page setting. */

@@ -35,6 +35,45 @@ export interface TimelineStep {
   /** `idle trainer 2.1 s · idle rollout 3.0 s · overlap 0%`. */
   summary: string;
   lanes: TimelineLane[];
+  /** The time axis under the strip: seconds from the step's start, as shares of its wall time. */
+  ticks: TimeTick[];
+}
+
+/** One mark of a strip's time axis. */
+export interface TimeTick {
+  seconds: number;
+  leftPercent: number;
+  label: string;
+}
+
+/**
+ * The time axis of a strip `wall` seconds long: marks at a round step (1, 2 or 5 × a power of
+ * ten, of seconds, or of minutes past two minutes) chosen so that 3 to 6 fit, from 0.
+ */
+export function timeTicks(wall: number): TimeTick[] {
+  if (!(wall > 0)) return [];
+  const unit = wall >= 120 ? 60 : 1; // past two minutes, marks at round minutes
+  const span = wall / unit;
+  const raw = span / 5;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw)!;
+  const ticks: TimeTick[] = [];
+  for (let i = 0; i * step <= span * (1 + 1e-9); i++) {
+    const value = Number((i * step).toPrecision(12));
+    ticks.push({
+      seconds: value * unit,
+      leftPercent: ((value * unit) / wall) * 100,
+      label: `${Number(value.toPrecision(3))} ${unit === 60 && value > 0 ? 'min' : 's'}`,
+    });
+  }
+  return ticks;
+}
+
+/** The card's caption: what the strips show, for synchronous or asynchronous training. */
+export function timelineCaption(async: boolean): string {
+  return async
+    ? "The last steps, one row per worker, in seconds from the step's start. Asynchronous training: the rollout worker samples the next step while the trainer updates on this one (at most one update behind: staleness)."
+    : "The last steps, one row per worker, in seconds from the step's start. Synchronous training idles the trainer while it samples and the rollout while it updates.";
 }
 
 /** Lane order: trainer, rollout, then the sandbox slots by number. */
@@ -74,6 +113,6 @@ export function timelineSteps(history: readonly StepMetrics[], count = 3): Timel
         (m.staleness !== undefined ? ` · staleness ${m.staleness}` : '') +
         (m.rollout_restarts ? ` · rollout worker restarted ×${m.rollout_restarts}` : '') +
         (m.episodes_dropped ? ` · ${m.episodes_dropped} episodes dropped` : '');
-      return { step: m.step, secondsWall: wall, summary, lanes };
+      return { step: m.step, secondsWall: wall, summary, lanes, ticks: timeTicks(wall) };
     });
 }

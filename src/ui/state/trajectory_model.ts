@@ -3,7 +3,9 @@
 // 1, trained on) and what it was shown (mask 0). With per-token texts the split is exact per token.
 // Each turn names the tool it called; trajectories saved before tools were recorded infer it from
 // the action, so old runs still show.
-import type { RewardWeights } from '../../rl/rewards.ts';
+import { lastLine, type RewardWeights } from '../../rl/rewards.ts';
+import type { Task } from '../../tasks/task.ts';
+import { testCount } from '../../tasks/tests_harness.ts';
 import type { Trajectory, Turn } from '../../rl/types.ts';
 
 /** The viewer's filters. */
@@ -124,29 +126,95 @@ export function tamperedText(t: Trajectory): string {
   return `Reward hacking caught: the program tried to change how it is judged, so its tests scored 0 (the judge saw: ${t.tampered.join('; ')}).`;
 }
 
-/** What a part checks, in a student's words. */
+/** What a part checks, in a student's words (when the task is not known to say more). */
 const PART_WORDS: Record<string, string> = {
   output_match: 'last printed line = expected output',
   tests: 'hidden tests passed',
   final_answer: 'FINAL ANSWER = expected output',
   format: 'well-formed turns',
-  tool_use: 'ran code before answering',
+  tool_use: 'searched before running code',
 };
 
+/** How a run scores: the weights, partial credit, and the sample's task (for what was expected). */
+export interface ScoringContext {
+  weights: RewardWeights;
+  partialCredit?: boolean;
+  /** The sample's task; unknown (a run saved with tasks this page no longer has) leaves it out. */
+  task?: Pick<Task, 'expectedOutput' | 'tests'> | null;
+}
+
+const quoted = (text: string, max = 60) =>
+  JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** The last non-empty line each execution printed, in order (the reference rule's lines). */
+function printedLines(t: Trajectory): (string | null)[] {
+  return t.turns
+    .filter((turn) => turn.execution)
+    .map((turn) => lastLine(turn.execution!.result.observation));
+}
+
+/** What one part's score means for this sample, in words: what it printed against what was expected. */
+function partDetail(name: string, score: number, t: Trajectory, context: ScoringContext): string {
+  const task = context.task;
+  if (t.timedOut) return 'timed out';
+  switch (name) {
+    case 'output_match': {
+      if (!task?.expectedOutput) return PART_WORDS[name]!;
+      const expected = task.expectedOutput.trim();
+      const lines = printedLines(t);
+      if (lines.length === 0) return `no code ran; expected ${quoted(expected)}`;
+      // the part passes when any execution's last line matches: show that one, else the last
+      const line = score === 1 ? expected : (lines.at(-1) ?? null);
+      return line === null
+        ? `the last run printed nothing; expected ${quoted(expected)}`
+        : `printed ${quoted(line)}, expected ${quoted(expected)}`;
+    }
+    case 'tests': {
+      const total = task?.tests ? testCount(task.tests) : 0;
+      if (total === 0) return PART_WORDS[name]!;
+      const noun = `hidden test${total === 1 ? '' : 's'}`;
+      if (!t.turns.some((turn) => turn.execution))
+        return `no code to test against ${total} ${noun}`;
+      if (t.tampered.length > 0) return `0 of ${total} counted (tampering)`;
+      if (score === 1) return `${total} of ${total} ${noun} passed`;
+      if (context.partialCredit) return `${Math.round(score * total)} of ${total} ${noun} passed`;
+      return `not all ${total} ${noun} passed (all must pass)`;
+    }
+    case 'final_answer': {
+      if (!task?.expectedOutput) return PART_WORDS[name]!;
+      const expected = task.expectedOutput.trim();
+      return t.finalAnswer === null
+        ? `no FINAL ANSWER; expected ${quoted(expected)}`
+        : `answered ${quoted(t.finalAnswer.trim())}, expected ${quoted(expected)}`;
+    }
+    default:
+      return PART_WORDS[name] ?? name;
+  }
+}
+
 /**
- * What a sample's reward was made of: each part that applied to its task with its score and
- * weight, and the reward as their weighted mean; then what was NOT scored, so that "passed" beside
- * a nonsense FINAL ANSWER explains itself (the answer's text counts only when final_answer has a
- * weight).
+ * What a sample's reward was made of: each part that applied to its task with its score, its
+ * weight and what it compared (the line the program printed against the expected one, tests
+ * passed n of m), the reward as their weighted mean; then what was NOT scored, so that "passed"
+ * beside a nonsense FINAL ANSWER explains itself (the answer's text counts only when final_answer
+ * has a weight). One line each: the reward, a part, what was not scored (the card keeps the breaks).
  */
-export function scoredText(t: Trajectory, weights: RewardWeights): string {
+export function scoredText(t: Trajectory, scoring: ScoringContext | RewardWeights): string {
+  const context: ScoringContext = 'weights' in scoring ? scoring : { weights: scoring };
+  const weights = context.weights;
   const weight = (name: string) => (weights as Record<string, number | undefined>)[name] ?? 0;
   const parts = Object.entries(t.rewardParts).filter(([name]) => weight(name) > 0);
   const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
   const lines = [
     parts.length === 0
-      ? 'Scored: no reward part applied'
-      : `Scored: ${parts.map(([name, score]) => `${name} ${fmt(score)} (${PART_WORDS[name] ?? name}) × ${fmt(weight(name))}`).join(' + ')} → r = ${fmt(t.reward)}${t.timedOut ? ' (timed out: every part 0)' : ''}`,
+      ? 'Scored: no reward part applied.'
+      : [
+          `Scored: r = ${fmt(t.reward)}${t.timedOut ? ' (timed out: every part 0)' : ''}, ${parts.length > 1 ? 'the weighted mean of' : 'from'}`,
+          ...parts.map(
+            ([name, score]) =>
+              `· ${name} ${fmt(score)} × weight ${fmt(weight(name))}: ${partDetail(name, score, t, context)}`,
+          ),
+        ].join('\n'),
   ];
   const unscored = Object.keys(PART_WORDS).filter(
     (name) => weight(name) === 0 && (name !== 'tests' || !(name in t.rewardParts)),
@@ -154,7 +222,7 @@ export function scoredText(t: Trajectory, weights: RewardWeights): string {
   if (t.finalAnswer !== null && weight('final_answer') === 0)
     lines.push('Its FINAL ANSWER text is shown but not scored (final_answer has weight 0).');
   else if (unscored.length > 0) lines.push(`Not scored here: ${unscored.join(', ')}.`);
-  return lines.join(' ');
+  return lines.join('\n');
 }
 
 /** A run of text with one role in the packed sequence. */
