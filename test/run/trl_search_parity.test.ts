@@ -18,7 +18,7 @@ import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 
 const run = promisify(execFile);
 const F = '```';
-const TOOLS = ['execute_code', 'search', 'finish'];
+const TOOLS = ['execute_code', 'search', 'finish'] as const;
 
 /** A fixed stream of small integers (an LCG), so the misspellings are the same every run. */
 function stream(seed: number): () => number {
@@ -91,7 +91,7 @@ describe("the exported search against the tab's", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'trl-search-'));
-    const files = exportTrlProject({ ...defaultConfig(), tools: TOOLS, tasks: 'search' });
+    const files = exportTrlProject({ ...defaultConfig(), tools: [...TOOLS], tasks: 'search' });
     for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   });
 
