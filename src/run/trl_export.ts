@@ -298,8 +298,8 @@ ${taskCount} tasks (set \`${config.tasks}\`${config.customTasks.length > 0 ? ` p
 
 - \`tasks.jsonl\`: the tasks (prompt, expected output, hidden tests, and the tests split for the judge).
 - \`protocol.py\`: every string and limit the tab uses (system prompt, format errors, TIMEOUT, turns, tokens, output tail, reward weights), written from the tab's source.
-- \`environment.py\`: the agent loop (fenced Python runs, FINAL ANSWER:, the observation format).
-- \`rewards.py\`: the reward parts and weights, and the judge for hidden tests.
+- \`environment.py\`: the agent loop (fenced Python runs, FINAL ANSWER:, ${config.tools.includes('search') ? 'SEARCH: and ```search calls, ' : ''}the observation format).
+${config.tools.includes('search') ? "- `docs_search.py`, `docs.json`: the search tool's offline docs index (the tab's entries and its own index data) and a port of its ranking; `python docs_search.py` reads one JSON query a line.\n" : ''}- \`rewards.py\`: the reward parts and weights, and the judge for hidden tests.
 - \`train.py\`: GRPOConfig and LoraConfig mapped field by field (comments where TRL differs).
 
 ## What differs from the tab
@@ -311,9 +311,14 @@ ${taskCount} tasks (set \`${config.tasks}\`${config.customTasks.length > 0 ? ` p
   own lockdown) checks more kinds of tampering.
 - Sampling is TRL's (vLLM): the same seed does not give the tab's samples; advantages divide by
   std + 1e-4 instead of the tab's exact zero-std rule; see the comments in train.py.
-- The training path (\`python train.py\` with TRL) was written against TRL ${TRL_VERSION}'s documented
-  \`rollout_func\` API but has not been run by the exporter's tests (no GPU there): \`--self-test\` and
-  \`--dry-run\` are what is tested.
+- **Not run by the exporter:** \`python train.py\` with TRL. It was written against TRL ${TRL_VERSION}'s
+  documented \`rollout_func\` API (and \`trl.experimental.openenv.generate_rollout_completions\`),
+  but the machines that test the exporter have no GPU and no network for \`pip install\`, so TRL,
+  vLLM and PEFT were never installed there and this project has never trained with it. What is
+  tested: \`python rewards.py --self-test\`, \`python train.py --dry-run\` (everything but the
+  trainer) and, in the tab's test suite, that rewards.py${config.tools.includes('search') ? ', the search tool' : ''} and the parsers give the tab's
+  results. Expect to fix small API mismatches on a first GPU run; the reward and environment
+  code is the part that is checked.
 `;
 }
 
