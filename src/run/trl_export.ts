@@ -5,6 +5,8 @@
 // split into expression and expected value) is written into protocol.py and tasks.jsonl from the
 // tab's own TypeScript values here, so the two cannot drift.
 import { TIMEOUT_OBSERVATION } from '../env/exec_result.ts';
+import { searchIndexData } from '../env/search/index.ts';
+import { searchTool } from '../env/tools.ts';
 import type { PlainValue, EncodedValue } from '../env/plain_value.ts';
 import { OBSERVATION_PREFIX, parseStrict, systemPrompt } from '../rl/actions.ts';
 import { REWARDS, weightOf } from '../rl/rewards.ts';
@@ -18,6 +20,8 @@ export const TRL_VERSION = '0.27.0';
 
 /** The Python files copied as they are, in ./trl. */
 const STATIC_FILES = ['environment.py', 'rewards.py', 'train.py'] as const;
+/** The search tool's Python port, copied (with docs.json) when the run uses search. */
+const SEARCH_FILES = ['docs_search.py'] as const;
 
 const inlined: Record<string, string> | undefined = import.meta.env
   ? import.meta.glob<string>('./trl/*.py', { query: '?raw', import: 'default', eager: true })
@@ -115,14 +119,25 @@ export function taskLine(task: Task): Record<string, unknown> {
 /** A marker the wrong-fence text is written with, so Python can put the tag in. */
 const TAG_SLOT = 'zztagzz';
 
-function formatErrorText(text: string): string {
-  const action = parseStrict(text);
+function formatErrorText(text: string, tools: readonly string[]): string {
+  const action = parseStrict(text, tools);
   if (action.type !== 'format_error') throw new Error(`expected a format error for ${text}`);
   return action.observation;
 }
 
 /** protocol.py: every constant the Python files share with the tab. */
 function protocolPy(config: RunConfig, runLink: string | null): string {
+  const tools = config.tools;
+  const call = config.tools.includes('search') ? searchTool.call : undefined;
+  const searchCall = call
+    ? {
+        tool: 'search',
+        marker: call.marker,
+        fence: call.fence,
+        empty_line_observation: formatErrorText(`${call.marker}:`, tools),
+        empty_block_observation: formatErrorText(`\`\`\`${call.fence}\n\`\`\``, tools),
+      }
+    : null;
   const weights = Object.fromEntries(
     [...REWARDS.keys()].map((name) => [name, weightOf(config.rewards, name)]),
   );
@@ -132,11 +147,13 @@ function protocolPy(config: RunConfig, runLink: string | null): string {
     ['SYSTEM_PROMPT', systemPrompt(config.tools)],
     ['OBSERVATION_PREFIX', OBSERVATION_PREFIX],
     ['TIMEOUT_OBSERVATION', TIMEOUT_OBSERVATION],
-    ['FORMAT_ERROR_OBSERVATION', formatErrorText('no action here')],
-    ['EMPTY_ANSWER_OBSERVATION', formatErrorText('FINAL ANSWER:')],
-    ['EMPTY_BLOCK_OBSERVATION', formatErrorText('```python\n```')],
-    ['WRONG_FENCE_OBSERVATION', formatErrorText(`\`\`\`${TAG_SLOT}\nx\n\`\`\``)],
+    ['FORMAT_ERROR_OBSERVATION', formatErrorText('no action here', tools)],
+    ['EMPTY_ANSWER_OBSERVATION', formatErrorText('FINAL ANSWER:', tools)],
+    ['EMPTY_BLOCK_OBSERVATION', formatErrorText('```python\n```', tools)],
+    ['WRONG_FENCE_OBSERVATION', formatErrorText(`\`\`\`${TAG_SLOT}\nx\n\`\`\``, tools)],
     ['TAG_SLOT', TAG_SLOT],
+    ['TOOLS', [...config.tools]],
+    ['SEARCH_CALL', searchCall],
     ['PARSER', config.parser],
     ['MAX_TURNS', config.maxTurns],
     ['MAX_NEW_TOKENS', config.maxNewTokens],
@@ -281,8 +298,8 @@ ${taskCount} tasks (set \`${config.tasks}\`${config.customTasks.length > 0 ? ` p
 
 - \`tasks.jsonl\`: the tasks (prompt, expected output, hidden tests, and the tests split for the judge).
 - \`protocol.py\`: every string and limit the tab uses (system prompt, format errors, TIMEOUT, turns, tokens, output tail, reward weights), written from the tab's source.
-- \`environment.py\`: the agent loop (fenced Python runs, FINAL ANSWER:, the observation format).
-- \`rewards.py\`: the reward parts and weights, and the judge for hidden tests.
+- \`environment.py\`: the agent loop (fenced Python runs, FINAL ANSWER:, ${config.tools.includes('search') ? 'SEARCH: and ```search calls, ' : ''}the observation format).
+${config.tools.includes('search') ? "- `docs_search.py`, `docs.json`: the search tool's offline docs index (the tab's entries and its own index data) and a port of its ranking; `python docs_search.py` reads one JSON query a line.\n" : ''}- \`rewards.py\`: the reward parts and weights, and the judge for hidden tests.
 - \`train.py\`: GRPOConfig and LoraConfig mapped field by field (comments where TRL differs).
 
 ## What differs from the tab
@@ -294,9 +311,14 @@ ${taskCount} tasks (set \`${config.tasks}\`${config.customTasks.length > 0 ? ` p
   own lockdown) checks more kinds of tampering.
 - Sampling is TRL's (vLLM): the same seed does not give the tab's samples; advantages divide by
   std + 1e-4 instead of the tab's exact zero-std rule; see the comments in train.py.
-- The training path (\`python train.py\` with TRL) was written against TRL ${TRL_VERSION}'s documented
-  \`rollout_func\` API but has not been run by the exporter's tests (no GPU there): \`--self-test\` and
-  \`--dry-run\` are what is tested.
+- **Not run by the exporter:** \`python train.py\` with TRL. It was written against TRL ${TRL_VERSION}'s
+  documented \`rollout_func\` API (and \`trl.experimental.openenv.generate_rollout_completions\`),
+  but the machines that test the exporter have no GPU and no network for \`pip install\`, so TRL,
+  vLLM and PEFT were never installed there and this project has never trained with it. What is
+  tested: \`python rewards.py --self-test\`, \`python train.py --dry-run\` (everything but the
+  trainer) and, in the tab's test suite, that rewards.py${config.tools.includes('search') ? ', the search tool' : ''} and the parsers give the tab's
+  results. Expect to fix small API mismatches on a first GPU run; the reward and environment
+  code is the part that is checked.
 `;
 }
 
@@ -305,10 +327,6 @@ export function exportTrlProject(
   config: RunConfig,
   options: { runLink?: string | null } = {},
 ): Record<string, string> {
-  if (config.tools.includes('search'))
-    throw new Error(
-      'this run uses the search tool, whose offline docs index the TRL export does not carry yet. Fix: export a run whose tools are execute_code and finish.',
-    );
   const runLink = options.runLink ?? null;
   const tasks = tasksFor(config.tasks, config.customTasks);
   const files: Record<string, string> = {
@@ -318,6 +336,10 @@ export function exportTrlProject(
     'README.md': readme(config, runLink, tasks.length),
   };
   for (const name of STATIC_FILES) files[name] = staticFile(name);
+  if (config.tools.includes('search')) {
+    for (const name of SEARCH_FILES) files[name] = staticFile(name);
+    files['docs.json'] = `${JSON.stringify(searchIndexData())}\n`;
+  }
   files['train.py'] = trainPy(config, tasks.length);
   return files;
 }

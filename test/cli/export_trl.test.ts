@@ -1,6 +1,7 @@
 // `export-trl`: the default run exported through the CLI runs with Debian's python3 (no TRL):
 // `rewards.py --self-test` (reference solutions 1, wrong and hack programs 0) and
-// `train.py --dry-run` (tasks, the config mapping, one scripted episode that scores 1).
+// `train.py --dry-run` (tasks, the config mapping, one scripted episode that scores 1); a search
+// run exports its docs index and its dry run plays a search turn.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -76,18 +77,33 @@ describe('export-trl (CLI)', () => {
     });
   }, 120_000);
 
-  it('refuses a missing --out and a run with the search tool, saying what to fix', async () => {
+  it('refuses a missing --out, saying what to fix', async () => {
+    const dir = await tempDir();
+    const config = join(dir, 'config.json');
+    await writeFile(config, '{}');
+    const noOut = await cli('export-trl', '--config', config);
+    expect(noOut.code).not.toBe(0);
+    expect(String(noOut.json.error)).toMatch(/--out/);
+  }, 60_000);
+
+  it('exports a search run with its docs index; the dry run searches, runs and answers', async () => {
     const dir = await tempDir();
     const config = join(dir, 'config.json');
     await writeFile(
       config,
       JSON.stringify({ tasks: 'search', tools: ['execute_code', 'search', 'finish'] }),
     );
-    const noOut = await cli('export-trl', '--config', config);
-    expect(noOut.code).not.toBe(0);
-    expect(String(noOut.json.error)).toMatch(/--out/);
-    const search = await cli('export-trl', '--config', config, '--out', join(dir, 'x'));
-    expect(search.code).not.toBe(0);
-    expect(String(search.json.error)).toMatch(/search tool.*Fix:/);
+    const out = join(dir, 'project');
+    const { code, json } = await cli('export-trl', '--config', config, '--out', out);
+    expect(code).toBe(0);
+    expect(json.files).toEqual(expect.arrayContaining(['docs.json', 'docs_search.py']));
+    const dry = await run('python3', ['train.py', '--dry-run'], { cwd: out });
+    const [, episode] = dry.stdout.split(/\n(?=\{)/).map((part) => JSON.parse(part));
+    expect(episode).toMatchObject({
+      turns: 3,
+      end: 'final_answer',
+      reward: 1,
+      search: { tool: 'search', observation: expect.stringMatching(/^Search results:\n1\. /) },
+    });
   }, 60_000);
 });

@@ -3,7 +3,9 @@
 // (python3, a CPython subprocess and its judge) get the same reward and the same parts. Programs:
 // every seed, built-in and search task's reference solution (answered right), the solution with a
 // wrong last line (answered wrong), a program that only prints the expected line (no functions:
-// the tests fail), and the judge's hack suite and honest controls (test/env/reward_hacks.ts).
+// the tests fail), the demo model's own programs and answers (121, from real rollouts:
+// test/fixtures/trl/demo_samples.json, written by `npx tsx scripts/demo/trl_samples.ts`), and the
+// judge's hack suite and honest controls (test/env/reward_hacks.ts).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import { exportTrlProject, taskLine } from '../../src/run/trl_export.ts';
 import { customTask } from '../../src/tasks/custom.ts';
 import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 import type { Task } from '../../src/tasks/task.ts';
+import DEMO_SAMPLES from '../fixtures/trl/demo_samples.json' with { type: 'json' };
 import { ADD_TESTS, HONEST_PROGRAMS, REWARD_HACKS } from '../env/reward_hacks.ts';
 
 const run = promisify(execFile);
@@ -60,6 +63,19 @@ function items(): Item[] {
       answer: null,
     });
   }
+  // The demo model's own programs (scripts/demo/trl_samples.ts wrote the fixture).
+  DEMO_SAMPLES.samples.forEach((sample, i) => {
+    const task = TASKS_BY_ID.get(sample.task);
+    if (!task) throw new Error(`demo_samples.json names an unknown task ${sample.task}`);
+    list.push({
+      task,
+      weights: ALL,
+      partialCredit: false,
+      label: `demo sample ${i} (${sample.task})`,
+      code: sample.code,
+      answer: sample.answer,
+    });
+  });
   const add = customTask({ prompt: 'Define add(a, b).', tests: ADD_TESTS.join('\n') }, 0);
   const tests = { task: add, answer: null, weights: { ...ALL, tests: 1 }, partialCredit: true };
   for (const hack of REWARD_HACKS)

@@ -81,6 +81,11 @@ function processTerm(term: string): string | null {
   return STOPWORDS.has(lower) ? null : stem(lower);
 }
 
+/** Field weights: a name's words weigh most. */
+const BOOST = { name: 1.5, signature: 0.5, summary: 1 } as const;
+/** The shortest query word that also matches as a prefix. */
+const PREFIX_MIN_LENGTH = 4;
+
 let index: MiniSearch<DocEntry & { id: number }> | null = null;
 
 /** Built on first use (a few ms) rather than at import, so importing the tool list costs nothing. */
@@ -94,10 +99,10 @@ function getIndex(): MiniSearch<DocEntry & { id: number }> {
     searchOptions: {
       // A name's words weigh most: "median" should find statistics.median before the entries
       // that only mention a median.
-      boost: { name: 1.5, signature: 0.5, summary: 1 },
+      boost: { ...BOOST },
       // Prefix matching for words of 4+ letters, so "permut" meets "permutation" and "comb"
       // meets "combinations"; shorter prefixes match too much.
-      prefix: (term) => term.length >= 4,
+      prefix: (term) => term.length >= PREFIX_MIN_LENGTH,
       fuzzy: false,
       combineWith: 'OR',
     },
@@ -134,4 +139,44 @@ export function formatSearchResults(_query: string, hits: readonly DocHit[]): st
   if (hits.length === 0) return 'Search results: nothing matched. Try other words.';
   const lines = hits.slice(0, 3).map((hit, i) => `${i + 1}. ${hit.signature}\n   ${hit.summary}`);
   return `Search results:\n${lines.join('\n')}`;
+}
+
+/**
+ * Everything the TRL export's Python port of this search needs, as plain data (docs/trl_export.md):
+ * the entries, the stopwords, the query options, and MiniSearch's own serialized index (its terms
+ * in the index's iteration order, which fixes the order a prefix's matches add up in, and its
+ * field lengths), so the port only tokenizes the query and scores. The IDF table holds
+ * MiniSearch's log term for every possible document count, computed by V8's Math.log: the port
+ * reads it instead of calling its own libm, whose last bit may differ.
+ */
+export function searchIndexData(): Record<string, unknown> {
+  const json = getIndex().toJSON() as unknown as {
+    documentCount: number;
+    documentIds: Record<string, number>;
+    fieldIds: Record<string, number>;
+    fieldLength: Record<string, number[]>;
+    averageFieldLength: number[];
+    index: [string, Record<string, Record<string, number>>][];
+    serializationVersion: number;
+  };
+  const n = json.documentCount;
+  const idf = Array.from({ length: n + 1 }, (_, m) => Math.log(1 + (n - m + 0.5) / (m + 0.5)));
+  return {
+    entries: DOC_ENTRIES.map(({ name, signature, summary }) => ({ name, signature, summary })),
+    stopwords: [...STOPWORDS],
+    max_query_chars: MAX_QUERY_CHARS,
+    fields: ['name', 'signature', 'summary'],
+    boost: BOOST,
+    prefix_min_length: PREFIX_MIN_LENGTH,
+    prefix_weight: 0.375,
+    bm25: { k: 1.2, b: 0.7, d: 0.5 },
+    idf,
+    document_count: n,
+    document_ids: json.documentIds,
+    field_ids: json.fieldIds,
+    field_length: json.fieldLength,
+    average_field_length: json.averageFieldLength,
+    index: json.index,
+    serialization_version: json.serializationVersion,
+  };
 }

@@ -2,7 +2,9 @@
 # src/env/tools.ts): a system prompt, then turns in which the model either runs one fenced Python
 # block (the observation is "Execution result:\n" and the last MAX_OUTPUT_CHARS characters of the
 # program's output or traceback; a program past its deadline ends the episode with TIMEOUT) or
-# gives "FINAL ANSWER: <answer>"; a turn with neither gets the tab's format-error text. At most
+# gives "FINAL ANSWER: <answer>" or, when the run uses search, looks the docs up with a
+# `SEARCH: <query>` line or a ```search block (docs_search.py, the tab's offline index: the
+# observation is "Search results:\n..."); a turn with none of them gets the tab's format-error text. At most
 # MAX_TURNS assistant turns, MAX_NEW_TOKENS tokens each (the generator's limit). Every string the
 # model sees comes from protocol.py, which the exporter writes from the tab's own TypeScript
 # constants, so the two cannot drift.
@@ -23,7 +25,19 @@ FENCE = '`' * 3
 PYTHON_TAGS = frozenset(['', 'python', 'py', 'python3'])
 # An opening fence: ``` + optional tag + end of line (or end of text, when cut off).
 OPENING_FENCE = re.compile(FENCE + r'[ \t]*([A-Za-z0-9_+.-]*)[^\S\n]*(?:\n|\Z)')
-ANSWER_MARKER = re.compile(r'FINAL ANSWER:', re.IGNORECASE)
+ANSWER_MARKER = re.compile(r'FINAL ANSWER:', re.IGNORECASE | re.ASCII)
+# JavaScript's \s and the characters its trim() removes, and the line starts its /^.../m sees.
+JS_SPACE = '\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff'
+JS_SPACES = re.compile('[' + JS_SPACE + ']+')
+JS_TRIM = re.compile('^[' + JS_SPACE + ']+|[' + JS_SPACE + ']+$')
+SEARCH_CALL = getattr(protocol, 'SEARCH_CALL', None)
+# A call at a line's start (actions.ts callSyntaxes: /^[ \t]*(SEARCH:)/im); group 1 is the marker.
+CALL_LINE = None if SEARCH_CALL is None else re.compile(
+    r'(?:^|(?<=[\n\r\u2028\u2029]))[ \t]*(' + re.escape(SEARCH_CALL['marker']) + ':)', re.IGNORECASE | re.ASCII)
+
+
+def js_trim(text):
+    return JS_TRIM.sub('', text)
 
 # The child: runs the program as __main__ under the file name main.py; an exception prints the
 # traceback without this runner's own frame (the tab's harness strips its frames the same way).
@@ -141,11 +155,35 @@ def fenced_blocks(text):
     return blocks
 
 
+def first_call(text, blocks):
+    """The earliest search call in a turn, as (start, action), or None (actions.ts firstCall)."""
+    if SEARCH_CALL is None:
+        return None
+    found = []
+    line = CALL_LINE.search(text)
+    if line is not None:
+        start = line.start(1)
+        end = text.find('\n', start)
+        query = js_trim(text[start + len(line.group(1)):len(text) if end < 0 else end])
+        found.append((start, {'type': 'format_error', 'observation': SEARCH_CALL['empty_line_observation']}
+                      if query == '' else {'type': 'tool_call', 'tool': SEARCH_CALL['tool'], 'input': query}))
+    block = next((b for b in blocks if b['tag'] == SEARCH_CALL['fence'].lower()), None)
+    if block is not None:
+        query = JS_SPACES.sub(' ', js_trim(block['code']))
+        found.append((block['start'], {'type': 'format_error', 'observation': SEARCH_CALL['empty_block_observation']}
+                      if query == '' else {'type': 'tool_call', 'tool': SEARCH_CALL['tool'], 'input': query}))
+    return min(found, key=lambda item: item[0]) if found else None
+
+
 def parse_strict(text):
-    """The tab's default parser (src/rl/actions.ts parseStrict, without search)."""
+    """The tab's default parser (src/rl/actions.ts parseStrict)."""
     blocks = fenced_blocks(text)
     block = next((b for b in blocks if b['tag'] in PYTHON_TAGS), None)
     marker = ANSWER_MARKER.search(text)
+    call = first_call(text, blocks)
+    if call is not None and (block is None or call[0] < block['start']) and (
+            marker is None or call[0] < marker.start()):
+        return call[1]
     if marker is not None and (block is None or marker.start() < block['start']):
         rest = text[marker.end():]
         answer = next((line.strip() for line in rest.split('\n') if line.strip() != ''), '')
@@ -163,7 +201,14 @@ def parse_strict(text):
 
 
 def parse_reference(text):
-    """The reference design's parser: a ```python block, else FINAL ANSWER:, else all of it runs."""
+    """The reference design's parser: a ```python block, else FINAL ANSWER:, else all of it runs;
+    with search on, a search call before any ```python and FINAL ANSWER: comes first."""
+    call = first_call(text, fenced_blocks(text)) if SEARCH_CALL is not None else None
+    if call is not None:
+        python = text.find(FENCE + 'python')
+        answer = text.find('FINAL ANSWER:')
+        if (python < 0 or call[0] < python) and (answer < 0 or call[0] < answer):
+            return call[1]
     if FENCE + 'python' in text:
         after = text.split(FENCE + 'python')[1]
         close = after.find(FENCE)
@@ -219,6 +264,13 @@ class CodeEnvironment:
         if action['type'] == 'finish':
             self.episode['final_answer'] = action['answer']
             return self._end('final_answer')
+        if action['type'] == 'tool_call':
+            import docs_search
+            observation = docs_search.search(action['input'])
+            turn['call'] = {'tool': action['tool'], 'input': action['input'], 'observation': observation}
+            if last:
+                return self._end('max_turns')
+            return self._observe(observation)
         result = run_program(action['code'])
         turn['execution'] = {'code': action['code'], 'observation': result['observation'],
                              'timed_out': result['timed_out']}

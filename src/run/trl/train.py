@@ -3,7 +3,8 @@
 # field by field, with a comment wherever TRL has no exact equivalent.
 #
 #   python train.py --dry-run            no TRL needed: loads the tasks, prints the mapping, plays
-#                                        one episode with a scripted policy and scores it
+#                                        one episode with a scripted policy (a search turn first
+#                                        when the run uses search) and scores it
 #   python train.py [--model ID_OR_DIR] [--adapter DIR]
 #                                        trains (GPU, TRL and vLLM; see README.md)
 #
@@ -29,14 +30,21 @@ LORA_ARGS = None
 
 
 def scripted_policy(task):
-    """A policy that needs no model: runs the task's reference solution (or a print), then answers
-    with the last line it printed."""
-    state = {'turn': 0}
+    """A policy that needs no model: when the run uses search (and has a turn to spare), looks the
+    task's first words up; then runs the task's reference solution (or a print), then answers with
+    the last line it printed."""
     code = task.get('solution') or 'print("hello")\n'
+    search = protocol.SEARCH_CALL is not None and protocol.MAX_TURNS >= 3
+    script = (['search'] if search else []) + ['run', 'answer']
+    state = {'turn': 0}
 
     def generate(messages):
+        step = script[min(state['turn'], len(script) - 1)]
         state['turn'] += 1
-        if state['turn'] == 1:
+        if step == 'search':
+            query = ' '.join(task['prompt'].split()[:8])
+            return 'Let me look it up first.\n' + protocol.SEARCH_CALL['marker'] + ': ' + query
+        if step == 'run':
             return 'Let me run it.\n' + environment.FENCE + 'python\n' + code + environment.FENCE
         observation = messages[-1]['content'][len(protocol.OBSERVATION_PREFIX):]
         return 'FINAL ANSWER: ' + (rewards.last_line(observation) or '')
@@ -50,9 +58,12 @@ def dry_run():
     task = tasks[0]
     episode = environment.run_episode(task, scripted_policy(task))
     scored = rewards.score_episode(task, episode)
+    searched = [turn['call'] for turn in episode['turns'] if turn.get('call')]
+    executed = [turn['execution'] for turn in episode['turns'] if turn.get('execution')]
     print(json.dumps({'task': task['id'], 'turns': len(episode['turns']), 'end': episode['end'],
                       'final_answer': episode['final_answer'],
-                      'observation': episode['turns'][0]['execution']['observation'],
+                      'search': searched[0] if searched else None,
+                      'observation': executed[0]['observation'] if executed else None,
                       'reward': scored['reward'], 'parts': scored['parts']}, indent=2))
     return 0
 
