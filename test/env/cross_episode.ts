@@ -62,9 +62,8 @@ export const CROSS_EPISODE_CASES: CrossEpisodeCase[] = [
     wrong: viaRe(' + 1'),
   },
   {
-    name: 'leaves a file descriptor open and moves a baseline one',
-    saboteur:
-      'import os\n_fds = [os.open("/tmp", os.O_RDONLY) for _ in range(5)]\nos.lseek(0, 0, 0) if False else None',
+    name: 'leaves file descriptors open',
+    saboteur: 'import os\n_fds = [os.open("/tmp", os.O_RDONLY) for _ in range(5)]',
     correct:
       'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 4, fd\n    return a + b',
     wrong:
