@@ -19,6 +19,8 @@ export interface CrossEpisodeCase {
   correct: string;
   /** Wrong `add` (off by one): scores 0 in a clean interpreter. */
   wrong: string;
+  /** False where fs_guard.ts refuses the change itself, so `isolate: false` does not let it through. */
+  leaksWithoutImage?: boolean;
 }
 
 const viaFraction = (offset: string) =>
@@ -68,5 +70,12 @@ export const CROSS_EPISODE_CASES: CrossEpisodeCase[] = [
       'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 4, fd\n    return a + b',
     wrong:
       'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 4, fd\n    return a + b + 1',
+  },
+  {
+    name: "makes the stdlib's zip unreadable (chmod, JavaScript-side file metadata)",
+    saboteur: 'import os\nos.chmod("/lib/python314.zip", 0)',
+    correct: 'import tomllib\ndef add(a, b):\n    return a + b',
+    wrong: 'import tomllib\ndef add(a, b):\n    return a + b + 1',
+    leaksWithoutImage: false,
   },
 ];

@@ -86,7 +86,7 @@ describe('without the memory image (isolate: false), the saboteurs reach the nex
     await pool?.close();
   });
 
-  for (const c of CROSS_EPISODE_CASES) {
+  for (const c of CROSS_EPISODE_CASES.filter((k) => k.leaksWithoutImage !== false)) {
     it(`${c.name}: changes a later verdict`, async () => {
       const { right, off } = await sequence(pool, c.saboteur, c.correct, c.wrong);
       expect(right.passed < 4 || off.passed > 0 || right.tampered.length > 0).toBe(true);
