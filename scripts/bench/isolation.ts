@@ -90,6 +90,11 @@ async function main() {
       print1_after_idle_median_ms: median(idle),
       restore_median_ms: isolate ? median(restores) : null,
       heap_mb_at_image: Math.round(memoryBytes / 2 ** 20),
+      image_kept_mb: isolate
+        ? Math.round(
+            ((r as unknown as { image: { byteLength: number } }).image.byteLength / 2 ** 20) * 10,
+          ) / 10
+        : null,
     };
     const results: string[] = [];
     for (const [name, saboteur, check] of CASES) {

@@ -47,7 +47,12 @@ export interface RestoreReport {
 
 /** A copy of a clean, idle interpreter, put back before every run. */
 export class MemoryImage {
+  /** The heap's length when the image was taken. */
+  private readonly length: number;
+  /** The non-zero pages, back to back; `runs` says where each run of them goes. */
   private readonly bytes: Uint8Array;
+  /** [heap offset, length, offset in `bytes` or -1 for a run of zero pages], in heap order. */
+  private readonly runs: Array<[number, number, number]>;
   private readonly hiwire: unknown[];
   private readonly streams: Array<SavedStream | null>;
   private readonly cwd: string;
@@ -56,7 +61,16 @@ export class MemoryImage {
 
   /** Takes the image: call at idle, after every PyProxy JavaScript keeps exists. */
   constructor(private readonly internals: ImageInternals) {
-    this.bytes = new Uint8Array(internals.memory.buffer).slice();
+    const heap = new Uint8Array(internals.memory.buffer);
+    this.length = heap.byteLength;
+    // About half the pages of a fresh heap are zero: those are put back with a fill (no copy kept,
+    // and writing zeros is cheaper than copying).
+    this.runs = zeroRuns(heap);
+    let kept = 0;
+    for (const [, length, at] of this.runs) if (at >= 0) kept += length;
+    this.bytes = new Uint8Array(kept);
+    for (const [start, length, at] of this.runs)
+      if (at >= 0) this.bytes.set(heap.subarray(start, start + length), at);
     this.hiwire = [];
     for (let index = 0; ; index++) {
       let value: unknown;
@@ -78,7 +92,7 @@ export class MemoryImage {
     this.libraries = this.loadedLibraries();
   }
 
-  /** Bytes the image holds (the heap when it was taken). */
+  /** Bytes the image keeps (the heap's non-zero pages when it was taken). */
   get byteLength(): number {
     return this.bytes.byteLength;
   }
@@ -91,7 +105,7 @@ export class MemoryImage {
     if (this.stackPointer !== null && this.internals.stackSave?.() !== this.stackPointer)
       return 'the wasm stack is not at its idle position';
     if (this.loadedLibraries() !== this.libraries) return 'a side module was loaded during a run';
-    if (this.internals.memory.buffer.byteLength - this.bytes.byteLength > MAX_GROWN_BYTES)
+    if (this.internals.memory.buffer.byteLength - this.length > MAX_GROWN_BYTES)
       return 'the heap grew too far past the image to zero it on every run';
     return null;
   }
@@ -103,10 +117,13 @@ export class MemoryImage {
     const problem = this.check();
     if (problem) return { sound: false, reason: problem, ms: performance.now() - start };
     const heap = new Uint8Array(internals.memory.buffer);
-    heap.set(this.bytes);
+    for (const [start, length, at] of this.runs) {
+      if (at < 0) heap.fill(0, start, start + length);
+      else heap.set(this.bytes.subarray(at, at + length), start);
+    }
     // The heap grew during some run: what lies past the image is free to the restored allocator,
     // and must read as the zeros a fresh grow gives.
-    if (heap.byteLength > this.bytes.byteLength) heap.fill(0, this.bytes.byteLength);
+    if (heap.byteLength > this.length) heap.fill(0, this.length);
     this.restoreHiwire();
     this.restoreStreams();
     internals.FS.currentPath = this.cwd;
@@ -157,4 +174,28 @@ export class MemoryImage {
       if (shared && saved.shared) Object.assign(shared, saved.shared);
     }
   }
+}
+
+/** Runs of whole 64 KiB pages, each all zero (offset -1) or not (its offset among the kept bytes). */
+function zeroRuns(heap: Uint8Array): Array<[number, number, number]> {
+  const PAGE = 65536;
+  const words = new Uint32Array(heap.buffer, 0, heap.byteLength >>> 2);
+  const runs: Array<[number, number, number]> = [];
+  let kept = 0;
+  for (let start = 0; start < heap.byteLength; start += PAGE) {
+    const end = Math.min(start + PAGE, heap.byteLength);
+    let zero = true;
+    for (let word = start >>> 2; word < end >>> 2; word++) {
+      if (words[word] !== 0) {
+        zero = false;
+        break;
+      }
+    }
+    for (let tail = end & ~3; zero && tail < end; tail++) if (heap[tail] !== 0) zero = false;
+    const last = runs.at(-1);
+    if (last && last[2] < 0 === zero) last[1] += end - start;
+    else runs.push([start, end - start, zero ? -1 : kept]);
+    if (!zero) kept += end - start;
+  }
+  return runs;
 }
