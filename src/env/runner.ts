@@ -387,7 +387,12 @@ export class SandboxRunner implements SandboxRunnerApi {
   private beginRun(): Error | null {
     if (!this.image) return null;
     if (this.dirty) {
-      const report = this.image.restore();
+      let report: { sound: boolean; reason: string | null; ms: number };
+      try {
+        report = this.image.restore();
+      } catch (error) {
+        report = { sound: false, reason: String(error), ms: 0 };
+      }
       this.lastRestoreMs = report.ms;
       if (!report.sound)
         return new Error(
@@ -410,8 +415,12 @@ export class SandboxRunner implements SandboxRunnerApi {
     if (!image) return;
     setTimeout(() => {
       if (!this.dirty || this.dead || image.check() !== null) return;
-      this.lastRestoreMs = image.restore().ms;
-      this.dirty = false;
+      try {
+        this.lastRestoreMs = image.restore().ms;
+        this.dirty = false;
+      } catch {
+        // Left dirty: the next run's beginRun tries again and ends the worker if it fails.
+      }
     }, 0);
   }
 
