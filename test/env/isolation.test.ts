@@ -67,6 +67,15 @@ describe('every run in a clean interpreter (one worker)', () => {
     expect(judged).toMatchObject({ passed: 4, total: 4, tampered: [] });
   }, 30_000);
 
+  it('a heap grown too far past the image to zero on every run gets the worker replaced', async () => {
+    const recycles = pool.metrics().recycles + pool.metrics().respawns;
+    const big = await pool.execute('x = bytearray(300 * 2**20)\nprint(len(x))');
+    expect(big.observation.trim()).toBe(String(300 * 2 ** 20));
+    const next = await pool.judge(CROSS_EPISODE_CASES[0]!.correct, tests);
+    expect(next).toMatchObject({ passed: 4, total: 4, tampered: [] });
+    expect(pool.metrics().recycles + pool.metrics().respawns).toBeGreaterThan(recycles);
+  }, 60_000);
+
   it('a heap grown by one program is zeroed and reused by the next', async () => {
     const big = await pool.execute('x = bytearray(100 * 2**20)\nprint(len(x))');
     expect(big.observation.trim()).toBe(String(100 * 2 ** 20));
