@@ -1,7 +1,7 @@
 // Keeps programs from leaving files behind or damaging the interpreter's own files. Works on
 // Emscripten's in-memory file system (MEMFS) from the JavaScript side, where a program cannot undo
 // it: every node present after the lockdown (the stdlib zip, /lib, /home, /tmp, /dev) is read-only
-// and cannot be removed or renamed over; files a program creates count against a quota and are
+// and cannot be removed, renamed over or have its mode changed; files a program creates count against a quota and are
 // deleted after each run. This relies on MEMFS internals of the pinned Pyodide version; the tests
 // in test/env/ break loudly if they change.
 
@@ -94,6 +94,19 @@ export class FileSystemGuard {
       }
       return setattr(node, attr);
     };
+    // A baseline node's mode cannot change: MEMFS keeps it in JavaScript, where the memory image
+    // (memory_image.ts) does not reach, so `chmod` on the stdlib's zip would break later episodes'
+    // imports.
+    for (const kind of Object.values(table) as Array<{ node?: Record<string, unknown> }>) {
+      const nodeOps = kind.node as Record<string, (...args: unknown[]) => unknown> | undefined;
+      const inner = nodeOps?.setattr;
+      if (!nodeOps || !inner) continue;
+      nodeOps.setattr = (node, attr) => {
+        if ((attr as { mode?: number }).mode !== undefined && isBaseline(node as FsNode))
+          readOnly();
+        return inner(node, attr);
+      };
+    }
     const fileStreamOps = table.file.stream as Record<string, (...args: unknown[]) => unknown>;
     const write = fileStreamOps.write!;
     fileStreamOps.write = (stream, buffer, offset, length, position, canOwn) => {

@@ -220,6 +220,7 @@ export class SandboxPool {
       maxCaptureChars: s.maxCaptureChars,
       memoryCapBytes: s.memoryCapBytes,
       audit: s.audit,
+      isolate: s.isolate,
     };
     const options = { interrupts: s.interrupts, startTimeoutMs: s.startTimeoutMs };
     const snapshot = this.snapshot;

@@ -32,6 +32,11 @@ export interface SandboxPoolOptions {
   startTimeoutMs?: number;
   /** Run the lockdown's reachability audit in every worker (tests). */
   audit?: boolean;
+  /**
+   * Every run starts from the worker's clean memory image (memory_image.ts; default true); false
+   * only to measure its cost or to show what it prevents.
+   */
+  isolate?: boolean;
   /** Start workers after the first from its interpreter's memory snapshot (default true); false: each loads cold. */
   snapshots?: boolean;
   /**
@@ -86,5 +91,6 @@ export function settingsFrom(options: SandboxPoolOptions): Settings {
     startTimeoutMs: checkPositive('startTimeoutMs', options.startTimeoutMs ?? 120_000),
     audit: options.audit ?? false,
     snapshots: options.snapshots ?? true,
+    isolate: options.isolate ?? true,
   };
 }

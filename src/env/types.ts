@@ -187,6 +187,11 @@ export interface SandboxInit {
    * for takeSnapshot().
    */
   makeSnapshot?: boolean;
+  /**
+   * Put the clean interpreter's memory image back before every run (memory_image.ts; default on):
+   * no program runs where another ran. Off only to measure what it costs.
+   */
+  isolate?: boolean;
 }
 
 /** What a worker reports once Pyodide is loaded and locked down. */

@@ -12,6 +12,7 @@ import {
 } from '../env/adversarial_cases.ts';
 import { ADD_TESTS, HONEST_CASES, HONEST_PROGRAMS, REWARD_HACKS } from '../env/reward_hacks.ts';
 import { splitTests } from '../../src/tasks/custom.ts';
+import { CROSS_EPISODE_CASES, CROSS_TESTS } from '../env/cross_episode.ts';
 import { expectObservation } from '../helpers/expect_observation.ts';
 import { launchBrowser } from '../../scripts/browser.ts';
 import { serveSandboxHarness } from '../helpers/browser_harness.ts';
@@ -167,6 +168,37 @@ for (const isolate of [true, false]) {
             passed: honest.passed,
             total: honest.total,
           });
+        }, 30_000);
+      }
+    }
+
+    // Every run in a clean interpreter (test/env/isolation.test.ts): a saboteur, then on the same
+    // worker an honest correct program scores 1 and a wrong one 0, unflagged.
+    if (isolate) {
+      const judge = (code: string, tests: string[]) =>
+        page.evaluate(
+          ([c, t]) =>
+            (window as unknown as { sandboxHarness: Harness }).sandboxHarness.judge(
+              c as string,
+              t as string[],
+            ),
+          [code, tests] as const,
+        );
+      const counts = () =>
+        page.evaluate(() => {
+          const m = (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics();
+          return [m.respawns, m.recycles];
+        });
+      for (const c of CROSS_EPISODE_CASES) {
+        it(`cross-episode: ${c.name}: the next correct program scores 1, a wrong one 0`, async () => {
+          const before = await counts();
+          await step(c.saboteur);
+          await judge(c.saboteur, CROSS_TESTS);
+          const right = await judge(c.correct, CROSS_TESTS);
+          const off = await judge(c.wrong, CROSS_TESTS);
+          expect(right).toMatchObject({ passed: 4, total: 4, tampered: [] });
+          expect(off).toMatchObject({ passed: 0, total: 4, tampered: [] });
+          expect(await counts()).toEqual(before);
         }, 30_000);
       }
     }

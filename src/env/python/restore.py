@@ -1,8 +1,9 @@
 # State restoration: the interpreter state at the end of the lockdown is the baseline, and after
 # every program everything a program can cheaply reach is put back by identity: sys.modules, the
 # dict of every baseline module (builtins and the harness included), sys.path and friends, warnings
-# filters, the environment, limits, the working directory, gc, atexit and SIGINT. Deeper changes
-# (attributes of stdlib classes) are what the pool's periodic recycling is for.
+# filters, the environment, limits, the working directory, gc, atexit and SIGINT. This is the
+# baseline the judge compares against to see tampering; isolation between runs does not rest on it:
+# the runner puts back a copy of the whole clean interpreter before every run (memory_image.ts).
 # Defines _Baseline, _snapshot() and _restore().
 
 import atexit, builtins, gc, operator, os, signal, sys, warnings
