@@ -71,16 +71,7 @@ export class MemoryImage {
     this.bytes = new Uint8Array(kept);
     for (const [start, length, at] of this.runs)
       if (at >= 0) this.bytes.set(heap.subarray(start, start + length), at);
-    this.hiwire = [];
-    for (let index = 0; ; index++) {
-      let value: unknown;
-      try {
-        value = internals.__hiwire_get(index);
-      } catch {
-        break;
-      }
-      this.hiwire.push(value);
-    }
+    this.hiwire = [...this.hiwireSlots()].map(([, value]) => value);
     this.streams = internals.FS.streams.map((stream) => {
       if (stream === null || stream === undefined) return null;
       const record = stream as Record<string, unknown>;
@@ -130,6 +121,19 @@ export class MemoryImage {
     return { sound: true, reason: null, ms: performance.now() - start };
   }
 
+  /** Each slot of Pyodide's reference table and its value, up to the table's end. */
+  private *hiwireSlots(): Generator<[number, unknown]> {
+    for (let index = 0; ; index++) {
+      let value: unknown;
+      try {
+        value = this.internals.__hiwire_get(index);
+      } catch {
+        return;
+      }
+      yield [index, value];
+    }
+  }
+
   private loadedLibraries(): number {
     return Object.keys(this.internals.LDSO?.loadedLibsByName ?? {}).length;
   }
@@ -137,13 +141,7 @@ export class MemoryImage {
   /** Each slot back to its value at the image; slots added since are emptied. */
   private restoreHiwire(): void {
     const internals = this.internals;
-    for (let index = 0; ; index++) {
-      let value: unknown;
-      try {
-        value = internals.__hiwire_get(index);
-      } catch {
-        break;
-      }
+    for (const [index, value] of this.hiwireSlots()) {
       const wanted = index < this.hiwire.length ? this.hiwire[index] : null;
       if (value !== wanted && internals.__hiwire_set(index, wanted) < 0)
         throw new Error(`could not restore Pyodide's reference table at slot ${index}`);
@@ -198,4 +196,59 @@ function zeroRuns(heap: Uint8Array): Array<[number, number, number]> {
     if (!zero) kept += end - start;
   }
   return runs;
+}
+
+/**
+ * When the image is put back around a runner's runs: before a run if a program ran since the last
+ * restore, else just after a run once its reply has gone. One per runner (runner.ts).
+ */
+export class CleanRuns {
+  /** Whether a program has run since the image was last put back. */
+  private dirty = false;
+  /** What the last restore took (ms), for the bench. */
+  lastRestoreMs = 0;
+
+  constructor(readonly image: MemoryImage) {}
+
+  /**
+   * Puts the clean interpreter back before a run, so no earlier program's changes reach this
+   * one. Returns an Error when that cannot be done: the worker is then dead (the pool replaces it)
+   * and the program never runs.
+   */
+  begin(): Error | null {
+    if (this.dirty) {
+      let report: RestoreReport;
+      try {
+        report = this.image.restore();
+      } catch (error) {
+        report = { sound: false, reason: String(error), ms: 0 };
+      }
+      this.lastRestoreMs = report.ms;
+      if (!report.sound)
+        return new Error(
+          `the interpreter could not be restored to its clean image: ${report.reason}`,
+        );
+    }
+    // From here until the restore the interpreter is not clean.
+    this.dirty = true;
+    return null;
+  }
+
+  /**
+   * After a run: the restore is done once the reply has gone (a timer runs after comlink posts
+   * it), so a caller that is not waiting on this worker does not wait for it; a run that arrives
+   * first does it itself (begin). A restore that cannot be done is left to begin, which reports
+   * it. `dead` says whether the worker ended meanwhile.
+   */
+  end(dead: () => boolean): void {
+    setTimeout(() => {
+      if (!this.dirty || dead() || this.image.check() !== null) return;
+      try {
+        this.lastRestoreMs = this.image.restore().ms;
+        this.dirty = false;
+      } catch {
+        // Left dirty: the next run's begin tries again and ends the worker if it fails.
+      }
+    }, 0);
+  }
 }

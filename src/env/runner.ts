@@ -5,9 +5,11 @@
 // hardening.
 import type { loadPyodide } from 'pyodide';
 import { FileSystemGuard } from './fs_guard.ts';
-import { harnessSource } from './harness_source.ts';
-import { type ImageInternals, MemoryImage } from './memory_image.ts';
+import { CleanRuns, type ImageInternals, MemoryImage } from './memory_image.ts';
 import {
+  compileHarness,
+  type JudgeApi,
+  type PyCallable,
   capMemory,
   fatalExecution,
   type EmscriptenInternals,
@@ -29,19 +31,6 @@ import type {
 
 type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
 type PyodideOptions = NonNullable<Parameters<typeof loadPyodide>[0]>;
-
-/** A Python callable held from JavaScript (a PyProxy), as far as this file calls it. */
-interface PyCallable {
-  (...args: unknown[]): unknown;
-  destroy(): void;
-}
-
-/** The judge's closures (python/judge.py), held only here. */
-interface JudgeApi {
-  begin: PyCallable;
-  test: PyCallable;
-  finish: PyCallable;
-}
 
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -79,13 +68,14 @@ export class SandboxRunner implements SandboxRunnerApi {
   private readonly fdOutput = new TailBuffer(10_000);
   private dead: string | null = null;
   /** The clean interpreter every run starts from (memory_image.ts); null until init() ends. */
-  private image: MemoryImage | null = null;
-  /** Whether a program has run since the image was last put back. */
-  private dirty = false;
-  /** What the last restore took (ms), for the bench. */
-  lastRestoreMs = 0;
+  private clean: CleanRuns | null = null;
 
   constructor(private readonly host: RunnerHost) {}
+
+  /** What the last restore of the clean interpreter took (ms), for the bench. */
+  get lastRestoreMs(): number {
+    return this.clean?.lastRestoreMs ?? 0;
+  }
 
   /** Loads Pyodide and locks it down; resolves when the first program may run. */
   async init(options: SandboxInit): Promise<SandboxReady> {
@@ -120,7 +110,10 @@ export class SandboxRunner implements SandboxRunnerApi {
     this.internals = internals;
     this.hardenRuntime(pyodide, internals, options);
     const removedGlobals = this.host.hardenScope();
-    const report = this.lockDown(pyodide, options.audit === true);
+    const harness = compileHarness(pyodide, options.audit === true);
+    this.runProgram = harness.runProgram;
+    this.judgeApi = harness.judgeApi;
+    const report = harness.report;
     this.fsGuard = new FileSystemGuard(
       internals.FS,
       internals.MEMFS,
@@ -143,7 +136,7 @@ export class SandboxRunner implements SandboxRunnerApi {
         await this.execute(`print(${i})`);
         await this.judge('def f(x):\n    return x', WARM_TESTS);
       }
-      this.image = new MemoryImage(internals as unknown as ImageInternals);
+      this.clean = new CleanRuns(new MemoryImage(internals as unknown as ImageInternals));
     }
     return {
       loadMs,
@@ -196,42 +189,6 @@ export class SandboxRunner implements SandboxRunnerApi {
     installSleepDevice(internals, () => this.interrupt);
   }
 
-  /**
-   * Compiles the Python harness under `<sandbox>` and runs `_lockdown`; keeps `_run` for execute().
-   */
-  private lockDown(
-    pyodide: Pyodide,
-    audit: boolean,
-  ): { findings: string[]; visited: number } | null {
-    const namespace = pyodide.toPy({}) as {
-      set(key: string, value: unknown): void;
-      get(key: string): unknown;
-      destroy(): void;
-    };
-    namespace.set('__name__', '_sandbox');
-    namespace.set('_source', harnessSource());
-    pyodide.runPython("exec(compile(_source, '<sandbox>', 'exec'), globals())\ndel _source", {
-      globals: namespace as never,
-    });
-    const lockdown = namespace.get('_lockdown') as PyCallable;
-    this.runProgram = namespace.get('_run') as PyCallable;
-    namespace.destroy();
-    // The judge's closures come back only here: no Python global, module or cache keeps them.
-    const result = lockdown(audit) as { get(key: string): unknown; destroy(): void };
-    lockdown.destroy();
-    const report = JSON.parse(result.get('report') as string) as {
-      findings: string[];
-      visited: number;
-    } | null;
-    this.judgeApi = {
-      begin: result.get('begin') as PyCallable,
-      test: result.get('test') as PyCallable,
-      finish: result.get('finish') as PyCallable,
-    };
-    result.destroy();
-    return report;
-  }
-
   /** Runs one program in a fresh namespace and puts the interpreter back afterwards. */
   async execute(code: string): Promise<RawExecution> {
     const options = this.options;
@@ -271,7 +228,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       tainted:
         parsed.tainted ||
         this.fsGuard.leakedStreams() > MAX_LEAKED_STREAMS ||
-        this.image?.check() != null,
+        this.clean?.image.check() != null,
       memoryBytes,
       filesRemoved: removed,
     };
@@ -371,7 +328,9 @@ export class SandboxRunner implements SandboxRunnerApi {
       interrupted,
       fatal: false,
       tainted:
-        tainted || this.fsGuard.leakedStreams() > MAX_LEAKED_STREAMS || this.image?.check() != null,
+        tainted ||
+        this.fsGuard.leakedStreams() > MAX_LEAKED_STREAMS ||
+        this.clean?.image.check() != null,
       memoryBytes: internals.memory.buffer.byteLength,
       filesRemoved: removed,
       results,
@@ -379,49 +338,12 @@ export class SandboxRunner implements SandboxRunnerApi {
     };
   }
 
-  /**
-   * Puts the clean interpreter back before a run (memory_image.ts), so no earlier program's
-   * changes reach this one. Returns an Error when that cannot be done: the worker is then dead
-   * (the pool replaces it) and the program never runs.
-   */
   private beginRun(): Error | null {
-    if (!this.image) return null;
-    if (this.dirty) {
-      let report: { sound: boolean; reason: string | null; ms: number };
-      try {
-        report = this.image.restore();
-      } catch (error) {
-        report = { sound: false, reason: String(error), ms: 0 };
-      }
-      this.lastRestoreMs = report.ms;
-      if (!report.sound)
-        return new Error(
-          `the interpreter could not be restored to its clean image: ${report.reason}`,
-        );
-    }
-    // From here until the restore the interpreter is not clean.
-    this.dirty = true;
-    return null;
+    return this.clean?.begin() ?? null;
   }
 
-  /**
-   * After a run: the restore is done once the reply has gone (a timer runs after comlink posts
-   * it), so a caller that is not waiting on this worker does not wait for it; a run that arrives
-   * first does it itself (beginRun). A restore that cannot be done is left to beginRun, which
-   * reports it.
-   */
   private endRun(): void {
-    const image = this.image;
-    if (!image) return;
-    setTimeout(() => {
-      if (!this.dirty || this.dead || image.check() !== null) return;
-      try {
-        this.lastRestoreMs = image.restore().ms;
-        this.dirty = false;
-      } catch {
-        // Left dirty: the next run's beginRun tries again and ends the worker if it fails.
-      }
-    }, 0);
+    this.clean?.end(() => this.dead !== null);
   }
 
   /** A Python exception escaped `_run` (an interrupt in its epilogue), or the runtime died. */

@@ -1,9 +1,9 @@
 // The runner's dealings with the pinned Pyodide's internals, apart from the runner's flow: the
 // Emscripten objects it reaches, the heap cap, the sleep device, raising a Python error from a
-// JavaScript callback, converting a Python result, and the memory snapshot.
+// JavaScript callback, converting a Python result, the memory snapshot, and compiling the harness.
 import type { loadPyodide } from 'pyodide';
 import type { EmscriptenFs, EmscriptenMemfs } from './fs_guard.ts';
-import { SLEEP_DEVICE } from './harness_source.ts';
+import { harnessSource, SLEEP_DEVICE } from './harness_source.ts';
 import type { RawExecution } from './types.ts';
 
 type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
@@ -164,4 +164,58 @@ export function fatalExecution(cause: string, maxOutputChars: number): RawExecut
     memoryBytes: 0,
     filesRemoved: 0,
   };
+}
+
+/** A Python callable held from JavaScript (a PyProxy), as far as the runner calls it. */
+export interface PyCallable {
+  (...args: unknown[]): unknown;
+  destroy(): void;
+}
+
+/** The judge's closures (python/judge.py), held only by the runner. */
+export interface JudgeApi {
+  begin: PyCallable;
+  test: PyCallable;
+  finish: PyCallable;
+}
+
+/**
+ * Compiles the Python harness under `<sandbox>` and runs `_lockdown`: `_run` for execute(), the
+ * judge's closures, and the lockdown's audit report (null unless `audit`).
+ */
+export function compileHarness(
+  pyodide: Pyodide,
+  audit: boolean,
+): {
+  runProgram: PyCallable;
+  judgeApi: JudgeApi;
+  report: { findings: string[]; visited: number } | null;
+} {
+  const namespace = pyodide.toPy({}) as {
+    set(key: string, value: unknown): void;
+    get(key: string): unknown;
+    destroy(): void;
+  };
+  namespace.set('__name__', '_sandbox');
+  namespace.set('_source', harnessSource());
+  pyodide.runPython("exec(compile(_source, '<sandbox>', 'exec'), globals())\ndel _source", {
+    globals: namespace as never,
+  });
+  const lockdown = namespace.get('_lockdown') as PyCallable;
+  const runProgram = namespace.get('_run') as PyCallable;
+  namespace.destroy();
+  // The judge's closures come back only here: no Python global, module or cache keeps them.
+  const result = lockdown(audit) as { get(key: string): unknown; destroy(): void };
+  lockdown.destroy();
+  const report = JSON.parse(result.get('report') as string) as {
+    findings: string[];
+    visited: number;
+  } | null;
+  const judgeApi = {
+    begin: result.get('begin') as PyCallable,
+    test: result.get('test') as PyCallable,
+    finish: result.get('finish') as PyCallable,
+  };
+  result.destroy();
+  return { runProgram, judgeApi, report };
 }
