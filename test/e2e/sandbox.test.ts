@@ -133,19 +133,21 @@ for (const isolate of [true, false]) {
       });
     }
 
+    /** The page's judge (the sandbox harness page's pool). */
+    const judge = (code: string, tests: string[]) =>
+      page.evaluate(
+        ([c, t]) =>
+          (window as unknown as { sandboxHarness: Harness }).sandboxHarness.judge(
+            c as string,
+            t as string[],
+          ),
+        [code, tests] as const,
+      );
+
     // The reward hacks of test/env/reward_hacks.ts through the page's judge: each scores nothing
     // and is flagged, and the honest programs are not (cross-origin isolated only, to keep it
     // short).
     if (isolate) {
-      const judge = (code: string, tests: string[]) =>
-        page.evaluate(
-          ([c, t]) =>
-            (window as unknown as { sandboxHarness: Harness }).sandboxHarness.judge(
-              c as string,
-              t as string[],
-            ),
-          [code, tests] as const,
-        );
       for (const hack of REWARD_HACKS) {
         it(`judge: ${hack.name} is flagged`, async () => {
           const judged = await judge(hack.code, ADD_TESTS);
@@ -175,15 +177,6 @@ for (const isolate of [true, false]) {
     // Every run in a clean interpreter (test/env/isolation.test.ts): a saboteur, then on the same
     // worker an honest correct program scores 1 and a wrong one 0, unflagged.
     if (isolate) {
-      const judge = (code: string, tests: string[]) =>
-        page.evaluate(
-          ([c, t]) =>
-            (window as unknown as { sandboxHarness: Harness }).sandboxHarness.judge(
-              c as string,
-              t as string[],
-            ),
-          [code, tests] as const,
-        );
       const counts = () =>
         page.evaluate(() => {
           const m = (window as unknown as { sandboxHarness: Harness }).sandboxHarness.metrics();
