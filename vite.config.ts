@@ -45,8 +45,8 @@ const isolatedTests = [
 
 /**
  * Tests left out of `npm run test:unit` (npm test runs them): the learning runs, and the files that
- * take about 15 s or more on 2 cores (per-file times from `vitest run --reporter=json`), which keeps
- * the unit projects under 2 minutes (119 s on a quiet 2-core VM).
+ * take about 15 s or more on 2 cores (per-file times from `vitest run --reporter=json`): with files
+ * sharing modules the unit projects ran in 119 s on a quiet 2-core VM (see the unit project).
  */
 const slowTests = [
   'test/rl/learns.test.ts', // a learning run: SFT, then 20 GRPO steps through the real sandbox
