@@ -140,11 +140,11 @@ export default defineConfig(({ command }) => ({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: [...browserTests, ...slowTests, ...isolatedTests],
-          // Files are isolated (each imports its modules afresh). Sharing them (isolate: false) ran
-          // the project in 130 against 220 s, but the tfjs heap guard (kernels/tfjs/heap_guard.ts)
-          // then wraps malloc again in every file that installs it, and a worker that ran enough
-          // such files overflowed the stack (a fresh-clone CI run, 126 tests): to come back once
-          // the guard is installed once per backend.
+          // Files share modules (isolate: false): tfjs, its WASM backend and Pyodide's loader are
+          // imported once per worker, not once per file (119 against 146 s on a quiet 2-core VM).
+          // What a file installs globally must therefore be idempotent across fresh copies of our
+          // modules: the tfjs heap guard marks the wasm module itself (kernels/tfjs/heap_guard.ts).
+          isolate: false,
         },
       },
       { extends: true, test: { name: 'unit-isolated', include: isolatedTests } },

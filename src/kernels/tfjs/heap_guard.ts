@@ -12,7 +12,10 @@ interface WasmHeapModule {
   HEAPU8: Uint8Array;
 }
 
-const guarded = new WeakSet<WasmHeapModule>();
+// The mark lives on the wasm module, not in a module-level set: where this file is evaluated again
+// over the same tfjs (test files sharing tfjs but not our modules), a fresh set would wrap malloc
+// once more each time, until the nested guards overflow the stack.
+const GUARDED = Symbol.for('agentic-rl.tfjs-wasm-heap-guard');
 
 /**
  * Makes tfjs-wasm's allocations throw a RangeError ("tfjs-wasm could not allocate …") where malloc
@@ -21,8 +24,8 @@ const guarded = new WeakSet<WasmHeapModule>();
 export function guardWasmHeap(): void {
   if (tf.getBackend() !== 'wasm') return;
   const wasm = (tf.backend() as unknown as { wasm?: WasmHeapModule }).wasm;
-  if (!wasm || guarded.has(wasm)) return;
-  guarded.add(wasm);
+  if (!wasm || GUARDED in wasm) return;
+  Object.defineProperty(wasm, GUARDED, { value: true });
   // Emscripten's _malloc rebinds itself to the raw export on first call: a setter keeps the guard
   // in front of whatever it is set to.
   let malloc = wasm._malloc;

@@ -82,21 +82,30 @@ export function installWasmOverrides(): void {
   });
 }
 
+/** Where a wrapper registered by replace() keeps the kernel it stands in front of. */
+const ORIGINAL = Symbol.for('agentic-rl.tfjs-wasm-override-original');
+type Wrapped = tf.KernelConfig & { [ORIGINAL]?: tf.KernelConfig };
+
 /**
  * Puts `ours` in front of tfjs-wasm's kernel `name`; where `ours` returns null the original runs.
+ * A wrapper already there (this module evaluated again over the same tfjs, as test files sharing
+ * tfjs do) is taken off first: one wrapper, reading this copy's switches, never a stack of them.
  */
 function replace(
   name: string,
   ours: (args: Parameters<tf.KernelFunc>[0]) => tf.TensorInfo | null,
 ): void {
-  const original = tf.getKernel(name, 'wasm');
-  if (!original) return;
+  const registered = tf.getKernel(name, 'wasm') as Wrapped | undefined;
+  if (!registered) return;
+  const original = registered[ORIGINAL] ?? registered;
   tf.unregisterKernel(name, 'wasm');
-  tf.registerKernel({
+  const wrapper: Wrapped = {
     ...original,
     kernelFunc: (args) =>
       (switches.tfjsWasmOverrides ? ours(args) : null) ?? original.kernelFunc(args),
-  });
+  };
+  Object.defineProperty(wrapper, ORIGINAL, { value: original });
+  tf.registerKernel(wrapper);
 }
 
 const transposeKernels = new WeakMap<WebAssembly.Memory, ReturnType<typeof instantiateTranspose>>();

@@ -33,8 +33,10 @@ export function byteOffset(backend: WasmBackendLike, t: tf.TensorInfo): number {
 }
 
 /**
- * Registers our own kernel `name` for the wasm backend (once: modules may be evaluated twice in
- * a bundle), its function given the backend as tfjs-wasm's.
+ * Registers our own kernel `name` for the wasm backend, its function given the backend as
+ * tfjs-wasm's. A kernel already registered under the name (this module evaluated again over the
+ * same tfjs, as test files sharing tfjs do) is replaced: its function would read the state of the
+ * copy that registered it (the 16-bit store, the switches), not the caller's.
  */
 export function registerWasmKernel(
   name: string,
@@ -43,7 +45,7 @@ export function registerWasmKernel(
     backend: WasmBackendLike,
   ) => tf.TensorInfo | tf.TensorInfo[],
 ): void {
-  if (tf.getKernel(name, 'wasm')) return;
+  if (tf.getKernel(name, 'wasm')) tf.unregisterKernel(name, 'wasm');
   tf.registerKernel({
     kernelName: name,
     backendName: 'wasm',

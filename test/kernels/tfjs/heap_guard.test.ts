@@ -1,6 +1,6 @@
 // The guard that makes tfjs-wasm's failed malloc throw, before anything is written.
 import * as tf from '@tensorflow/tfjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { selectBackend } from '../../../src/kernels/backend.ts';
 import { guardWasmHeap } from '../../../src/kernels/tfjs/heap_guard.ts';
 import { memorySource } from '../../../src/training/out_of_memory.ts';
@@ -25,5 +25,17 @@ describe('the tfjs-wasm heap guard', () => {
     const sum = tf.tidy(() => tf.add(tf.ones([4]), 1));
     expect(Array.from(await sum.data())).toEqual([2, 2, 2, 2]); // the backend goes on
     sum.dispose();
+  });
+
+  it('wraps malloc once, even where its module is evaluated again over the same tfjs', async () => {
+    await selectBackend({ force: 'wasm' });
+    guardWasmHeap();
+    const wasm = (tf.backend() as unknown as { wasm: { _malloc: unknown } }).wasm;
+    const installed = wasm._malloc;
+    // what test files that share tfjs but not our modules do: a fresh copy of the guard's module
+    vi.resetModules();
+    const fresh = await import('../../../src/kernels/tfjs/heap_guard.ts');
+    fresh.guardWasmHeap();
+    expect(wasm._malloc).toBe(installed);
   });
 });

@@ -4,7 +4,7 @@
 // axis and shape, and the same error for an index out of range.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { simdMatMulActive } from '../../../src/kernels/matmul/kernels.ts';
 import { filled } from '../../helpers/numbers.ts';
 import { setSwitches } from '../../../src/kernels/switches.ts';
@@ -98,5 +98,24 @@ describe('tfjs-wasm kernel replacements', () => {
     };
     expect(gradients(true)).toEqual(gradients(false));
     x.dispose();
+  });
+
+  it("installed again from a fresh copy of the module, one wrapper answers to that copy's switch", async () => {
+    // what test files sharing tfjs but not our modules do: the replacement must not stack, or the
+    // first copy's wrapper (its switch on) would still answer when the fresh copy's is off
+    setSwitches({ tfjsWasmOverrides: true });
+    vi.resetModules();
+    const overrides = await import('../../../src/kernels/tfjs/overrides.ts');
+    const fresh = await import('../../../src/kernels/switches.ts');
+    overrides.installWasmOverrides();
+    for (const on of [true, false]) {
+      fresh.setSwitches({ tfjsWasmOverrides: on });
+      const buffers = tf.memory().numDataBuffers;
+      const x = tf.tensor1d([1, 2]);
+      const clone = tf.clone(x);
+      expect(tf.memory().numDataBuffers - buffers).toBe(on ? 1 : 2);
+      tf.dispose([x, clone]);
+    }
+    fresh.setSwitches({ tfjsWasmOverrides: true });
   });
 });
