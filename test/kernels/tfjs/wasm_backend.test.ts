@@ -11,15 +11,17 @@ describe('registerWasmKernel', () => {
   it('replaces a kernel registered under the same name: the latest registration answers', async () => {
     await selectBackend({ force: 'wasm' });
     const name = 'TestRegisteredTwice';
-    const constant = (value: number) => (args: Parameters<tf.KernelFunc>[0]) => {
-      const { x } = args.inputs as { x: tf.TensorInfo };
-      const values = new Float32Array(x.shape[0]!).fill(value);
-      return {
-        dataId: args.backend.write(values, x.shape, 'float32'),
-        shape: x.shape,
-        dtype: 'float32',
+    const constant =
+      (value: number) =>
+      (args: Parameters<tf.KernelFunc>[0]): tf.TensorInfo => {
+        const { x } = args.inputs as { x: tf.TensorInfo };
+        const values = new Float32Array(x.shape[0]!).fill(value);
+        return {
+          dataId: args.backend.write(values, x.shape, 'float32'),
+          shape: x.shape,
+          dtype: 'float32',
+        };
       };
-    };
     const before = tf.memory().numTensors;
     const run = async () => {
       const x = tf.zeros([2]);
