@@ -17,7 +17,7 @@ describe('registerWasmKernel', () => {
         const { x } = args.inputs as { x: tf.TensorInfo };
         const values = new Float32Array(x.shape[0]!).fill(value);
         return {
-          dataId: args.backend.write(values, x.shape, 'float32'),
+          dataId: (args.backend as tf.KernelBackend).write(values, x.shape, 'float32'),
           shape: x.shape,
           dtype: 'float32',
         };
