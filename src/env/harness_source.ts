@@ -47,6 +47,14 @@ function readFile(name: string): string {
   return fs.readFileSync(new URL(`python/${name}`, here), 'utf8');
 }
 
+/**
+ * The trusted judge (python/trusted.py), compiled alone in the worker's second interpreter: the one
+ * that runs the tests and never runs a program.
+ */
+export function trustedSource(): string {
+  return readFile('trusted.py');
+}
+
 /** The harness as compiled: its files in order, a blank line apart, the shared values written in. */
 export function harnessSource(): string {
   return HARNESS_FILES.map(readFile)

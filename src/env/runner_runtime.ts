@@ -175,7 +175,7 @@ export interface PyCallable {
 /** The judge's closures (python/judge.py), held only by the runner. */
 export interface JudgeApi {
   begin: PyCallable;
-  test: PyCallable;
+  call: PyCallable;
   finish: PyCallable;
 }
 
@@ -213,7 +213,7 @@ export function compileHarness(
   } | null;
   const judgeApi = {
     begin: result.get('begin') as PyCallable,
-    test: result.get('test') as PyCallable,
+    call: result.get('call') as PyCallable,
     finish: result.get('finish') as PyCallable,
   };
   result.destroy();

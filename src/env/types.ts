@@ -202,6 +202,8 @@ export interface SandboxReady {
    */
   fromSnapshot: boolean;
   lockdownMs: number;
+  /** Loading the second, trusted interpreter that runs the tests (runner.ts loadTrusted). */
+  trustedMs: number;
   memoryBytes: number;
   /** Globals removed from the worker scope before user code (fetch, WebSocket, …). */
   removedGlobals: string[];

@@ -10,7 +10,14 @@ import {
   RUNAWAY_BOUND_MS,
   RUNAWAY_TIMEOUT_MS,
 } from '../env/adversarial_cases.ts';
-import { ADD_TESTS, HONEST_CASES, HONEST_PROGRAMS, REWARD_HACKS } from '../env/reward_hacks.ts';
+import {
+  ADD_TESTS,
+  FORGE_TESTS,
+  FORGES,
+  HONEST_CASES,
+  HONEST_PROGRAMS,
+  REWARD_HACKS,
+} from '../env/reward_hacks.ts';
 import { splitTests } from '../../src/tasks/custom.ts';
 import { CROSS_EPISODE_CASES, CROSS_TESTS } from '../env/cross_episode.ts';
 import { expectObservation } from '../helpers/expect_observation.ts';
@@ -153,6 +160,13 @@ for (const isolate of [true, false]) {
           const judged = await judge(hack.code, ADD_TESTS);
           expect(judged.tampered.join(' | ')).toContain(hack.reason);
           expect(judged.timedOut).toBe(false);
+        }, 30_000);
+      }
+      // The forges of the verdict: the tests run in the worker's second, trusted interpreter.
+      for (const forge of FORGES) {
+        it(`judge: forge: ${forge.name} scores 0 of 3`, async () => {
+          const judged = await judge(forge.code, FORGE_TESTS);
+          expect({ passed: judged.passed, total: judged.total }).toEqual({ passed: 0, total: 3 });
         }, 30_000);
       }
       for (const program of HONEST_PROGRAMS) {

@@ -64,6 +64,16 @@ export const CROSS_EPISODE_CASES: CrossEpisodeCase[] = [
     wrong: viaRe(' + 1'),
   },
   {
+    // Frames through the stdlib pass the frame guard, and CPython audits no f_back or f_locals: the
+    // judge's own closure cells are writable. This one makes its program runner a no-op, so every
+    // later program's definitions would never run.
+    name: "switches the judge's runner off through its closure cells (a frame via logging)",
+    saboteur:
+      'import logging\n_loc = logging.currentframe().f_back.f_locals\nif "exec_" in _loc:\n    _loc["exec_"] = lambda *a: None',
+    correct: 'def add(a, b):\n    return a + b',
+    wrong: 'def add(a, b):\n    return a + b + 1',
+  },
+  {
     name: 'leaves file descriptors open',
     saboteur: 'import os\n_fds = [os.open("/tmp", os.O_RDONLY) for _ in range(5)]',
     correct:

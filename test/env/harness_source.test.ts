@@ -9,15 +9,18 @@ import {
   harnessSource,
   PROGRAM_FILENAME,
   SLEEP_DEVICE,
+  trustedSource,
 } from '../../src/env/harness_source.ts';
 import { tsWorker } from '../../src/env/node_pool.ts';
 
 const workerFile = new URL('../helpers/harness_source.worker.ts', import.meta.url).href;
 
 describe('harnessSource', () => {
-  it('compiles every Python file beside it, in its order', () => {
+  it('compiles every Python file beside it, in its order (the trusted judge apart)', () => {
     const files = readdirSync(new URL('../../src/env/python/', import.meta.url));
-    expect([...files].sort()).toEqual([...HARNESS_FILES].sort());
+    expect([...files].sort()).toEqual([...HARNESS_FILES, 'trusted.py'].sort());
+    expect(trustedSource()).toContain('def _make_trusted(');
+    expect(harnessSource()).not.toContain('def _make_trusted(');
     const source = harnessSource();
     const defined = [
       'class _Tail',

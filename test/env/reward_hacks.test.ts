@@ -7,7 +7,14 @@ import type { SandboxPool } from '../../src/env/pool.ts';
 import { scoreTrajectory, type RewardSettings } from '../../src/rl/rewards.ts';
 import { customTask, splitTests } from '../../src/tasks/custom.ts';
 import { hiddenTests } from '../../src/tasks/tests_harness.ts';
-import { ADD_TESTS, HONEST_CASES, HONEST_PROGRAMS, REWARD_HACKS } from './reward_hacks.ts';
+import {
+  ADD_TESTS,
+  FORGE_TESTS,
+  FORGES,
+  HONEST_CASES,
+  HONEST_PROGRAMS,
+  REWARD_HACKS,
+} from './reward_hacks.ts';
 
 const task = customTask({ prompt: 'Define add(a, b).', tests: ADD_TESTS.join('\n') }, 0);
 const settings: RewardSettings = {
@@ -58,6 +65,14 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
       'statement',
     ]);
   });
+
+  for (const forge of FORGES) {
+    it(`forge: ${forge.name}: scores 0 of 3`, async () => {
+      const judged = await pool.judge(forge.code, hiddenTests(FORGE_TESTS));
+      expect(judged.total).toBe(3);
+      expect(judged.tests.map((t) => t.passed)).toEqual([false, false, false]);
+    });
+  }
 
   for (const hack of REWARD_HACKS) {
     it(`${hack.name}: scores 0 and is flagged`, async () => {
@@ -116,14 +131,14 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
     expect(next.tests[0]).toEqual({ passed: false, detail: 'NameError' });
   });
 
-  it('a test sees the real builtin where the program shadows it, and the shadow is flagged only if a test uses it', async () => {
+  it('a test sees the real builtin where the program shadows it (the tests run in another interpreter), unflagged', async () => {
     const code =
       'def max(*xs):\n    return 99\n\ndef add(a, b):\n    return max(a, b) - 99 + a + b';
     const unused = await pool.judge(code, hiddenTests(['assert add(1, 2) == 3']));
     expect(unused).toMatchObject({ passed: 1, total: 1, tampered: [] });
     const used = await pool.judge(code, hiddenTests(['assert max(add(1, 2), 0) == 3']));
     expect(used.tests[0]).toEqual({ passed: true, detail: null });
-    expect(used.tampered).toEqual(['redefines builtin max']);
+    expect(used.tampered).toEqual([]);
   });
 
   it('an Enum member stands for its value; one whose value is not plain data is not', async () => {

@@ -41,8 +41,15 @@ describe('SandboxRunner snapshots (in-process Pyodide)', () => {
     expect(made.fromSnapshot).toBe(false);
     expect(snapshot!.byteLength).toBeGreaterThan(8 * 2 ** 20); // the whole fresh heap
     expect(maker.takeSnapshot()).toBeNull();
-    expect(loads[0]!._makeSnapshot).toBe(true);
-    expect(loads[1]!._loadSnapshot).toBe(snapshot);
+    // each runner loads two interpreters: the program's, then the trusted one that runs the tests
+    expect(loads.map((options) => options._makeSnapshot === true)).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(loads[2]!._loadSnapshot).toBe(snapshot);
+    expect(loads[3]!._loadSnapshot).toBe(snapshot); // the trusted one starts from it too
     expect(ready.fromSnapshot).toBe(true);
   });
 

@@ -1,21 +1,23 @@
-# The judge (docs/sandbox.md "The judge"): _make_judge(control) builds three closures,
-# begin(code, max_output, max_capture), test(kind, text) and finish(), that the worker (runner.ts)
-# calls through Pyodide's API: the program once, then one call per hidden test, then the clean-up.
-# The closures are handed to JavaScript and kept in no global, module or cache, so a program
-# reaches them only through interpreter frames, which the audit hook refuses to program code while
-# it records (lockdown.py). Everything they use is bound at creation (builtins included), and
-# before every test they put back the pristine builtins, the baseline module dicts, the harness's
-# own globals, sys.modules, the import hooks, the streams and the trace hooks. A test's result is
-# the call's return value, never output the program can write. A value test evaluates only its
-# expression and returns it as plain data (exact types); the comparison with the expected value
-# happens in JavaScript (src/env/plain_value.ts).
+# The judge's sandboxed half (docs/sandbox.md "The judge"): _make_judge(control) builds three
+# closures, begin(code, max_output, max_capture), call(request) and finish(), that the worker
+# (runner.ts) calls through Pyodide's API: the program once, then one call per crossing from the
+# trusted judge (python/trusted.py, a second interpreter that runs the tests), then the clean-up.
+# The tests never enter this interpreter: call() gets a function's name and plain arguments, calls
+# the program's function and returns its result as plain data (exact types), so nothing the
+# program can reach here decides a verdict. The closures are handed to JavaScript and kept in no
+# global, module or cache; the audit hook refuses interpreter frames to program code while it
+# records (lockdown.py). Everything they use is bound at creation (builtins included), and before
+# every call they put back the pristine builtins, the baseline module dicts, the harness's own
+# globals, sys.modules, the import hooks, the streams and the trace hooks. Every run starts from a
+# copy of the clean interpreter (memory_image.ts), so what a program changes here ends with it.
 #
 # Tampering (a changed builtin, a callable shadowing a builtin, replaced streams or hooks, edited
 # sys.modules, monkeypatched stdlib callables, an exit before the tests, a non-plain result) is
-# noted through control['note'] and returned to JavaScript with every call.
+# noted through control['note'] and returned to JavaScript with every call: it shows the user what
+# was tried; the verdict does not depend on it.
 
 def _make_judge(control):
-    import atexit, builtins, collections, enum, gc, operator, signal, sys, types
+    import atexit, builtins, collections, enum, gc, json, operator, signal, sys, types
     note, take, start, stop = control['note'], control['take'], control['start'], control['stop']
     B = _Baseline
     # Private copies of the baseline: a program that reaches _Baseline (or calls _snapshot) cannot move them.
@@ -42,12 +44,11 @@ def _make_judge(control):
     # Bound now, so nothing the program rebinds later changes what these closures call.
     type_, id_, len_, str_, callable_, issubclass_ = type, id, len, str, callable, issubclass
     list_, tuple_, dict_, set_, frozenset_, zip_, any_, map_ = list, tuple, dict, set, frozenset, zip, any, map
-    compile_, eval_, exec_, format_, next_, range_, getattr_, setattr_ = compile, eval, exec, format, next, range, getattr, setattr
+    compile_, exec_, format_, next_, range_, getattr_, setattr_ = compile, exec, format, next, range, getattr, setattr
     object_getattribute = object.__getattribute__
     Enum_, EnumType_ = enum.Enum, enum.EnumType
     BaseException_, Exception_, SystemExit_, KeyboardInterrupt_, RecursionError_ = BaseException, Exception, SystemExit, KeyboardInterrupt, RecursionError
     exit_code = SystemExit.__dict__['code'].__get__
-    CodeType = types.CodeType
     is_not = operator.is_not
     float_repr = float.__repr__
     dict_items = dict.items
@@ -56,6 +57,8 @@ def _make_judge(control):
     type_bases = type.__dict__['__bases__'].__get__
     type_dict = type.__dict__['__dict__'].__get__
     MISSING = object()
+    json_loads, json_dumps = json.loads, json.dumps
+    module_ids = {id(mod): name for name, mod in pristine_modules.items() if type(mod) is types.ModuleType}
     Output, Input, tails, combined = _Output, _Input, _tails, _combined
     modules = sys.modules
     meta_path, path_hooks, sys_path = sys.meta_path, sys.path_hooks, sys.path
@@ -75,7 +78,7 @@ def _make_judge(control):
     STREAM_KEYS = ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__')
     HOOK_KEYS = ('excepthook', 'displayhook', 'unraisablehook', 'breakpointhook')
     MAX_DEPTH = 100
-    run = {'main': None, 'streams': None, 'sys': None, 'bound': {}}
+    run = {'main': None, 'streams': None, 'sys': None}
 
     def set_streams():
         streams = run['streams']
@@ -190,14 +193,6 @@ def _make_judge(control):
         if value is not MISSING and callable_(value) and id_(value) not in stdlib_ids:
             note('redefines builtin ' + str_(name))
 
-    def names_of(code, found):
-        """Every global name a compiled test (and the code nested in it) looks up or binds."""
-        found.update(code.co_names)
-        for const in code.co_consts:
-            if type_(const) is CodeType:
-                names_of(const, found)
-        return found
-
     def guard():
         """Puts back the hooks, the import machinery and the streams a test relies on."""
         settrace(None)
@@ -243,7 +238,6 @@ def _make_judge(control):
         main.__dict__.update(__file__='main.py', __builtins__=builtins, __cached__=None)
         modules['__main__'] = main
         linecache_cache.pop('main.py', None)
-        run['bound'] = {}
         ok, error_type, error, interrupted = False, None, None, False
         program = None
         try:
@@ -288,7 +282,7 @@ def _make_judge(control):
             except BaseException_:
                 pass
             error = None
-        return [ok, error_type, interrupted, reasons()]
+        return [ok, error_type, interrupted, reasons(), json_dumps(names())]
 
     class NonPlain(Exception_):
         pass
@@ -355,86 +349,111 @@ def _make_judge(control):
             return plain(object_getattribute(x, '_value_'), depth + 1)
         raise NonPlain(type_name(t), suspect(t))
 
-    def test(kind, text):
-        """One statement of the task's test source. The source runs top to bottom in one
-        namespace: the program's names, then the names earlier statements bound (setup lines such
-        as `r = add(2, 3)`), with a fresh pristine copy of the builtins. A builtin's name the
-        program binds is not what a test sees (the real builtin is), and names the tests bind stay
-        out of __main__. A value test evaluates only its expression and returns plain data."""
+    def unplain(e, depth, key):
+        """judge.py's tagged form (from the trusted judge) back to values of the exact types."""
+        if depth > MAX_DEPTH or type_(e) is not list_ or len_(e) == 0 or type_(e[0]) is not str_:
+            raise NonPlain('malformed arguments', None)
+        tag = e[0]
+        payload = e[1] if len_(e) == 2 else None
+        if tag == 'n' and len_(e) == 1:
+            return None
+        if tag == 's' and type_(payload) is str_:
+            return payload
+        if tag == 'b' and type_(payload) is bool:
+            return payload
+        if tag == 'i' and type_(payload) is str_:
+            return int(payload, 16)
+        if tag == 'f' and type_(payload) is str_:
+            return float(payload)
+        if type_(payload) is list_:
+            if tag == 'l' and not key:
+                return [unplain(item, depth + 1, False) for item in payload]
+            if tag == 't':
+                return tuple_(unplain(item, depth + 1, key) for item in payload)
+            if tag == 'S':
+                items = [unplain(item, depth + 1, True) for item in payload]
+                return frozenset_(items) if key else set_(items)
+            if tag == 'd' and not key:
+                return dict_((unplain(k, depth + 1, True), unplain(v, depth + 1, False)) for k, v in payload)
+        raise NonPlain('malformed arguments', None)
+
+    def names():
+        """The program's globals as the trusted judge may see them: ['call'] for a callable,
+        ['module', name] for a stdlib module it imported, ['value'] for anything else (read, as
+        plain data, only if a test names it)."""
         main = run['main']
-        result = None
-        code = failure = None
-        # Compiled before recording starts: a SyntaxError in a test opens '<test>' for its line.
-        try:
-            code = compile_(text, '<test>', 'eval' if kind == 'value' else 'exec', dont_inherit=True)
-        except KeyboardInterrupt_:
-            raise
-        except BaseException_ as exc:
-            failure = type_name(type_(exc))
-        text = None
+        found = {}
+        if main is None:
+            return found
+        for name, value in dict_items(main.__dict__):
+            if type_(name) is not str_ or name[:2] == '__':
+                continue
+            module = module_ids.get(id_(value))
+            if module is not None:
+                found[name] = ['module', module]
+            elif callable_(value):
+                found[name] = ['call']
+            else:
+                found[name] = ['value']
+        return found
+
+    def call(request):
+        """One crossing from the trusted judge (python/trusted.py), as json: ['call', name, args,
+        kwargs] calls the program's function with plain arguments, ['get', name] reads one of its
+        globals. Returns json [reply, reasons]: reply is ['value', plain, arguments after the
+        call], ['raised', exception type], ['nonplain', type] or ['interrupted']. Nothing of the
+        tests is here: only the arguments of this call."""
+        main = run['main']
+        reply = None
+        name = None
         start()
         try:
             check(False, True)
-            if code is None:
-                result = ['error', failure]
-            else:
-                try:
-                    g = main.__dict__
-                    bound = run['bound']
-                    space = dict_(g)
-                    used = None
-                    for name in builtin_names.intersection(space.keys()):
-                        if name[:2] != '__' and name not in bound:
-                            # A name the test uses that the program bound to its own callable: the
-                            # test calls the real builtin, and the shadow is shown.
-                            used = names_of(code, set_()) if used is None else used
-                            if name in used:
-                                shadow(g, name)
-                            del space[name]
-                    used = None
-                    space.update(bound)
-                    space['__builtins__'] = dict_(zip_(bkeys, bvalues))
-                    before = dict_(space)
-                    try:
-                        if kind == 'value':
-                            value = eval_(code, space)
-                            code = None
-                            try:
-                                result = ['value', plain(value, 0)]
-                            except NonPlain as bad:
-                                name, why = bad.args
-                                if why is not None:
-                                    note('returns a value that is not plain data (' + name + ', ' + why + ')')
-                                result = ['error', 'not plain data: ' + name]
-                            except RecursionError_:
-                                result = ['error', 'not plain data: nested too deeply']
-                            value = None
-                        else:
-                            exec_(code, space)
-                            code = None
-                            result = ['pass']
-                    finally:
-                        # What this statement bound (or rebound), for the statements after it.
-                        # (Only str keys: comparing or hashing a program's own key object would
-                        # run its code here.)
-                        for name, value in dict_items(space):
-                            if type_(name) is str and name != '__builtins__' and before.get(name, MISSING) is not value:
-                                bound[name] = value
-                        space = before = value = None
-                except SystemExit_:
-                    note('exits during a test (SystemExit)')
-                    result = ['error', 'SystemExit']
-                except KeyboardInterrupt_:
-                    raise
-                except BaseException_ as exc:
-                    result = ['error', type_name(type_(exc))]
-            # A statement can call into the stdlib, which the program may have patched for the
-            # moment: check every module then. A value test's result is compared outside Python.
-            check(kind != 'value', True)
+            try:
+                message = json_loads(request)
+                request = None
+                op, name = message[0], message[1]
+                g = main.__dict__ if main is not None else {}
+                target = g.get(name, MISSING) if type_(name) is str_ else MISSING
+                if target is MISSING:
+                    reply = ['raised', 'NameError']
+                elif op == 'get':
+                    reply = ['value', plain(target, 0)]
+                else:
+                    args = unplain(message[2], 0, False)
+                    kwargs = unplain(message[3], 0, False)
+                    message = None
+                    if type_(args) is not list_ or type_(kwargs) is not dict_:
+                        raise NonPlain('malformed arguments', None)
+                    value = target(*args, **kwargs)
+                    after = []
+                    for arg in args:
+                        try:
+                            after.append(plain(arg, 0) if type_(arg) in (list_, dict_, set_) else None)
+                        except (NonPlain, RecursionError_):
+                            after.append(None)
+                    reply = ['value', plain(value, 0), after]
+                    value = args = kwargs = None
+            except NonPlain as bad:
+                what, why = bad.args
+                if why is not None:
+                    note('returns a value that is not plain data (' + what + ', ' + why + ')')
+                reply = ['nonplain', what]
+            except RecursionError_:
+                reply = ['nonplain', 'nested too deeply']
+            except SystemExit_:
+                note('exits during a test (SystemExit)')
+                reply = ['raised', 'SystemExit']
+            except KeyboardInterrupt_:
+                raise
+            except BaseException_ as exc:
+                reply = ['raised', type_name(type_(exc))]
+            check(False, True)
+        except KeyboardInterrupt_:
+            reply = ['interrupted']
         finally:
             stop()
-        result.append(reasons())
-        return result
+        return json_dumps([reply, reasons()])
 
     def finish():
         main = run['main']
@@ -447,7 +466,6 @@ def _make_judge(control):
         finally:
             stop()
             run['main'] = None
-            run['bound'] = {}
         for name, value in baseline_attrs:
             if getattr_(B, name, MISSING) is not value:
                 note('modifies the sandbox harness')
@@ -462,4 +480,4 @@ def _make_judge(control):
         return [found, tainted, text, tails['stdout'].text(), tails['stderr'].text(),
                 combined.total > len_(text) or any_(t.total > t.cap for t in tails.values())]
 
-    return {'begin': begin, 'test': test, 'finish': finish}
+    return {'begin': begin, 'call': call, 'finish': finish}

@@ -5,7 +5,7 @@
 # program can touch, and the primitives that would enumerate or recreate them (gc.get_objects,
 # _imp.create_builtin/create_dynamic) are replaced by guarded versions whose originals are dropped.
 # _lockdown(True) also runs a reachability audit over the object graph and reports what it found.
-# Defines _lockdown(audit: bool) -> {report: json, begin, test, finish}.
+# Defines _lockdown(audit: bool) -> {report: json, begin, call, finish}.
 
 import builtins, gc, json, os, posix, sys, time, types
 
