@@ -72,6 +72,8 @@ const slowTests = [
   'test/kernels/matmul/dispatch.test.ts', // the SIMD matMul against a triple loop over every tiling tail and transpose, both builds (~26 s)
   'test/demo/demo_model.test.ts', // the committed demo model: load, tokenizer round trip over the corpus, greedy format checks (~22 s)
   'test/env/cli_exec.test.ts', // `cli exec` in subprocesses, each starting a sandbox (~14 s)
+  'test/env/isolation.test.ts', // sandbox pools with and without the clean-interpreter image, each saboteur run through both (~18 s)
+  'test/demo/search_corpus.test.ts', // the search corpus's transcripts, every execution and search real (~17 s)
   'test/cli/export_trl.test.ts', // `cli export-trl`, then the export's self-test and dry run in CPython (~20 s)
 ];
 

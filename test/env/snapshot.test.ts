@@ -48,6 +48,7 @@ describe('SandboxRunner snapshots (in-process Pyodide)', () => {
       false,
       false,
     ]);
+    expect(loads[1]!._loadSnapshot).toBe(snapshot); // the maker's trusted one, from the fresh copy
     expect(loads[2]!._loadSnapshot).toBe(snapshot);
     expect(loads[3]!._loadSnapshot).toBe(snapshot); // the trusted one starts from it too
     expect(ready.fromSnapshot).toBe(true);
