@@ -22,17 +22,66 @@ export const CUSTOM_LIMITS = {
 
 const KEYS = new Set(['prompt', 'expectedOutput', 'tests']);
 
-/** Splits test source into statements: a line at column 0 starts one; indented or blank lines continue it. */
+/** Lines at column 0 that continue the statement before them (try/except, if/else, for/else). */
+const CONTINUATION = /^(except\b|else\s*:|elif\b|finally\s*:)/;
+
+/**
+ * How a line changes the bracket depth, and whether it ends inside a triple-quoted string or with
+ * a backslash (a rough tokenizer: strings and comments are skipped, which is what matters here).
+ */
+function scanLine(line: string, state: { depth: number; quote: string | null }): boolean {
+  let i = 0;
+  while (i < line.length) {
+    if (state.quote) {
+      const end = line.indexOf(state.quote, i);
+      if (end < 0) return false;
+      i = end + state.quote.length;
+      state.quote = null;
+      continue;
+    }
+    const c = line[i]!;
+    if (c === '#') break;
+    if (c === '"' || c === "'") {
+      const triple = line.startsWith(c.repeat(3), i) ? c.repeat(3) : null;
+      if (triple) {
+        state.quote = triple;
+        i += 3;
+        continue;
+      }
+      let j = i + 1;
+      while (j < line.length && line[j] !== c) j += line[j] === '\\' ? 2 : 1;
+      i = j + 1;
+      continue;
+    }
+    if ('([{'.includes(c)) state.depth++;
+    else if (')]}'.includes(c)) state.depth = Math.max(0, state.depth - 1);
+    i++;
+  }
+  return line.endsWith('\\');
+}
+
+/**
+ * Splits test source into statements, as Python reads them: a line at column 0 starts one, unless
+ * it continues the one before it (an indented or blank line; `except`, `else`, `elif`, `finally`;
+ * a line inside open brackets, a triple-quoted string or after a backslash; the definition after
+ * a decorator).
+ */
 export function splitTests(source: string): string[] {
   const statements: string[] = [];
+  const state = { depth: 0, quote: null as string | null };
+  let joined = false; // the previous line leaves the statement open
   for (const line of source.replace(/\r\n?/g, '\n').split('\n')) {
-    if (line.trim() === '' || line.trimStart().startsWith('#')) {
+    const open = joined || state.depth > 0 || state.quote !== null;
+    if (!open && (line.trim() === '' || line.trimStart().startsWith('#'))) {
       if (statements.length > 0 && /^\s/.test(line))
         statements[statements.length - 1] += `\n${line}`;
       continue;
     }
-    if (/^\s/.test(line) && statements.length > 0) statements[statements.length - 1] += `\n${line}`;
+    const continues =
+      statements.length > 0 && (open || /^\s/.test(line) || CONTINUATION.test(line));
+    if (continues) statements[statements.length - 1] += `\n${line}`;
     else statements.push(line);
+    joined = scanLine(line, state) || (state.depth === 0 && !state.quote && line.startsWith('@'));
   }
   return statements.map((s) => s.trimEnd());
 }

@@ -373,6 +373,14 @@ export const HONEST_CASES: readonly HonestCase[] = [
     total: 3,
   },
   {
+    name: 'raises its own ValueError subclass, which the tests catch as ValueError',
+    code: 'class BadInput(ValueError):\n    pass\n\ndef parse_age(s):\n    if not s.isdigit():\n        raise BadInput(s)\n    return int(s)\n',
+    tests:
+      "assert parse_age('42') == 42\ntry:\n    parse_age('x')\n    raised = False\nexcept ValueError:\n    raised = True\nassert raised",
+    passed: 2,
+    total: 2,
+  },
+  {
     name: 'is only a SyntaxError',
     code: 'def sum_to(n):\n    return n * (n + 1) // 2\ni_to(n):\n',
     tests: 'assert sum_to(3) == 6\nassert sum_to(0) == 0',

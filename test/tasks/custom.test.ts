@@ -73,6 +73,51 @@ describe('custom tasks', () => {
     ]);
   });
 
+  it('keeps a compound statement, open brackets, strings and decorators in one statement, as Python reads them', () => {
+    const q = '"'.repeat(3);
+    const source = [
+      'try:',
+      "    f('x')",
+      '    raised = False',
+      'except ValueError:',
+      '    raised = True',
+      'else:',
+      '    pass',
+      'finally:',
+      '    done = True',
+      'assert raised',
+      'if f(1):',
+      '    a = 1',
+      'elif f(2):',
+      '    a = 2',
+      'assert f([',
+      '    1,',
+      '',
+      ']) == [1]',
+      "assert f('(') == '('  # a bracket in a string",
+      `doc = ${q}`,
+      'assert inside',
+      q,
+      'total = 1 + \\',
+      '    2',
+      '@staticmethod',
+      'def g():',
+      '    return 1',
+      'assert g() == 1',
+    ].join('\n');
+    expect(splitTests(source)).toEqual([
+      "try:\n    f('x')\n    raised = False\nexcept ValueError:\n    raised = True\nelse:\n    pass\nfinally:\n    done = True",
+      'assert raised',
+      'if f(1):\n    a = 1\nelif f(2):\n    a = 2',
+      'assert f([\n    1,\n\n]) == [1]',
+      "assert f('(') == '('  # a bracket in a string",
+      `doc = ${q}\nassert inside\n${q}`,
+      'total = 1 + \\\n    2',
+      '@staticmethod\ndef g():\n    return 1',
+      'assert g() == 1',
+    ]);
+  });
+
   it('becomes a Task and back without loss (what a run link carries)', () => {
     const inputs = [
       { prompt: 'Print the sum of 1..10.', expectedOutput: '55' },

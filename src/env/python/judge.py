@@ -397,6 +397,15 @@ def _make_judge(control):
                 found[name] = ['value']
         return found
 
+    def builtin_exception(t):
+        """The name of the builtin exception class nearest in t's MRO (a program's
+        `class BadInput(ValueError)` is a ValueError to the tests), read without running its code."""
+        for klass in type_mro(t):
+            name = type_name(klass)
+            if bdict.get(name, MISSING) is klass:
+                return name
+        return 'Exception'
+
     def call(request):
         """One crossing from the trusted judge (python/trusted.py), as json: ['call', name, args,
         kwargs] calls the program's function with plain arguments, ['get', name] reads one of its
@@ -447,7 +456,7 @@ def _make_judge(control):
             except KeyboardInterrupt_:
                 raise
             except BaseException_ as exc:
-                reply = ['raised', type_name(type_(exc))]
+                reply = ['raised', builtin_exception(type_(exc))]
             check(False, True)
         except KeyboardInterrupt_:
             reply = ['interrupted']
