@@ -26,9 +26,13 @@ export function guardWasmHeap(): void {
   const wasm = (tf.backend() as unknown as { wasm?: WasmHeapModule }).wasm;
   if (!wasm || GUARDED in wasm) return;
   Object.defineProperty(wasm, GUARDED, { value: true });
-  // Emscripten's _malloc rebinds itself to the raw export on first call: a setter keeps the guard
-  // in front of whatever it is set to.
+  // Emscripten's _malloc rebinds itself to the raw export on first call: the guard stays in front
+  // of the raw export whenever it is set again. A JavaScript function set in its place (a test
+  // counting allocations) goes in front of the guard, which it captured and calls; setting the
+  // guard back takes it off. (Putting such a wrapper behind the guard made the guard call the
+  // wrapper, which called the guard: a stack overflow, and every later allocation failed.)
   let malloc = wasm._malloc;
+  let outer: ((bytes: number) => number) | null = null;
   const guard = (bytes: number) => {
     // malloc takes a 32-bit size: a larger one would wrap around to a small block
     const pointer = bytes > 0xffff_ffff ? 0 : malloc(bytes);
@@ -41,9 +45,11 @@ export function guardWasmHeap(): void {
   Object.defineProperty(wasm, '_malloc', {
     configurable: true,
     enumerable: true,
-    get: () => guard,
-    set: (raw: (bytes: number) => number) => {
-      malloc = raw;
+    get: () => outer ?? guard,
+    set: (value: (bytes: number) => number) => {
+      if (value === guard) outer = null;
+      else if (Function.prototype.toString.call(value).includes('[native code]')) malloc = value;
+      else outer = value;
     },
   });
 }

@@ -38,4 +38,25 @@ describe('the tfjs-wasm heap guard', () => {
     fresh.guardWasmHeap();
     expect(wasm._malloc).toBe(installed);
   });
+
+  it('a wrapper set in front of the guard and taken off again leaves it working (no recursion)', async () => {
+    await selectBackend({ force: 'wasm' });
+    guardWasmHeap();
+    const wasm = (tf.backend() as unknown as { wasm: { _malloc(bytes: number): number } }).wasm;
+    const guard = wasm._malloc;
+    let counted = 0;
+    wasm._malloc = (bytes) => {
+      counted += 1;
+      return guard(bytes);
+    };
+    const x = tf.ones([1000]);
+    expect(counted).toBeGreaterThan(0);
+    wasm._malloc = guard;
+    expect(wasm._malloc).toBe(guard);
+    const y = tf.ones([1000]);
+    expect(Array.from(await y.data()).slice(0, 2)).toEqual([1, 1]);
+    // the guard still refuses what cannot be allocated
+    expect(() => tf.tidy(() => tf.ones([1]).tile([1_250_000_000]))).toThrow(RangeError);
+    tf.dispose([x, y]);
+  });
 });
