@@ -5,7 +5,6 @@
 // hardening.
 import type { loadPyodide } from 'pyodide';
 import { FileSystemGuard } from './fs_guard.ts';
-import { trustedSource } from './harness_source.ts';
 import { CleanRuns, type ImageInternals, MemoryImage } from './memory_image.ts';
 import {
   compileHarness,
@@ -20,6 +19,7 @@ import {
   raisePythonError,
 } from './runner_runtime.ts';
 import { TailBuffer } from './tail.ts';
+import { TrustedJudge } from './trusted_judge.ts';
 import type {
   JudgeProbe,
   RawExecution,
@@ -50,11 +50,6 @@ const FILE_QUOTA_BYTES = 64 * 2 ** 20;
 /** Open descriptors a worker may accumulate before it is recycled. */
 const MAX_LEAKED_STREAMS = 64;
 
-/** What a crossing answers when the judgement must stop, and for a reply past the cap. */
-const INTERRUPTED = '["interrupted"]';
-const TOO_LARGE = '["nonplain","a reply larger than 8 MB"]';
-const MAX_REPLY_CHARS = 8 * 2 ** 20;
-
 /** Runs of each kind before the memory image is taken (see init). */
 const WARM_RUNS = 8;
 const WARM_TESTS: JudgeProbe[] = [
@@ -67,10 +62,8 @@ export class SandboxRunner implements SandboxRunnerApi {
   private internals: EmscriptenInternals | null = null;
   private runProgram: PyCallable | null = null;
   private judgeApi: JudgeApi | null = null;
-  /** The trusted interpreter's judge (python/trusted.py): runs the tests, never a program. */
-  private trustedJudge: PyCallable | null = null;
-  /** The judgement under way: where crossings put the reasons they return, and what escaped. */
-  private crossing: { noteAll: (reasons: unknown) => void; escaped: unknown } | null = null;
+  /** The interpreter that runs the tests, never a program (trusted_judge.ts). */
+  private trusted: TrustedJudge | null = null;
   private fsGuard: FileSystemGuard | null = null;
   private interrupt: Int32Array | null = null;
   private options: SandboxInit | null = null;
@@ -115,15 +108,15 @@ export class SandboxRunner implements SandboxRunnerApi {
     // The trusted interpreter loads before the scope loses fetch (hardenScope), which Pyodide's
     // loader needs for its files, and from the fresh interpreter's snapshot where there is one.
     const trustedStart = performance.now();
-    const trusted = await this.loadTrusted(indexURL, fresh);
-    this.trustedJudge = trusted.judge;
+    const trusted = await TrustedJudge.load(this.host.loadPyodide, indexURL, fresh);
+    this.trusted = trusted;
     const trustedMs = performance.now() - trustedStart;
     const lockdownStart = performance.now();
     // Internal Emscripten objects; the pinned Pyodide version is tested against this shape.
     const internals = (pyodide as unknown as { _module: EmscriptenInternals })._module;
     this.internals = internals;
     this.hardenRuntime(pyodide, internals, options);
-    if (this.interrupt) trusted.pyodide.setInterruptBuffer(this.interrupt);
+    if (this.interrupt) trusted.setInterruptBuffer(this.interrupt);
     const removedGlobals = this.host.hardenScope();
     const harness = compileHarness(pyodide, options.audit === true);
     this.runProgram = harness.runProgram;
@@ -163,65 +156,6 @@ export class SandboxRunner implements SandboxRunnerApi {
       audit: report ? report.findings : null,
       auditVisited: report ? report.visited : null,
     };
-  }
-
-  /**
-   * The second interpreter, which runs the tests: loaded like the first (from a snapshot where
-   * there is one) but it never runs a program, so it needs no lockdown. Its only way to the
-   * program is `cross`, with strings; init gives it the deadline's interrupt buffer too.
-   */
-  private async loadTrusted(
-    indexURL: string | undefined,
-    snapshot: Uint8Array | undefined,
-  ): Promise<{ pyodide: Pyodide; judge: PyCallable }> {
-    const trusted = await this.host.loadPyodide({
-      ...(indexURL ? { indexURL } : {}),
-      ...(snapshot !== undefined ? { _loadSnapshot: snapshot } : {}),
-      jsglobals: Object.create(null) as object,
-      env: { HOME: '/home/pyodide' },
-      stdout: () => {},
-      stderr: () => {},
-    });
-    trusted.setStdout({ write: (buffer: Uint8Array) => buffer.length });
-    trusted.setStderr({ write: (buffer: Uint8Array) => buffer.length });
-    trusted.setStdin({ stdin: () => null });
-    const namespace = trusted.toPy({}) as {
-      set(key: string, value: unknown): void;
-      get(key: string): unknown;
-      destroy(): void;
-    };
-    namespace.set('_source', trustedSource());
-    trusted.runPython("exec(compile(_source, '<trusted>', 'exec'), globals())", {
-      globals: namespace as never,
-    });
-    const make = namespace.get('_make_trusted') as PyCallable;
-    namespace.destroy();
-    const judge = make((request: unknown) => this.cross(request)) as PyCallable;
-    make.destroy();
-    return { pyodide: trusted, judge };
-  }
-
-  /**
-   * One crossing from the trusted judge into the program's interpreter (python/judge.py `call`):
-   * strings both ways, the reply checked to be JSON and capped in size. A failure here (the
-   * deadline in the harness's epilogue, the runtime dying) stops the judgement.
-   */
-  private cross(request: unknown): string {
-    const api = this.judgeApi;
-    const crossing = this.crossing;
-    if (!api || !crossing || crossing.escaped !== null || typeof request !== 'string')
-      return INTERRUPTED;
-    try {
-      const text = api.call(request);
-      if (typeof text !== 'string') throw new Error('the judge returned something not a string');
-      const [reply, reasons] = JSON.parse(text) as [unknown, unknown];
-      crossing.noteAll(reasons);
-      const out = JSON.stringify(reply);
-      return out.length > MAX_REPLY_CHARS ? TOO_LARGE : out;
-    } catch (error) {
-      crossing.escaped = error;
-      return INTERRUPTED;
-    }
   }
 
   /** The snapshot init made, handed over once (it holds the whole fresh heap, ~30 MB). */
@@ -318,7 +252,7 @@ export class SandboxRunner implements SandboxRunnerApi {
   async judge(code: string, tests: readonly JudgeProbe[]): Promise<RawJudgement> {
     const options = this.options;
     const api = this.judgeApi;
-    const trusted = this.trustedJudge;
+    const trusted = this.trusted;
     const internals = this.internals;
     if (!options || !api || !trusted || !internals || !this.fsGuard)
       throw new Error('SandboxRunner.judge called before init()');
@@ -346,30 +280,9 @@ export class SandboxRunner implements SandboxRunnerApi {
       noteAll(reasons);
       const names = typeof reasonsAndNames[0] === 'string' ? reasonsAndNames[0] : '{}';
       if (!interrupted) {
-        const tested = tests.map((probe) => {
-          // A setup line runs as a statement does; the caller does not count its result.
-          const text = probe.kind === 'value' ? probe.expr : probe.source;
-          if (typeof text !== 'string')
-            throw new Error('SandboxRunner.judge: a test has no source');
-          return [probe.kind === 'value' ? 'value' : 'statement', text];
-        });
-        this.crossing = { noteAll, escaped: null };
-        const reply = trusted(names, JSON.stringify(tested));
-        const escapedHere = this.crossing.escaped;
-        this.crossing = null;
-        if (escapedHere !== null) throw escapedHere;
-        const [replies, trustedInterrupted] = JSON.parse(String(reply)) as [unknown[], boolean];
-        interrupted = trustedInterrupted === true;
-        for (const item of replies) {
-          const result = Array.isArray(item) ? item : [];
-          if (result[0] === 'value') results.push({ status: 'value', value: result[1] as never });
-          else if (result[0] === 'pass') results.push({ status: 'pass' });
-          else
-            results.push({
-              status: 'error',
-              error: typeof result[1] === 'string' ? result[1] : 'error',
-            });
-        }
+        const judged = trusted.run(api.call, names, tests, noteAll);
+        results.push(...judged.results);
+        interrupted = judged.interrupted;
         if (interrupted) {
           ok = false;
           errorType ??= 'KeyboardInterrupt';
