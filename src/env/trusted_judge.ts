@@ -117,7 +117,10 @@ export class TrustedJudge {
     try {
       const text = crossing.call(request);
       if (typeof text !== 'string') throw new Error('the judge returned something not a string');
-      const [reply, reasons] = JSON.parse(text) as [unknown, unknown];
+      const parsed: unknown = JSON.parse(text);
+      if (!Array.isArray(parsed) || parsed.length !== 2)
+        throw new Error('the judge replied with something other than [reply, reasons]');
+      const [reply, reasons] = parsed as [unknown, unknown];
       crossing.noteAll(reasons);
       const out = JSON.stringify(reply);
       return out.length > MAX_REPLY_CHARS ? TOO_LARGE : out;
