@@ -37,7 +37,26 @@ describe('the trusted judge, against planted replies', () => {
     );
     expect(results).toEqual([{ status: 'pass' }]);
     expect(requests.map((r) => JSON.parse(r))).toEqual([
-      ['call', 'f', ['l', [['i', '1'], ['l', [['i', '2']]]]], ['d', [[['s', 'k'], ['s', 'x']]]]],
+      [
+        'call',
+        'f',
+        [
+          'l',
+          [
+            ['i', '1'],
+            ['l', [['i', '2']]],
+          ],
+        ],
+        [
+          'd',
+          [
+            [
+              ['s', 'k'],
+              ['s', 'x'],
+            ],
+          ],
+        ],
+      ],
     ]);
     expect(requests.join()).not.toContain('expected');
   });
@@ -64,18 +83,32 @@ describe('the trusted judge, against planted replies', () => {
       JSON.stringify([['value', ['i', 'zz']], []]),
       JSON.stringify([['value', ['l', 'not a list']], []]),
       JSON.stringify([['value', ['q', 1]], []]),
-      JSON.stringify([['value', ['d', [[['l', []], ['i', '1']]]]], []]),
-      JSON.stringify([['value', JSON.parse(`${'["l",['.repeat(300)}["n"]${']]'.repeat(300)}`)], []]),
+      JSON.stringify([
+        [
+          'value',
+          [
+            'd',
+            [
+              [
+                ['l', []],
+                ['i', '1'],
+              ],
+            ],
+          ],
+        ],
+        [],
+      ]),
+      JSON.stringify([
+        ['value', JSON.parse(`${'["l",['.repeat(300)}["n"]${']]'.repeat(300)}`)],
+        [],
+      ]),
       JSON.stringify([['value', ['n'], [['l', 'x']]], []]),
       JSON.stringify([['raised', 5], []]),
     ];
     let index = 0;
     const { results } = judgeWith(
       (request) => (request.includes('"next"') ? malformed[index++]! : answer(['i', '1'])),
-      [
-        ...malformed.map(() => statement("f('next')")),
-        statement("assert f('ok') == 1"),
-      ],
+      [...malformed.map(() => statement("f('next')")), statement("assert f('ok') == 1")],
     );
     expect(index).toBe(malformed.length);
     expect(results.slice(-1)).toEqual([{ status: 'pass' }]);
