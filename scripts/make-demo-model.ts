@@ -14,6 +14,8 @@ const { values } = parseArgs({
     corpus: { type: 'string', default: '9000' },
     'wrong-share': { type: 'string', default: '0.35' },
     'guess-share': { type: 'string', default: '0' },
+    // Share of the transcripts under the default prompt that are skill instances (skill.ts).
+    'skill-share': { type: 'string', default: '0' },
     'eval-temperature': { type: 'string', default: '1' },
     'token-weighting': { type: 'string', default: 'batch' },
     steps: { type: 'string', default: '3000' },
@@ -26,6 +28,8 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '2' },
     'stop-at': { type: 'string' },
     resume: { type: 'string' },
+    // hidden,layers,heads,mlp of a model trained from scratch (the committed demo's by default).
+    shape: { type: 'string' },
     warmup: { type: 'string' },
     // The corpus's search part (scripts/demo/transcripts_search.ts): its share of the corpus; of
     // its search-task transcripts, the shares that search first and that guess a function name
@@ -82,7 +86,8 @@ const recipe: DemoRecipe = {
   wrongShare: number('wrong-share'),
   genericShare: 0.3,
   guessShare: number('guess-share'),
-  shape: DEMO_SHAPE,
+  ...(share('skill-share') > 0 ? { skillShare: share('skill-share') } : {}),
+  shape: shapeOf(values.shape),
   schedule: {
     steps,
     batchSize: number('batch'),
@@ -121,6 +126,17 @@ const recipe: DemoRecipe = {
     : {}),
 };
 await makeDemoModel(recipe);
+
+/** --shape hidden,layers,heads,mlp over the committed shape. */
+function shapeOf(text: string | undefined): typeof DEMO_SHAPE {
+  if (text === undefined) return DEMO_SHAPE;
+  const parts = text.split(',').map(Number);
+  if (parts.length !== 4 || !parts.every((x) => Number.isInteger(x) && x > 0))
+    throw new Error(`--shape must be hidden,layers,heads,mlp (whole numbers), got ${JSON.stringify(text)}`);
+  const [hiddenSize, layers, heads, intermediateSize] = parts as [number, number, number, number];
+  if (hiddenSize % heads !== 0) throw new Error(`--shape: hidden ${hiddenSize} is not a multiple of heads ${heads}`);
+  return { ...DEMO_SHAPE, hiddenSize, layers, heads, intermediateSize };
+}
 
 /**
  * The card's command: these arguments without --out (where the files go does not change them, and

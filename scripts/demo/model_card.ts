@@ -2,6 +2,7 @@
 // command that reproduces it. Written by the pipeline with the numbers it measured.
 import { SEED_TASKS } from '../../src/tasks/seed.ts';
 import type { DemoShape } from './model_config.ts';
+import { PROMPT_NGRAM, SOLUTION_NGRAM } from './held_out.ts';
 import { searchSection, type SearchFacts } from './model_card_search.ts';
 
 /** What the card states. */
@@ -43,6 +44,35 @@ export interface CardFacts {
   sweep?: Record<string, number>;
   /** The corpus's search part and the scores with the search tool on (absent = no search part). */
   search?: SearchFacts;
+  /** The corpus's skill part (skill.ts; absent = none). */
+  skills?: SkillFacts;
+}
+
+/** The skill part of the last run's corpus. */
+export interface SkillFacts {
+  /** Transcripts of skill instances. */
+  transcripts: number;
+  /** Distinct skills (generators of tasks). */
+  skills: number;
+  /** Instances drawn again because they shared a run of words or code with held-out material. */
+  redrawn: number;
+}
+
+/** The Data section's paragraph on the skill part. */
+function skillText(k: SkillFacts | undefined): string {
+  if (!k) return '';
+  return `
+
+${k.transcripts} of those transcripts are not about any task of the suite: they come from ${k.skills} skills
+(scripts/demo/skills_*.ts), generators of small function tasks built from the operations the task
+families use (count, sum, filter, map, group, slice, convert with a given formula, clean a string
+then test it, ...), composed and worded at random, with random function names (descriptive, or
+generic like \`solve\`), parameter names and values. They teach the mapping from a prompt to a program
+rather than the programs of the train tasks, which is what lets the model write code for tasks it
+was never shown. The combinations that the held-out tasks are made of are left out (no counting of
+the multiples of k in a range, no palindrome test after keeping letters and ignoring case, no
+grouping of words by length, ...), and an instance that shares a run of ${PROMPT_NGRAM} words of a held-out
+prompt or ${SOLUTION_NGRAM} code tokens of a held-out solution is drawn again (${k.redrawn} were).`;
 }
 
 /** How the training ran, when it was more than one plain thread. */
@@ -180,7 +210,7 @@ A ${(f.parameters / 1e6).toFixed(1)}M-parameter Llama-architecture model that sh
 and is **deliberately imperfect**: it knows the conversation format of the agent loop (write a
 \`\`\`python block, read \`Execution result:\`, fix mistakes, answer with \`FINAL ANSWER: ...\`) and
 the kinds of task in the \`seed\` set and the \`builtin\` train split${f.search ? ", and the search tool's call (`SEARCH: <what it should do>`) on the `search` tasks' train split" : ''}, but solves only part of them,
-so GRPO has something to learn. It knows nothing outside those task kinds.
+so GRPO has something to learn. ${f.skills ? 'It also writes small functions for tasks it was never shown (the held-out split), some of the time: see Data.' : 'It knows nothing outside those task kinds.'}
 
 ## Architecture
 
@@ -200,7 +230,7 @@ first attempts are realistically wrong (off-by-one, wrong builtin, a NameError, 
 thing or nothing), followed by the real traceback or output and a corrected attempt.${guessText(f, f.search !== undefined)} Every
 observation is the output of really running the code in the project's Pyodide sandbox. The corpus
 never contains a prompt or function of the \`builtin\` eval split, nor any hidden test line
-(checked by the generator and by test/demo/).${f.command.includes('\n') ? ' The runs before it used the same generator with their own settings (see Reproduce).' : ''}
+(checked by the generator and by test/demo/).${f.command.includes('\n') ? ' The runs before it used the same generator with their own settings (see Reproduce).' : ''}${skillText(f.skills)}
 
 ## Training
 

@@ -14,6 +14,7 @@ import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
 import { checkTemplates, generateCorpus, leakProblems } from './corpus.ts';
 import { checkSearchTemplates, generateSearchCorpus, searchLeakProblems } from './corpus_search.ts';
+import { generateSkillCorpus } from './corpus_skills.ts';
 import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
 import { heldOutLeaks } from './held_out.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
@@ -22,6 +23,7 @@ import { configJson, demoConfig, parameterCount, type DemoShape } from './model_
 import { processExecutor } from './process_executor.ts';
 import { sandboxExecutor } from './sandbox_executor.ts';
 import { ParallelSft } from './parallel_sft.ts';
+import { SKILLS } from './skills.ts';
 import { trainSft, type SftSchedule } from './sft_loop.ts';
 import { TEMPLATES } from './templates.ts';
 import { SEARCH_TEMPLATES } from './templates_search.ts';
@@ -42,6 +44,12 @@ export interface DemoRecipe {
   genericShare: number;
   /** Share of transcripts that answer at once, wrongly, without running code (0 = none). */
   guessShare: number;
+  /**
+   * Share of the ordinary part (the transcripts under the default prompt) made of skill instances
+   * (skill.ts: tasks of no suite, random names and wordings) rather than the train tasks'
+   * templates. Absent or 0 = none, as in the runs before skills.
+   */
+  skillShare?: number;
   shape: DemoShape;
   schedule: SftSchedule;
   /** Steps between checkpoint evaluations (0 = only at the end). */
@@ -161,18 +169,32 @@ export async function makeDemoModel(
   if (templateProblems.length > 0)
     throw new Error(`templates disagree with the hidden tests:\n${templateProblems.join('\n')}`);
   const searchSize = recipe.search ? Math.round(recipe.corpusSize * recipe.search.share) : 0;
-  const corpus = await generateCorpus(TEMPLATES, corpusExecutor, {
-    size: recipe.corpusSize - searchSize,
-    seed: recipe.seed,
+  const ordinarySize = recipe.corpusSize - searchSize;
+  const skillSize = Math.round(ordinarySize * (recipe.skillShare ?? 0));
+  const transcriptOptions = {
     wrongShare: recipe.wrongShare,
     genericShare: recipe.genericShare,
     guessShare: recipe.guessShare,
+  };
+  const corpus = await generateCorpus(TEMPLATES, corpusExecutor, {
+    size: ordinarySize - skillSize,
+    seed: recipe.seed,
+    ...transcriptOptions,
   });
+  // Each part draws from its own stream, so a recipe without it makes the same corpus as before.
+  const skillPart =
+    skillSize > 0
+      ? await generateSkillCorpus(SKILLS, corpusExecutor, {
+          size: skillSize,
+          seed: recipe.seed + 2_000_003,
+          ...transcriptOptions,
+        })
+      : null;
+  if (skillPart) corpus.push(...skillPart.transcripts);
   if (recipe.search)
     corpus.push(
       ...(await generateSearchCorpus(SEARCH_TEMPLATES, TEMPLATES, corpusExecutor, {
         size: searchSize,
-        // Its own stream, so the ordinary part is the one a recipe without search would make.
         seed: recipe.seed + 1_000_003,
         mix: recipe.search.mix,
         plainShare: recipe.search.plainShare,
@@ -188,12 +210,12 @@ export async function makeDemoModel(
   if (leaks.length > 0) throw new Error(`held-out material in the corpus:\n${leaks.join('\n')}`);
   const searchTasks = corpus.filter((t) => t.searchStyle !== undefined);
   // The old skills' part: ordinary tasks under the default prompt (the search part counts apart).
-  const ordinary = corpus.slice(0, recipe.corpusSize - searchSize);
+  const ordinary = corpus.slice(0, ordinarySize);
   const guessed = ordinary.filter((t) => t.guessed).length;
   const styles = new Map<string, number>();
   for (const t of searchTasks) styles.set(t.searchStyle!, (styles.get(t.searchStyle!) ?? 0) + 1);
   log(
-    `corpus: ${corpus.length} transcripts; ${ordinary.length} under the default prompt: ${ordinary.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${guessed} answering without code${recipe.search ? `; ${searchTasks.length} search-task transcripts (${[...styles].map(([k, v]) => `${k} ${v}`).join(', ')}), ${searchSize - searchTasks.length} ordinary ones under the search prompt` : ''} (${minutes().toFixed(1)} min)`,
+    `corpus: ${corpus.length} transcripts; ${ordinary.length} under the default prompt (${skillSize} of skills, ${skillPart?.redrawn ?? 0} skill instances drawn again for touching held-out material): ${ordinary.filter((t) => !t.firstTryCorrect && !t.guessed).length} with a wrong first attempt, ${guessed} answering without code${recipe.search ? `; ${searchTasks.length} search-task transcripts (${[...styles].map(([k, v]) => `${k} ${v}`).join(', ')}), ${searchSize - searchTasks.length} ordinary ones under the search prompt` : ''} (${minutes().toFixed(1)} min)`,
   );
 
   const tokenizerJson = recipe.resume
@@ -284,6 +306,15 @@ export async function makeDemoModel(
           },
         }
       : {}),
+    ...(skillPart
+      ? {
+          skills: {
+            transcripts: skillPart.transcripts.length,
+            skills: new Set(SKILLS).size,
+            redrawn: skillPart.redrawn,
+          },
+        }
+      : {}),
     longestTurn,
     samples: recipe.finalSamples,
     trainPassAt1: null,
@@ -300,6 +331,10 @@ export async function makeDemoModel(
     const probe = CausalLM.fromWeights(config, snapshotSource(snapshot));
     const settings = { ...evalBase, samples: recipe.evalSamples, seed: recipe.seed };
     const report = await evaluate(probe, tokenizer, trainTasks, executor, settings);
+    // Logged only: the checkpoint is chosen on the train split, never on held-out tasks.
+    const heldOut = recipe.skillShare
+      ? await evaluate(probe, tokenizer, evalTasks, executor, settings)
+      : undefined;
     const searchReport = recipe.search
       ? await evaluate(probe, tokenizer, searchTrainTasks, executor, {
           ...settings,
@@ -317,7 +352,7 @@ export async function makeDemoModel(
       readme: modelCard(provisionalFacts(current.step)),
     });
     log(
-      `eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)${searchReport ? `; search tasks: pass@1 ${searchReport.passAt1.toFixed(3)}, searched first ${searchReport.searchedFirst.toFixed(2)}, searched ${searchReport.searched.toFixed(2)}, ran code ${searchReport.ranCode.toFixed(2)} (${searchReport.seconds.toFixed(0)} s)` : ''}`,
+      `eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}${heldOut ? ` (held out ${heldOut.passAt1.toFixed(3)}, ran code ${heldOut.ranCode.toFixed(2)})` : ''}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)${searchReport ? `; search tasks: pass@1 ${searchReport.passAt1.toFixed(3)}, searched first ${searchReport.searchedFirst.toFixed(2)}, searched ${searchReport.searched.toFixed(2)}, ran code ${searchReport.ranCode.toFixed(2)} (${searchReport.seconds.toFixed(0)} s)` : ''}`,
     );
     return report;
   };

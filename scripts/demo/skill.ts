@@ -1,0 +1,223 @@
+// What a skill is: a generator of function tasks that mirror no task of the suite, built from
+// operations the task families use (count, sum, filter, group, slice, convert, ...) with random
+// function names, parameter names, values and wordings. The corpus's skill part is made of these
+// (scripts/demo/skills_*.ts), so the model learns to map a prompt to a program rather than to
+// recall the programs of the tasks it trains on. Held-out combinations are left out by design
+// (scripts/demo/held_out.ts lists the held-out tasks and checks the corpus against them).
+import type { Rng } from '../../src/model/rng.ts';
+import { HELD_OUT_NAMES } from './held_out.ts';
+import { int, pick, program, type Instance, type Mistake, type Template } from './template.ts';
+
+/** Parameter kinds, each with its own pool of names. */
+export type ParamKind =
+  | 'int'
+  | 'bound'
+  | 'divisor'
+  | 'list'
+  | 'words'
+  | 'str'
+  | 'char'
+  | 'dict'
+  | 'nested'
+  | 'other_list'
+  | 'other_str'
+  | 'key';
+
+const PARAM_NAMES: Record<ParamKind, readonly string[]> = {
+  int: ['n', 'x', 'num', 'value', 'number', 'm'],
+  bound: ['limit', 't', 'threshold', 'cutoff', 'bound'],
+  divisor: ['k', 'd', 'm', 'step', 'divisor', 'base'],
+  list: ['nums', 'items', 'values', 'xs', 'numbers', 'data', 'arr', 'lst', 'seq'],
+  words: ['words', 'names', 'items', 'tokens', 'strings', 'labels'],
+  str: ['s', 'text', 'word', 'line', 'phrase', 'sentence', 'msg'],
+  char: ['c', 'ch', 'letter', 'char', 'target'],
+  dict: ['d', 'counts', 'table', 'mapping', 'scores', 'prices', 'stock', 'ages'],
+  nested: ['lists', 'rows', 'groups', 'grid', 'matrix', 'batches'],
+  other_list: ['ys', 'other', 'second', 'more', 'b_list', 'rest'],
+  other_str: ['t', 'other', 'second', 'b_text', 'w2'],
+  key: ['key', 'k', 'name', 'wanted', 'target'],
+};
+
+/** A parameter: a kind (its pool of names), or a pool of its own. */
+export type Param = ParamKind | readonly string[];
+
+/** A name for a parameter, not in `taken` (so two parameters never clash). */
+export function paramName(rng: Rng, kind: Param, taken: readonly string[] = []): string {
+  if (rng.uniform() < RANDOM_PARAM_SHARE) {
+    const name = madeUpName(rng, 1);
+    if (!taken.includes(name)) return name;
+  }
+  const pool = typeof kind === 'string' ? PARAM_NAMES[kind] : kind;
+  const free = pool.filter((name) => !taken.includes(name));
+  return pick(rng, free.length > 0 ? free : [`arg${taken.length}`]);
+}
+
+/** Parameter names for a signature, in order, all different. */
+export function paramNames(rng: Rng, kinds: readonly Param[]): string[] {
+  const names: string[] = [];
+  for (const kind of kinds) names.push(paramName(rng, kind, names));
+  return names;
+}
+
+/** Generic function names any task may carry (real code is full of them). */
+const GENERIC_NAMES = [
+  'solve',
+  'compute',
+  'func',
+  'helper',
+  'answer',
+  'calc',
+  'process',
+  'result_of',
+];
+
+/**
+ * A function name: mostly one of the skill's own descriptive names, sometimes a generic one or a
+ * descriptive one with a suffix, so the model copies the name from the prompt instead of recalling
+ * it from the task. Never the name of a held-out task's function.
+ */
+export function functionName(rng: Rng, names: readonly string[]): string {
+  for (;;) {
+    const name = drawName(rng, names);
+    if (!HELD_OUT_NAMES.has(name)) return name;
+  }
+}
+
+/**
+ * Shares of made-up names (syllables that mean nothing): a function or parameter so named can only
+ * be written by copying it from the prompt, which is what a model must do on a task it never saw.
+ */
+const MADE_UP_SHARE = 0.3;
+const RANDOM_PARAM_SHARE = 0.2;
+const ONSETS = ['b', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z'];
+const VOWELS = ['a', 'e', 'i', 'o', 'u'];
+/** Python words a made-up name must not be (keywords and builtins of two syllables or less). */
+const RESERVED = new Set([
+  'def',
+  'del',
+  'for',
+  'not',
+  'pass',
+  'sum',
+  'min',
+  'max',
+  'len',
+  'set',
+  'map',
+  'zip',
+  'abs',
+  'pow',
+  'bin',
+  'hex',
+  'oct',
+  'id',
+  'is',
+  'in',
+  'or',
+  'if',
+  'as',
+]);
+
+/** A name of `syllables` random syllables, sometimes with a second part after an underscore. */
+export function madeUpName(rng: Rng, syllables = 2): string {
+  for (;;) {
+    const word = (count: number) =>
+      Array.from({ length: count }, () => pick(rng, ONSETS) + pick(rng, VOWELS)).join('');
+    const name = syllables > 1 && rng.uniform() < 0.3 ? `${word(2)}_${word(1)}` : word(syllables);
+    if (!RESERVED.has(name) && !HELD_OUT_NAMES.has(name)) return name;
+  }
+}
+
+function drawName(rng: Rng, names: readonly string[]): string {
+  if (rng.uniform() < MADE_UP_SHARE) return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0));
+  const draw = rng.uniform();
+  if (draw < 0.15) return pick(rng, GENERIC_NAMES);
+  const name = pick(rng, names);
+  if (draw < 0.25) return `${name}${pick(rng, ['_v2', '2', '_fn', '_of'])}`;
+  return name;
+}
+
+const OPENERS = [
+  'Define a function',
+  'Define a function',
+  'Define a function',
+  'Write a function',
+  'Implement a function',
+  'Create a function',
+  'Write a Python function',
+];
+const LINKS = ['that', 'that', 'that', 'which'];
+const CLOSERS = [
+  'Then print {call}.',
+  'Then print {call}.',
+  'Then print {call}.',
+  'Then print the result of {call}.',
+  'Finally, print {call}.',
+  'After defining it, print {call}.',
+  'Print {call} at the end.',
+];
+
+/** "<opener> `sig` that <what>. <closer>", every part varied. */
+export function skillPrompt(rng: Rng, signature: string, what: string, call: string): string {
+  const sentence = /[.?!]$/.test(what) ? what : `${what}.`;
+  return `${pick(rng, OPENERS)} \`${signature}\` ${pick(rng, LINKS)} ${sentence} ${pick(rng, CLOSERS).replace('{call}', call)}`;
+}
+
+/** A wrong body of the function, and what the assistant says before fixing it. */
+export interface WrongBody {
+  body: string;
+  note: string;
+}
+
+/** What a skill instance is made of, in terms of its parameter names `p`. */
+export interface FunctionSpec {
+  /** Descriptive names for the function. */
+  names: readonly string[];
+  params: readonly Param[];
+  /** What the function does, after "that", using the parameter names. */
+  what: (p: string[]) => string;
+  /** Correct bodies (one is picked), indented by 4 spaces, using the parameter names. */
+  bodies: (p: string[]) => readonly string[];
+  /** The call's arguments as Python literals. */
+  args: readonly string[];
+  /** Realistic wrong bodies. */
+  wrong?: (p: string[]) => readonly WrongBody[];
+}
+
+/** One instance of a function task from its spec. */
+export function functionInstance(rng: Rng, spec: FunctionSpec): Instance {
+  const name = functionName(rng, spec.names);
+  const p = paramNames(rng, spec.params);
+  const signature = `${name}(${p.join(', ')})`;
+  const call = `${name}(${spec.args.join(', ')})`;
+  const define = (body: string) => `def ${signature}:\n${body}`;
+  const mistakes: Mistake[] = (spec.wrong?.(p) ?? []).map((w) => ({
+    code: program(define(w.body), call),
+    note: w.note,
+  }));
+  return {
+    prompt: skillPrompt(rng, signature, spec.what(p), call),
+    solution: program(define(pick(rng, spec.bodies(p))), call),
+    mistakes,
+    functionName: name,
+  };
+}
+
+/** A skill: a template whose task id is `skill/<id>` (it mirrors no task of the suite). */
+export function skill(id: string, make: (rng: Rng) => FunctionSpec): Template {
+  return { taskId: `skill/${id}`, make: (rng) => functionInstance(rng, make(rng)) };
+}
+
+/** Indents a block of code by 4 spaces per level. */
+export function indent(code: string, levels = 1): string {
+  const pad = '    '.repeat(levels);
+  return code
+    .split('\n')
+    .map((line) => (line === '' ? line : pad + line))
+    .join('\n');
+}
+
+/** `n` ints in [lo, hi] (repeats allowed). */
+export function intList(rng: Rng, n: number, lo: number, hi: number): number[] {
+  return Array.from({ length: n }, () => int(rng, lo, hi));
+}

@@ -1,0 +1,110 @@
+// The corpus's skills: every skill makes programs that run and print an answer, with the function
+// the prompt names; names, parameters, values and wordings vary from instance to instance; no
+// held-out function name is ever drawn; the skill part of a corpus is the same for the same seed.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CodeExecutor } from '../../src/env/types.ts';
+import { Rng } from '../../src/model/rng.ts';
+import { lastLine } from '../../src/rl/rewards.ts';
+import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
+import { generateSkillCorpus } from '../../scripts/demo/corpus_skills.ts';
+import { HELD_OUT_NAMES } from '../../scripts/demo/held_out.ts';
+import { sandboxExecutor } from '../../scripts/demo/sandbox_executor.ts';
+import { functionName, madeUpName } from '../../scripts/demo/skill.ts';
+import { SKILLS } from '../../scripts/demo/skills.ts';
+
+let executor: CodeExecutor;
+const distinct = [...new Set(SKILLS)];
+
+beforeAll(async () => {
+  executor = await sandboxExecutor();
+}, 120_000);
+
+describe('skills', () => {
+  it('mirror no task of the suite', () => {
+    for (const skill of distinct) {
+      expect(skill.taskId.startsWith('skill/')).toBe(true);
+      expect(TASKS_BY_ID.has(skill.taskId)).toBe(false);
+    }
+  });
+
+  it('make programs that run and print an answer, defining and calling the function the prompt names', async () => {
+    const rng = new Rng(41);
+    for (const skill of distinct) {
+      for (let i = 0; i < 6; i++) {
+        const instance = skill.make(rng);
+        const name = instance.functionName!;
+        expect(instance.prompt, skill.taskId).toMatch(new RegExp(`\`${name}\\(`));
+        expect(instance.solution).toMatch(new RegExp(`^def ${name}\\(`));
+        expect(instance.solution.trimEnd().split('\n').at(-1)).toMatch(
+          new RegExp(`^print\\(${name}\\(`),
+        );
+        const run = await executor.execute(instance.solution);
+        expect(run.ok, `${skill.taskId}:\n${instance.solution}\n${run.observation}`).toBe(true);
+        expect(lastLine(run.observation), instance.solution).not.toBeNull();
+      }
+    }
+  }, 120_000);
+
+  it('vary names, parameters and wordings', () => {
+    const rng = new Rng(42);
+    for (const skill of distinct) {
+      const instances = Array.from({ length: 60 }, () => skill.make(rng));
+      const names = new Set(instances.map((i) => i.functionName));
+      const signatures = new Set(instances.map((i) => /`([^`]+)`/.exec(i.prompt)![1]));
+      const prompts = new Set(instances.map((i) => i.prompt));
+      expect(names.size, skill.taskId).toBeGreaterThanOrEqual(5);
+      expect(signatures.size, skill.taskId).toBeGreaterThan(names.size);
+      expect(prompts.size, skill.taskId).toBeGreaterThanOrEqual(55);
+    }
+  });
+
+  it('never draw a held-out function name, even when a skill offers one', () => {
+    const rng = new Rng(43);
+    for (let i = 0; i < 200; i++)
+      expect(HELD_OUT_NAMES.has(functionName(rng, ['flatten', 'count_multiples', 'ok_name']))).toBe(
+        false,
+      );
+  });
+
+  it('give a share of functions and parameters made-up names, which only copying can write', () => {
+    const rng = new Rng(45);
+    const made = Array.from({ length: 400 }, () => madeUpName(rng, 2));
+    for (const name of made) {
+      expect(name).toMatch(/^[a-z]+(_[a-z]+)?$/);
+      expect(HELD_OUT_NAMES.has(name)).toBe(false);
+      expect(['def', 'for', 'not', 'sum', 'len', 'max', 'min', 'set', 'map']).not.toContain(name);
+    }
+    expect(new Set(made).size).toBeGreaterThan(300);
+    const instances = distinct.flatMap((skill) =>
+      Array.from({ length: 20 }, () => skill.make(rng)),
+    );
+    const descriptive = /count|sum|list|word|char|key|to_|_of|num|value|item/;
+    const madeUp = instances.filter(
+      (i) => !descriptive.test(i.functionName!) && !i.functionName!.includes('2'),
+    );
+    expect(madeUp.length / instances.length).toBeGreaterThan(0.2);
+  });
+
+  it('never make the held-out palindrome test (letters kept, case ignored in either case)', () => {
+    const rng = new Rng(46);
+    const clean = distinct.find((s) => s.taskId === 'skill/clean_then')!;
+    for (let i = 0; i < 400; i++) {
+      const { prompt } = clean.make(rng);
+      if (!/backwards/.test(prompt)) continue;
+      expect(
+        /letters/.test(prompt) && /(lower|upper) case|case is ignored/.test(prompt),
+        prompt,
+      ).toBe(false);
+    }
+  });
+
+  it('make the same corpus part for the same seed', async () => {
+    const options = { size: 40, seed: 44, wrongShare: 0.4, genericShare: 0.3, guessShare: 0.3 };
+    const a = await generateSkillCorpus(SKILLS, executor, options);
+    const b = await generateSkillCorpus(SKILLS, executor, options);
+    expect(a.transcripts).toHaveLength(40);
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(a.transcripts.some((t) => t.guessed)).toBe(true);
+    expect(a.transcripts.some((t) => !t.firstTryCorrect && !t.guessed)).toBe(true);
+  }, 120_000);
+});
