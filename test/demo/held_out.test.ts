@@ -1,12 +1,14 @@
 // The honest split, checked: no held-out task's prompt (a run of PROMPT_NGRAM words), function
 // (called or defined), reference solution (a run of SOLUTION_NGRAM code tokens) or hidden test is
-// in a corpus made with every part the recipe uses (train-task templates, search); and the check
+// in a corpus made with every part the recipe uses (train-task templates, search, skills); and the check
 // fails on each kind of planted leak.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecutor } from '../../src/env/types.ts';
 import { BUILTIN_TASKS } from '../../src/tasks/builtin/index.ts';
 import { generateCorpus } from '../../scripts/demo/corpus.ts';
 import { generateSearchCorpus } from '../../scripts/demo/corpus_search.ts';
+import { generateSkillCorpus } from '../../scripts/demo/corpus_skills.ts';
+import { SKILLS } from '../../scripts/demo/skills.ts';
 import {
   HELD_OUT_NAMES,
   HELD_OUT_TASKS,
@@ -41,7 +43,12 @@ beforeAll(async () => {
     wrongShare: 0.35,
     genericShare: 0.3,
   });
-  texts = [...templates, ...search].map(text);
+  const skills = await generateSkillCorpus(SKILLS, executor, {
+    size: 3 * SKILLS.length,
+    seed: 35,
+    ...options,
+  });
+  texts = [...templates, ...search, ...skills.transcripts].map(text);
 }, 300_000);
 
 describe('the held-out split', () => {
@@ -54,7 +61,9 @@ describe('the held-out split', () => {
   });
 
   it('has nothing of it in a corpus of every part', () => {
-    expect(texts.length).toBe(2 * TEMPLATES.length + 2 * SEARCH_TEMPLATES.length);
+    expect(texts.length).toBe(
+      2 * TEMPLATES.length + 2 * SEARCH_TEMPLATES.length + 3 * SKILLS.length,
+    );
     expect(heldOutLeaks(texts)).toEqual([]);
   });
 
