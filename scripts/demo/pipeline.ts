@@ -24,6 +24,8 @@ import { processExecutor } from './process_executor.ts';
 import { sandboxExecutor } from './sandbox_executor.ts';
 import { ParallelSft } from './parallel_sft.ts';
 import { SKILLS } from './skills.ts';
+import { skillTasks } from './skill_tasks.ts';
+import type { Task } from '../../src/tasks/task.ts';
 import { trainSft, type SftSchedule } from './sft_loop.ts';
 import { TEMPLATES } from './templates.ts';
 import { SEARCH_TEMPLATES } from './templates_search.ts';
@@ -326,6 +328,7 @@ export async function makeDemoModel(
     fma: fusedMultiplyAddActive(),
     temperature: evalBase.temperature,
   });
+  let freshSkills: Task[] | undefined;
   const assess = async (step: number) => {
     const snapshot = snapshotWeights(model);
     const probe = CausalLM.fromWeights(config, snapshotSource(snapshot));
@@ -334,6 +337,13 @@ export async function makeDemoModel(
     // Logged only: the checkpoint is chosen on the train split, never on held-out tasks.
     const heldOut = recipe.skillShare
       ? await evaluate(probe, tokenizer, evalTasks, executor, settings)
+      : undefined;
+    // Fresh skill instances (skill_tasks.ts): whether the model reads a prompt it never saw.
+    freshSkills ??= recipe.skillShare
+      ? await skillTasks(corpusExecutor, recipe.taskLimit ?? 54)
+      : undefined;
+    const skillReport = freshSkills
+      ? await evaluate(probe, tokenizer, freshSkills, executor, settings)
       : undefined;
     const searchReport = recipe.search
       ? await evaluate(probe, tokenizer, searchTrainTasks, executor, {
@@ -352,7 +362,7 @@ export async function makeDemoModel(
       readme: modelCard(provisionalFacts(current.step)),
     });
     log(
-      `eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}${heldOut ? ` (held out ${heldOut.passAt1.toFixed(3)}, ran code ${heldOut.ranCode.toFixed(2)})` : ''}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)${searchReport ? `; search tasks: pass@1 ${searchReport.passAt1.toFixed(3)}, searched first ${searchReport.searchedFirst.toFixed(2)}, searched ${searchReport.searched.toFixed(2)}, ran code ${searchReport.ranCode.toFixed(2)} (${searchReport.seconds.toFixed(0)} s)` : ''}`,
+      `eval step ${step}: train pass@1 ${report.passAt1.toFixed(3)}${heldOut ? ` (held out ${heldOut.passAt1.toFixed(3)}, ran code ${heldOut.ranCode.toFixed(2)}; fresh skill instances ${skillReport!.passAt1.toFixed(3)})` : ''}, answered ${report.answered.toFixed(2)}, ran code ${report.ranCode.toFixed(2)}, turns ${report.meanTurns.toFixed(2)} (${report.seconds.toFixed(0)} s)${searchReport ? `; search tasks: pass@1 ${searchReport.passAt1.toFixed(3)}, searched first ${searchReport.searchedFirst.toFixed(2)}, searched ${searchReport.searched.toFixed(2)}, ran code ${searchReport.ranCode.toFixed(2)} (${searchReport.seconds.toFixed(0)} s)` : ''}`,
     );
     return report;
   };

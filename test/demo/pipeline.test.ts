@@ -177,7 +177,8 @@ describe('demo recipe', () => {
         taskLimit: 1,
         evalOverrides: { maxNewTokens: 4, maxTurns: 1 },
         resume: dir,
-        // the third run's corpus: the old generator's transcripts plus a search part
+        // the third run's corpus: the old generator's transcripts, a skill part, a search part
+        skillShare: 0.5,
         search: { share: 0.5, mix: DEFAULT_SEARCH_MIX, plainShare: 0.2, band: [0.1, 0.3] },
       },
       (line) => lines.push(line),
@@ -196,6 +197,12 @@ describe('demo recipe', () => {
     // prompt), scored with the search tool on, in the card's Search section
     expect(lines.find((l) => l.startsWith('corpus:'))).toContain('8 search-task transcripts');
     expect(resumed.facts.search?.transcripts).toBe(8);
+    // its skill part: half of the 10 under the default prompt, and each checkpoint is also scored
+    // on held-out tasks and on fresh skill instances (logged, never used to choose)
+    expect(resumed.facts.skills?.transcripts).toBe(5);
+    expect(lines.find((l) => l.startsWith('eval step'))).toMatch(
+      /held out \d\.\d{3}, ran code \d\.\d{2}; fresh skill instances \d\.\d{3}/,
+    );
     expect(resumed.facts.search?.plain).toBe(2);
     expect(resumed.facts.search?.trainPassAt1).not.toBeNull();
     expect(resumed.facts.search?.evalSearchedFirst).not.toBeNull();
