@@ -66,10 +66,10 @@ function skillText(k: SkillFacts | undefined): string {
 ${k.transcripts} of those transcripts are not about any task of the suite: they come from ${k.skills} skills
 (scripts/demo/skills_*.ts), generators of small function tasks built from the operations the task
 families use (count, sum, filter, map, group, slice, convert with a given formula, clean a string
-then test it, ...), composed and worded at random, with random function names (descriptive, or
-generic like \`solve\`), parameter names and values. They teach the mapping from a prompt to a program
-rather than the programs of the train tasks, which is what lets the model write code for tasks it
-was never shown. The combinations that the held-out tasks are made of are left out (no counting of
+then test it, ...), composed and worded at random, with random function names (descriptive,
+generic like \`solve\`, or made up from syllables, which only copying from the prompt can write),
+parameter names and values. They are meant to teach the mapping from a prompt to a program rather
+than the programs of the train tasks; the held-out row under Scores says how far that got. The combinations that the held-out tasks are made of are left out (no counting of
 the multiples of k in a range, no palindrome test after keeping letters and ignoring case, no
 grouping of words by length, ...), and an instance that shares a run of ${PROMPT_NGRAM} words of a held-out
 prompt or ${SOLUTION_NGRAM} code tokens of a held-out solution is drawn again (${k.redrawn} were).`;
@@ -210,7 +210,7 @@ A ${(f.parameters / 1e6).toFixed(1)}M-parameter Llama-architecture model that sh
 and is **deliberately imperfect**: it knows the conversation format of the agent loop (write a
 \`\`\`python block, read \`Execution result:\`, fix mistakes, answer with \`FINAL ANSWER: ...\`) and
 the kinds of task in the \`seed\` set and the \`builtin\` train split${f.search ? ", and the search tool's call (`SEARCH: <what it should do>`) on the `search` tasks' train split" : ''}, but solves only part of them,
-so GRPO has something to learn. ${f.skills ? 'It also writes small functions for tasks it was never shown (the held-out split), some of the time: see Data.' : 'It knows nothing outside those task kinds.'}
+so GRPO has something to learn. ${!f.skills ? 'It knows nothing outside those task kinds.' : (f.evalPassAt1 ?? 0) > 0 ? 'It also solves some tasks it was never shown (the held-out split), some of the time: see Scores.' : 'It was also trained on skill instances (see Data), but solves no held-out task (see Scores).'}
 
 ## Architecture
 
