@@ -132,9 +132,12 @@ function shapeOf(text: string | undefined): typeof DEMO_SHAPE {
   if (text === undefined) return DEMO_SHAPE;
   const parts = text.split(',').map(Number);
   if (parts.length !== 4 || !parts.every((x) => Number.isInteger(x) && x > 0))
-    throw new Error(`--shape must be hidden,layers,heads,mlp (whole numbers), got ${JSON.stringify(text)}`);
+    throw new Error(
+      `--shape must be hidden,layers,heads,mlp (whole numbers), got ${JSON.stringify(text)}`,
+    );
   const [hiddenSize, layers, heads, intermediateSize] = parts as [number, number, number, number];
-  if (hiddenSize % heads !== 0) throw new Error(`--shape: hidden ${hiddenSize} is not a multiple of heads ${heads}`);
+  if (hiddenSize % heads !== 0)
+    throw new Error(`--shape: hidden ${hiddenSize} is not a multiple of heads ${heads}`);
   return { ...DEMO_SHAPE, hiddenSize, layers, heads, intermediateSize };
 }
 
