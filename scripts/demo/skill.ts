@@ -6,7 +6,16 @@
 // (scripts/demo/held_out.ts lists the held-out tasks and checks the corpus against them).
 import type { Rng } from '../../src/model/rng.ts';
 import { HELD_OUT_NAMES } from './held_out.ts';
-import { int, pick, program, type Instance, type Mistake, type Template } from './template.ts';
+import {
+  CLOSERS,
+  int,
+  OPENERS,
+  pick,
+  program,
+  type Instance,
+  type Mistake,
+  type Template,
+} from './template.ts';
 
 /** Parameter kinds, each with its own pool of names. */
 export type ParamKind =
@@ -137,30 +146,24 @@ function drawName(rng: Rng, names: readonly string[]): string {
   return name;
 }
 
-const OPENERS = [
-  'Define a function',
-  'Define a function',
-  'Define a function',
-  'Write a function',
-  'Implement a function',
-  'Create a function',
-  'Write a Python function',
-];
+/** The template's openers and closers, and a few more (the same order, so the same draws). */
+const SKILL_OPENERS = [...OPENERS, 'Create a function', 'Write a Python function'];
 const LINKS = ['that', 'that', 'that', 'which'];
-const CLOSERS = [
-  'Then print {call}.',
-  'Then print {call}.',
-  'Then print {call}.',
-  'Then print the result of {call}.',
-  'Finally, print {call}.',
-  'After defining it, print {call}.',
-  'Print {call} at the end.',
-];
+const SKILL_CLOSERS = [...CLOSERS, 'After defining it, print {call}.', 'Print {call} at the end.'];
+
+/** An operation given by its parameters, wording, a correct and a wrong body. */
+export interface Op {
+  tag: string;
+  params: readonly Param[];
+  what: (p: string[]) => string;
+  body: (p: string[]) => string;
+  wrong: (p: string[]) => string;
+}
 
 /** "<opener> `sig` that <what>. <closer>", every part varied. */
 export function skillPrompt(rng: Rng, signature: string, what: string, call: string): string {
   const sentence = /[.?!]$/.test(what) ? what : `${what}.`;
-  return `${pick(rng, OPENERS)} \`${signature}\` ${pick(rng, LINKS)} ${sentence} ${pick(rng, CLOSERS).replace('{call}', call)}`;
+  return `${pick(rng, SKILL_OPENERS)} \`${signature}\` ${pick(rng, LINKS)} ${sentence} ${pick(rng, SKILL_CLOSERS).replace('{call}', call)}`;
 }
 
 /** A wrong body of the function, and what the assistant says before fixing it. */

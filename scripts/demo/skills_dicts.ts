@@ -4,7 +4,7 @@
 // each character first appears (first_indexes), following keys through nested dictionaries
 // (nested_get).
 import type { Rng } from '../../src/model/rng.ts';
-import { intList, skill, type FunctionSpec, type Param } from './skill.ts';
+import { intList, skill, type FunctionSpec, type Op, type Param } from './skill.ts';
 import { int, pick, pyRepr, sample, type Template } from './template.ts';
 
 const WORDS = [
@@ -282,15 +282,6 @@ const choose = skill('dict_choice', (rng): FunctionSpec => {
     wrong: ([d]) => [{ body: op.wrong(d!), note: 'That works on the keys, not as asked; fix it.' }],
   };
 });
-
-/** An operation given by its parameters, wording, a correct and a wrong body. */
-interface Op {
-  tag: string;
-  params: readonly Param[];
-  what: (p: string[]) => string;
-  body: (p: string[]) => string;
-  wrong: (p: string[]) => string;
-}
 
 /** Filters of a dictionary. */
 const FILTERS: readonly Op[] = [

@@ -4,7 +4,7 @@
 // (flatten), rotating to the left (rotate_left), the largest sum of a run of any length
 // (max_subarray).
 import type { Rng } from '../../src/model/rng.ts';
-import { intList, skill, type FunctionSpec, type Param } from './skill.ts';
+import { intList, skill, type FunctionSpec, type Op, type Param } from './skill.ts';
 import { int, pick, pyRepr, type Template } from './template.ts';
 
 const NUMS: Param = ['nums', 'items', 'values', 'xs', 'numbers', 'data', 'arr', 'lst', 'seq'];
@@ -335,15 +335,6 @@ const slices = skill('slice', (rng): FunctionSpec => {
     ],
   };
 });
-
-/** An operation given by its parameters, wording, a correct and a wrong body. */
-interface Op {
-  tag: string;
-  params: readonly Param[];
-  what: (p: string[]) => string;
-  body: (p: string[]) => string;
-  wrong: (p: string[]) => string;
-}
 
 /** Where values are: index of the largest, of a value, of the first above a bound, all indexes. */
 const POSITIONS: readonly Op[] = [

@@ -64,14 +64,15 @@ export function pyRepr(value: unknown): string {
   throw new Error(`pyRepr: unsupported value ${String(value)}`);
 }
 
-const OPENERS = [
+/** Openers and closers of a builtin-style prompt (skill.ts extends them). */
+export const OPENERS = [
   'Define a function',
   'Define a function',
   'Define a function',
   'Write a function',
   'Implement a function',
 ];
-const CLOSERS = [
+export const CLOSERS = [
   'Then print {call}.',
   'Then print {call}.',
   'Then print {call}.',
