@@ -4,6 +4,7 @@
 // that card).
 import { parseArgs } from 'node:util';
 import { DEMO_SHAPE } from './demo/model_config.ts';
+import { DEFAULT_NAME_SHARES } from './demo/skill.ts';
 import { makeDemoModel, type DemoRecipe } from './demo/pipeline.ts';
 import { DEFAULT_SEARCH_MIX } from './demo/transcripts_search.ts';
 
@@ -16,6 +17,12 @@ const { values } = parseArgs({
     'guess-share': { type: 'string', default: '0' },
     // Share of the transcripts under the default prompt that are skill instances (skill.ts).
     'skill-share': { type: 'string', default: '0' },
+    // Shares of the skill part's function and parameter names that are made up (syllables that
+    // mean nothing, so only copying from the prompt writes them): function,param.
+    'made-up-names': {
+      type: 'string',
+      default: `${DEFAULT_NAME_SHARES.function},${DEFAULT_NAME_SHARES.param}`,
+    },
     'eval-temperature': { type: 'string', default: '1' },
     'token-weighting': { type: 'string', default: 'batch' },
     steps: { type: 'string', default: '3000' },
@@ -77,6 +84,11 @@ if (searchBand.length !== 2 || !searchBand.every((x) => x >= 0 && x <= 1))
   throw new Error(
     `--search-band must be two shares separated by a comma, e.g. 0.1,0.3, got ${JSON.stringify(values['search-band'])}`,
   );
+const madeUp = values['made-up-names']!.split(',').map(Number);
+if (madeUp.length !== 2 || !madeUp.every((x) => x >= 0 && x <= 1))
+  throw new Error(
+    `--made-up-names must be two shares (functions, parameters) separated by a comma, e.g. 0.3,0.2, got ${JSON.stringify(values['made-up-names'])}`,
+  );
 if (share('search-first') + share('search-guess') > 1)
   throw new Error('--search-first plus --search-guess must be at most 1 (the rest answer at once)');
 const recipe: DemoRecipe = {
@@ -87,6 +99,9 @@ const recipe: DemoRecipe = {
   genericShare: 0.3,
   guessShare: number('guess-share'),
   ...(share('skill-share') > 0 ? { skillShare: share('skill-share') } : {}),
+  ...(madeUp[0] !== DEFAULT_NAME_SHARES.function || madeUp[1] !== DEFAULT_NAME_SHARES.param
+    ? { madeUpNames: { function: madeUp[0]!, param: madeUp[1]! } }
+    : {}),
   shape: shapeOf(values.shape),
   schedule: {
     steps,

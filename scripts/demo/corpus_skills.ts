@@ -5,13 +5,15 @@
 import type { CodeExecutor } from '../../src/env/types.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { heldOutFindings } from './held_out.ts';
-import type { Instance, Template } from './template.ts';
+import type { Instance, NameShares, Template } from './template.ts';
 import { buildTranscript, type Transcript, type TranscriptOptions } from './transcripts.ts';
 
 /** Settings of the skill part. */
 export interface SkillCorpusOptions extends TranscriptOptions {
   size: number;
   seed: number;
+  /** Shares of made-up function and parameter names (default: skill.ts's DEFAULT_NAME_SHARES). */
+  names?: NameShares;
 }
 
 /** The skill part, and how many instances were drawn again for touching held-out material. */
@@ -41,12 +43,12 @@ export async function generateSkillCorpus(
     const order = skills.map((t) => ({ t, key: rng.uniform() })).sort((a, b) => a.key - b.key);
     for (const { t } of order) {
       if (transcripts.length >= options.size) break;
-      let instance = t.make(rng);
+      let instance = t.make(rng, options.names);
       for (let draws = 1; heldOutFindings(instanceText(instance)).length > 0; draws++) {
         if (draws >= MAX_DRAWS)
           throw new Error(`skill ${t.taskId} keeps touching held-out material`);
         redrawn++;
-        instance = t.make(rng);
+        instance = t.make(rng, options.names);
       }
       transcripts.push(await buildTranscript(t.taskId, instance, executor, rng, options));
     }

@@ -27,6 +27,7 @@ import { SKILLS } from './skills.ts';
 import { skillTasks } from './skill_tasks.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import { trainSft, type SftSchedule } from './sft_loop.ts';
+import type { NameShares } from './template.ts';
 import { TEMPLATES } from './templates.ts';
 import { SEARCH_TEMPLATES } from './templates_search.ts';
 import { SEARCH_TOOLS, type SearchMix } from './transcripts_search.ts';
@@ -52,6 +53,8 @@ export interface DemoRecipe {
    * templates. Absent or 0 = none, as in the runs before skills.
    */
   skillShare?: number;
+  /** Shares of the skill part's names that are made up (absent: skill.ts's DEFAULT_NAME_SHARES). */
+  madeUpNames?: NameShares;
   shape: DemoShape;
   schedule: SftSchedule;
   /** Steps between checkpoint evaluations (0 = only at the end). */
@@ -190,6 +193,7 @@ export async function makeDemoModel(
           size: skillSize,
           seed: recipe.seed + 2_000_003,
           ...transcriptOptions,
+          ...(recipe.madeUpNames ? { names: recipe.madeUpNames } : {}),
         })
       : null;
   if (skillPart) corpus.push(...skillPart.transcripts);

@@ -14,6 +14,7 @@ import {
   program,
   type Instance,
   type Mistake,
+  type NameShares,
   type Template,
 } from './template.ts';
 
@@ -51,8 +52,13 @@ const PARAM_NAMES: Record<ParamKind, readonly string[]> = {
 export type Param = ParamKind | readonly string[];
 
 /** A name for a parameter, not in `taken` (so two parameters never clash). */
-export function paramName(rng: Rng, kind: Param, taken: readonly string[] = []): string {
-  if (rng.uniform() < RANDOM_PARAM_SHARE) {
+export function paramName(
+  rng: Rng,
+  kind: Param,
+  taken: readonly string[] = [],
+  madeUpShare = DEFAULT_NAME_SHARES.param,
+): string {
+  if (rng.uniform() < madeUpShare) {
     const name = madeUpName(rng, 1);
     if (!taken.includes(name)) return name;
   }
@@ -62,9 +68,13 @@ export function paramName(rng: Rng, kind: Param, taken: readonly string[] = []):
 }
 
 /** Parameter names for a signature, in order, all different. */
-export function paramNames(rng: Rng, kinds: readonly Param[]): string[] {
+export function paramNames(
+  rng: Rng,
+  kinds: readonly Param[],
+  madeUpShare = DEFAULT_NAME_SHARES.param,
+): string[] {
   const names: string[] = [];
-  for (const kind of kinds) names.push(paramName(rng, kind, names));
+  for (const kind of kinds) names.push(paramName(rng, kind, names, madeUpShare));
   return names;
 }
 
@@ -85,9 +95,13 @@ const GENERIC_NAMES = [
  * descriptive one with a suffix, so the model copies the name from the prompt instead of recalling
  * it from the task. Never the name of a held-out task's function.
  */
-export function functionName(rng: Rng, names: readonly string[]): string {
+export function functionName(
+  rng: Rng,
+  names: readonly string[],
+  madeUpShare = DEFAULT_NAME_SHARES.function,
+): string {
   for (;;) {
-    const name = drawName(rng, names);
+    const name = drawName(rng, names, madeUpShare);
     if (!HELD_OUT_NAMES.has(name)) return name;
   }
 }
@@ -96,8 +110,8 @@ export function functionName(rng: Rng, names: readonly string[]): string {
  * Shares of made-up names (syllables that mean nothing): a function or parameter so named can only
  * be written by copying it from the prompt, which is what a model must do on a task it never saw.
  */
-const MADE_UP_SHARE = 0.3;
-const RANDOM_PARAM_SHARE = 0.2;
+/** The shares the skill part has used since it landed (a recipe may ask for more). */
+export const DEFAULT_NAME_SHARES: NameShares = { function: 0.3, param: 0.2 };
 const ONSETS = ['b', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z'];
 const VOWELS = ['a', 'e', 'i', 'o', 'u'];
 /** Python words a made-up name must not be (keywords and builtins of two syllables or less). */
@@ -137,8 +151,8 @@ export function madeUpName(rng: Rng, syllables = 2): string {
   }
 }
 
-function drawName(rng: Rng, names: readonly string[]): string {
-  if (rng.uniform() < MADE_UP_SHARE) return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0));
+function drawName(rng: Rng, names: readonly string[], madeUpShare: number): string {
+  if (rng.uniform() < madeUpShare) return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0));
   const draw = rng.uniform();
   if (draw < 0.15) return pick(rng, GENERIC_NAMES);
   const name = pick(rng, names);
@@ -188,9 +202,13 @@ export interface FunctionSpec {
 }
 
 /** One instance of a function task from its spec. */
-export function functionInstance(rng: Rng, spec: FunctionSpec): Instance {
-  const name = functionName(rng, spec.names);
-  const p = paramNames(rng, spec.params);
+export function functionInstance(
+  rng: Rng,
+  spec: FunctionSpec,
+  shares: NameShares = DEFAULT_NAME_SHARES,
+): Instance {
+  const name = functionName(rng, spec.names, shares.function);
+  const p = paramNames(rng, spec.params, shares.param);
   const signature = `${name}(${p.join(', ')})`;
   const call = `${name}(${spec.args.join(', ')})`;
   const define = (body: string) => `def ${signature}:\n${body}`;
@@ -208,7 +226,10 @@ export function functionInstance(rng: Rng, spec: FunctionSpec): Instance {
 
 /** A skill: a template whose task id is `skill/<id>` (it mirrors no task of the suite). */
 export function skill(id: string, make: (rng: Rng) => FunctionSpec): Template {
-  return { taskId: `skill/${id}`, make: (rng) => functionInstance(rng, make(rng)) };
+  return {
+    taskId: `skill/${id}`,
+    make: (rng, shares) => functionInstance(rng, make(rng), shares),
+  };
 }
 
 /** Indents a block of code by 4 spaces per level. */

@@ -20,11 +20,20 @@ export interface Instance {
   functionName: string | null;
 }
 
+/** Shares of made-up names (syllables that mean nothing), where a template draws names. */
+export interface NameShares {
+  /** Share of function names made up. */
+  function: number;
+  /** Share of parameter names made up. */
+  param: number;
+}
+
 /** A template: mirrors one seed or builtin train task, with varied parameters and phrasing. */
 export interface Template {
   /** The seed/builtin task it mirrors, e.g. `builtin/sum_to`. */
   taskId: string;
-  make(rng: Rng): Instance;
+  /** One instance; `names` sets the shares of made-up names where the template draws names. */
+  make(rng: Rng, names?: NameShares): Instance;
 }
 
 /** Uniform integer in [lo, hi]. */

@@ -9,7 +9,8 @@ import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 import { generateSkillCorpus } from '../../scripts/demo/corpus_skills.ts';
 import { HELD_OUT_NAMES } from '../../scripts/demo/held_out.ts';
 import { sandboxExecutor } from '../../scripts/demo/sandbox_executor.ts';
-import { functionName, madeUpName } from '../../scripts/demo/skill.ts';
+import { DEFAULT_NAME_SHARES, functionName, madeUpName } from '../../scripts/demo/skill.ts';
+import type { NameShares } from '../../scripts/demo/template.ts';
 import { SKILLS } from '../../scripts/demo/skills.ts';
 
 let executor: CodeExecutor;
@@ -83,6 +84,26 @@ describe('skills', () => {
       (i) => !descriptive.test(i.functionName!) && !i.functionName!.includes('2'),
     );
     expect(madeUp.length / instances.length).toBeGreaterThan(0.2);
+  });
+
+  it('make as many names up as a recipe asks, functions and parameters apart', () => {
+    const syllables = /^([bdfgklmnprstvz][aeiou])+(_([bdfgklmnprstvz][aeiou])+)?$/;
+    const share = (names: NameShares) => {
+      const rng = new Rng(47);
+      const signatures = distinct.flatMap((skill) =>
+        Array.from({ length: 10 }, () => /`(\w+)\(([^)]*)\)`/.exec(skill.make(rng, names).prompt)!),
+      );
+      const params = signatures.flatMap((m) => m[2]!.split(', '));
+      const made = (xs: string[]) => xs.filter((x) => syllables.test(x)).length / xs.length;
+      return { function: made(signatures.map((m) => m[1]!)), param: made(params) };
+    };
+    expect(share({ function: 1, param: 0 })).toEqual({ function: 1, param: expect.any(Number) });
+    expect(share({ function: 1, param: 0 }).param).toBeLessThan(0.1);
+    expect(share({ function: 0, param: 1 }).param).toBeGreaterThan(0.97);
+    expect(share({ function: 0, param: 1 }).function).toBeLessThan(0.1);
+    const usual = share(DEFAULT_NAME_SHARES);
+    expect(usual.function).toBeGreaterThan(0.2);
+    expect(usual.function).toBeLessThan(0.45);
   });
 
   it('never make the held-out palindrome test (letters kept, case ignored in either case)', () => {
