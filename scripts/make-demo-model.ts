@@ -23,6 +23,8 @@ const { values } = parseArgs({
       type: 'string',
       default: `${DEFAULT_NAME_SHARES.function},${DEFAULT_NAME_SHARES.param}`,
     },
+    // Loss weight of learned tokens that copy from the prompt or an observation (tokenizer_files.ts).
+    'copy-weight': { type: 'string', default: '1' },
     'eval-temperature': { type: 'string', default: '1' },
     'token-weighting': { type: 'string', default: 'batch' },
     steps: { type: 'string', default: '3000' },
@@ -79,6 +81,11 @@ const share = (name: keyof typeof values): number => {
   if (value < 0 || value > 1) throw new Error(`--${name} must be between 0 and 1, got ${value}`);
   return value;
 };
+const positive = (name: keyof typeof values): number => {
+  const value = number(name);
+  if (!(value > 0)) throw new Error(`--${name} must be above 0, got ${value}`);
+  return value;
+};
 const searchBand = values['search-band']!.split(',').map(Number);
 if (searchBand.length !== 2 || !searchBand.every((x) => x >= 0 && x <= 1))
   throw new Error(
@@ -102,6 +109,7 @@ const recipe: DemoRecipe = {
   ...(madeUp[0] !== DEFAULT_NAME_SHARES.function || madeUp[1] !== DEFAULT_NAME_SHARES.param
     ? { madeUpNames: { function: madeUp[0]!, param: madeUp[1]! } }
     : {}),
+  ...(number('copy-weight') !== 1 ? { copyWeight: positive('copy-weight') } : {}),
   shape: shapeOf(values.shape),
   schedule: {
     steps,

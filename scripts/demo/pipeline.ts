@@ -33,6 +33,7 @@ import { SEARCH_TEMPLATES } from './templates_search.ts';
 import { SEARCH_TOOLS, type SearchMix } from './transcripts_search.ts';
 import {
   demoTokenizer,
+  copyShare,
   encodeTranscript,
   tokenizerConfig,
   trainTokenizer,
@@ -55,6 +56,8 @@ export interface DemoRecipe {
   skillShare?: number;
   /** Shares of the skill part's names that are made up (absent: skill.ts's DEFAULT_NAME_SHARES). */
   madeUpNames?: NameShares;
+  /** Loss weight of learned tokens that copy from the prompt or an observation (absent: 1). */
+  copyWeight?: number;
   shape: DemoShape;
   schedule: SftSchedule;
   /** Steps between checkpoint evaluations (0 = only at the end). */
@@ -238,7 +241,7 @@ export async function makeDemoModel(
   const command = previous ? `${previous.command}\n${recipe.command}` : recipe.command;
   const tokenizer = demoTokenizer(tokenizerJson);
   const examples = corpus
-    .map((t) => encodeTranscript(tokenizer, t.messages))
+    .map((t) => encodeTranscript(tokenizer, t.messages, recipe.copyWeight ?? 1))
     .filter((e) => e.ids.length <= recipe.shape.maxPositions);
   const tokens = examples.reduce((s, e) => s + e.ids.length, 0);
   const longestTurn = Math.max(
@@ -249,7 +252,7 @@ export async function makeDemoModel(
     ),
   );
   log(
-    `tokenizer: vocab ${tokenizer.vocabSize}; ${examples.length} sequences, ${tokens} tokens (mean ${(tokens / examples.length).toFixed(0)}), longest assistant turn ${longestTurn} tokens`,
+    `tokenizer: vocab ${tokenizer.vocabSize}; ${examples.length} sequences, ${tokens} tokens (mean ${(tokens / examples.length).toFixed(0)}), longest assistant turn ${longestTurn} tokens${recipe.copyWeight ? `; ${(copyShare(examples) * 100).toFixed(1)}% of learned tokens copy from the prompt or an observation, weighed ${recipe.copyWeight}` : ''}`,
   );
 
   const config = demoConfig(recipe.shape);

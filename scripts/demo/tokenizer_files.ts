@@ -62,19 +62,32 @@ export function demoTokenizer(tokenizerJson: Record<string, unknown>): Tokenizer
 /**
  * Encodes a conversation for SFT. Assistant contents are encoded on their own, followed by the
  * <|im_end|> token, exactly the ids the model samples in a rollout after `<|im_start|>assistant\n`;
- * those ids (and the <|im_end|> that ends the turn) get mask 1, everything else mask 0.
+ * those ids (and the <|im_end|> that ends the turn) get mask 1, everything else mask 0. With a
+ * `copyWeight` other than 1, learned tokens that copy from the user's messages (the task, the
+ * observations; not the system prompt, which is the same in every transcript) get that weight
+ * (`weighCopies`).
  */
-export function encodeTranscript(tokenizer: Tokenizer, messages: readonly Message[]): SftExample {
+export function encodeTranscript(
+  tokenizer: Tokenizer,
+  messages: readonly Message[],
+  copyWeight = 1,
+): SftExample {
   const ids: number[] = [];
   const mask: number[] = [];
-  const push = (piece: number[], m: number) => {
+  const given: boolean[] = [];
+  const push = (piece: number[], m: number, source = false) => {
     ids.push(...piece);
     mask.push(...piece.map(() => m));
+    given.push(...piece.map(() => source));
   };
   const imEnd = tokenizer.eosIds[0]!;
   for (const message of messages) {
     if (message.role !== 'assistant') {
-      push(tokenizer.encode(renderMessage(message), { addSpecialTokens: false }), 0);
+      push(
+        tokenizer.encode(renderMessage(message), { addSpecialTokens: false }),
+        0,
+        message.role !== 'system',
+      );
       continue;
     }
     push(tokenizer.encode('<|im_start|>assistant\n', { addSpecialTokens: false }), 0);
@@ -82,5 +95,42 @@ export function encodeTranscript(tokenizer: Tokenizer, messages: readonly Messag
     push([imEnd], 1);
     push(tokenizer.encode('\n', { addSpecialTokens: false }), 0);
   }
+  return weighCopies({ ids, mask }, copyWeight, given);
+}
+
+/**
+ * Weighs the learned tokens that copy from what the model was given: a learned token that, with the
+ * token before it, appears earlier in the sequence as two given tokens (`given`, by default every
+ * token of mask 0) gets `weight` times its mask. These are the tokens an induction head
+ * writes (a name the prompt made up, the call's values, the printed answer in FINAL ANSWER), the
+ * ones a small model gets wrong on a task it never saw. The loss multiplies by the mask, so a
+ * weight above 1 spends more of each step on copying; 1 leaves the example as it was.
+ */
+export function weighCopies(
+  example: SftExample,
+  weight: number,
+  given: readonly boolean[] = example.mask.map((m) => m === 0),
+): SftExample {
+  if (weight === 1) return example;
+  const { ids } = example;
+  const pairs = new Set<number>();
+  const mask = example.mask.slice();
+  for (let i = 1; i < ids.length; i++) {
+    const pair = ids[i - 1]! * 1_048_576 + ids[i]!;
+    if (example.mask[i]! > 0 && pairs.has(pair)) mask[i] = example.mask[i]! * weight;
+    if (given[i] && given[i - 1]) pairs.add(pair);
+  }
   return { ids, mask };
+}
+
+/** The share of an example set's learned tokens that `weighCopies` weighs as copies. */
+export function copyShare(examples: readonly SftExample[]): number {
+  let copies = 0;
+  let learned = 0;
+  for (const { mask } of examples)
+    for (const m of mask) {
+      if (m > 0) learned++;
+      if (m > 1) copies++;
+    }
+  return copies / Math.max(1, learned);
 }

@@ -5,7 +5,10 @@ import { clipByGlobalNorm, type AdamW } from '../model/adamw.ts';
 import { tokenLogprobs } from '../model/logprobs.ts';
 import type { CausalLM } from '../model/model.ts';
 
-/** One training sequence: ids and a 0/1 mask over them (1 = learn to predict this token). */
+/**
+ * One training sequence: ids and a mask over them (0 = context; above 0 = learn to predict this
+ * token, with that weight in the loss: 1 usually, more for tokens a recipe stresses).
+ */
 export interface SftExample {
   ids: number[];
   mask: number[];
@@ -24,7 +27,7 @@ export interface SftStepOptions {
   normalizer?: number;
 }
 
-/** Learned (mask 1, predicted) tokens of a batch: the per-batch mean's divisor. */
+/** Learned (predicted) tokens of a batch, each counted by its weight: the per-batch mean's divisor. */
 export function learnedTokens(batch: readonly SftExample[]): number {
   return batch.reduce((sum, e) => sum + e.mask.slice(1).reduce((a, b) => a + b, 0), 0);
 }
