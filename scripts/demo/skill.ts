@@ -107,10 +107,10 @@ export function functionName(
 }
 
 /**
- * Shares of made-up names (syllables that mean nothing): a function or parameter so named can only
- * be written by copying it from the prompt, which is what a model must do on a task it never saw.
+ * Shares of made-up names (syllables that mean nothing) the skill part has used since it landed: a
+ * function or parameter so named can only be written by copying it from the prompt, which is what a
+ * model must do on a task it never saw. A recipe may ask for other shares (`--made-up-names`).
  */
-/** The shares the skill part has used since it landed (a recipe may ask for more). */
 export const DEFAULT_NAME_SHARES: NameShares = { function: 0.3, param: 0.2 };
 const ONSETS = ['b', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z'];
 const VOWELS = ['a', 'e', 'i', 'o', 'u'];

@@ -123,14 +123,14 @@ export function weighCopies(
   return { ids, mask };
 }
 
-/** The share of an example set's learned tokens that `weighCopies` weighs as copies. */
+/** The share of an example set's learned tokens that `weighCopies` weighed (any weight but 1). */
 export function copyShare(examples: readonly SftExample[]): number {
   let copies = 0;
   let learned = 0;
   for (const { mask } of examples)
     for (const m of mask) {
       if (m > 0) learned++;
-      if (m > 1) copies++;
+      if (m > 0 && m !== 1) copies++;
     }
   return copies / Math.max(1, learned);
 }
