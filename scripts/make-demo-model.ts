@@ -18,7 +18,8 @@ const { values } = parseArgs({
     // Share of the transcripts under the default prompt that are skill instances (skill.ts).
     'skill-share': { type: 'string', default: '0' },
     // Shares of the skill part's function and parameter names that are made up (syllables that
-    // mean nothing, so only copying from the prompt writes them): function,param.
+    // mean nothing, so only copying from the prompt writes them): function,param; a third share,
+    // function,param,words, builds that share of the made-up names from English words instead.
     'made-up-names': {
       type: 'string',
       default: `${DEFAULT_NAME_SHARES.function},${DEFAULT_NAME_SHARES.param}`,
@@ -92,9 +93,9 @@ if (searchBand.length !== 2 || !searchBand.every((x) => x >= 0 && x <= 1))
     `--search-band must be two shares separated by a comma, e.g. 0.1,0.3, got ${JSON.stringify(values['search-band'])}`,
   );
 const madeUp = values['made-up-names']!.split(',').map(Number);
-if (madeUp.length !== 2 || !madeUp.every((x) => x >= 0 && x <= 1))
+if (![2, 3].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
   throw new Error(
-    `--made-up-names must be two shares (functions, parameters) separated by a comma, e.g. 0.3,0.2, got ${JSON.stringify(values['made-up-names'])}`,
+    `--made-up-names must be two or three shares (functions, parameters, and of those the share made of words) separated by commas, e.g. 0.3,0.2 or 0.8,0.5,0.5, got ${JSON.stringify(values['made-up-names'])}`,
   );
 if (share('search-first') + share('search-guess') > 1)
   throw new Error('--search-first plus --search-guess must be at most 1 (the rest answer at once)');
@@ -106,8 +107,16 @@ const recipe: DemoRecipe = {
   genericShare: 0.3,
   guessShare: number('guess-share'),
   ...(share('skill-share') > 0 ? { skillShare: share('skill-share') } : {}),
-  ...(madeUp[0] !== DEFAULT_NAME_SHARES.function || madeUp[1] !== DEFAULT_NAME_SHARES.param
-    ? { madeUpNames: { function: madeUp[0]!, param: madeUp[1]! } }
+  ...(madeUp[0] !== DEFAULT_NAME_SHARES.function ||
+  madeUp[1] !== DEFAULT_NAME_SHARES.param ||
+  (madeUp[2] ?? 0) > 0
+    ? {
+        madeUpNames: {
+          function: madeUp[0]!,
+          param: madeUp[1]!,
+          ...((madeUp[2] ?? 0) > 0 ? { words: madeUp[2]! } : {}),
+        },
+      }
     : {}),
   ...(number('copy-weight') !== 1 ? { copyWeight: positive('copy-weight') } : {}),
   shape: shapeOf(values.shape),

@@ -6,6 +6,7 @@
 // (scripts/demo/held_out.ts lists the held-out tasks and checks the corpus against them).
 import type { Rng } from '../../src/model/rng.ts';
 import { HELD_OUT_NAMES } from './held_out.ts';
+import { NAME_HEADS, NAME_NOUNS } from './name_words.ts';
 import {
   CLOSERS,
   int,
@@ -57,9 +58,10 @@ export function paramName(
   kind: Param,
   taken: readonly string[] = [],
   madeUpShare = DEFAULT_NAME_SHARES.param,
+  wordShare = 0,
 ): string {
   if (rng.uniform() < madeUpShare) {
-    const name = madeUpName(rng, 1);
+    const name = madeUpName(rng, 1, wordShare);
     if (!taken.includes(name)) return name;
   }
   const pool = typeof kind === 'string' ? PARAM_NAMES[kind] : kind;
@@ -72,9 +74,10 @@ export function paramNames(
   rng: Rng,
   kinds: readonly Param[],
   madeUpShare = DEFAULT_NAME_SHARES.param,
+  wordShare = 0,
 ): string[] {
   const names: string[] = [];
-  for (const kind of kinds) names.push(paramName(rng, kind, names, madeUpShare));
+  for (const kind of kinds) names.push(paramName(rng, kind, names, madeUpShare, wordShare));
   return names;
 }
 
@@ -99,9 +102,10 @@ export function functionName(
   rng: Rng,
   names: readonly string[],
   madeUpShare = DEFAULT_NAME_SHARES.function,
+  wordShare = 0,
 ): string {
   for (;;) {
-    const name = drawName(rng, names, madeUpShare);
+    const name = drawName(rng, names, madeUpShare, wordShare);
     if (!HELD_OUT_NAMES.has(name)) return name;
   }
 }
@@ -141,8 +145,13 @@ const RESERVED = new Set([
   'as',
 ]);
 
-/** A name of `syllables` random syllables, sometimes with a second part after an underscore. */
-export function madeUpName(rng: Rng, syllables = 2): string {
+/**
+ * A made-up name: with probability `wordShare` built from English words (`wordName`), otherwise of
+ * `syllables` random syllables, sometimes with a second part after an underscore.
+ */
+export function madeUpName(rng: Rng, syllables = 2, wordShare = 0): string {
+  // No draw when no words are asked for, so the corpus of a recipe without words stays the same.
+  if (wordShare > 0 && rng.uniform() < wordShare) return wordName(rng, syllables > 1 ? 2 : 1);
   for (;;) {
     const word = (count: number) =>
       Array.from({ length: count }, () => pick(rng, ONSETS) + pick(rng, VOWELS)).join('');
@@ -151,8 +160,32 @@ export function madeUpName(rng: Rng, syllables = 2): string {
   }
 }
 
-function drawName(rng: Rng, names: readonly string[], madeUpShare: number): string {
-  if (rng.uniform() < madeUpShare) return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0));
+/**
+ * A name of English words: one noun for a parameter (`parts` 1), a head and a noun, sometimes with
+ * a second noun, for a function (`sift_pebble`, `tally_owl_lamp`). Never a held-out name.
+ */
+export function wordName(rng: Rng, parts: 1 | 2): string {
+  for (;;) {
+    const name =
+      parts === 1
+        ? pick(rng, NAME_NOUNS)
+        : [
+            pick(rng, NAME_HEADS),
+            pick(rng, NAME_NOUNS),
+            ...(rng.uniform() < 0.3 ? [pick(rng, NAME_NOUNS)] : []),
+          ].join('_');
+    if (!HELD_OUT_NAMES.has(name)) return name;
+  }
+}
+
+function drawName(
+  rng: Rng,
+  names: readonly string[],
+  madeUpShare: number,
+  wordShare: number,
+): string {
+  if (rng.uniform() < madeUpShare)
+    return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0), wordShare);
   const draw = rng.uniform();
   if (draw < 0.15) return pick(rng, GENERIC_NAMES);
   const name = pick(rng, names);
@@ -207,8 +240,8 @@ export function functionInstance(
   spec: FunctionSpec,
   shares: NameShares = DEFAULT_NAME_SHARES,
 ): Instance {
-  const name = functionName(rng, spec.names, shares.function);
-  const p = paramNames(rng, spec.params, shares.param);
+  const name = functionName(rng, spec.names, shares.function, shares.words);
+  const p = paramNames(rng, spec.params, shares.param, shares.words);
   const signature = `${name}(${p.join(', ')})`;
   const call = `${name}(${spec.args.join(', ')})`;
   const define = (body: string) => `def ${signature}:\n${body}`;

@@ -26,6 +26,8 @@ export interface NameShares {
   function: number;
   /** Share of parameter names made up. */
   param: number;
+  /** Share of the made-up names built from English words rather than syllables (default 0). */
+  words?: number;
 }
 
 /** A template: mirrors one seed or builtin train task, with varied parameters and phrasing. */

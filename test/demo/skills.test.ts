@@ -9,7 +9,13 @@ import { TASKS_BY_ID } from '../../src/tasks/registry.ts';
 import { generateSkillCorpus } from '../../scripts/demo/corpus_skills.ts';
 import { HELD_OUT_NAMES } from '../../scripts/demo/held_out.ts';
 import { sandboxExecutor } from '../../scripts/demo/sandbox_executor.ts';
-import { DEFAULT_NAME_SHARES, functionName, madeUpName } from '../../scripts/demo/skill.ts';
+import { NAME_HEADS, NAME_NOUNS } from '../../scripts/demo/name_words.ts';
+import {
+  DEFAULT_NAME_SHARES,
+  functionName,
+  madeUpName,
+  wordName,
+} from '../../scripts/demo/skill.ts';
 import type { NameShares } from '../../scripts/demo/template.ts';
 import { SKILLS } from '../../scripts/demo/skills.ts';
 
@@ -104,6 +110,44 @@ describe('skills', () => {
     const usual = share(DEFAULT_NAME_SHARES);
     expect(usual.function).toBeGreaterThan(0.2);
     expect(usual.function).toBeLessThan(0.45);
+  });
+
+  it('build a share of made-up names from English words, none a held-out name or a part of one', () => {
+    const heldParts = new Set([...HELD_OUT_NAMES].flatMap((name) => name.split('_')));
+    for (const word of [...NAME_HEADS, ...NAME_NOUNS]) {
+      expect(word).toMatch(/^[a-z]+(_[a-z]+)?$/);
+      expect(heldParts.has(word), word).toBe(false);
+    }
+    const rng = new Rng(48);
+    for (let i = 0; i < 300; i++) {
+      expect(NAME_NOUNS).toContain(wordName(rng, 1));
+      const name = wordName(rng, 2);
+      expect(
+        NAME_HEADS.some((head) => name.startsWith(`${head}_`)),
+        name,
+      ).toBe(true);
+      expect(HELD_OUT_NAMES.has(name)).toBe(false);
+    }
+    const isWords = (name: string) => NAME_NOUNS.some((noun) => name.split('_').includes(noun));
+    const signatures = (words: number) => {
+      const rng = new Rng(49);
+      return distinct.flatMap((skill) =>
+        Array.from(
+          { length: 10 },
+          () =>
+            /`(\w+)\(([^)]*)\)`/.exec(skill.make(rng, { function: 1, param: 1, words }).prompt)!,
+        ),
+      );
+    };
+    const half = signatures(0.5);
+    const fromWords = half.filter((m) => isWords(m[1]!)).length / half.length;
+    expect(fromWords).toBeGreaterThan(0.4);
+    expect(fromWords).toBeLessThan(0.6);
+    const params = half.flatMap((m) => m[2]!.split(', '));
+    expect(params.filter((p) => NAME_NOUNS.includes(p)).length / params.length).toBeGreaterThan(
+      0.3,
+    );
+    expect(signatures(0).some((m) => isWords(m[1]!))).toBe(false);
   });
 
   it('never make the held-out palindrome test (letters kept, case ignored in either case)', () => {
