@@ -2,6 +2,7 @@
 // command that reproduces it. Written by the pipeline with the numbers it measured.
 import { SEED_TASKS } from '../../src/tasks/seed.ts';
 import type { DemoShape } from './model_config.ts';
+import type { NameShares } from './template.ts';
 import { PROMPT_NGRAM, SOLUTION_NGRAM } from './held_out.ts';
 import { searchSection, type SearchFacts } from './model_card_search.ts';
 
@@ -56,6 +57,20 @@ export interface SkillFacts {
   skills: number;
   /** Instances drawn again because they shared a run of words or code with held-out material. */
   redrawn: number;
+  /** The shares of made-up names, where the recipe set them (`--made-up-names`). */
+  names?: NameShares;
+}
+
+/** How the made-up names are made, and how many, where the recipe chose their shares. */
+function madeUp(names: NameShares | undefined): string {
+  if (!names) return ' from syllables';
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const words = names.words ?? 0;
+  const how =
+    words > 0
+      ? ` from syllables or, ${pct(words)} of them, from English words (\`sift_pebble\`)`
+      : ' from syllables';
+  return `${how}: ${pct(names.function)} of function names, ${pct(names.param)} of parameters`;
 }
 
 /** The Data section's paragraph on the skill part. */
@@ -67,7 +82,7 @@ ${k.transcripts} of those transcripts are not about any task of the suite: they 
 (scripts/demo/skills_*.ts), generators of small function tasks built from the operations the task
 families use (count, sum, filter, map, group, slice, convert with a given formula, clean a string
 then test it, ...), composed and worded at random, with random function names (descriptive,
-generic like \`solve\`, or made up from syllables, which only copying from the prompt can write),
+generic like \`solve\`, or made up${madeUp(k.names)}, which only copying from the prompt can write),
 parameter names and values. They are meant to teach the mapping from a prompt to a program rather
 than the programs of the train tasks; the held-out row under Scores says how far that got. The combinations that the held-out tasks are made of are left out (no counting of
 the multiples of k in a range, no palindrome test after keeping letters and ignoring case, no

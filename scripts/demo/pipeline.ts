@@ -321,6 +321,7 @@ export async function makeDemoModel(
             transcripts: skillPart.transcripts.length,
             skills: new Set(SKILLS).size,
             redrawn: skillPart.redrawn,
+            ...(recipe.madeUpNames ? { names: recipe.madeUpNames } : {}),
           },
         }
       : {}),

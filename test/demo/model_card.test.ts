@@ -55,6 +55,21 @@ const row = (seed: number, ranCode: number[], greedy = true): DefaultRunRow => (
 });
 
 describe('demo model card', () => {
+  it('says how the skill part made its names up, as the recipe set them', () => {
+    const skills = { transcripts: 80, skills: 27, redrawn: 3 };
+    const flat = (card: string) => card.replace(/\s+/g, ' ');
+    expect(flat(modelCard(facts({ skills })))).toContain(
+      'or made up from syllables, which only copying',
+    );
+    const words = flat(
+      modelCard(facts({ skills: { ...skills, names: { function: 0.8, param: 0.5, words: 0.5 } } })),
+    );
+    expect(words).toContain(
+      'made up from syllables or, 50% of them, from English words (`sift_pebble`): 80% of function names, 50% of parameters, which only copying',
+    );
+    expect(words).toContain('80 of those transcripts');
+  });
+
   it("states one run's minutes, and a resumed run's as the sum of its runs, which the next resume reads back", () => {
     const first = modelCard(facts({}));
     expect(first).toContain(
