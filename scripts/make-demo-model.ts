@@ -97,6 +97,7 @@ if (![2, 3].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
   throw new Error(
     `--made-up-names must be two or three shares (functions, parameters, and of those the share made of words) separated by commas, e.g. 0.3,0.2 or 0.8,0.5,0.5, got ${JSON.stringify(values['made-up-names'])}`,
   );
+const wordShare = madeUp[2] ?? 0;
 if (share('search-first') + share('search-guess') > 1)
   throw new Error('--search-first plus --search-guess must be at most 1 (the rest answer at once)');
 const recipe: DemoRecipe = {
@@ -109,12 +110,12 @@ const recipe: DemoRecipe = {
   ...(share('skill-share') > 0 ? { skillShare: share('skill-share') } : {}),
   ...(madeUp[0] !== DEFAULT_NAME_SHARES.function ||
   madeUp[1] !== DEFAULT_NAME_SHARES.param ||
-  (madeUp[2] ?? 0) > 0
+  wordShare > 0
     ? {
         madeUpNames: {
           function: madeUp[0]!,
           param: madeUp[1]!,
-          ...((madeUp[2] ?? 0) > 0 ? { words: madeUp[2]! } : {}),
+          ...(wordShare > 0 ? { words: wordShare } : {}),
         },
       }
     : {}),

@@ -57,11 +57,10 @@ export function paramName(
   rng: Rng,
   kind: Param,
   taken: readonly string[] = [],
-  madeUpShare = DEFAULT_NAME_SHARES.param,
-  wordShare = 0,
+  shares: NameShares = DEFAULT_NAME_SHARES,
 ): string {
-  if (rng.uniform() < madeUpShare) {
-    const name = madeUpName(rng, 1, wordShare);
+  if (rng.uniform() < shares.param) {
+    const name = madeUpName(rng, 1, shares.words);
     if (!taken.includes(name)) return name;
   }
   const pool = typeof kind === 'string' ? PARAM_NAMES[kind] : kind;
@@ -73,11 +72,10 @@ export function paramName(
 export function paramNames(
   rng: Rng,
   kinds: readonly Param[],
-  madeUpShare = DEFAULT_NAME_SHARES.param,
-  wordShare = 0,
+  shares: NameShares = DEFAULT_NAME_SHARES,
 ): string[] {
   const names: string[] = [];
-  for (const kind of kinds) names.push(paramName(rng, kind, names, madeUpShare, wordShare));
+  for (const kind of kinds) names.push(paramName(rng, kind, names, shares));
   return names;
 }
 
@@ -101,11 +99,10 @@ const GENERIC_NAMES = [
 export function functionName(
   rng: Rng,
   names: readonly string[],
-  madeUpShare = DEFAULT_NAME_SHARES.function,
-  wordShare = 0,
+  shares: NameShares = DEFAULT_NAME_SHARES,
 ): string {
   for (;;) {
-    const name = drawName(rng, names, madeUpShare, wordShare);
+    const name = drawName(rng, names, shares);
     if (!HELD_OUT_NAMES.has(name)) return name;
   }
 }
@@ -178,14 +175,9 @@ export function wordName(rng: Rng, parts: 1 | 2): string {
   }
 }
 
-function drawName(
-  rng: Rng,
-  names: readonly string[],
-  madeUpShare: number,
-  wordShare: number,
-): string {
-  if (rng.uniform() < madeUpShare)
-    return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0), wordShare);
+function drawName(rng: Rng, names: readonly string[], shares: NameShares): string {
+  if (rng.uniform() < shares.function)
+    return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0), shares.words);
   const draw = rng.uniform();
   if (draw < 0.15) return pick(rng, GENERIC_NAMES);
   const name = pick(rng, names);
@@ -240,8 +232,8 @@ export function functionInstance(
   spec: FunctionSpec,
   shares: NameShares = DEFAULT_NAME_SHARES,
 ): Instance {
-  const name = functionName(rng, spec.names, shares.function, shares.words);
-  const p = paramNames(rng, spec.params, shares.param, shares.words);
+  const name = functionName(rng, spec.names, shares);
+  const p = paramNames(rng, spec.params, shares);
   const signature = `${name}(${p.join(', ')})`;
   const call = `${name}(${spec.args.join(', ')})`;
   const define = (body: string) => `def ${signature}:\n${body}`;
