@@ -52,6 +52,10 @@ const { values } = parseArgs({
     'search-fix': { type: 'string', default: String(DEFAULT_SEARCH_MIX.guessFix) },
     'search-plain': { type: 'string', default: '0.15' },
     'search-band': { type: 'string', default: '0.1,0.3' },
+    // The train split's pass@1 band a checkpoint should land in: the latest checkpoint inside it is
+    // kept, and a run stops once pass@1 is 0.1 past its top. A stage that later runs resume from
+    // wants the newest checkpoint: 0,1.
+    'pass-band': { type: 'string', default: '0.15,0.6' },
   },
 });
 
@@ -91,6 +95,15 @@ const searchBand = values['search-band']!.split(',').map(Number);
 if (searchBand.length !== 2 || !searchBand.every((x) => x >= 0 && x <= 1))
   throw new Error(
     `--search-band must be two shares separated by a comma, e.g. 0.1,0.3, got ${JSON.stringify(values['search-band'])}`,
+  );
+const passBand = values['pass-band']!.split(',').map(Number);
+if (
+  passBand.length !== 2 ||
+  !passBand.every((x) => x >= 0 && x <= 1) ||
+  passBand[0]! > passBand[1]!
+)
+  throw new Error(
+    `--pass-band must be two pass@1 values, low then high, separated by a comma, e.g. 0.15,0.6 or 0,1, got ${JSON.stringify(values['pass-band'])}`,
   );
 const madeUp = values['made-up-names']!.split(',').map(Number);
 if (![2, 3].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
@@ -134,7 +147,7 @@ const recipe: DemoRecipe = {
   evalEvery: number('eval-every'),
   evalSamples: number('eval-samples'),
   finalSamples: number('final-samples'),
-  band: [0.15, 0.6],
+  band: passBand as [number, number],
   // Scores (and the checkpoint choice) at --eval-temperature, plus these others for the card.
   sweepTemperatures: [1, 0.7, 0.5].filter((t) => t !== evalTemperature),
   ...(evalTemperature !== 1 ? { evalOverrides: { temperature: evalTemperature } } : {}),

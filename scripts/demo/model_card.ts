@@ -17,6 +17,8 @@ export interface CardFacts {
   /** Measured share of transcripts that answer without running code (absent = none). */
   guessShare?: number;
   tokens: number;
+  /** The train split's pass@1 band the checkpoint was chosen by (0.15-0.60 where absent). */
+  band?: [number, number];
   steps: number;
   batchSize: number;
   trainMinutes: number;
@@ -251,7 +253,7 @@ never contains a prompt or function of the \`builtin\` eval split, nor any hidde
 
 Supervised (loss on assistant tokens only${f.tokenWeighting === 'corpus' ? ', every token weighted the same whatever batch it lands in' : ''}) with the project's own tfjs code on the
 \`${f.backend}\` backend in Node${trainingThreads(f)}: AdamW (0.9, 0.95, weight decay 0.01), warmup then cosine decay,
-batch ${f.batchSize}, ${f.steps} steps${f.command.includes('\n') ? ' in the last of the runs listed under Reproduce, each resuming from the one before' : ''} (the checkpoint chosen by measured pass@1: the latest inside the 0.15-0.60 band, else the nearest to it),
+batch ${f.batchSize}, ${f.steps} steps${f.command.includes('\n') ? ' in the last of the runs listed under Reproduce, each resuming from the one before' : ''} (the checkpoint chosen by measured pass@1: the latest inside the ${(f.band ?? [0.15, 0.6]).map((x) => x.toFixed(2)).join('-')} band, else the nearest to it),
 ${f.trainMinutes.toFixed(0)} minutes of training, ${f.command.includes('\n') ? `${f.totalMinutes.toFixed(0)} minutes for this run (the recipe: ${recipeMinutes(f)})` : `${f.totalMinutes.toFixed(0)} minutes for the whole recipe`} on a shared 2-core machine.
 ${f.logitDiff === undefined ? '' : `The BF16 export differs from the float32 weights by at most ${f.logitDiff.toFixed(3)} in any logit (checked on reload).\n`}
 ## Scores

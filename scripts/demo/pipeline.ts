@@ -291,6 +291,7 @@ export async function makeDemoModel(
     tokenWeighting: recipe.schedule.tokenWeighting ?? 'batch',
     tokens,
     steps: step,
+    band: recipe.band,
     batchSize: recipe.schedule.batchSize,
     trainMinutes: trainSeconds / 60,
     totalMinutes: minutes(),

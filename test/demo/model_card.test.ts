@@ -70,6 +70,14 @@ describe('demo model card', () => {
     expect(words).toContain('80 of those transcripts');
   });
 
+  it('states the pass@1 band the checkpoint was chosen by', () => {
+    const flat = (card: string) => card.replace(/\s+/g, ' ');
+    expect(flat(modelCard(facts({})))).toContain('the latest inside the 0.15-0.60 band');
+    expect(flat(modelCard(facts({ band: [0, 1] })))).toContain(
+      'the latest inside the 0.00-1.00 band',
+    );
+  });
+
   it("states one run's minutes, and a resumed run's as the sum of its runs, which the next resume reads back", () => {
     const first = modelCard(facts({}));
     expect(first).toContain(

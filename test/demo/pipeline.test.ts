@@ -52,6 +52,17 @@ describe('demo recipe', () => {
     ).toBe(1);
   });
 
+  it('with the band 0,1 (a stage later runs resume from), keeps the newest checkpoint', () => {
+    const candidates = [
+      { step: 1, passAt1: 0.3 },
+      { step: 2, passAt1: 0.7 },
+      { step: 3, passAt1: 0.5 },
+    ];
+    expect(chooseCheckpoint(candidates, [0.15, 0.6]).step).toBe(3);
+    expect(chooseCheckpoint([...candidates, { step: 4, passAt1: 0.8 }], [0, 1]).step).toBe(4);
+    expect(chooseCheckpoint([...candidates, { step: 4, passAt1: 0.8 }], [0.15, 0.6]).step).toBe(3);
+  });
+
   it('with a search band, chooses among the checkpoints whose search-first share is inside it', () => {
     const band: [number, number] = [0.15, 0.6];
     const candidates = [
