@@ -91,20 +91,17 @@ const positive = (name: keyof typeof values): number => {
   if (!(value > 0)) throw new Error(`--${name} must be above 0, got ${value}`);
   return value;
 };
-const searchBand = values['search-band']!.split(',').map(Number);
-if (searchBand.length !== 2 || !searchBand.every((x) => x >= 0 && x <= 1))
-  throw new Error(
-    `--search-band must be two shares separated by a comma, e.g. 0.1,0.3, got ${JSON.stringify(values['search-band'])}`,
-  );
-const passBand = values['pass-band']!.split(',').map(Number);
-if (
-  passBand.length !== 2 ||
-  !passBand.every((x) => x >= 0 && x <= 1) ||
-  passBand[0]! > passBand[1]!
-)
-  throw new Error(
-    `--pass-band must be two pass@1 values, low then high, separated by a comma, e.g. 0.15,0.6 or 0,1, got ${JSON.stringify(values['pass-band'])}`,
-  );
+/** A band of two values in 0..1, low then high ("0.1,0.3"), or a clear error naming the flag. */
+const band = (name: 'search-band' | 'pass-band', what: string, example: string) => {
+  const parts = values[name]!.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x)));
+  if (parts.length !== 2 || !parts.every((x) => x >= 0 && x <= 1) || parts[0]! > parts[1]!)
+    throw new Error(
+      `--${name} must be two ${what}, low then high, separated by a comma, e.g. ${example}, got ${JSON.stringify(values[name])}`,
+    );
+  return parts as [number, number];
+};
+const searchBand = band('search-band', 'shares', '0.1,0.3');
+const passBand = band('pass-band', 'pass@1 values', '0.15,0.6 or 0,1');
 const madeUp = values['made-up-names']!.split(',').map(Number);
 if (![2, 3].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
   throw new Error(
@@ -147,7 +144,7 @@ const recipe: DemoRecipe = {
   evalEvery: number('eval-every'),
   evalSamples: number('eval-samples'),
   finalSamples: number('final-samples'),
-  band: passBand as [number, number],
+  band: passBand,
   // Scores (and the checkpoint choice) at --eval-temperature, plus these others for the card.
   sweepTemperatures: [1, 0.7, 0.5].filter((t) => t !== evalTemperature),
   ...(evalTemperature !== 1 ? { evalOverrides: { temperature: evalTemperature } } : {}),
@@ -166,7 +163,7 @@ const recipe: DemoRecipe = {
             guessFix: share('search-fix'),
           },
           plainShare: share('search-plain'),
-          band: searchBand as [number, number],
+          band: searchBand,
         },
       }
     : {}),
