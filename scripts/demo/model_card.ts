@@ -4,6 +4,7 @@ import { SEED_TASKS } from '../../src/tasks/seed.ts';
 import type { DemoShape } from './model_config.ts';
 import type { NameShares } from './template.ts';
 import { PROMPT_NGRAM, SOLUTION_NGRAM } from './held_out.ts';
+import { DEFAULT_NAME_SHARES } from './skill.ts';
 import { searchSection, type SearchFacts } from './model_card_search.ts';
 
 /** What the card states. */
@@ -59,13 +60,12 @@ export interface SkillFacts {
   skills: number;
   /** Instances drawn again because they shared a run of words or code with held-out material. */
   redrawn: number;
-  /** The shares of made-up names, where the recipe set them (`--made-up-names`). */
+  /** The shares of made-up names, where the recipe set them (`--made-up-names`; else the defaults). */
   names?: NameShares;
 }
 
-/** How the made-up names are made, and how many, where the recipe chose their shares. */
-function madeUp(names: NameShares | undefined): string {
-  if (!names) return ' from syllables';
+/** How the made-up names are made, and how many (the default shares where the recipe left them). */
+function madeUp(names: NameShares = DEFAULT_NAME_SHARES): string {
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   const words = names.words ?? 0;
   const how =

@@ -59,7 +59,7 @@ describe('demo model card', () => {
     const skills = { transcripts: 80, skills: 27, redrawn: 3 };
     const flat = (card: string) => card.replace(/\s+/g, ' ');
     expect(flat(modelCard(facts({ skills })))).toContain(
-      'or made up from syllables, which only copying',
+      'or made up from syllables: 30% of function names, 20% of parameters, which only copying',
     );
     const words = flat(
       modelCard(facts({ skills: { ...skills, names: { function: 0.8, param: 0.5, words: 0.5 } } })),
