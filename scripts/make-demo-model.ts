@@ -91,9 +91,12 @@ const positive = (name: keyof typeof values): number => {
   if (!(value > 0)) throw new Error(`--${name} must be above 0, got ${value}`);
   return value;
 };
+/** A flag's comma-separated numbers; an empty part is NaN (not 0), so the checks below reject it. */
+const numbers = (name: 'search-band' | 'pass-band' | 'made-up-names') =>
+  values[name]!.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x)));
 /** A band of two values in 0..1, low then high ("0.1,0.3"), or a clear error naming the flag. */
 const band = (name: 'search-band' | 'pass-band', what: string, example: string) => {
-  const parts = values[name]!.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x)));
+  const parts = numbers(name);
   if (parts.length !== 2 || !parts.every((x) => x >= 0 && x <= 1) || parts[0]! > parts[1]!)
     throw new Error(
       `--${name} must be two ${what}, low then high, separated by a comma, e.g. ${example}, got ${JSON.stringify(values[name])}`,
@@ -102,7 +105,7 @@ const band = (name: 'search-band' | 'pass-band', what: string, example: string) 
 };
 const searchBand = band('search-band', 'shares', '0.1,0.3');
 const passBand = band('pass-band', 'pass@1 values', '0.15,0.6 or 0,1');
-const madeUp = values['made-up-names']!.split(',').map(Number);
+const madeUp = numbers('made-up-names');
 if (![2, 3].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
   throw new Error(
     `--made-up-names must be two or three shares (functions, parameters, and of those the share made of words) separated by commas, e.g. 0.3,0.2 or 0.8,0.5,0.5, got ${JSON.stringify(values['made-up-names'])}`,
