@@ -2,7 +2,8 @@
 // Decoding on WebGPU as a handful of fused kernels a layer, sharing tfjs's GPUDevice and its
 // weight buffers: a token is one command encoder, one submit and one read-back of 8 bytes a
 // sequence (its id and log-prob); pipelines, bind groups and buffers are made once per model and
-// batch shape, and reused while they fit.
+// batch shape, and reused while they fit. This file records the dispatches; the pipelines are
+// built in engine_pipelines.ts, the buffers in engine_buffers.ts.
 //
 // A layer is 5 dispatches: RMSNorm + the q, k and v products with their biases and LoRA terms
 // (wgsl_linear.ts); Qwen3's head norms + RoPE + the KV-cache write + attention
@@ -21,31 +22,15 @@
 // bound where tfjs keeps them. The KV cache is float32, (rows, kvHeads, capacity, headDim) a
 // layer, written in place.
 import type * as tf from '@tensorflow/tfjs';
-import {
-  ROW_WORDS,
-  attentionKernel,
-  attentionSerialKernel,
-  kvWriteKernel,
-  kvWriteSerialKernel,
-  type AttentionSpec,
-} from './wgsl_attention.ts';
+import { ROW_WORDS } from './wgsl_attention.ts';
 import { STEP_BYTES } from './wgsl_common.ts';
-import { type LinearSpec, linearKernel, linearWorkgroups } from './wgsl_linear.ts';
-import {
-  copyRowsKernel,
-  embedKernel,
-  finalNormKernel,
-  sampleBlocks,
-  sampleMaxKernel,
-  samplePickKernel,
-  sampleSumKernel,
-} from './wgsl_tokens.ts';
+import { linearWorkgroups } from './wgsl_linear.ts';
+import { sampleBlocks } from './wgsl_tokens.ts';
 import {
   type WebGpuBackendLike,
   bindBuffers,
   bufferOf,
   checkPipelines,
-  computePipeline,
   dispatch,
   flushTfjs,
   gpuCounts,
@@ -54,6 +39,12 @@ import {
   storageBuffer,
 } from './gpu.ts';
 import { allocateBuffers, type Buffers, freeBuffers } from './engine_buffers.ts';
+import {
+  type FixedPipelines,
+  type Kernels,
+  fixedPipelines,
+  linearPipelines,
+} from './engine_pipelines.ts';
 import {
   type EngineLinear,
   type EngineModel,
@@ -93,17 +84,6 @@ function write(queue: GPUQueue, buffer: GPUBuffer, data: ArrayBufferView): void 
 /** Rows a linear kernel's workgroup takes (the prefill tile; decoding takes min(this, batch)). */
 const TILE_ROWS = 16;
 
-/** The kernels of one row tile size (decoding's batch, or prefill's 16). */
-interface Kernels {
-  rows: number;
-  qkv: GPUComputePipeline;
-  o: GPUComputePipeline;
-  gateUp: GPUComputePipeline;
-  down: GPUComputePipeline;
-  head: GPUComputePipeline;
-  specs: Record<'qkv' | 'o' | 'gateUp' | 'down' | 'head', LinearSpec>;
-}
-
 /** The decoding engine of one model on the webgpu backend. */
 export class DecodingEngine {
   private readonly device: GPUDevice;
@@ -112,19 +92,8 @@ export class DecodingEngine {
   private readonly globals: GPUBuffer;
   private readonly step: GPUBuffer;
   private readonly kernels = new Map<number, Kernels>();
-  private readonly attention: {
-    prefill: GPUComputePipeline;
-    decode: GPUComputePipeline;
-    write: GPUComputePipeline;
-  };
-  private readonly tokens: {
-    embed: GPUComputePipeline;
-    finalNorm: GPUComputePipeline;
-    sampleMax: GPUComputePipeline;
-    sampleSum: GPUComputePipeline;
-    samplePick: GPUComputePipeline;
-    copyRows: GPUComputePipeline;
-  };
+  private readonly attention: FixedPipelines['attention'];
+  private readonly tokens: FixedPipelines['tokens'];
   private buffers: Buffers | null = null;
   /** Threads a column in the linear kernels: 1 on a software adapter, 32 on a GPU. */
   private readonly slices: number;
@@ -153,106 +122,18 @@ export class DecodingEngine {
         usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
       });
     })();
-    const spec: AttentionSpec = {
-      heads: model.heads,
-      kvHeads: model.kvHeads,
-      headDim: model.headDim,
-      qkNorm:
-        this.layout.queryNorm !== null && this.layout.keyNorm !== null
-          ? { query: this.layout.queryNorm, key: this.layout.keyNorm, eps: model.eps }
-          : null,
-      qkvStride: (model.heads + 2 * model.kvHeads) * model.headDim,
-    };
-    const pipeline = (code: string, label: string) => computePipeline(this.device, code, label);
-    const serial = this.slices === 1;
-    this.attention = {
-      prefill: pipeline(
-        (serial ? attentionSerialKernel : attentionKernel)(spec, false),
-        'attention (prefill)',
-      ),
-      decode: pipeline(
-        (serial ? attentionSerialKernel : attentionKernel)(spec, true),
-        'attention (decode)',
-      ),
-      write: pipeline((serial ? kvWriteSerialKernel : kvWriteKernel)(spec), 'kv write'),
-    };
-    this.tokens = {
-      embed: pipeline(embedKernel(model.width, model.embedding.chunks, model.kind), 'embedding'),
-      finalNorm: pipeline(finalNormKernel(model.width, 0, model.eps), 'final norm'),
-      sampleMax: pipeline(sampleMaxKernel(model.vocab), 'sample max'),
-      sampleSum: pipeline(sampleSumKernel(model.vocab), 'sample sum'),
-      samplePick: pipeline(samplePickKernel(model.vocab), 'sample pick'),
-      copyRows: pipeline(copyRowsKernel(model.kvHeads, model.headDim), 'copy cache rows'),
-    };
+    const fixed = fixedPipelines(this.device, model, this.layout, this.slices);
+    this.attention = fixed.attention;
+    this.tokens = fixed.tokens;
   }
 
   /** The linear kernels for a tile of `rows` rows, made once. */
   private kernelsFor(rows: number): Kernels {
     let kernels = this.kernels.get(rows);
-    if (kernels) return kernels;
-    const { model, layout } = this;
-    const s = layout.segments;
-    const qkvStride = (model.heads + 2 * model.kvHeads) * model.headDim;
-    const base = { kind: model.kind, rowsPerTile: rows, slices: this.slices };
-    const specs = {
-      qkv: {
-        ...base,
-        inputs: model.width,
-        norm: { weight: layout.inputNorm, eps: model.eps },
-        segments: [s.q, s.k, s.v],
-        epilogue: 'store',
-        outputStride: qkvStride,
-      },
-      o: {
-        ...base,
-        inputs: model.heads * model.headDim,
-        norm: null,
-        segments: [s.o],
-        epilogue: 'residual',
-        outputStride: model.width,
-      },
-      gateUp: {
-        ...base,
-        inputs: model.width,
-        norm: { weight: layout.postNorm, eps: model.eps },
-        segments: [s.gate, s.up],
-        epilogue: 'swiglu',
-        outputStride: model.ffn,
-      },
-      down: {
-        ...base,
-        inputs: model.ffn,
-        norm: null,
-        segments: [s.down],
-        epilogue: 'residual',
-        outputStride: model.width,
-      },
-      head: {
-        ...base,
-        inputs: model.width,
-        norm: null,
-        segments: model.head.chunks.map((chunk) => ({
-          outputs: chunk.rows,
-          bias: null,
-          lora: null,
-          outOffset: chunk.start,
-        })),
-        epilogue: 'store',
-        outputStride: model.vocab,
-      },
-    } satisfies Record<string, LinearSpec>;
-    const make = (name: keyof typeof specs) =>
-      computePipeline(this.device, linearKernel(specs[name]), `${name} x${rows}`);
-    kernels = {
-      rows,
-      qkv: make('qkv'),
-      o: make('o'),
-      gateUp: make('gateUp'),
-      down: make('down'),
-      head: make('head'),
-      specs,
-    };
-    this.kernels.set(rows, kernels);
+    if (!kernels) {
+      kernels = linearPipelines(this.device, this.model, this.layout, this.slices, rows);
+      this.kernels.set(rows, kernels);
+    }
     return kernels;
   }
 
