@@ -19,7 +19,8 @@ const { values } = parseArgs({
     'skill-share': { type: 'string', default: '0' },
     // Shares of the skill part's function and parameter names that are made up (syllables that
     // mean nothing, so only copying from the prompt writes them): function,param; a third share,
-    // function,param,words, builds that share of the made-up names from English words instead.
+    // function,param,words, builds that share of the made-up names from English words instead; a
+    // fourth, function,param,words,long, builds that share of the syllable ones long (skill.ts).
     'made-up-names': {
       type: 'string',
       default: `${DEFAULT_NAME_SHARES.function},${DEFAULT_NAME_SHARES.param}`,
@@ -106,11 +107,12 @@ const band = (name: 'search-band' | 'pass-band', what: string, example: string) 
 const searchBand = band('search-band', 'shares', '0.1,0.3');
 const passBand = band('pass-band', 'pass@1 values', '0.15,0.6 or 0,1');
 const madeUp = numbers('made-up-names');
-if (![2, 3].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
+if (![2, 3, 4].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1))
   throw new Error(
-    `--made-up-names must be two or three shares (functions, parameters, and of those the share made of words) separated by commas, e.g. 0.3,0.2 or 0.8,0.5,0.5, got ${JSON.stringify(values['made-up-names'])}`,
+    `--made-up-names must be two to four shares (functions, parameters, of those the share made of words, and of the rest the share made long) separated by commas, e.g. 0.3,0.2 or 0.8,0.5,0.5 or 0.8,0.5,0.3,0.5, got ${JSON.stringify(values['made-up-names'])}`,
   );
 const wordShare = madeUp[2] ?? 0;
+const longShare = madeUp[3] ?? 0;
 if (share('search-first') + share('search-guess') > 1)
   throw new Error('--search-first plus --search-guess must be at most 1 (the rest answer at once)');
 const recipe: DemoRecipe = {
@@ -123,12 +125,14 @@ const recipe: DemoRecipe = {
   ...(share('skill-share') > 0 ? { skillShare: share('skill-share') } : {}),
   ...(madeUp[0] !== DEFAULT_NAME_SHARES.function ||
   madeUp[1] !== DEFAULT_NAME_SHARES.param ||
-  wordShare > 0
+  wordShare > 0 ||
+  longShare > 0
     ? {
         madeUpNames: {
           function: madeUp[0]!,
           param: madeUp[1]!,
           ...(wordShare > 0 ? { words: wordShare } : {}),
+          ...(longShare > 0 ? { long: longShare } : {}),
         },
       }
     : {}),

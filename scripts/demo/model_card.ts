@@ -68,10 +68,15 @@ export interface SkillFacts {
 function madeUp(names: NameShares = DEFAULT_NAME_SHARES): string {
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   const words = names.words ?? 0;
+  const long = names.long ?? 0;
+  const syllables =
+    long > 0
+      ? `syllables (${pct(long)} of those long, of several parts, \`plon_is_dreax\`)`
+      : 'syllables';
   const how =
     words > 0
-      ? ` from syllables or, ${pct(words)} of them, from English words (\`sift_pebble\`)`
-      : ' from syllables';
+      ? ` from ${syllables} or, ${pct(words)} of them, from English words (\`sift_pebble\`)`
+      : ` from ${syllables}`;
   return `${how}: ${pct(names.function)} of function names, ${pct(names.param)} of parameters`;
 }
 

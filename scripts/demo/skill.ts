@@ -60,7 +60,7 @@ export function paramName(
   shares: NameShares = DEFAULT_NAME_SHARES,
 ): string {
   if (rng.uniform() < shares.param) {
-    const name = madeUpName(rng, 1, shares.words);
+    const name = madeUpName(rng, 1, shares.words, shares.long);
     if (!taken.includes(name)) return name;
   }
   const pool = typeof kind === 'string' ? PARAM_NAMES[kind] : kind;
@@ -143,17 +143,93 @@ const RESERVED = new Set([
 ]);
 
 /**
- * A made-up name: with probability `wordShare` built from English words (`wordName`), otherwise of
- * `syllables` random syllables, sometimes with a second part after an underscore.
+ * A made-up name: with probability `wordShare` built from English words (`wordName`); otherwise,
+ * with probability `longShare`, a long one (`longName`); otherwise of `syllables` random syllables,
+ * sometimes with a second part after an underscore.
  */
-export function madeUpName(rng: Rng, syllables = 2, wordShare = 0): string {
+export function madeUpName(rng: Rng, syllables = 2, wordShare = 0, longShare = 0): string {
   // No draw when no words are asked for, so the corpus of a recipe without words stays the same.
   if (wordShare > 0 && rng.uniform() < wordShare) return wordName(rng, syllables > 1 ? 2 : 1);
+  if (longShare > 0 && rng.uniform() < longShare) return longName(rng, syllables > 1 ? 2 : 1);
   for (;;) {
     const word = (count: number) =>
       Array.from({ length: count }, () => pick(rng, ONSETS) + pick(rng, VOWELS)).join('');
     const name = syllables > 1 && rng.uniform() < 0.3 ? `${word(2)}_${word(1)}` : word(syllables);
     if (!RESERVED.has(name) && !HELD_OUT_NAMES.has(name)) return name;
+  }
+}
+
+/** Python's keywords and lower-case builtins: a long name is never one of them (it would shadow one). */
+const PYTHON_WORDS = new Set(
+  `False None True abs aiter all and anext any as ascii assert async await bin bool break breakpoint bytearray bytes callable chr class classmethod compile complex continue copyright credits def del delattr dict dir divmod elif else enumerate eval except exec exit filter finally float for format from frozenset getattr global globals hasattr hash help hex id if import in input int is isinstance issubclass iter lambda len license list locals map max memoryview min next nonlocal not object oct open or ord pass pow print property quit raise range repr return reversed round set setattr slice sorted staticmethod str sum super try tuple type vars while with yield zip`.split(
+    ' ',
+  ),
+);
+/** Onsets, vowels and codas of long names' syllables: wider than `ONSETS`/`VOWELS`, with clusters. */
+const LONG_ONSETS = [
+  ...ONSETS,
+  'br',
+  'ch',
+  'cl',
+  'dr',
+  'fl',
+  'gr',
+  'pl',
+  'sh',
+  'sp',
+  'st',
+  'th',
+  'tr',
+  'w',
+  'h',
+  'c',
+  'j',
+  '',
+];
+const LONG_VOWELS = [...VOWELS, 'ai', 'ea', 'ou', 'y', 'e', 'a', 'o'];
+const LONG_CODAS = ['', '', '', 'n', 'r', 'l', 's', 't', 'm', 'x', 'ng', 'ck', 'nd'];
+/** Short real words that held-out-like names mix with invented parts (`is_`, `_to_`, `_get`). */
+const SHORT_WORDS = [
+  'is',
+  'to',
+  'by',
+  'get',
+  'of',
+  'all',
+  'has',
+  'first',
+  'last',
+  'new',
+  'big',
+  'c',
+  'f',
+  'x',
+];
+
+/**
+ * A long made-up name: for a function (`level` 2) two or three parts, for a parameter one or two;
+ * each part but the last is a short real word a third of the time (never two in a row), else one
+ * to three syllables (mostly one or two) from the wide inventory. Never a Python word or a held-out name.
+ */
+export function longName(rng: Rng, level: 1 | 2): string {
+  const syllable = () => pick(rng, LONG_ONSETS) + pick(rng, LONG_VOWELS) + pick(rng, LONG_CODAS);
+  const syllables = () => {
+    const u = rng.uniform();
+    return u < 0.5 ? 1 : u < 0.9 ? 2 : 3;
+  };
+  for (;;) {
+    const count =
+      level === 2 ? 2 + (rng.uniform() < 0.4 ? 1 : 0) : 1 + (rng.uniform() < 0.4 ? 1 : 0);
+    const parts: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const short =
+        i < count - 1 && !SHORT_WORDS.includes(parts[i - 1] ?? '') && rng.uniform() < 0.33;
+      parts.push(
+        short ? pick(rng, SHORT_WORDS) : Array.from({ length: syllables() }, syllable).join(''),
+      );
+    }
+    const name = parts.join('_');
+    if (/^[a-z]/.test(name) && !PYTHON_WORDS.has(name) && !HELD_OUT_NAMES.has(name)) return name;
   }
 }
 
@@ -177,7 +253,7 @@ export function wordName(rng: Rng, parts: 1 | 2): string {
 
 function drawName(rng: Rng, names: readonly string[], shares: NameShares): string {
   if (rng.uniform() < shares.function)
-    return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0), shares.words);
+    return madeUpName(rng, 2 + (rng.uniform() < 0.3 ? 1 : 0), shares.words, shares.long);
   const draw = rng.uniform();
   if (draw < 0.15) return pick(rng, GENERIC_NAMES);
   const name = pick(rng, names);

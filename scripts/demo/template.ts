@@ -28,6 +28,12 @@ export interface NameShares {
   param: number;
   /** Share of the made-up names built from English words rather than syllables (default 0). */
   words?: number;
+  /**
+   * Share of the other made-up names (the syllable ones) built long (default 0): several parts, of
+   * syllables with clusters and codas and sometimes a short real word, so copying a name of ten or
+   * more tokens is practised, as a held-out name like `is_clean_palindrome` asks.
+   */
+  long?: number;
 }
 
 /** A template: mirrors one seed or builtin train task, with varied parameters and phrasing. */

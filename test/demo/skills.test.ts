@@ -13,6 +13,7 @@ import { NAME_HEADS, NAME_NOUNS } from '../../scripts/demo/name_words.ts';
 import {
   DEFAULT_NAME_SHARES,
   functionName,
+  longName,
   madeUpName,
   wordName,
 } from '../../scripts/demo/skill.ts';
@@ -148,6 +149,37 @@ describe('skills', () => {
       0.3,
     );
     expect(signatures(0).some((m) => isWords(m[1]!))).toBe(false);
+  });
+
+  it('build a share of the syllable names long, of several parts, as long as held-out names', () => {
+    const rng = new Rng(50);
+    const python = ['and', 'else', 'try', 'range', 'list', 'print', 'sum', 'len', 'max', 'in'];
+    const functions = Array.from({ length: 400 }, () => longName(rng, 2));
+    for (const name of functions) {
+      expect(name).toMatch(/^[a-z]+(_[a-z]+){1,2}$/);
+      expect(HELD_OUT_NAMES.has(name)).toBe(false);
+    }
+    const params = Array.from({ length: 400 }, () => longName(rng, 1));
+    for (const name of params) expect(python, name).not.toContain(name);
+    const mean = (xs: string[]) => xs.reduce((sum, x) => sum + x.length, 0) / xs.length;
+    // Held-out names run 6 to 19 characters (`c_to_f`, `is_clean_palindrome`), 13 on average.
+    expect(mean(functions)).toBeGreaterThan(10);
+    expect(mean(functions)).toBeLessThan(20);
+    expect(new Set(functions).size).toBeGreaterThan(390);
+
+    const names = (long: number | undefined) => {
+      const rng = new Rng(51);
+      const shares = { function: 1, param: 1, ...(long === undefined ? {} : { long }) };
+      return distinct.flatMap((skill) =>
+        Array.from({ length: 10 }, () => /`(\w+)\(/.exec(skill.make(rng, shares).prompt)![1]!),
+      );
+    };
+    // No long share draws nothing, so an older recipe's corpus stays the same.
+    expect(names(0)).toEqual(names(undefined));
+    const multiPart = (xs: string[]) =>
+      xs.filter((x) => x.split('_').length >= 2).length / xs.length;
+    expect(multiPart(names(1))).toBe(1);
+    expect(mean(names(1))).toBeGreaterThan(mean(names(0)) + 3);
   });
 
   it('never make the held-out palindrome test (letters kept, case ignored in either case)', () => {
