@@ -1,7 +1,7 @@
 /// <reference types="@webgpu/types" />
 // The decoding engine's buffers for one batch shape (decoding_engine.ts): activations, sampling
 // state, the read-back and the KV cache, made once and reused while the shape fits.
-import type { EngineModel } from './engine_model.ts';
+import { type EngineModel, qkvStride } from './engine_model.ts';
 import { gpuCounts, storageBuffer } from './gpu.ts';
 import { ROW_WORDS } from './wgsl_attention.ts';
 import { sampleBlocks } from './wgsl_tokens.ts';
@@ -43,7 +43,6 @@ export function allocateBuffers(
   capacity: number,
 ): Buffers {
   const f32 = (count: number, label: string) => storageBuffer(device, count * 4, label);
-  const qkvStride = (model.heads + 2 * model.kvHeads) * model.headDim;
   const cacheFloats = cacheRows * model.kvHeads * capacity * model.headDim;
   if (cacheFloats * 4 > device.limits.maxStorageBufferBindingSize)
     throw new Error(
@@ -62,7 +61,7 @@ export function allocateBuffers(
     capacity,
     x: f32(rows * model.width, 'x'),
     h: f32(rows * model.width, 'h'),
-    qkv: f32(rows * qkvStride, 'qkv'),
+    qkv: f32(rows * qkvStride(model), 'qkv'),
     context: f32(rows * model.heads * model.headDim, 'context'),
     mlp: f32(rows * model.ffn, 'mlp'),
     normed: f32(sequences * model.width, 'normed'),

@@ -44,6 +44,11 @@ export interface EngineModel {
   layers: EngineLayer[];
 }
 
+/** Floats a row of the fused q|k|v buffer holds: the query heads, then the key and value heads. */
+export function qkvStride(model: EngineModel): number {
+  return (model.heads + 2 * model.kvHeads) * model.headDim;
+}
+
 /** Where each small parameter of a layer lives in its params buffer (floats). */
 export interface LayerLayout {
   floats: number;

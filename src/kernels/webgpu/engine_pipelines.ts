@@ -20,7 +20,7 @@ import {
   sampleSumKernel,
 } from './wgsl_tokens.ts';
 import { computePipeline } from './gpu.ts';
-import type { EngineModel, LayerLayout } from './engine_model.ts';
+import { type EngineModel, type LayerLayout, qkvStride } from './engine_model.ts';
 
 /** The pipelines made once a model: attention and the cache write, and the token passes. */
 export interface FixedPipelines {
@@ -68,7 +68,7 @@ export function fixedPipelines(
       layout.queryNorm !== null && layout.keyNorm !== null
         ? { query: layout.queryNorm, key: layout.keyNorm, eps: model.eps }
         : null,
-    qkvStride: (model.heads + 2 * model.kvHeads) * model.headDim,
+    qkvStride: qkvStride(model),
   };
   const pipeline = (code: string, label: string) => computePipeline(device, code, label);
   const serial = slices === 1;
@@ -104,7 +104,6 @@ export function linearPipelines(
   rows: number,
 ): Kernels {
   const s = layout.segments;
-  const qkvStride = (model.heads + 2 * model.kvHeads) * model.headDim;
   const base = { kind: model.kind, rowsPerTile: rows, slices };
   const specs = {
     qkv: {
@@ -113,7 +112,7 @@ export function linearPipelines(
       norm: { weight: layout.inputNorm, eps: model.eps },
       segments: [s.q, s.k, s.v],
       epilogue: 'store',
-      outputStride: qkvStride,
+      outputStride: qkvStride(model),
     },
     o: {
       ...base,
