@@ -1,12 +1,15 @@
 // Scores a model folder the way the recipe does (real rollouts, default rewards), at any sampling
 // temperature: npx tsx scripts/demo/inspect.ts [DIR] [train|eval|search|search-eval] [temperature]
 // [samples]. The search splits run with the search tool on. SHOW=N prints the first N transcripts.
+// `copied` is the share of function-task episodes whose first program copies the prompt's signature
+// and call exactly (copying.ts).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
+import { copyShares } from './copying.ts';
 import { DEFAULT_EVAL, evaluate } from './evaluate.ts';
 import { processExecutor } from './process_executor.ts';
 import { SEARCH_TOOLS } from './transcripts_search.ts';
@@ -41,6 +44,7 @@ console.log(
     searched: report.searched,
     searchedFirst: report.searchedFirst,
     meanTurns: report.meanTurns,
+    copied: copyShares(report.trajectories.map((t) => t.messages)),
     seconds: report.seconds,
     tasks: report.byTask,
   }),

@@ -1,11 +1,13 @@
 // Scores a model folder on fresh skill instances (skill_tasks.ts), overall and by skill:
 //   npx tsx scripts/demo/skill_eval.ts [DIR] [tasks] [samples] [temperature]
-// SHOW=N prints the first N episodes.
+// SHOW=N prints the first N episodes. `copied`: shares of first programs with the prompt's exact
+// signature and call (copying.ts).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
+import { copyShares } from './copying.ts';
 import { DEFAULT_EVAL, evaluate } from './evaluate.ts';
 import { processExecutor } from './process_executor.ts';
 import { skillTasks } from './skill_tasks.ts';
@@ -37,6 +39,7 @@ console.log(
     'pass@1': report.passAt1,
     ranCode: report.ranCode,
     answered: report.answered,
+    copied: copyShares(report.trajectories.map((t) => t.messages)),
     bySkill: Object.fromEntries([...bySkill].map(([k, v]) => [k, Number(mean(v).toFixed(2))])),
   }),
 );
