@@ -25,6 +25,8 @@ const { values } = parseArgs({
       type: 'string',
       default: `${DEFAULT_NAME_SHARES.function},${DEFAULT_NAME_SHARES.param}`,
     },
+    // Share of skill instances whose quoted arguments' words are made up (skill.ts's madeUpArgs).
+    'made-up-values': { type: 'string', default: '0' },
     // Loss weight of learned tokens that copy from the prompt or an observation (tokenizer_files.ts).
     'copy-weight': { type: 'string', default: '1' },
     'eval-temperature': { type: 'string', default: '1' },
@@ -113,6 +115,7 @@ if (![2, 3, 4].includes(madeUp.length) || !madeUp.every((x) => x >= 0 && x <= 1)
   );
 const wordShare = madeUp[2] ?? 0;
 const longShare = madeUp[3] ?? 0;
+const valueShare = share('made-up-values');
 if (share('search-first') + share('search-guess') > 1)
   throw new Error('--search-first plus --search-guess must be at most 1 (the rest answer at once)');
 const recipe: DemoRecipe = {
@@ -126,13 +129,15 @@ const recipe: DemoRecipe = {
   ...(madeUp[0] !== DEFAULT_NAME_SHARES.function ||
   madeUp[1] !== DEFAULT_NAME_SHARES.param ||
   wordShare > 0 ||
-  longShare > 0
+  longShare > 0 ||
+  valueShare > 0
     ? {
         madeUpNames: {
           function: madeUp[0]!,
           param: madeUp[1]!,
           ...(wordShare > 0 ? { words: wordShare } : {}),
           ...(longShare > 0 ? { long: longShare } : {}),
+          ...(valueShare > 0 ? { values: valueShare } : {}),
         },
       }
     : {}),

@@ -77,7 +77,10 @@ function madeUp(names: NameShares = DEFAULT_NAME_SHARES): string {
     words > 0
       ? ` from ${syllables} or, ${pct(words)} of them, from English words (\`sift_pebble\`)`
       : ` from ${syllables}`;
-  return `${how}: ${pct(names.function)} of function names, ${pct(names.param)} of parameters`;
+  const values = names.values
+    ? `; in ${pct(names.values)} of the instances the words of the string arguments are made up too`
+    : '';
+  return `${how}: ${pct(names.function)} of function names, ${pct(names.param)} of parameters${values}`;
 }
 
 /** The Data section's paragraph on the skill part. */

@@ -233,6 +233,47 @@ export function longName(rng: Rng, level: 1 | 2): string {
   }
 }
 
+/** A made-up word of one to three syllables from the wide inventory, never a Python word. */
+function madeUpWord(rng: Rng): string {
+  for (;;) {
+    const count = 1 + Math.floor(rng.uniform() * 3);
+    const word = Array.from(
+      { length: count },
+      () => pick(rng, LONG_ONSETS) + pick(rng, LONG_VOWELS) + pick(rng, LONG_CODAS),
+    ).join('');
+    if (word.length >= 3 && !PYTHON_WORDS.has(word)) return word;
+  }
+}
+
+/**
+ * Python literals with the words of their quoted strings made up: each word of three letters or more
+ * becomes a made-up word, the same word the same one across all the arguments (so a key still finds
+ * its dictionary, a repeated word is still repeated) and different words different ones; a capital
+ * stays a capital. Numbers, short words, escapes (`\n`) and the code around the strings are kept.
+ */
+export function madeUpArgs(rng: Rng, args: readonly string[]): string[] {
+  const mapping = new Map<string, string>();
+  const used = new Set<string>();
+  const swap = (word: string) => {
+    const key = word.toLowerCase();
+    let made = mapping.get(key);
+    while (made === undefined) {
+      const draw = madeUpWord(rng);
+      if (!used.has(draw) && !HELD_OUT_NAMES.has(draw)) {
+        made = draw;
+        used.add(draw);
+        mapping.set(key, draw);
+      }
+    }
+    return /^[A-Z]/.test(word) ? made[0]!.toUpperCase() + made.slice(1) : made;
+  };
+  return args.map((arg) =>
+    arg.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, (literal) =>
+      literal.replace(/(?<![\\A-Za-z])[A-Za-z]{3,}/g, swap),
+    ),
+  );
+}
+
 /**
  * A name of English words: one noun for a parameter (`parts` 1), a head and a noun, sometimes with
  * a second noun, for a function (`sift_pebble`, `tally_owl_lamp`). Never a held-out name.
@@ -310,8 +351,11 @@ export function functionInstance(
 ): Instance {
   const name = functionName(rng, spec.names, shares);
   const p = paramNames(rng, spec.params, shares);
+  // No draw when no made-up values are asked for, so an older recipe's corpus stays the same.
+  const values = shares.values ?? 0;
+  const args = values > 0 && rng.uniform() < values ? madeUpArgs(rng, spec.args) : spec.args;
   const signature = `${name}(${p.join(', ')})`;
-  const call = `${name}(${spec.args.join(', ')})`;
+  const call = `${name}(${args.join(', ')})`;
   const define = (body: string) => `def ${signature}:\n${body}`;
   const mistakes: Mistake[] = (spec.wrong?.(p) ?? []).map((w) => ({
     code: program(define(w.body), call),

@@ -34,6 +34,12 @@ export interface NameShares {
    * more tokens is practised, as a held-out name like `is_clean_palindrome` asks.
    */
   long?: number;
+  /**
+   * Share of skill instances whose string arguments have their words made up (default 0): each word
+   * of three letters or more inside a quoted argument becomes invented syllables, the same word the
+   * same way, so the call can only be written by copying it (`'mississippi'` is no word of a pool).
+   */
+  values?: number;
 }
 
 /** A template: mirrors one seed or builtin train task, with varied parameters and phrasing. */

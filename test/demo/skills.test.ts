@@ -14,6 +14,7 @@ import {
   DEFAULT_NAME_SHARES,
   functionName,
   longName,
+  madeUpArgs,
   madeUpName,
   wordName,
 } from '../../scripts/demo/skill.ts';
@@ -181,6 +182,47 @@ describe('skills', () => {
     expect(multiPart(names(1))).toBe(1);
     expect(mean(names(1))).toBeGreaterThan(mean(names(0)) + 3);
   });
+
+  it('make up the words of string arguments consistently, leaving the rest of a literal as it was', () => {
+    const rng = new Rng(52);
+    const [a, b, c] = madeUpArgs(rng, [
+      "['apple', 'Pear', 'apple', 'ox']",
+      "{'apple': 3, 'lime': 1}",
+      "'two\\nlines 42'",
+    ]);
+    const list = /^\['([a-z]+)', '([A-Z][a-z]+)', '([a-z]+)', 'ox'\]$/.exec(a!)!;
+    expect(list, a).not.toBeNull();
+    expect(list[1]).toBe(list[3]); // the same word, the same made-up word
+    expect(list[1]).not.toBe('apple');
+    expect(list[2]!.toLowerCase()).not.toBe(list[1]);
+    const dict = /^\{'([a-z]+)': 3, '([a-z]+)': 1\}$/.exec(b!)!;
+    expect(dict[1]).toBe(list[1]); // a key still finds its dictionary's word across arguments
+    expect(dict[2]).not.toBe('lime');
+    // The word after an escape (`\\n`) is kept with it; the word before is made up.
+    expect(c).toMatch(/^'[a-z]+\\nlines 42'$/);
+    expect(c).not.toContain('two');
+    expect(madeUpArgs(new Rng(1), ['[1, 2, 3]', '7'])).toEqual(['[1, 2, 3]', '7']);
+  });
+
+  it('still make programs that run when string arguments are made up, and only when asked', async () => {
+    const pool = /'(apple|river|stone|cloud|tiger|piano|lemon|garden|planet|pencil)'/;
+    const calls = (values: number | undefined) => {
+      const rng = new Rng(53);
+      const shares = { function: 0.3, param: 0.2, ...(values === undefined ? {} : { values }) };
+      return distinct.flatMap((skill) =>
+        Array.from({ length: 6 }, () => skill.make(rng, shares).solution),
+      );
+    };
+    expect(calls(0)).toEqual(calls(undefined));
+    const made = calls(1);
+    const lastLines = made.map((code) => code.trimEnd().split('\n').at(-1)!);
+    expect(calls(0).some((code) => pool.test(code.trimEnd().split('\n').at(-1)!))).toBe(true);
+    expect(lastLines.some((line) => pool.test(line))).toBe(false);
+    for (const solution of made.filter((_, i) => i % 3 === 0)) {
+      const run = await executor.execute(solution);
+      expect(run.ok, `${solution}\n${run.observation}`).toBe(true);
+    }
+  }, 120_000);
 
   it('never make the held-out palindrome test (letters kept, case ignored in either case)', () => {
     const rng = new Rng(46);
