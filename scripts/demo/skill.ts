@@ -115,32 +115,13 @@ export function functionName(
 export const DEFAULT_NAME_SHARES: NameShares = { function: 0.3, param: 0.2 };
 const ONSETS = ['b', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z'];
 const VOWELS = ['a', 'e', 'i', 'o', 'u'];
-/** Python words a made-up name must not be (keywords and builtins of two syllables or less). */
-const RESERVED = new Set([
-  'def',
-  'del',
-  'for',
-  'not',
-  'pass',
-  'sum',
-  'min',
-  'max',
-  'len',
-  'set',
-  'map',
-  'zip',
-  'abs',
-  'pow',
-  'bin',
-  'hex',
-  'oct',
-  'id',
-  'is',
-  'in',
-  'or',
-  'if',
-  'as',
-]);
+
+/** Python's keywords and lower-case builtins: a long name is never one of them (it would shadow one). */
+const PYTHON_WORDS = new Set(
+  `False None True abs aiter all and anext any as ascii assert async await bin bool break breakpoint bytearray bytes callable chr class classmethod compile complex continue copyright credits def del delattr dict dir divmod elif else enumerate eval except exec exit filter finally float for format from frozenset getattr global globals hasattr hash help hex id if import in input int is isinstance issubclass iter lambda len license list locals map max memoryview min next nonlocal not object oct open or ord pass pow print property quit raise range repr return reversed round set setattr slice sorted staticmethod str sum super try tuple type vars while with yield zip`.split(
+    ' ',
+  ),
+);
 
 /**
  * A made-up name: with probability `wordShare` built from English words (`wordName`); otherwise,
@@ -155,16 +136,10 @@ export function madeUpName(rng: Rng, syllables = 2, wordShare = 0, longShare = 0
     const word = (count: number) =>
       Array.from({ length: count }, () => pick(rng, ONSETS) + pick(rng, VOWELS)).join('');
     const name = syllables > 1 && rng.uniform() < 0.3 ? `${word(2)}_${word(1)}` : word(syllables);
-    if (!RESERVED.has(name) && !HELD_OUT_NAMES.has(name)) return name;
+    if (!PYTHON_WORDS.has(name) && !HELD_OUT_NAMES.has(name)) return name;
   }
 }
 
-/** Python's keywords and lower-case builtins: a long name is never one of them (it would shadow one). */
-const PYTHON_WORDS = new Set(
-  `False None True abs aiter all and anext any as ascii assert async await bin bool break breakpoint bytearray bytes callable chr class classmethod compile complex continue copyright credits def del delattr dict dir divmod elif else enumerate eval except exec exit filter finally float for format from frozenset getattr global globals hasattr hash help hex id if import in input int is isinstance issubclass iter lambda len license list locals map max memoryview min next nonlocal not object oct open or ord pass pow print property quit raise range repr return reversed round set setattr slice sorted staticmethod str sum super try tuple type vars while with yield zip`.split(
-    ' ',
-  ),
-);
 /** Onsets, vowels and codas of long names' syllables: wider than `ONSETS`/`VOWELS`, with clusters. */
 const LONG_ONSETS = [
   ...ONSETS,
