@@ -181,13 +181,18 @@ const SHORT_WORDS = [
   'x',
 ];
 
+/** A syllable of the wide inventory: an onset (maybe a cluster or none), a vowel, maybe a coda. */
+function longSyllable(rng: Rng): string {
+  return pick(rng, LONG_ONSETS) + pick(rng, LONG_VOWELS) + pick(rng, LONG_CODAS);
+}
+
 /**
  * A long made-up name: for a function (`level` 2) two or three parts, for a parameter one or two;
  * each part but the last is a short real word a third of the time (never two in a row), else one
  * to three syllables (mostly one or two) from the wide inventory. Never a Python word or a held-out name.
  */
 export function longName(rng: Rng, level: 1 | 2): string {
-  const syllable = () => pick(rng, LONG_ONSETS) + pick(rng, LONG_VOWELS) + pick(rng, LONG_CODAS);
+  const syllable = () => longSyllable(rng);
   const syllables = () => {
     const u = rng.uniform();
     return u < 0.5 ? 1 : u < 0.9 ? 2 : 3;
@@ -212,10 +217,7 @@ export function longName(rng: Rng, level: 1 | 2): string {
 function madeUpWord(rng: Rng): string {
   for (;;) {
     const count = 1 + Math.floor(rng.uniform() * 3);
-    const word = Array.from(
-      { length: count },
-      () => pick(rng, LONG_ONSETS) + pick(rng, LONG_VOWELS) + pick(rng, LONG_CODAS),
-    ).join('');
+    const word = Array.from({ length: count }, () => longSyllable(rng)).join('');
     if (word.length >= 3 && !PYTHON_WORDS.has(word)) return word;
   }
 }
