@@ -43,6 +43,8 @@ const { values } = parseArgs({
     resume: { type: 'string' },
     // hidden,layers,heads,mlp of a model trained from scratch (the committed demo's by default).
     shape: { type: 'string' },
+    // With --resume: grow the resumed model into --shape, computing the same function (grow.ts).
+    grow: { type: 'boolean', default: false },
     warmup: { type: 'string' },
     // The corpus's search part (scripts/demo/transcripts_search.ts): its share of the corpus; of
     // its search-task transcripts, the shares that search first and that guess a function name
@@ -164,6 +166,7 @@ const recipe: DemoRecipe = {
   workers,
   ...(values['stop-at'] ? { stopAt: number('stop-at') } : {}),
   ...(values.resume ? { resume: values.resume } : {}),
+  ...(values.grow ? { grow: true } : {}),
   command: reproduceCommand(process.argv.slice(2)),
   ...(share('search-share') > 0
     ? {

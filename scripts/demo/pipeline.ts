@@ -9,6 +9,9 @@ import { AdamW } from '../../src/model/adamw.ts';
 import { fusedMultiplyAddActive } from '../../src/kernels/matmul/kernels.ts';
 import { CausalLM } from '../../src/model/model.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
+import { type ModelConfig, parseModelConfig } from '../../src/model_files/hf_config.ts';
+import { readJson } from '../../src/model_files/source.ts';
+import { readWeightFiles } from '../../src/model_files/weight_files.ts';
 import { randomWeights } from '../../src/model/random_weights.ts';
 import { evalTasksFor, tasksFor } from '../../src/tasks/registry.ts';
 import { loadTokenizer } from '../../src/tokenizer/tokenizer.ts';
@@ -17,6 +20,7 @@ import { checkSearchTemplates, generateSearchCorpus, searchLeakProblems } from '
 import { generateSkillCorpus } from './corpus_skills.ts';
 import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
 import { heldOutLeaks } from './held_out.ts';
+import { grownWeights, layerPlaces } from './grow.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
 import { cardRecipeMinutes, modelCard, type CardFacts } from './model_card.ts';
 import { configJson, demoConfig, parameterCount, type DemoShape } from './model_config.ts';
@@ -84,6 +88,8 @@ export interface DemoRecipe {
    * Continue from an exported demo folder (its weights and tokenizer) instead of starting fresh.
    */
   resume?: string;
+  /** Grow the resumed model into `shape` first (grow.ts): wider or deeper, the same function. */
+  grow?: boolean;
   /** The command line that reproduces this run, for the model card. */
   command: string;
   /** The search part of the corpus and its scores (absent = none, as in the runs before search). */
@@ -155,6 +161,25 @@ function previousRecipe(dir: string): { command: string; minutes: number[] } {
       `${dir}/README.md has no "## Reproduce" command block; resume only from a folder this script wrote.`,
     );
   return { command: match[1]!, minutes: cardRecipeMinutes(card) };
+}
+
+/**
+ * The model in `dir` grown into `config` (grow.ts): the same function, with new weights drawn from
+ * `seed`; the config keeps `config`'s eps, so the grown norms' eps acts a little larger.
+ */
+async function grownModel(
+  dir: string,
+  config: ModelConfig,
+  seed: number,
+  log: (line: string) => void,
+): Promise<CausalLM> {
+  const source = directorySource(dir);
+  const from = parseModelConfig(await readJson(source, 'config.json'), `${dir}/config.json`);
+  const weights = await readWeightFiles(source);
+  log(
+    `grown from ${dir}: hidden ${from.hiddenSize} -> ${config.hiddenSize}, layers ${from.numLayers} -> ${config.numLayers}, heads ${from.numHeads} -> ${config.numHeads}, mlp ${from.intermediateSize} -> ${config.intermediateSize} (old layers at ${layerPlaces(from.numLayers, config.numLayers).join(', ')})`,
+  );
+  return CausalLM.fromWeights(config, grownWeights(weights, from, config, seed), { kind: 'full' });
 }
 
 /** Runs the recipe; `log` receives one line per event. */
@@ -257,11 +282,13 @@ export async function makeDemoModel(
 
   const config = demoConfig(recipe.shape);
   const model = recipe.resume
-    ? await CausalLM.load(directorySource(recipe.resume), { training: { kind: 'full' } })
+    ? recipe.grow
+      ? await grownModel(recipe.resume, config, recipe.seed, log)
+      : await CausalLM.load(directorySource(recipe.resume), { training: { kind: 'full' } })
     : CausalLM.fromWeights(config, randomWeights(config, recipe.seed), { kind: 'full' });
   if (JSON.stringify(model.config) !== JSON.stringify(config))
     throw new Error(
-      `${recipe.resume}/config.json does not match the recipe's shape. Fix: resume with the same shape.`,
+      `${recipe.resume}/config.json does not match the recipe's shape. Fix: resume with the same shape, or add --grow to grow it into --shape.`,
     );
   const optimizer = new AdamW(model.trainableVariables(), {
     learningRate: recipe.schedule.peakLearningRate,
