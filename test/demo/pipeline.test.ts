@@ -94,7 +94,7 @@ describe('demo recipe', () => {
     expect(learningRateAt(110, s)).toBeCloseTo(1e-4, 10);
   });
 
-  it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card; then resumes', async () => {
+  it('runs end to end: corpus, tokenizer, SFT, BF16 export that reloads, scores in the card; then resumes, grown', async () => {
     const result = await makeDemoModel(
       {
         out: dir,
@@ -151,8 +151,8 @@ describe('demo recipe', () => {
     expect(result.facts.trainPassAt1).not.toBeNull();
 
     const lines: string[] = [];
-    // the recipe's second run resumes from the first's folder: its weights and tokenizer, its
-    // commands and minutes carried into the new card
+    // the recipe's second run resumes from the first's folder, grown: its weights and tokenizer,
+    // its commands and minutes carried into the new card
     const resumed = await makeDemoModel(
       {
         out: dir2,
@@ -161,14 +161,16 @@ describe('demo recipe', () => {
         wrongShare: 0.35,
         genericShare: 0.3,
         guessShare: 0.5,
+        // grown as it resumes: wider, deeper, a head more (grow.ts; its numerics: grow.test.ts)
         shape: {
           vocabSize: 320,
-          hiddenSize: 32,
-          layers: 1,
-          heads: 2,
-          intermediateSize: 64,
+          hiddenSize: 48,
+          layers: 2,
+          heads: 3,
+          intermediateSize: 80,
           maxPositions: 1024,
         },
+        grow: true,
         schedule: {
           steps: 2,
           batchSize: 4,
@@ -198,6 +200,13 @@ describe('demo recipe', () => {
       readFileSync(join(dir, 'tokenizer.json'), 'utf8'),
     );
     expect(resumed.facts.command).toBe('smoke\nsmoke 2');
+    expect(lines.find((l) => l.startsWith('grown from'))).toContain(
+      'hidden 32 -> 48, layers 1 -> 2, heads 2 -> 3, mlp 64 -> 80 (old layers at 0)',
+    );
+    expect(JSON.parse(readFileSync(join(dir2, 'config.json'), 'utf8'))).toMatchObject({
+      hidden_size: 48,
+      num_hidden_layers: 2,
+    });
     expect(resumed.facts.earlierMinutes).toEqual([Math.round(result.facts.totalMinutes)]);
     const card2 = readFileSync(join(dir2, 'README.md'), 'utf8');
     expect(card2).toContain('```\nsmoke\nsmoke 2\n```');
