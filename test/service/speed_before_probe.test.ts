@@ -30,8 +30,15 @@ describe('auto on a page with a WebGPU adapter', () => {
       webgpuAdapter: async () => ({ vendor: 'google', architecture: 'swiftshader' }) as never,
       webgpuProbe: async () => {
         order.push('webgpu probe');
-        // slower than any WASM: WASM wins
-        return { backend: 'webgpu', msPerToken: 1e6, decodeMsPerToken: 1e6, trainMsPerToken: 0 };
+        // out of time before one step: WASM wins, even when a loaded host makes WASM's own probe
+        // run out of its budget too (a finite figure here would then win)
+        return {
+          backend: 'webgpu',
+          msPerToken: 1e6,
+          decodeMsPerToken: 1e6,
+          trainMsPerToken: 0,
+          lowerBound: true,
+        };
       },
       createExecutor: async () => ({
         execute: async () => ({ ok: true, stdout: '', stderr: '', timedOut: false }) as never,
