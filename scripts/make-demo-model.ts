@@ -71,6 +71,8 @@ const number = (name: keyof typeof values): number => {
   return value;
 };
 const backend = values.backend;
+if (values.grow && !values.resume)
+  throw new Error('--grow grows the model --resume names into --shape: add --resume DIR');
 if (backend !== 'wasm' && backend !== 'cpu')
   throw new Error(`--backend must be wasm or cpu, got ${JSON.stringify(backend)}`);
 const steps = number('steps');

@@ -20,7 +20,7 @@ import { checkSearchTemplates, generateSearchCorpus, searchLeakProblems } from '
 import { generateSkillCorpus } from './corpus_skills.ts';
 import { DEFAULT_EVAL, evaluate, type EvalReport, type EvalSettings } from './evaluate.ts';
 import { heldOutLeaks } from './held_out.ts';
-import { grownWeights, layerPlaces } from './grow.ts';
+import { growthProblem, grownWeights, layerPlaces } from './grow.ts';
 import { exportDemo, snapshotSource, snapshotWeights, type WeightSnapshot } from './export.ts';
 import { cardRecipeMinutes, modelCard, type CardFacts } from './model_card.ts';
 import { configJson, demoConfig, parameterCount, type DemoShape } from './model_config.ts';
@@ -163,6 +163,14 @@ function previousRecipe(dir: string): { command: string; minutes: number[] } {
   return { command: match[1]!, minutes: cardRecipeMinutes(card) };
 }
 
+/** The config of the model in `dir`. */
+async function resumedConfig(dir: string): Promise<ModelConfig> {
+  return parseModelConfig(
+    await readJson(directorySource(dir), 'config.json'),
+    `${dir}/config.json`,
+  );
+}
+
 /**
  * The model in `dir` grown into `config` (grow.ts): the same function, with new weights drawn from
  * `seed`; the config keeps `config`'s eps, so the grown norms' eps acts a little larger.
@@ -173,9 +181,8 @@ async function grownModel(
   seed: number,
   log: (line: string) => void,
 ): Promise<CausalLM> {
-  const source = directorySource(dir);
-  const from = parseModelConfig(await readJson(source, 'config.json'), `${dir}/config.json`);
-  const weights = await readWeightFiles(source);
+  const from = await resumedConfig(dir);
+  const weights = await readWeightFiles(directorySource(dir));
   log(
     `grown from ${dir}: hidden ${from.hiddenSize} -> ${config.hiddenSize}, layers ${from.numLayers} -> ${config.numLayers}, heads ${from.numHeads} -> ${config.numHeads}, mlp ${from.intermediateSize} -> ${config.intermediateSize} (old layers at ${layerPlaces(from.numLayers, config.numLayers).join(', ')})`,
   );
@@ -192,6 +199,12 @@ export async function makeDemoModel(
   if (!(await tf.setBackend(recipe.backend)))
     throw new Error(`tf.setBackend('${recipe.backend}') failed`);
 
+  // a shape the resumed model cannot grow into is refused before minutes of corpus building
+  if (recipe.resume && recipe.grow) {
+    const from = await resumedConfig(recipe.resume);
+    const problem = growthProblem(from, demoConfig(recipe.shape));
+    if (problem) throw new Error(`--grow: cannot grow ${recipe.resume} into --shape: ${problem}`);
+  }
   const corpusExecutor = await sandboxExecutor();
   const templateProblems = [
     ...(await checkTemplates(TEMPLATES, corpusExecutor, recipe.seed)),
