@@ -4,7 +4,8 @@
 // --card public/models/demo/README.md writes the measured table into the model card's "Under GRPO";
 // with --from a.jsonl,b.jsonl it writes the rows earlier runs printed, e.g. seeds run side by
 // side.) For each seed: pass@1 before (train split = seed + builtin train; eval split =
-// builtin-eval; at the run's temperature, and greedy on the train split), the default run's steps,
+// builtin-eval; unseen skill tasks = FRESH_TASKS fresh skill instances, skill_tasks.ts; at the
+// run's temperature, and greedy on the train split), the default run's steps,
 // pass@1 after, minutes, and every program the judge flagged for tampering (`flagged`: task,
 // reasons, last message). One JSON line per seed, then a summary.
 // --preset search measures the search preset instead (the default run with the search tool on,
@@ -26,7 +27,8 @@ import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts
 import { resolveRun } from '../../src/run/resolve.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
 import { evaluate as rolloutEval } from './evaluate.ts';
-import { underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.ts';
+import { FRESH_TASKS, underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.ts';
+import { skillTasks } from './skill_tasks.ts';
 import { searchGrpoTable, withSearchGrpo, type SearchRunRow } from './model_card_search.ts';
 
 const { values } = parseArgs({
@@ -111,11 +113,15 @@ for (const seed of values.from ? [] : seeds) {
     : null;
   const trainer = createTrainer(policy, executor, config, rollouts?.source);
   if (rollouts) await rollouts.workers.start(); // the worker's start is not timed
+  // unseen tasks of the kinds the skill corpus teaches: a model scores on them only by reading
+  // the prompt (the step before the held-out tasks, which also combine operations no skill shows)
+  const freshTasks = searching ? [] : await skillTasks(executor, FRESH_TASKS);
   const evaluateDefault = async () => ({
     train: (await trainer.evaluate(trainTasks, samples, 1000 + seed)).passAt1,
     eval: (await trainer.evaluate(evalTasks, samples, 2000 + seed)).passAt1,
     // greedy decoding: one sample per task says all, and no sampling noise
     greedyTrain: (await trainer.evaluate(trainTasks, 1, 3000 + seed, 0)).passAt1,
+    fresh: (await trainer.evaluate(freshTasks, samples, 4000 + seed)).passAt1,
   });
   // The search preset also needs each episode's tools, which the trainer's evaluation does not
   // return: the same rollouts (the policy's model with its adapters, the run's settings and

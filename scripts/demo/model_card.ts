@@ -122,6 +122,9 @@ only answers backed by code that passes the hidden tests, trains that habit away
 const score = (x: number | null) => (x === null ? 'not measured yet' : x.toFixed(2));
 
 /** The command that measures the default run on this model and writes its table into the card. */
+/** How many fresh skill instances the default run's measurement scores (one per skill and one more). */
+export const FRESH_TASKS = 28;
+
 export const DEFAULT_RUN_COMMAND =
   'node scripts/relaxed-simd.mjs scripts/demo/default_run.ts --seeds 1,2,3 --samples 8 --card public/models/demo/README.md';
 
@@ -151,8 +154,9 @@ export function cardRecipeMinutes(card: string): number[] {
 /** One seed of the default run, as default_run.ts measures it. */
 export interface DefaultRunRow {
   seed: number;
-  before: { train: number; eval: number; greedyTrain?: number };
-  after: { train: number; eval: number; greedyTrain?: number };
+  /** `fresh`: pass@1 on fresh skill instances (tasks of trained kinds that no corpus holds). */
+  before: { train: number; eval: number; greedyTrain?: number; fresh?: number };
+  after: { train: number; eval: number; greedyTrain?: number; fresh?: number };
   minutes: number;
   /** Share of the step's episodes that ran code, per step. */
   ranCode: number[];
@@ -168,9 +172,11 @@ export function underGrpoTable(
     before === undefined || after === undefined
       ? '–'
       : `${before.toFixed(2)} → ${after.toFixed(2)} (${signed(after - before)})`;
+  // the unseen skill tasks' column only when every row measured them (rows of older runs did not)
+  const fresh = rows.every((r) => r.before.fresh !== undefined && r.after.fresh !== undefined);
   const lines = rows.map(
     (r) =>
-      `| ${r.seed} | ${change(r.before.train, r.after.train)} | ${change(r.before.greedyTrain, r.after.greedyTrain)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} | ${r.minutes.toFixed(1)} |`,
+      `| ${r.seed} | ${change(r.before.train, r.after.train)} | ${change(r.before.greedyTrain, r.after.greedyTrain)} | ${r.before.eval.toFixed(2)} → ${r.after.eval.toFixed(2)} |${fresh ? ` ${change(r.before.fresh, r.after.fresh)} |` : ''} ${r.minutes.toFixed(1)} |`,
   );
   const first = rows.map((r) => r.ranCode[0] ?? 0);
   const full = rows.map((r) => r.ranCode.findIndex((x) => x >= 1) + 1);
@@ -186,10 +192,10 @@ export function underGrpoTable(
       : `it reached 1.00 by step ${steps} and stayed at ${after.toFixed(2)}–1.00 after`;
   return `Measured on these files (${samples} samples per task, WASM in Node${fma ? ' with relaxed SIMD, as in Chromium' : ''}; \`${DEFAULT_RUN_COMMAND}\`):
 
-| seed | seed + builtin train split | same, greedy | builtin eval split | minutes |
-|---|---|---|---|---|
+| seed | seed + builtin train split | same, greedy | builtin eval split |${fresh ? ' unseen skill tasks |' : ''} minutes |
+|---|---|---|---|${fresh ? '---|' : ''}---|
 ${lines.join('\n')}
-
+${fresh ? `\nUnseen skill tasks: ${FRESH_TASKS} fresh instances of the skill corpus's kinds (new names, values and wordings, drawn from a seed no corpus uses; \`scripts/demo/skill_tasks.ts\`).\n` : ''}
 The share of episodes that run code was ${Math.min(...first).toFixed(2)}–${Math.max(...first).toFixed(2)} in the first step; ${fullText}.`;
 }
 

@@ -123,6 +123,20 @@ describe('demo model card', () => {
     expect(underGrpoTable([row(1, [0.5, 1, 0.89, 1]), row(2, [0.75, 1, 1, 1])], 4, true)).toContain(
       '0.50–0.75 in the first step; it reached 1.00 by step 2 and stayed at 0.89–1.00 after',
     );
+    // rows that scored the unseen skill tasks get their column, and the note on what they are
+    const fresh = (r: DefaultRunRow): DefaultRunRow => ({
+      ...r,
+      before: { ...r.before, fresh: 0.3 },
+      after: { ...r.after, fresh: 0.55 },
+    });
+    const withFresh = underGrpoTable([fresh(row(1, [0.5, 1]))], 4, true);
+    expect(withFresh).toContain('| builtin eval split | unseen skill tasks | minutes |');
+    expect(withFresh).toContain(
+      '| 1 | 0.20 → 0.50 (+0.30) | 0.10 → 0.60 (+0.50) | 0.00 → 0.05 | 0.30 → 0.55 (+0.25) | 3.3 |',
+    );
+    expect(withFresh).toContain('Unseen skill tasks: 28 fresh instances');
+    // a row without them (an older run's) drops the column for all
+    expect(underGrpoTable([fresh(row(1, [0.5, 1])), row(2, [1])], 4, true)).not.toContain('unseen');
     const written = withUnderGrpo(card, table);
     expect(written).not.toContain('Not measured on these files yet');
     expect(written).toContain(table);
