@@ -26,7 +26,7 @@ import { selectBackend } from '../../src/kernels/backend.ts';
 import { PRESETS, presetConfig, type PresetName } from '../../src/run/presets.ts';
 import { resolveRun } from '../../src/run/resolve.ts';
 import { createTrainer, loadPolicy } from '../../src/service/session.ts';
-import { evaluate as rolloutEval } from './evaluate.ts';
+import { evaluate as rolloutEval, runEvalSettings } from './evaluate.ts';
 import { FRESH_TASKS, underGrpoTable, withUnderGrpo, type DefaultRunRow } from './model_card.ts';
 import { skillTasks } from './skill_tasks.ts';
 import { searchGrpoTable, withSearchGrpo, type SearchRunRow } from './model_card_search.ts';
@@ -126,19 +126,15 @@ for (const seed of values.from ? [] : seeds) {
   // The search preset also needs each episode's tools, which the trainer's evaluation does not
   // return: the same rollouts (the policy's model with its adapters, the run's settings and
   // rewards), scored by scripts/demo/evaluate.ts.
-  const settings = resolveRun(config).trainer;
   const evaluateSearch = async () => {
     const run = (tasks: typeof trainTasks, rngSeed: number) =>
-      rolloutEval(policy.model, policy.tokenizer, tasks, executor, {
-        samples,
-        seed: rngSeed,
-        temperature: config.temperature,
-        maxNewTokens: config.maxNewTokens,
-        maxTurns: config.maxTurns,
-        timeoutMs: config.timeoutMs,
-        tools: config.tools,
-        rewards: settings.rewards,
-      });
+      rolloutEval(
+        policy.model,
+        policy.tokenizer,
+        tasks,
+        executor,
+        runEvalSettings(config, samples, rngSeed),
+      );
     const train = await run(trainTasks, 1000 + seed);
     const held = await run(evalTasks, 2000 + seed);
     return {

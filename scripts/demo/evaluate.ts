@@ -10,6 +10,8 @@ import type { CodeExecutor } from '../../src/env/types.ts';
 import { scoreTrajectory, type RewardSettings } from '../../src/rl/rewards.ts';
 import type { Task } from '../../src/tasks/task.ts';
 import type { Tokenizer } from '../../src/tokenizer/tokenizer.ts';
+import type { RunConfig } from '../../src/run/config.ts';
+import { resolveRun } from '../../src/run/resolve.ts';
 
 /** Rollout settings of an evaluation (the default run's unless changed). */
 export interface EvalSettings {
@@ -26,6 +28,20 @@ export interface EvalSettings {
   tools?: readonly string[];
   /** The rewards that score an episode; absent = the default run's. */
   rewards?: RewardSettings;
+}
+
+/** A run's own rollout settings, tools and rewards, for `samples` per task from `seed`. */
+export function runEvalSettings(config: RunConfig, samples: number, seed: number): EvalSettings {
+  return {
+    samples,
+    seed,
+    temperature: config.temperature,
+    maxNewTokens: config.maxNewTokens,
+    maxTurns: config.maxTurns,
+    timeoutMs: config.timeoutMs,
+    tools: config.tools,
+    rewards: resolveRun(config).trainer.rewards,
+  };
 }
 
 /** The default run's rollout settings (RunConfig defaults): temperature 1, 128 tokens, 3 turns. */

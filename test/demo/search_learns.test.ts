@@ -23,7 +23,7 @@ import { Trainer } from '../../src/training/trainer.ts';
 import type { ClosableExecutor } from '../../src/service/trainer_service.ts';
 import { tasksFor } from '../../src/tasks/registry.ts';
 import type { Trajectory } from '../../src/rl/types.ts';
-import { evaluate } from '../../scripts/demo/evaluate.ts';
+import { evaluate, runEvalSettings } from '../../scripts/demo/evaluate.ts';
 import type { CausalLM } from '../../src/model/model.ts';
 
 /** The episode searched before it ran any code (the habit the corpus makes rare). */
@@ -57,18 +57,14 @@ describe('the demo model learns to search', () => {
       { ...resolveRun(config).trainer, tasks: tasksFor(config.tasks), evalTasks: [] },
     );
     // the held-out split, with the run's own rollout settings, rewards and tools
-    const settings = resolveRun(config).trainer;
     const heldOut = (model: CausalLM) =>
-      evaluate(model, policy.tokenizer, tasksFor('search-eval'), executor, {
-        samples: HELD_OUT_SAMPLES,
-        seed: 13,
-        temperature: config.temperature,
-        maxNewTokens: config.maxNewTokens,
-        maxTurns: config.maxTurns,
-        timeoutMs: config.timeoutMs,
-        tools: config.tools,
-        rewards: settings.rewards,
-      });
+      evaluate(
+        model,
+        policy.tokenizer,
+        tasksFor('search-eval'),
+        executor,
+        runEvalSettings(config, HELD_OUT_SAMPLES, 13),
+      );
     const heldBefore = await heldOut(policy.model);
     const shares: number[] = []; // search_fraction: searched at all
     const firstShares: number[] = []; // searched before running code
