@@ -17,17 +17,27 @@ export const PROGRAM_FILENAME = 'main.py';
  */
 export const SLEEP_DEVICE = '/dev/sandbox_sleep';
 
-/** The harness's files, in the order they are compiled: capture, restore, runner, judge, lockdown. */
+/**
+ * Path of the judge's device (see runner_runtime.ts): a write hands a request from the program's
+ * interpreter to the trusted one (a callable the tests passed in), and reads return its reply.
+ */
+export const JUDGE_DEVICE = '/dev/sandbox_judge';
+
+/**
+ * The harness's files, in the order they are compiled: capture, restore, runner, the crossing,
+ * judge, lockdown. The trusted interpreter compiles crossing.py and trusted.py.
+ */
 export const HARNESS_FILES = [
   'capture.py',
   'restore.py',
   'harness.py',
+  'crossing.py',
   'judge.py',
   'lockdown.py',
 ] as const;
 
 /** Values shared with the TypeScript side: each `${NAME}` in a file is written in from here. */
-const SHARED: Readonly<Record<string, string>> = { PROGRAM_FILENAME, SLEEP_DEVICE };
+const SHARED: Readonly<Record<string, string>> = { PROGRAM_FILENAME, SLEEP_DEVICE, JUDGE_DEVICE };
 
 const inlined: Record<string, string> | undefined = import.meta.env
   ? import.meta.glob<string>('./python/*.py', { query: '?raw', import: 'default', eager: true })
@@ -52,7 +62,7 @@ function readFile(name: string): string {
  * that runs the tests and never runs a program.
  */
 export function trustedSource(): string {
-  return readFile('trusted.py');
+  return `${readFile('crossing.py')}\n${readFile('trusted.py')}`;
 }
 
 /** The harness as compiled: its files in order, a blank line apart, the shared values written in. */

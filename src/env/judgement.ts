@@ -17,7 +17,7 @@ import type {
 export function toProbes(tests: readonly HiddenTest[]): JudgeProbe[] {
   return tests.map((test) =>
     test.kind === 'value'
-      ? { kind: 'value', expr: test.expr }
+      ? { kind: 'value', expr: test.expr, ...(test.literal ? { literal: test.literal } : {}) }
       : { kind: test.kind, source: test.source },
   );
 }
@@ -34,6 +34,8 @@ export function verdict(test: HiddenTest, result: RawTestResult): TestVerdict {
     return result.status === 'pass'
       ? { passed: true, detail: null }
       : { passed: false, detail: 'no result' };
+  // Not exact plain data (a Decimal, a Counter): the trusted judge compared it in Python.
+  if (result.status === 'pass') return { passed: true, detail: null };
   if (result.status !== 'value') return { passed: false, detail: 'no value' };
   let got: PlainValue;
   try {
@@ -61,12 +63,14 @@ export function toJudgement(
       ? (outcome.raw as RawJudgement)
       : null;
   const tampered = [...new Set(raw?.tampered ?? [])];
+  const limits = [...new Set(raw?.limits ?? [])];
   const failAll = (detail: string): Judgement => ({
     execution,
     tests: counted.map(() => ({ passed: false, detail })),
     passed: 0,
     total,
     tampered,
+    limits,
     timedOut: execution.timedOut,
   });
   if (execution.timedOut) return failAll('timed out');
@@ -87,6 +91,7 @@ export function toJudgement(
     passed: verdicts.filter((v) => v.passed).length,
     total,
     tampered,
+    limits,
     timedOut: false,
   };
 }

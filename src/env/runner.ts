@@ -13,6 +13,7 @@ import {
   capMemory,
   fatalExecution,
   type EmscriptenInternals,
+  installJudgeDevice,
   installSleepDevice,
   memorySnapshot,
   plainResult,
@@ -80,6 +81,11 @@ export class SandboxRunner implements SandboxRunnerApi {
     return this.clean?.lastRestoreMs ?? 0;
   }
 
+  /** What the last restore of the file system took (ms), for the bench. */
+  get lastFsRestoreMs(): number {
+    return this.fsGuard?.lastRestoreMs ?? 0;
+  }
+
   /** Loads Pyodide and locks it down; resolves when the first program may run. */
   async init(options: SandboxInit): Promise<SandboxReady> {
     this.options = options;
@@ -123,11 +129,11 @@ export class SandboxRunner implements SandboxRunnerApi {
     this.judgeApi = harness.judgeApi;
     const report = harness.report;
     this.fsGuard = new FileSystemGuard(
-      internals.FS,
-      internals.MEMFS,
+      internals,
       {
         readOnly: internals.ERRNO_CODES.EROFS ?? 69,
         noSpace: internals.ERRNO_CODES.ENOSPC ?? 51,
+        invalid: internals.ERRNO_CODES.EINVAL ?? 28,
       },
       FILE_QUOTA_BYTES,
     );
@@ -196,6 +202,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       pyodide.setInterruptBuffer(this.interrupt);
     }
     installSleepDevice(internals, () => this.interrupt);
+    installJudgeDevice(internals, (request) => this.trusted?.serveBack(request) ?? null);
   }
 
   /** Runs one program in a fresh namespace and puts the interpreter back afterwards. */
@@ -263,6 +270,7 @@ export class SandboxRunner implements SandboxRunnerApi {
     if (unclean) return { ...this.failure(unclean), results: [], tampered: [] };
     this.fdOutput.clear();
     const tampered: string[] = [];
+    const limits: string[] = [];
     const results: RawTestResult[] = [];
     const noteAll = (reasons: unknown) => {
       for (const reason of strings(reasons)) if (!tampered.includes(reason)) tampered.push(reason);
@@ -278,10 +286,11 @@ export class SandboxRunner implements SandboxRunnerApi {
       errorType = typeof programError === 'string' ? programError : null;
       interrupted = programInterrupted === true;
       noteAll(reasons);
-      const names = typeof reasonsAndNames[0] === 'string' ? reasonsAndNames[0] : '{}';
+      const initial = typeof reasonsAndNames[0] === 'string' ? reasonsAndNames[0] : '[null]';
       if (!interrupted) {
-        const judged = trusted.run(api.call, names, tests, noteAll);
+        const judged = trusted.run(api.call, initial, tests, noteAll);
         results.push(...judged.results);
+        limits.push(...judged.limits);
         interrupted = judged.interrupted;
         if (interrupted) {
           ok = false;
@@ -336,6 +345,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       filesRemoved: removed,
       results,
       tampered,
+      limits,
     };
   }
 

@@ -2,8 +2,8 @@
 // Emscripten objects it reaches, the heap cap, the sleep device, raising a Python error from a
 // JavaScript callback, converting a Python result, the memory snapshot, and compiling the harness.
 import type { loadPyodide } from 'pyodide';
-import type { EmscriptenFs, EmscriptenMemfs } from './fs_guard.ts';
-import { harnessSource, SLEEP_DEVICE } from './harness_source.ts';
+import type { EmscriptenFs, EmscriptenMemfs, GuardedFs } from './fs_guard.ts';
+import { harnessSource, JUDGE_DEVICE, SLEEP_DEVICE } from './harness_source.ts';
 import type { RawExecution } from './types.ts';
 
 type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
@@ -19,12 +19,15 @@ export interface EmscriptenInternals {
       dev: number,
       ops: {
         write: (stream: unknown, buffer: Uint8Array, offset: number, length: number) => number;
+        read?: (stream: unknown, buffer: Uint8Array, offset: number, length: number) => number;
       },
     ): void;
     mkdev(path: string, dev: number): unknown;
   };
   MEMFS: EmscriptenMemfs;
-  SOCKFS: { createSocket: (...args: unknown[]) => unknown };
+  TTY: GuardedFs['TTY'];
+  PIPEFS: GuardedFs['PIPEFS'];
+  SOCKFS: GuardedFs['SOCKFS'] & { createSocket: (...args: unknown[]) => unknown };
   ERRNO_CODES: Record<string, number>;
   HEAPU32: Uint32Array;
   _PyExc_RuntimeError: number | { value: number };
@@ -121,6 +124,52 @@ export function installSleepDevice(
     },
   });
   fs.mkdev(SLEEP_DEVICE, device);
+}
+
+/**
+ * The judge's device (python/judge.py `send_back`): the program's interpreter writes one request
+ * (an operation on an object the tests passed it), `serve` hands it to the trusted interpreter at
+ * once, and reads return the reply until they return 0. A request made while another is being
+ * served (the tests' callable calls the program again, which calls back) is served and read before
+ * the outer one's reply exists, so one reply at a time is enough. Never throws: a JavaScript
+ * exception here would unwind through the interpreter and kill it.
+ */
+export function installJudgeDevice(
+  internals: EmscriptenInternals,
+  serve: (request: string) => string | null,
+): void {
+  const fs = internals.FS;
+  const device = fs.makedev(64, 1);
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let reply: Uint8Array | null = null;
+  let at = 0;
+  fs.registerDevice(device, {
+    write: (_stream, buffer, offset, length) => {
+      try {
+        const request = decoder.decode(buffer.slice(offset, offset + length));
+        const text = serve(request) ?? '["refused","the judge is not ready",[],null,"",""]';
+        reply = encoder.encode(text);
+      } catch {
+        reply = encoder.encode('["interrupted",null,[],null,"",""]');
+      }
+      at = 0;
+      return length;
+    },
+    read: (_stream, buffer, offset, length) => {
+      if (reply === null) return 0;
+      const n = Math.min(length, reply.length - at);
+      if (n <= 0) {
+        reply = null;
+        at = 0;
+        return 0;
+      }
+      buffer.set(reply.subarray(at, at + n), offset);
+      at += n;
+      return n;
+    },
+  });
+  fs.mkdev(JUDGE_DEVICE, device);
 }
 
 /**

@@ -1,6 +1,8 @@
 // The sandbox worker's second interpreter (docs/sandbox.md "The judge"): it runs a task's tests
-// (python/trusted.py) and never runs a program. Each call a test makes to the program's functions
-// crosses to the program's interpreter through `cross` (python/judge.py `call`), strings both ways.
+// (python/trusted.py) and never runs a program. Each operation a test does on the program's names
+// and objects crosses to the program's interpreter through `cross` (python/judge.py `call`), and
+// each one the program does on an object the tests passed it comes back through `serveBack` (the
+// judge's device, runner_runtime.ts): strings both ways (python/crossing.py).
 import type { loadPyodide } from 'pyodide';
 import { trustedSource } from './harness_source.ts';
 import type { PyCallable } from './runner_runtime.ts';
@@ -10,9 +12,11 @@ type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
 type PyodideOptions = NonNullable<Parameters<typeof loadPyodide>[0]>;
 
 /** What a crossing answers when the judgement must stop, and for a reply past the cap. */
-const INTERRUPTED = '["interrupted"]';
-const TOO_LARGE = '["nonplain","a reply larger than 8 MB"]';
-const MAX_REPLY_CHARS = 8 * 2 ** 20;
+const INTERRUPTED = '["interrupted",null,[],null,"",""]';
+const TOO_LARGE = '["refused","a reply larger than 256 MB",[],null,"",""]';
+const IDLE = '["refused","no judgement is running",[],null,"",""]';
+/** A reply's cap in characters: far past what the heap cap (1 GiB by default) lets a value be. */
+const MAX_REPLY_CHARS = 256 * 2 ** 20;
 
 /** The trusted interpreter and its judge, held by the runner. */
 export class TrustedJudge {
@@ -23,6 +27,7 @@ export class TrustedJudge {
     escaped: unknown;
   } | null = null;
   private judge: PyCallable | null = null;
+  private serve: PyCallable | null = null;
 
   private constructor(private readonly pyodide: Pyodide) {}
 
@@ -59,7 +64,13 @@ export class TrustedJudge {
     });
     const make = namespace.get('_make_trusted') as PyCallable;
     namespace.destroy();
-    trusted.judge = make((request: unknown) => trusted.cross(request)) as PyCallable;
+    const made = make((request: unknown) => trusted.cross(request)) as {
+      get(index: number): PyCallable;
+      destroy(): void;
+    };
+    trusted.judge = made.get(0);
+    trusted.serve = made.get(1);
+    made.destroy();
     make.destroy();
     return trusted;
   }
@@ -76,20 +87,22 @@ export class TrustedJudge {
    */
   run(
     call: PyCallable,
-    names: string,
+    initial: string,
     tests: readonly JudgeProbe[],
     noteAll: (reasons: unknown) => void,
-  ): { results: RawTestResult[]; interrupted: boolean } {
+  ): { results: RawTestResult[]; interrupted: boolean; limits: string[] } {
     const tested = tests.map((probe) => {
       // A setup line runs as a statement does; the caller does not count its result.
       const text = probe.kind === 'value' ? probe.expr : probe.source;
       if (typeof text !== 'string') throw new Error('SandboxRunner.judge: a test has no source');
-      return [probe.kind === 'value' ? 'value' : 'statement', text];
+      return probe.kind === 'value'
+        ? ['value', text, probe.literal ?? 'None']
+        : [probe.kind === 'setup' ? 'setup' : 'statement', text];
     });
     this.crossing = { call, noteAll, escaped: null };
     let reply: unknown;
     try {
-      reply = this.judge!(names, JSON.stringify(tested));
+      reply = this.judge!(initial, JSON.stringify(tested));
     } catch (error) {
       this.crossing = null;
       throw error;
@@ -97,14 +110,39 @@ export class TrustedJudge {
     const escaped = this.crossing.escaped;
     this.crossing = null;
     if (escaped !== null) throw escaped;
-    const [replies, interrupted] = JSON.parse(String(reply)) as [unknown[], boolean];
+    const [replies, interrupted, limits] = JSON.parse(String(reply)) as [
+      unknown[],
+      boolean,
+      unknown,
+    ];
     const results = replies.map((item): RawTestResult => {
       const result = Array.isArray(item) ? item : [];
       if (result[0] === 'value') return { status: 'value', value: result[1] as never };
       if (result[0] === 'pass') return { status: 'pass' };
       return { status: 'error', error: typeof result[1] === 'string' ? result[1] : 'error' };
     });
-    return { results, interrupted: interrupted === true };
+    return {
+      results,
+      interrupted: interrupted === true,
+      limits: Array.isArray(limits) ? limits.filter((l): l is string => typeof l === 'string') : [],
+    };
+  }
+
+  /**
+   * An operation from the program's interpreter on an object the tests passed it (the judge's
+   * device): only while a judgement is under way; a failure stops the judgement.
+   */
+  serveBack(request: string): string {
+    const crossing = this.crossing;
+    if (!crossing || crossing.escaped !== null || !this.serve) return IDLE;
+    try {
+      const text = this.serve(request);
+      if (typeof text !== 'string') throw new Error('the trusted judge returned something not a string');
+      return text.length > MAX_REPLY_CHARS ? TOO_LARGE : text;
+    } catch (error) {
+      crossing.escaped = error;
+      return INTERRUPTED;
+    }
   }
 
   /**
@@ -117,13 +155,13 @@ export class TrustedJudge {
     try {
       const text = crossing.call(request);
       if (typeof text !== 'string') throw new Error('the judge returned something not a string');
-      const parsed: unknown = JSON.parse(text);
-      if (!Array.isArray(parsed) || parsed.length !== 2)
-        throw new Error('the judge replied with something other than [reply, reasons]');
-      const [reply, reasons] = parsed as [unknown, unknown];
-      crossing.noteAll(reasons);
-      const out = JSON.stringify(reply);
-      return out.length > MAX_REPLY_CHARS ? TOO_LARGE : out;
+      // The reasons noted so far, a newline, the reply (passed on as it is: the trusted side checks
+      // it, and JSON numbers must not go through JavaScript's doubles).
+      const newline = text.indexOf('\n');
+      if (newline < 0) throw new Error('the judge replied without its reasons');
+      crossing.noteAll(JSON.parse(text.slice(0, newline)));
+      const reply = text.slice(newline + 1);
+      return reply.length > MAX_REPLY_CHARS ? TOO_LARGE : reply;
     } catch (error) {
       crossing.escaped = error;
       return INTERRUPTED;

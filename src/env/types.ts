@@ -70,13 +70,13 @@ export interface RanOn {
  * is not a test.
  */
 export type HiddenTest =
-  | { kind: 'value'; expr: string; expected: PlainValue; source?: string }
+  | { kind: 'value'; expr: string; expected: PlainValue; literal?: string; source?: string }
   | { kind: 'statement'; source: string }
   | { kind: 'setup'; source: string };
 
 /** A hidden test as the worker gets it: the expected value never enters the sandbox. */
 export type JudgeProbe =
-  | { kind: 'value'; expr: string }
+  | { kind: 'value'; expr: string; literal?: string }
   | { kind: 'statement'; source: string }
   | { kind: 'setup'; source: string };
 
@@ -106,6 +106,12 @@ export interface Judgement {
    * "redefines builtin exec"); a program with any scores 0 for tests whatever passed.
    */
   tampered: string[];
+  /**
+   * Where the judge could not keep Python's meaning (a program object compared by identity, an
+   * argument change it could not carry back), in words; empty or absent when none. Shown with the
+   * verdict.
+   */
+  limits?: string[];
   /** The deadline passed (the whole judgement shares one). */
   timedOut: boolean;
 }
@@ -239,6 +245,8 @@ export interface RawExecution {
 export interface RawJudgement extends RawExecution {
   results: RawTestResult[];
   tampered: string[];
+  /** Where Python's meaning could not be kept across the crossing, in words (python/trusted.py). */
+  limits?: string[];
 }
 
 /** The runner a sandbox worker exposes (workers/sandbox.worker.ts). */

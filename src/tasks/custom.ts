@@ -2,7 +2,7 @@
 // output_match and final_answer) OR Python assert tests (checked by the tests reward). They travel
 // in run links, so the input form is plain JSON and validation says how to fix each problem.
 import type { Task } from './task.ts';
-import { isAssertTest } from './tests_harness.ts';
+import { testCount } from './tests_harness.ts';
 
 /** A custom task as the user writes it and as a run link carries it. */
 export interface CustomTaskInput {
@@ -149,9 +149,9 @@ export function customTaskProblems(input: unknown, label: string): string[] {
       problems.push(
         `${label}: the tests have ${source.length} characters, over the limit of ${CUSTOM_LIMITS.testsChars}. Fix: keep fewer tests.`,
       );
-    if (!splitTests(source).some(isAssertTest)) {
+    if (testCount(splitTests(source)) === 0) {
       problems.push(
-        `${label}: the tests contain no assert statement, so they could never fail. Fix: write tests like "assert add(2, 3) == 5".`,
+        `${label}: the tests contain no assert statement that runs (at top level, in a helper they call, in a test_ function or a unittest.TestCase), so they could never fail. Fix: write tests like "assert add(2, 3) == 5".`,
       );
     }
   }

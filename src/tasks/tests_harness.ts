@@ -105,21 +105,97 @@ function topLevelEquals(condition: string): { equals: number; end: number } | nu
 }
 
 /**
- * Whether a statement of a task's test source is a test: one with an `assert` at the start of a
- * line or after a `;` (`assert f(1) == 2`, `xs = [1]; f(xs); assert xs == [1]`, a `for` loop whose
- * body asserts). Anything else (`r = add(2, 3)`) is a setup line: it runs and binds names for the
- * statements after it, but is not counted.
+ * Whether a statement has an `assert` at the start of a line or after a `;` (`assert f(1) == 2`,
+ * `xs = [1]; f(xs); assert xs == [1]`, a `for` loop whose body asserts).
  */
 export function isAssertTest(source: string): boolean {
   return /(^|[;\n])[ \t]*assert\b/.test(source);
+}
+
+/** A definition (a function, a class, decorated or not) or an import: never a test itself. */
+function isDefinition(source: string): boolean {
+  return /^(@|(async[ \t]+)?def\b|class\b|import\b|from\b)/.test(source.trimStart());
+}
+
+/** The name a top-level `def` statement defines, if it is one. */
+function definedFunction(source: string): string | null {
+  const match = /^(?:@[^\n]*\n\s*)*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)/.exec(source.trimStart());
+  return match ? match[1]! : null;
+}
+
+const calls = (source: string, name: string): boolean =>
+  new RegExp(`(^|[^\\w.])${name}[ \\t]*\\(`).test(source);
+
+/**
+ * The functions a test source defines that assert, directly or through another such function
+ * (`def check(candidate): assert candidate(1) == 2`): a statement that calls one is a test.
+ */
+function assertingHelpers(sources: readonly string[]): Set<string> {
+  const defined = new Map<string, string>();
+  for (const source of sources) {
+    const name = definedFunction(source);
+    if (name) defined.set(name, source);
+  }
+  const helpers = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [name, source] of defined) {
+      if (helpers.has(name)) continue;
+      const body = source.slice(source.indexOf(':'));
+      if (isAssertTest(body) || [...helpers].some((helper) => calls(body, helper))) {
+        helpers.add(name);
+        grew = true;
+      }
+    }
+  }
+  return helpers;
+}
+
+/** Whether one top-level statement of a test source is a test, given the asserting helpers. */
+function isTest(source: string, helpers: ReadonlySet<string>): boolean {
+  if (isDefinition(source)) return false;
+  return isAssertTest(source) || [...helpers].some((helper) => calls(source, helper));
+}
+
+/**
+ * The tests a source defines but never runs, run after it as pytest and unittest would: each
+ * top-level `def test_*()` that takes no argument and that no statement calls, and each `test_*`
+ * method of a `unittest.TestCase` subclass (between its class's setUpClass and tearDownClass).
+ */
+function collectedTests(sources: readonly string[]): HiddenTest[] {
+  const collected: HiddenTest[] = [];
+  for (const source of sources) {
+    const name = definedFunction(source);
+    if (
+      name?.startsWith('test') &&
+      new RegExp(`def[ \\t]+${name}[ \\t]*\\([ \\t]*\\)`).test(source) &&
+      !sources.some((other) => other !== source && calls(other, name))
+    ) {
+      collected.push({ kind: 'statement', source: `${name}()` });
+    }
+    const testCase = /^class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*TestCase[^)]*)\)/.exec(source);
+    if (testCase) {
+      const klass = testCase[1]!;
+      const methods = [...source.matchAll(/\n[ \t]+def[ \t]+(test\w*)[ \t]*\([ \t]*self\b/g)].map(
+        (m) => m[1]!,
+      );
+      if (methods.length === 0) continue;
+      collected.push({ kind: 'setup', source: `${klass}.setUpClass()` });
+      for (const method of methods)
+        collected.push({ kind: 'statement', source: `${klass}(${JSON.stringify(method)}).debug()` });
+      collected.push({ kind: 'setup', source: `${klass}.tearDownClass()` });
+    }
+  }
+  return collected;
 }
 
 /**
  * One statement of a task's test source as the judge runs it: a test split into an expression and
  * its expected value where it can be, another test as a statement, or a setup line.
  */
-export function splitTest(source: string): HiddenTest {
-  if (!isAssertTest(source)) return { kind: 'setup', source };
+export function splitTest(source: string, helpers: ReadonlySet<string> = new Set()): HiddenTest {
+  if (!isTest(source, helpers)) return { kind: 'setup', source };
   const statement: HiddenTest = { kind: 'statement', source };
   const match = /^\s*assert\s+([\s\S]*)$/.exec(source);
   if (!match) return statement;
@@ -127,19 +203,31 @@ export function splitTest(source: string): HiddenTest {
   const found = topLevelEquals(condition);
   if (found === null) return statement;
   const expr = condition.slice(0, found.equals).trim();
-  const expected = parsePythonLiteral(condition.slice(found.equals + 2, found.end).trim());
+  const literal = condition.slice(found.equals + 2, found.end).trim();
+  const expected = parsePythonLiteral(literal);
   if (expr === '' || expected === null) return statement;
-  return { kind: 'value', expr, expected, source };
+  return { kind: 'value', expr, expected, literal, source };
 }
 
-/** A task's test source, statement by statement, split for the judge. */
+/**
+ * A task's test source, statement by statement, split for the judge: each statement that asserts
+ * or calls a helper that asserts is a test (definitions never are), the rest are setup lines; then
+ * the tests it defines but never calls (pytest's `test_*` functions, unittest's methods).
+ */
 export function hiddenTests(sources: readonly string[]): HiddenTest[] {
-  return sources.map(splitTest);
+  const helpers = assertingHelpers(sources);
+  const hasMain = (source: string) => /^if[ \t]+__name__[ \t]*==/.test(source);
+  return [
+    ...sources.map((source) =>
+      hasMain(source) ? { kind: 'setup' as const, source } : splitTest(source, helpers),
+    ),
+    ...collectedTests(sources),
+  ];
 }
 
-/** How many of a task's statements are tests (its asserts; setup lines are not counted). */
+/** How many of a task's statements are tests (setup lines are not counted). */
 export function testCount(sources: readonly string[]): number {
-  return sources.filter(isAssertTest).length;
+  return hiddenTests(sources).filter((test) => test.kind !== 'setup').length;
 }
 
 /** How many hidden tests passed, or null when the report line never appeared. */
@@ -161,7 +249,7 @@ export function newNonce(): string {
  */
 export function testsProgram(code: string, tests: readonly string[], nonce: string): string {
   // JSON string literals and numbers are valid Python literals, so no other escaping.
-  const statements = tests.map((source) => [source, isAssertTest(source) ? 1 : 0]);
+  const statements = hiddenTests(tests).map((test) => [test.source, test.kind === 'setup' ? 0 : 1]);
   return [
     code,
     '',

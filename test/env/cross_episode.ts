@@ -77,9 +77,9 @@ export const CROSS_EPISODE_CASES: CrossEpisodeCase[] = [
     name: 'leaves file descriptors open',
     saboteur: 'import os\n_fds = [os.open("/tmp", os.O_RDONLY) for _ in range(5)]',
     correct:
-      'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 4, fd\n    return a + b',
+      'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 5, fd\n    return a + b',
     wrong:
-      'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 4, fd\n    return a + b + 1',
+      'import os\ndef add(a, b):\n    fd = os.open("/tmp", os.O_RDONLY)\n    os.close(fd)\n    assert fd == 5, fd\n    return a + b + 1',
   },
   {
     name: "makes the stdlib's zip unreadable (chmod, JavaScript-side file metadata)",

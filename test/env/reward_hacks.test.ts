@@ -128,7 +128,7 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
       'def add(a, b):\n    return a + b',
       hiddenTests(['assert r == 5']),
     );
-    expect(next.tests[0]).toEqual({ passed: false, detail: 'NameError' });
+    expect(next.tests[0]).toMatchObject({ passed: false, detail: expect.stringMatching(/^NameError/) });
   });
 
   it('a test sees the real builtin where the program shadows it (the tests run in another interpreter), unflagged', async () => {
@@ -141,15 +141,19 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
     expect(used.tampered).toEqual([]);
   });
 
-  it('an Enum member stands for its value; one whose value is not plain data is not', async () => {
+  it('an Enum member crosses as a member of its class (not its value, as in Python); one whose value is not plain data does not', async () => {
     const code =
       'import enum\nclass Odd:\n    def __eq__(self, other): return True\n    __hash__ = object.__hash__\nclass E(enum.Enum):\n    A = (1, "x")\n    B = Odd()\ndef f(k):\n    return E.A if k else E.B';
     const judged = await pool.judge(
       code,
-      hiddenTests(["assert f(1) == (1, 'x')", 'assert f(0) == 0']),
+      hiddenTests([
+        'assert f(1) == E.A',
+        "assert f(1).value == (1, 'x') and f(1).name == 'A'",
+        "assert f(1) == (1, 'x')",
+        'assert f(0) == 0',
+      ]),
     );
-    expect(judged.tests[0]).toEqual({ passed: true, detail: null });
-    expect(judged.tests[1]!.passed).toBe(false);
+    expect(judged.tests.map((t) => t.passed)).toEqual([false, false, false, false]);
     expect(judged.tampered.join(' | ')).toContain('not plain data (Odd, custom __eq__)');
   });
 
@@ -187,7 +191,7 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
       true,
       false,
     ]);
-    expect(judged.tests[8]!.detail).toContain('not plain data: range');
+    expect(judged.tests[8]!.detail).toBe('got range(0, 3)');
     expect(judged.tampered).toEqual([]);
   });
 

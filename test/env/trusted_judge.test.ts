@@ -1,7 +1,7 @@
-// The trusted interpreter's side of a crossing (src/env/trusted_judge.ts, python/trusted.py), with
-// a planted program side: replies past the 8 MB cap and malformed replies fail the one test that
-// made the call, and the judgement goes on; a reply that is not JSON stops it; a request carries the
-// call's arguments and nothing of the test.
+// The trusted interpreter's side of a crossing (src/env/trusted_judge.ts, python/trusted.py,
+// python/crossing.py), with a planted program side: malformed replies fail the one test that made
+// the call, and the judgement goes on; a reply without its reasons stops it; a request carries the
+// operation's values and nothing of the test.
 import { loadPyodide } from 'pyodide';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TrustedJudge } from '../../src/env/trusted_judge.ts';
@@ -13,101 +13,86 @@ beforeAll(async () => {
   trusted = await TrustedJudge.load(loadPyodide, undefined, undefined);
 }, 120_000);
 
-/** The program's interpreter, planted: `f` answers `reply` (judge.py's `[reply, reasons]` text). */
+/** judge.py's answer: the reasons, a newline, [kind, tokens, after, random state, out, err]. */
+const answer = (tokens: unknown, kind = 'value') =>
+  `[]\n${JSON.stringify([kind, tokens, [], null, '', ''])}`;
+
+/** The program's interpreter, planted: its global `f` is a callable whose calls answer `reply`. */
 function judgeWith(reply: (request: string) => string, tests: readonly JudgeProbe[]) {
   const requests: string[] = [];
   const call = ((request: string) => {
     requests.push(request);
-    return reply(request);
+    const [op] = JSON.parse(request) as [string];
+    return op === 'get' ? answer(['h', [0, 1]]) : reply(request);
   }) as never;
-  const names = JSON.stringify({ f: ['call'] });
-  const { results } = trusted.run(call, names, tests, () => {});
+  const { results } = trusted.run(call, '[null]', tests, () => {});
   return { results, requests };
 }
 
 const statement = (source: string): JudgeProbe => ({ kind: 'statement', source });
-const answer = (value: unknown) => JSON.stringify([['value', value], []]);
-const fails = (what: string): RawTestResult => ({ status: 'error', error: what });
 
 describe('the trusted judge, against planted replies', () => {
-  it('passes a test on a well-formed reply, and sends the arguments only', () => {
+  it('passes a test on a well-formed reply, and sends the values only', () => {
     const { results, requests } = judgeWith(
-      () => answer(['i', '2a']),
+      () => answer(['i', 42]),
       [statement("secret = 'expected'\nassert f(1, [2], k='x') == 42, secret")],
     );
     expect(results).toEqual([{ status: 'pass' }]);
-    expect(requests.map((r) => JSON.parse(r))).toEqual([
-      [
-        'call',
-        'f',
-        [
-          'l',
-          [
-            ['i', '1'],
-            ['l', [['i', '2']]],
-          ],
-        ],
-        [
-          'd',
-          [
-            [
-              ['s', 'k'],
-              ['s', 'x'],
-            ],
-          ],
-        ],
-      ],
+    const sent = requests.map((r) => JSON.parse(r) as unknown[]);
+    expect(sent.map((r) => r.slice(0, 3))).toEqual([
+      ['get', 'f', null],
+      // (args, kwargs): a tuple of (1, [2]) and {'k': 'x'}, as flat tokens.
+      ['call', 0, ['t', 2, 't', 2, 'i', 1, 'l', 1, 'i', 2, 'd', 1, 's', 'k', 's', 'x']],
     ]);
     expect(requests.join()).not.toContain('expected');
   });
 
-  it('fails the one test whose reply is past the 8 MB cap, and goes on', () => {
-    const big = answer(['s', 'x'.repeat(8 * 2 ** 20 + 1)]);
-    const small = answer(['i', '1']);
+  it('keeps the types a reply names: tuple, bytes, complex, a set in a set, deep nesting', () => {
+    const deep = [...Array(300).fill(['l', 1]).flat(), 'N'];
+    const replies: Record<string, unknown> = {
+      tuple: ['t', 2, 'i', 1, 'i', 2],
+      bytes: ['y', 'ab'],
+      complex: ['c', 1, -2],
+      frozen: ['S', 1, 'z', 1, 'i', 1],
+      deep,
+    };
     const { results } = judgeWith(
-      (request) => (request.includes('"big"') ? big : small),
+      (request) => answer(replies[/"s", ?"(\w+)"/.exec(request)![1]!]),
       [
-        statement("assert len(f('big')) > 0"),
-        { kind: 'value', expr: "f('big')" },
-        statement("assert f('small') == 1"),
+        statement("assert f('tuple') == (1, 2) and type(f('tuple')) is tuple"),
+        statement("assert f('bytes') == b'ab'"),
+        statement("assert f('complex') == 1 - 2j"),
+        statement("assert f('frozen') == {frozenset({1})}"),
+        statement(
+          "x = f('deep')\nn = 0\nwhile x is not None:\n    x = x[0]\n    n += 1\nassert n == 300",
+        ),
       ],
     );
-    expect(results).toEqual([fails('TypeError'), fails('TypeError'), { status: 'pass' }]);
+    expect(results).toEqual(Array(5).fill({ status: 'pass' }));
   });
 
   it('fails a test on each malformed reply, and goes on', () => {
     const malformed = [
-      JSON.stringify([['bogus'], []]),
-      JSON.stringify([[], []]),
-      JSON.stringify([['value'], []]),
-      JSON.stringify([['value', ['i', 'zz']], []]),
-      JSON.stringify([['value', ['l', 'not a list']], []]),
-      JSON.stringify([['value', ['q', 1]], []]),
-      JSON.stringify([
-        [
-          'value',
-          [
-            'd',
-            [
-              [
-                ['l', []],
-                ['i', '1'],
-              ],
-            ],
-          ],
-        ],
-        [],
-      ]),
-      JSON.stringify([
-        ['value', JSON.parse(`${'["l",['.repeat(300)}["n"]${']]'.repeat(300)}`)],
-        [],
-      ]),
-      JSON.stringify([['value', ['n'], [['l', 'x']]], []]),
-      JSON.stringify([['raised', 5], []]),
+      answer(['bogus']),
+      answer([]),
+      answer(['i', 'zz']),
+      answer(['l', 'not a count']),
+      answer(['l', 2, 'i', 1]),
+      answer(['i', 1, 'i', 2]),
+      answer(['S', 1, 'l', 0]),
+      answer(['t', 1, '@', 0]),
+      answer(['H', 99]),
+      answer(['a', 9]),
+      answer(['g', ['builtins', 'exec']]),
+      answer(['g', ['os', 'system']]),
+      answer(['R', ['builtins', 'eval'], 't', 1, 's', '1']),
+      answer(5, 'raised'),
+      `[]\n${JSON.stringify(['value'])}`,
+      '[]\nnot json',
     ];
     let index = 0;
     const { results } = judgeWith(
-      (request) => (request.includes('"next"') ? malformed[index++]! : answer(['i', '1'])),
+      (request) => (request.includes('"next"') ? malformed[index++]! : answer(['i', 1])),
       [...malformed.map(() => statement("f('next')")), statement("assert f('ok') == 1")],
     );
     expect(index).toBe(malformed.length);
@@ -115,19 +100,17 @@ describe('the trusted judge, against planted replies', () => {
     for (const [i, result] of results.slice(0, -1).entries())
       expect({ reply: malformed[i]!.slice(0, 80), result }).toEqual({
         reply: malformed[i]!.slice(0, 80),
-        result: { status: 'error', error: expect.any(String) },
+        result: { status: 'error', error: expect.any(String) } satisfies RawTestResult,
       });
   });
 
-  it('stops the judgement on a reply that is not JSON or not a pair, and says why', () => {
-    expect(() => judgeWith(() => 'not json {', [statement("f('x')")])).toThrow(/JSON/);
-    for (const reply of [JSON.stringify(7), JSON.stringify([['value', ['n']]])])
-      expect(() => judgeWith(() => reply, [statement("f('x')")])).toThrow(
-        'the judge replied with something other than [reply, reasons]',
-      );
-    // The next judgement starts clean.
-    expect(judgeWith(() => answer(['b', true]), [statement('assert f() is True')]).results).toEqual(
-      [{ status: 'pass' }],
+  it('stops the judgement on a reply without its reasons, and says why', () => {
+    expect(() => judgeWith(() => JSON.stringify(['value', ['N']]), [statement("f('x')")])).toThrow(
+      'the judge replied without its reasons',
     );
+    // The next judgement starts clean.
+    expect(judgeWith(() => answer(['T']), [statement('assert f() is True')]).results).toEqual([
+      { status: 'pass' },
+    ]);
   });
 });

@@ -41,9 +41,16 @@ _combined = _Tail(500)
 _tails = {'stdout': _Tail(10000), 'stderr': _Tail(10000)}
 
 
+# One {'stdout': _Tail, 'stderr': _Tail} per judged call under way (judge.py): what a call prints
+# goes back with its reply, to the tests' stdout.
+_call_output = []
+
+
 def _capture(which, text):
     _combined.add(text)
     _tails[which].add(text)
+    if _call_output:
+        _call_output[-1][which].add(text)
 
 
 class _BytesOutput(io.RawIOBase):

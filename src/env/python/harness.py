@@ -10,6 +10,7 @@ import builtins, json, linecache, os, sys, time, traceback, types
 _FILENAME = '${PROGRAM_FILENAME}'
 _HARNESS_FILE = '<sandbox>'
 _SLEEP_DEVICE = '${SLEEP_DEVICE}'
+_JUDGE_DEVICE = '${JUDGE_DEVICE}'
 
 
 def _safe_str(value):

@@ -1,23 +1,26 @@
 # The judge's sandboxed half (docs/sandbox.md "The judge"): _make_judge(control) builds three
 # closures, begin(code, max_output, max_capture), call(request) and finish(), that the worker
-# (runner.ts) calls through Pyodide's API: the program once, then one call per crossing from the
-# trusted judge (python/trusted.py, a second interpreter that runs the tests), then the clean-up.
-# The tests never enter this interpreter: call() gets a function's name and plain arguments, calls
-# the program's function and returns its result as plain data (exact types), so nothing the
-# program can reach here decides a verdict. The closures are handed to JavaScript and kept in no
-# global, module or cache; the audit hook refuses interpreter frames to program code while it
-# records (lockdown.py). Everything they use is bound at creation (builtins included), and before
-# every call they put back the pristine builtins, the baseline module dicts, the harness's own
-# globals, sys.modules, the import hooks, the streams and the trace hooks. Every run starts from a
-# copy of the clean interpreter (memory_image.ts), so what a program changes here ends with it.
+# (runner.ts) calls through Pyodide's API: the program once, then one call per operation the trusted
+# judge (python/trusted.py, a second interpreter that runs the tests) does on the program's names
+# and objects, then the clean-up. The tests never enter this interpreter: call() serves one
+# operation of the crossing (python/crossing.py): a call of the program's function with the values
+# it carries, a read of one of its globals, an operation on one of its objects; values go back as
+# data of their exact types, anything else as a handle, so nothing the program can reach here
+# decides a verdict. A call that reaches back (a callable the tests passed in) goes out through the
+# judge's device. The closures are handed to JavaScript and kept in no global, module or cache;
+# the audit hook refuses interpreter frames to program code while it records (lockdown.py).
+# Everything they use is bound at creation (builtins included), and around every operation they put
+# back the pristine builtins, the harness's own globals, sys.modules, the import hooks, the streams
+# and the trace hooks. Every run starts from a copy of the clean interpreter (memory_image.ts), so
+# what a program changes here ends with it.
 #
 # Tampering (a changed builtin, a callable shadowing a builtin, replaced streams or hooks, edited
-# sys.modules, monkeypatched stdlib callables, an exit before the tests, a non-plain result) is
-# noted through control['note'] and returned to JavaScript with every call: it shows the user what
-# was tried; the verdict does not depend on it.
+# sys.modules, monkeypatched stdlib callables, an exit before the tests, a value made to pass for
+# data) is noted through control['note'] and returned to JavaScript with every call: it shows the
+# user what was tried; the verdict does not depend on it.
 
 def _make_judge(control):
-    import atexit, builtins, collections, enum, gc, json, operator, signal, sys, types
+    import atexit, builtins, gc, json, operator, os, signal, sys, types
     note, take, start, stop = control['note'], control['take'], control['start'], control['stop']
     B = _Baseline
     # Private copies of the baseline: a program that reaches _Baseline (or calls _snapshot) cannot move them.
@@ -43,22 +46,23 @@ def _make_judge(control):
     pristine_types = frozenset(id(v) for d, keys, values in pristine_dicts for v in values if isinstance(v, type))
     # Bound now, so nothing the program rebinds later changes what these closures call.
     type_, id_, len_, str_, callable_, issubclass_ = type, id, len, str, callable, issubclass
-    list_, tuple_, dict_, set_, frozenset_, zip_, any_, map_ = list, tuple, dict, set, frozenset, zip, any, map
-    compile_, exec_, format_, next_, range_, getattr_, setattr_ = compile, exec, format, next, range, getattr, setattr
-    object_getattribute = object.__getattribute__
-    Enum_, EnumType_ = enum.Enum, enum.EnumType
-    BaseException_, Exception_, SystemExit_, KeyboardInterrupt_, RecursionError_ = BaseException, Exception, SystemExit, KeyboardInterrupt, RecursionError
+    list_, tuple_, set_, zip_, any_, map_ = list, tuple, set, zip, any, map
+    compile_, exec_, next_, range_, getattr_, setattr_ = compile, exec, next, range, getattr, setattr
+    BaseException_, SystemExit_, KeyboardInterrupt_ = BaseException, SystemExit, KeyboardInterrupt
     exit_code = SystemExit.__dict__['code'].__get__
+    isinstance_ = builtins.isinstance
+    os_write, os_read = os.write, os.read
+    # The judge's device (runner_runtime.ts): how a call of the program reaches back to the tests'
+    # side. Opened once here, before the memory image, so every run finds it open.
+    device_fd = os.open(_JUDGE_DEVICE, os.O_RDWR)
+    Tail, call_output = _Tail, _call_output
+    CALL_OUTPUT = 1 << 20
     is_not = operator.is_not
-    float_repr = float.__repr__
-    dict_items = dict.items
     type_name = type.__dict__['__name__'].__get__
     type_mro = type.__dict__['__mro__'].__get__
-    type_bases = type.__dict__['__bases__'].__get__
     type_dict = type.__dict__['__dict__'].__get__
     MISSING = object()
-    json_loads, json_dumps = json.loads, json.dumps
-    module_ids = {id(mod): name for name, mod in pristine_modules.items() if type(mod) is types.ModuleType}
+    json_dumps = json.dumps
     Output, Input, tails, combined = _Output, _Input, _tails, _combined
     modules = sys.modules
     meta_path, path_hooks, sys_path = sys.meta_path, sys.path_hooks, sys.path
@@ -68,7 +72,6 @@ def _make_judge(control):
     monitoring = getattr(sys, 'monitoring', None)
     getsignal, default_int = signal.getsignal, signal.default_int_handler
     linecache_cache = sys.modules['linecache'].cache
-    plain_dicts = (collections.Counter, collections.OrderedDict, collections.defaultdict)
     plain_bases = (int, float, str, list, tuple, dict, set, frozenset)
     SUSPECT = ('__eq__', '__ne__', '__class__', '__getattribute__', '__getattr__', '__hash__')
     # Builtins that matter only to a harness that runs tests with them: a program's own callable
@@ -77,7 +80,6 @@ def _make_judge(control):
     HARNESS_BUILTINS = frozenset(['exec', 'eval', 'compile', '__import__', 'globals', 'locals', 'vars', 'getattr', 'setattr'])
     STREAM_KEYS = ('stdout', 'stderr', 'stdin', '__stdout__', '__stderr__', '__stdin__')
     HOOK_KEYS = ('excepthook', 'displayhook', 'unraisablehook', 'breakpointhook')
-    MAX_DEPTH = 100
     run = {'main': None, 'streams': None, 'sys': None}
 
     def set_streams():
@@ -222,6 +224,8 @@ def _make_judge(control):
 
     def begin(code, max_output, max_capture):
         run['sys'] = None
+        reset()
+        del call_output[:]
         guard()
         combined.cap = max_output
         combined.clear()
@@ -282,10 +286,11 @@ def _make_judge(control):
             except BaseException_:
                 pass
             error = None
-        return [ok, error_type, interrupted, reasons(), json_dumps(names())]
-
-    class NonPlain(Exception_):
-        pass
+        try:
+            initial = json_dumps([shared_state()])
+        except BaseException_:
+            initial = '[null]'
+        return [ok, error_type, interrupted, reasons(), initial]
 
     def suspect(t):
         """Whether a type is made to pass for plain data: a subclass of one, or custom equality or class."""
@@ -304,168 +309,85 @@ def _make_judge(control):
             return 'a custom metaclass'
         return None
 
-    def namedtuple_like(t):
-        if type_(t) is not type or type_bases(t) != (tuple,):
-            return False
-        own = type_dict(t)
-        return '_fields' in own and not any_(name in own for name in SUSPECT + ('__iter__', '__len__', '__getitem__'))
-
-    def enum_member(t):
-        """Whether t is an Enum class made the ordinary way, so a member's value is its _value_."""
-        if type_(t) is not EnumType_ or Enum_ not in type_mro(t):
-            return False
-        for klass in type_mro(t):
-            if id_(klass) in pristine_types:
-                continue
-            own = type_dict(klass)
-            if '_value_' in own or '__getattribute__' in own or '__dict__' in own:
-                return False
-        return True
-
-    def plain(x, depth):
-        if depth > MAX_DEPTH:
-            raise NonPlain('nested deeper than ' + str_(MAX_DEPTH), None)
-        t = type_(x)
-        if t is str:
-            return ['s', x]
-        if t is bool:
-            return ['b', x]
-        if x is None:
-            return ['n']
-        if t is int:
-            return ['i', format_(x, 'x')]
-        if t is float:
-            return ['f', float_repr(x)]
-        if t is list:
-            return ['l', [plain(item, depth + 1) for item in list_.__iter__(x)]]
-        if t is tuple or namedtuple_like(t):
-            return ['t', [plain(item, depth + 1) for item in tuple_.__iter__(x)]]
-        if t is dict or t is plain_dicts[0] or t is plain_dicts[1] or t is plain_dicts[2]:
-            return ['d', [[plain(k, depth + 1), plain(v, depth + 1)] for k, v in dict_items(x)]]
-        if t is set or t is frozenset:
-            return ['S', [plain(item, depth + 1) for item in (set_.__iter__(x) if t is set else frozenset_.__iter__(x))]]
-        if enum_member(t):
-            # An Enum member (a StrEnum's, an IntEnum's) stands for its value, which must be plain.
-            return plain(object_getattribute(x, '_value_'), depth + 1)
-        raise NonPlain(type_name(t), suspect(t))
-
-    def unplain(e, depth, key):
-        """judge.py's tagged form (from the trusted judge) back to values of the exact types."""
-        if depth > MAX_DEPTH or type_(e) is not list_ or len_(e) == 0 or type_(e[0]) is not str_:
-            raise NonPlain('malformed arguments', None)
-        tag = e[0]
-        payload = e[1] if len_(e) == 2 else None
-        if tag == 'n' and len_(e) == 1:
+    def refuse(x, t):
+        """A program object that would cross as a handle but is made to pass for data is refused
+        and noted; any other crosses as a handle (its equality is identity there)."""
+        why = suspect(t)
+        if why is None:
             return None
-        if tag == 's' and type_(payload) is str_:
-            return payload
-        if tag == 'b' and type_(payload) is bool:
-            return payload
-        if tag == 'i' and type_(payload) is str_:
-            return int(payload, 16)
-        if tag == 'f' and type_(payload) is str_:
-            return float(payload)
-        if type_(payload) is list_:
-            if tag == 'l' and not key:
-                return [unplain(item, depth + 1, False) for item in payload]
-            if tag == 't':
-                return tuple_(unplain(item, depth + 1, key) for item in payload)
-            if tag == 'S':
-                items = [unplain(item, depth + 1, True) for item in payload]
-                return frozenset_(items) if key else set_(items)
-            if tag == 'd' and not key:
-                return dict_((unplain(k, depth + 1, True), unplain(v, depth + 1, False)) for k, v in payload)
-        raise NonPlain('malformed arguments', None)
+        note('returns a value that is not plain data (' + type_name(t) + ', ' + why + ')')
+        return 'the program returned a value that is not plain data: ' + type_name(t)
 
-    def names():
-        """The program's globals as the trusted judge may see them: ['call'] for a callable,
-        ['module', name] for a stdlib module it imported, ['value'] for anything else (read, as
-        plain data, only if a test names it)."""
+    calls = {'depth': 0, 'output': []}
+
+    def before():
+        calls['depth'] += 1
+        if calls['depth'] == 1:
+            start()
+            check(False, True)
+
+    def after():
+        if calls['depth'] == 1:
+            check(False, True)
+            stop()
+        calls['depth'] -= 1
+
+    def start_output():
+        tails_now = {'stdout': Tail(CALL_OUTPUT), 'stderr': Tail(CALL_OUTPUT)}
+        call_output.append(tails_now)
+
+    def end_output():
+        tails_now = call_output.pop() if call_output else None
+        if tails_now is None:
+            return '', ''
+        return tails_now['stdout'].text(), tails_now['stderr'].text()
+
+    def global_value(name):
         main = run['main']
-        found = {}
-        if main is None:
-            return found
-        for name, value in dict_items(main.__dict__):
-            if type_(name) is not str_ or name[:2] == '__':
-                continue
-            module = module_ids.get(id_(value))
-            if module is not None:
-                found[name] = ['module', module]
-            elif callable_(value):
-                found[name] = ['call']
-            else:
-                found[name] = ['value']
-        return found
+        if main is None or type_(name) is not str_:
+            return False, None
+        value = main.__dict__.get(name, MISSING)
+        return value is not MISSING, value
 
-    def builtin_exception(t):
-        """The name of the builtin exception class nearest in t's MRO (a program's
-        `class BadInput(ValueError)` is a ValueError to the tests), read without running its code."""
-        for klass in type_mro(t):
-            name = type_name(klass)
-            if bdict.get(name, MISSING) is klass:
-                return name
-        return 'Exception'
+    def raised(exc):
+        if isinstance_(exc, SystemExit_):
+            note('exits during a test (SystemExit)')
+
+    def send_back(text):
+        """A request to the tests' side (a callable or iterator they passed): through the judge's
+        device, whose write hands it to the trusted interpreter and whose reads return the reply."""
+        data = text.encode('utf-8')
+        written = 0
+        while written < len_(data):
+            written += os_write(device_fd, data[written:])
+        chunks = []
+        while True:
+            chunk = os_read(device_fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b''.join(chunks).decode('utf-8')
+
+    hooks = {
+        'before': before, 'after': after, 'start_output': start_output, 'end_output': end_output,
+        'global': global_value, 'raised': raised, 'refuse': refuse, 'compared': lambda proxy: None,
+        'printed': lambda out, err: None, 'interrupted': lambda: None,
+        'refused': lambda message: TypeError(message),
+    }
+    crossing = _make_crossing('program', send_back, hooks)
+    serve, reset, shared_state = crossing['serve'], crossing['reset'], crossing['outgoing_state']
 
     def call(request):
-        """One crossing from the trusted judge (python/trusted.py), as json: ['call', name, args,
-        kwargs] calls the program's function with plain arguments, ['get', name] reads one of its
-        globals. Returns json [reply, reasons]: reply is ['value', plain, arguments after the
-        call], ['raised', exception type], ['nonplain', type] or ['interrupted']. Nothing of the
-        tests is here: only the arguments of this call."""
-        main = run['main']
-        reply = None
-        name = None
-        start()
-        try:
-            check(False, True)
-            try:
-                message = json_loads(request)
-                request = None
-                op, name = message[0], message[1]
-                g = main.__dict__ if main is not None else {}
-                target = g.get(name, MISSING) if type_(name) is str_ else MISSING
-                if target is MISSING:
-                    reply = ['raised', 'NameError']
-                elif op == 'get':
-                    reply = ['value', plain(target, 0)]
-                else:
-                    args = unplain(message[2], 0, False)
-                    kwargs = unplain(message[3], 0, False)
-                    message = None
-                    if type_(args) is not list_ or type_(kwargs) is not dict_:
-                        raise NonPlain('malformed arguments', None)
-                    value = target(*args, **kwargs)
-                    after = []
-                    for arg in args:
-                        try:
-                            after.append(plain(arg, 0) if type_(arg) in (list_, dict_, set_) else None)
-                        except (NonPlain, RecursionError_):
-                            after.append(None)
-                    reply = ['value', plain(value, 0), after]
-                    value = args = kwargs = None
-            except NonPlain as bad:
-                what, why = bad.args
-                if why is not None:
-                    note('returns a value that is not plain data (' + what + ', ' + why + ')')
-                reply = ['nonplain', what]
-            except RecursionError_:
-                reply = ['nonplain', 'nested too deeply']
-            except SystemExit_:
-                note('exits during a test (SystemExit)')
-                reply = ['raised', 'SystemExit']
-            except KeyboardInterrupt_:
-                raise
-            except BaseException_ as exc:
-                reply = ['raised', builtin_exception(type_(exc))]
-            check(False, True)
-        except KeyboardInterrupt_:
-            reply = ['interrupted']
-        finally:
-            stop()
-        return json_dumps([reply, reasons()])
+        """One operation from the trusted judge (python/trusted.py, through JavaScript): a call of
+        the program's function, a read of one of its globals, an operation on an object of its
+        (python/crossing.py). Returns the reasons noted so far, a newline, and the reply. Nothing
+        of the tests is here: only the values this operation carries."""
+        reply = serve(request)
+        return json_dumps(reasons()) + '\n' + reply
 
     def finish():
         main = run['main']
+        reset()
         start()
         try:
             if main is not None:

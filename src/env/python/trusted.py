@@ -1,226 +1,170 @@
 # The trusted judge (docs/sandbox.md "The judge"): it runs in a second Pyodide interpreter of the
 # sandbox worker, one that never runs model-written code. A task's test source runs here, top to
-# bottom in one namespace; the program's functions are stand-ins whose calls cross to the sandboxed
-# interpreter and back as plain data only (python/judge.py `call`, the same tagged encoding as a
-# value test's result). So the judged program sees the arguments of each call and nothing else: not
-# the tests' code, their frames, their namespace or the values they compare with, and no object of
-# its own ever reaches a comparison.
-# Defines _make_trusted(cross) -> judge(names_json, tests_json) -> json.
+# bottom in one namespace. The program's names are looked up in the program's interpreter each
+# time a test reads them; its functions and objects are proxies whose calls cross there and back
+# (python/crossing.py): data crosses as data of the same types, anything else as a handle whose
+# equality is identity. So the judged program sees the values of each operation and nothing else:
+# not the tests' code, their frames, their namespace or the values they compare with, and no object
+# of its own ever decides a comparison.
+# Compiled after crossing.py; defines _make_trusted(cross) -> [judge, serve].
 
 
 def _make_trusted(cross):
-    """cross(request_json) -> reply_json: one call into the sandboxed interpreter (runner.ts)."""
-    import builtins, collections, json
+    """cross(request_json) -> reply_json: one operation in the sandboxed interpreter (runner.ts)."""
+    import builtins, collections, json, sys
 
-    MAX_DEPTH = 100
-    # Exceptions a program's call may end in, raised here under the same name so that a test can
-    # catch them (`except ValueError`); any other name raises ProgramError.
-    exceptions = {
-        name: value
-        for name, value in vars(builtins).items()
-        if isinstance(value, type) and issubclass(value, Exception)
+    class JudgeLimit(Exception):
+        """Python's meaning could not be kept across the crossing: the test fails with the reason."""
+
+    run = {'interrupted': False, 'limits': []}
+
+    def limit(reason):
+        if reason not in run['limits'] and len(run['limits']) < 20:
+            run['limits'].append(reason)
+
+    def printed(out, err):
+        # What the program's call printed reaches the tests' own streams (a test may capture them).
+        try:
+            if out:
+                sys.stdout.write(out)
+            if err:
+                sys.stderr.write(err)
+        except Exception:
+            pass
+
+    def compared(proxy):
+        limit("a test compared one of the program's objects with == (it is not data, so the judge compares it by identity)")
+
+    def refused(message):
+        limit(message)
+        return JudgeLimit(message)
+
+    def interrupted():
+        run['interrupted'] = True
+
+    hooks = {
+        'before': lambda: None, 'after': lambda: None,
+        'start_output': lambda: None, 'end_output': lambda: ('', ''),
+        'global': lambda name: (False, None), 'raised': lambda exc: None, 'refuse': lambda x, t: None,
+        'compared': compared, 'printed': printed, 'interrupted': interrupted, 'refused': refused,
     }
+    crossing = _make_crossing('trusted', cross, hooks)
+    request, MISSING, Interrupted = crossing['request'], crossing['MISSING'], crossing['Interrupted']
+    NotData = crossing['NotData']
 
-    class ProgramError(Exception):
-        """The program's function raised an exception that is not a builtin one."""
+    class ProgramNames(dict):
+        """The tests' builtins: the real ones, then the program's globals, read when a test reads
+        them (a counter after the calls is its value then). A builtin's name the program binds is
+        not what a test sees: the real builtin is."""
+        __slots__ = ()
 
-    class Deadline(BaseException):
-        """The deadline interrupted the program (or the sandbox failed): the judgement stops."""
+        def __missing__(self, name):
+            value = request(['get', name])
+            if value is MISSING:
+                raise KeyError(name)
+            return value
 
-    class NotPlain(Exception):
-        pass
+    PLAIN_DICTS = (collections.OrderedDict, collections.defaultdict)
 
-    def encode(x, depth=0):
-        """Plain data (exact built-in types) in judge.py's tagged form; NotPlain otherwise."""
-        if depth > MAX_DEPTH:
-            raise NotPlain('nested too deeply')
-        t = type(x)
-        if t is str:
-            return ['s', x]
-        if t is bool:
-            return ['b', x]
-        if x is None:
-            return ['n']
-        if t is int:
-            return ['i', format(x, 'x')]
-        if t is float:
-            return ['f', float.__repr__(x)]
-        if t is list:
-            return ['l', [encode(item, depth + 1) for item in x]]
-        if t is tuple or (issubclass(t, tuple) and hasattr(t, '_fields')):
-            return ['t', [encode(item, depth + 1) for item in x]]
-        if t is dict or t is collections.Counter or t is collections.OrderedDict or t is collections.defaultdict:
-            return ['d', [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in x.items()]]
-        if t is set or t is frozenset:
-            return ['S', [encode(item, depth + 1) for item in x]]
-        raise NotPlain(t.__name__)
+    def plain(x):
+        """Exact plain data in the tagged form JavaScript compares (plain_value.ts); NotPlain
+        otherwise, and the test compares in Python instead. Iterative: any depth."""
+        out = [None]
+        stack = [(x, out, 0)]
+        while stack:
+            value, holder, index = stack.pop()
+            t = type(value)
+            if t is str:
+                holder[index] = ['s', value]
+            elif t is bool:
+                holder[index] = ['b', value]
+            elif value is None:
+                holder[index] = ['n']
+            elif t is int:
+                holder[index] = ['i', format(value, 'x')]
+            elif t is float:
+                holder[index] = ['f', float.__repr__(value)]
+            elif t is list or t is tuple or (issubclass(t, tuple) and hasattr(t, '_fields')) or t is set or t is frozenset:
+                items = list(value)
+                inner = [None] * len(items)
+                holder[index] = ['l' if t is list else 'S' if t in (set, frozenset) else 't', inner]
+                stack.extend((item, inner, j) for j, item in enumerate(items))
+            elif t is dict or t in PLAIN_DICTS:
+                pairs = list(value.items())
+                inner = [None] * len(pairs)
+                holder[index] = ['d', inner]
+                for j, (k, v) in enumerate(pairs):
+                    pair = [None, None]
+                    inner[j] = pair
+                    stack.append((k, pair, 0))
+                    stack.append((v, pair, 1))
+            else:
+                return None
+        return out[0]
 
-    def decode(e, depth=0, key=False):
-        """The tagged form back to values; anything malformed raises NotPlain. A set inside a set or
-        used as a key becomes a frozenset (Python's sets hold only hashable items)."""
-        if depth > MAX_DEPTH or type(e) is not list or not e or type(e[0]) is not str:
-            raise NotPlain('malformed reply')
-        tag = e[0]
-        payload = e[1] if len(e) == 2 else None
-        if tag == 'n' and len(e) == 1:
-            return None
-        if tag == 's' and type(payload) is str:
-            return payload
-        if tag == 'b' and type(payload) is bool:
-            return payload
-        if tag == 'i' and type(payload) is str:
-            return int(payload, 16)
-        if tag == 'f' and type(payload) is str:
-            return float(payload)
-        if type(payload) is list:
-            if tag == 'l' and not key:
-                return [decode(item, depth + 1) for item in payload]
-            if tag == 't':
-                return tuple(decode(item, depth + 1, key) for item in payload)
-            if tag == 'S':
-                items = [decode(item, depth + 1, True) for item in payload]
-                return frozenset(items) if key else set(items)
-            if tag == 'd' and not key:
-                pairs = {}
-                for pair in payload:
-                    if type(pair) is not list or len(pair) != 2:
-                        raise NotPlain('malformed reply')
-                    pairs[decode(pair[0], depth + 1, True)] = decode(pair[1], depth + 1)
-                return pairs
-        raise NotPlain('malformed reply')
+    def described(exc):
+        text = str(exc) if not isinstance(exc, (Interrupted, KeyboardInterrupt)) else ''
+        name = type(exc).__name__
+        return name + (': ' + text[:300] if text else '')
 
-    def request(message):
-        try:
-            reply = json.loads(cross(json.dumps(message)))
-        except (ValueError, RecursionError):
-            raise NotPlain('malformed reply') from None
-        if type(reply) is not list or not reply or type(reply[0]) is not str:
-            raise NotPlain('malformed reply')
-        kind = reply[0]
-        if kind == 'interrupted':
-            raise Deadline()
-        if kind == 'raised' and len(reply) == 2 and type(reply[1]) is str:
-            raise exceptions.get(reply[1], ProgramError)(
-                'the program raised ' + reply[1][:100]
-            )
-        if kind == 'nonplain' and len(reply) == 2 and type(reply[1]) is str:
-            raise TypeError('the program returned a value that is not plain data: ' + reply[1][:100])
-        if kind == 'value' and len(reply) >= 2:
-            return reply
-        raise NotPlain('malformed reply')
-
-    def update(arg, after):
-        """Puts what the call left in a mutable argument back into the test's own object."""
-        if after is None:
-            return
-        value = decode(after)
-        if type(arg) is list and type(value) is list:
-            arg[:] = value
-        elif type(arg) is dict and type(value) is dict:
-            arg.clear()
-            arg.update(value)
-        elif type(arg) is set and type(value) is set:
-            arg.clear()
-            arg.update(value)
-
-    class Remote:
-        """One of the program's callables, as the tests see it: its calls cross as plain data."""
-
-        __slots__ = ('_name',)
-
-        def __init__(self, name):
-            self._name = name
-
-        def __call__(self, *args, **kwargs):
-            try:
-                message = ['call', self._name, encode(list(args)), encode(kwargs)]
-            except NotPlain as bad:
-                raise NotPlain('not plain data: ' + str(bad)) from None
-            except RecursionError:
-                raise NotPlain('not plain data: nested too deeply') from None
-            reply = request(message)
-            after = reply[2] if len(reply) == 3 and type(reply[2]) is list else []
-            for arg, state in zip(args, after):
-                update(arg, state)
-            return decode(reply[1])
-
-        def __repr__(self):
-            return '<the program\'s ' + self._name + '>'
-
-    def program_names(names, wanted):
-        """The tests' view of the program's globals: its callables as stand-ins, its plain values,
-        the stdlib modules it imported (imported here). A builtin's name the program binds is not
-        what a test sees: the real builtin is."""
-        space = {}
-        for name, kind in names.items():
-            if name not in wanted or hasattr(builtins, name) or type(kind) is not list or not kind:
-                continue
-            if kind[0] == 'call':
-                space[name] = Remote(name)
-            elif kind[0] == 'module' and len(kind) == 2 and type(kind[1]) is str:
-                try:
-                    space[name] = __import__(kind[1], fromlist=['_'])
-                except ImportError:
-                    pass
-            elif kind[0] == 'value':
-                try:
-                    space[name] = decode(request(['get', name])[1])
-                except (NotPlain, TypeError):
-                    pass
-        return space
-
-    def names_of(code, found):
-        """Every global name a compiled test (and the code nested in it) looks up or binds."""
-        found.update(code.co_names)
-        for const in code.co_consts:
-            if type(const) is type(code):
-                names_of(const, found)
-        return found
-
-    def judge(names_json, tests_json):
-        """Runs the tests, [[kind, text], …] with kind 'value' or 'statement', in one namespace;
-        returns json [[result, …], interrupted] with one result per test: ['value', plain],
-        ['pass'] or ['error', what]."""
-        names = json.loads(names_json)
+    def judge(init_json, tests_json):
+        """Runs the tests, [[kind, text, literal], …] with kind 'value', 'statement' or 'setup', in
+        one namespace; returns json [[result, …], interrupted, limits] with one result per test:
+        ['value', plain], ['pass'] or ['error', what]."""
+        crossing['reset']()
+        run['interrupted'] = False
+        run['limits'] = []
+        init = json.loads(init_json)
         tests = json.loads(tests_json)
-        compiled = []
-        wanted = set()
-        for kind, text in tests:
-            try:
-                code = compile(text, '<test>', 'eval' if kind == 'value' else 'exec', dont_inherit=True)
-                names_of(code, wanted)
-                compiled.append((kind, code, None))
-            except (SyntaxError, ValueError) as exc:
-                compiled.append((kind, None, type(exc).__name__))
         results = []
-        interrupted = False
         try:
-            space = program_names(names, wanted)
-            space['__builtins__'] = dict(vars(builtins))
-            for kind, code, failure in compiled:
-                if code is None:
-                    results.append(['error', failure])
+            crossing['incoming_state'](init[0] if type(init) is list and init else None)
+            space = {'__builtins__': ProgramNames(vars(builtins)), '__name__': '__judge__'}
+            for test in tests:
+                kind, text = test[0], test[1]
+                try:
+                    code = compile(text, '<test>', 'eval' if kind == 'value' else 'exec', dont_inherit=True)
+                except (SyntaxError, ValueError) as exc:
+                    results.append(['error', type(exc).__name__])
                     continue
                 try:
                     if kind == 'value':
                         value = eval(code, space)
-                        try:
-                            results.append(['value', encode(value)])
-                        except (NotPlain, RecursionError) as bad:
-                            results.append(['error', 'not plain data: ' + str(bad)])
+                        encoded = plain(value)
+                        if encoded is not None:
+                            results.append(['value', encoded])
+                        else:
+                            # Not exact plain data (a Decimal, a Counter, a program's object): the
+                            # comparison is Python's, here, with the test's own expected literal.
+                            expected = eval(compile(test[2], '<test>', 'eval', dont_inherit=True), {'__builtins__': builtins})
+                            if value == expected:
+                                results.append(['pass'])
+                            else:
+                                results.append(['error', 'got ' + safe_repr(value)])
                     else:
                         exec(code, space)
                         results.append(['pass'])
-                except Deadline:
+                except (Interrupted, KeyboardInterrupt):
                     raise
-                except KeyboardInterrupt:
-                    raise
-                except NotPlain as bad:
-                    results.append(['error', str(bad)])
                 except BaseException as exc:
-                    results.append(['error', type(exc).__name__])
-        except (Deadline, KeyboardInterrupt):
-            interrupted = True
-        return json.dumps([results, interrupted])
+                    if run['interrupted']:
+                        raise Interrupted() from None
+                    results.append(['error', described(exc)])
+        except (Interrupted, KeyboardInterrupt):
+            run['interrupted'] = True
+        except NotData as bad:
+            limit(str(bad))
+        crossing['reset']()
+        return json.dumps([results, run['interrupted'], run['limits']])
 
-    return judge
+    def safe_repr(value):
+        try:
+            return repr(value)[:200]
+        except BaseException:
+            return '<unprintable>'
+
+    def serve(text):
+        """One operation from the program's side on an object the tests passed it (crossing.py)."""
+        return crossing['serve'](text)
+
+    return [judge, serve]
