@@ -251,6 +251,24 @@ export const ADVERSARIAL_CASES: AdversarialCase[] = [
     observation: /RuntimeError: code.__new__ is disabled in the sandbox\n$/,
   },
   {
+    // types.coroutine's own code.replace is let through (lockdown.py); a look-alike is not.
+    name: 'crafted code object in a types.coroutine look-alike',
+    code: [
+      'import types',
+      "src = 'def coroutine(co):\\n    return co.replace(co_consts=(2,))\\n'",
+      'ns = {}',
+      "exec(compile(src, types.__file__, 'exec'), ns)",
+      'ns["coroutine"]((lambda: 1).__code__)',
+    ].join('\n'),
+    observation: /RuntimeError: code.__new__ is disabled in the sandbox\n$/,
+  },
+  {
+    // Under Node, Emscripten's system() runs the command on the host through child_process.
+    name: 'host shell through os.system',
+    code: "import os, posix\nprint(os.system('echo escaped'), posix.system('true'))\n",
+    observation: '-1 -1\n',
+  },
+  {
     name: 'marshal.loads',
     code: 'import marshal\nmarshal.loads(marshal.dumps(1))\n',
     observation: /RuntimeError: marshal.loads is disabled in the sandbox\n$/,

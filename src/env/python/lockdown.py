@@ -5,6 +5,9 @@
 # program can touch, and the primitives that would enumerate or recreate them (gc.get_objects,
 # _imp.create_builtin/create_dynamic) are replaced by guarded versions whose originals are dropped.
 # _lockdown(True) also runs a reachability audit over the object graph and reports what it found.
+# What the lockdown takes away must not take the standard library with it: every stdlib name it
+# touches stays bound to something that behaves as CPython does (test/env/stdlib_lockdown.test.ts
+# runs a broad sweep of stdlib calls through execute and the judge).
 # Defines _lockdown(audit: bool) -> {report: json, begin, call, finish}.
 
 import builtins, gc, json, os, posix, sys, time, types
@@ -77,7 +80,7 @@ def _is_bridge(obj, jsproxy_type):
 
 def _scrub_pyodide(jsproxy_type):
     """Cuts every Python-side path to JavaScript that Pyodide leaves after start-up."""
-    import asyncio.events
+    import asyncio, asyncio.events, asyncio.runners
     hook = sys.modules.get('_pyodide._importhook')
     finder = getattr(hook, 'jsfinder', None)
     if finder is not None:
@@ -90,18 +93,68 @@ def _scrub_pyodide(jsproxy_type):
         module = sys.modules.pop(name)
         if isinstance(module, types.ModuleType):
             module.__dict__.clear()
-    # JS proxies Pyodide planted in other modules (json.encoder.jsnull, for instance).
+    # JS proxies Pyodide planted in other modules: json.encoder._JSNULL (Pyodide's jsnull, which
+    # the pure-Python encoder behind json.dump and iterencode compares every value with). The name
+    # stays bound, to None, json.encoder's own default: deleting it made every json.dump a NameError.
     for module in list(sys.modules.values()):
         namespace = getattr(module, '__dict__', None)
         if type(namespace) is dict:
             for key in [k for k, v in namespace.items() if _is_bridge(v, jsproxy_type)]:
-                del namespace[key]
+                namespace[key] = None
+    # Pyodide's asyncio.run wraps the stdlib's to run on its WebLoop; its module is cleared above.
+    asyncio.run = asyncio.runners.run
     # Pyodide's own __main__ (pyodide.globals) imported _pyodide_core; programs get a clean one.
     old_main = sys.modules.get('__main__')
     sys.modules['__main__'] = types.ModuleType('__main__')
     if old_main is not None:
         old_main.__dict__.clear()
     atexit._clear()
+
+
+def _install_event_loop():
+    """asyncio without Pyodide's WebLoop (it runs on JavaScript's timers, and is gone): a loop with
+    no I/O, whose wait for the next timer is the harness's sleep, so asyncio.run, tasks, gather,
+    sleep, queues and wait_for work as in CPython. The stdlib's own loop cannot stand in: it needs
+    a socket pair to wake itself, and sockets fail here. What needs threads, sockets or processes
+    (run_in_executor, open_connection, subprocesses) fails as it does in Pyodide anyway."""
+    import asyncio, asyncio.events
+    sleep, monotonic = _sleep, time.monotonic
+
+    class _IdleSelector:
+        """No file descriptor can become ready: waiting is sleeping until the next timer, in short
+        slices, so a callback a signal handler schedules (asyncio.run's answer to the deadline's
+        interrupt cancels the main task) ends the wait."""
+
+        def __init__(self, ready):
+            self._ready = ready
+
+        def select(self, timeout=None):
+            end = None if timeout is None else monotonic() + timeout
+            while not self._ready:
+                left = 0.05 if end is None else min(end - monotonic(), 0.05)
+                if left <= 0:
+                    break
+                sleep(left)
+            return []
+
+        def close(self):
+            pass
+
+    class SandboxEventLoop(asyncio.BaseEventLoop):
+        def __init__(self):
+            super().__init__()
+            self._selector = _IdleSelector(self._ready)
+
+        def _process_events(self, event_list):
+            pass
+
+        def _write_to_self(self):
+            pass
+
+    class SandboxEventLoopPolicy(asyncio.events._BaseDefaultEventLoopPolicy):
+        _loop_factory = SandboxEventLoop
+
+    asyncio.events._event_loop_policy = SandboxEventLoopPolicy()
 
 
 def _audit(get_referents, danger, jsproxy_type):
@@ -168,6 +221,9 @@ def _install_audit_hook(add_hook):
     type, len, str, list, RuntimeError = builtins.type, builtins.len, builtins.str, builtins.list, builtins.RuntimeError
     getframe = sys._getframe
     startswith = str.startswith
+    # types.coroutine marks a generator function as an iterable coroutine with code.replace (one
+    # flag, on code that was compiled): the one code construction the stdlib needs at run time.
+    coroutine_code = types.coroutine.__code__
     stdlib_prefix, frame_givers, frame_attrs, protected = _STDLIB_PREFIX, _FRAME_GIVERS, _FRAME_ATTRS, _PROTECTED_FILES
     state = {'on': False, 'busy': False, 'reasons': []}
     reasons = state['reasons']
@@ -184,8 +240,20 @@ def _install_audit_hook(add_hook):
         if reason not in reasons:
             reasons.append(reason)
 
+    def from_coroutine():
+        """Whether the code being built is types.coroutine's (the frame that raised the event)."""
+        busy = state['busy']
+        state['busy'] = True
+        try:
+            frame = getframe(2)
+            return frame is not None and frame.f_code is coroutine_code
+        finally:
+            state['busy'] = busy
+
     def hook(event, args):
         if event == 'code.__new__' or event == 'marshal.loads' or event == 'marshal.load':
+            if event == 'code.__new__' and from_coroutine():
+                return
             raise RuntimeError(event + ' is disabled in the sandbox')
         if not state['on'] or state['busy']:
             return
@@ -235,6 +303,13 @@ def _install_audit_hook(add_hook):
     return {'note': note, 'take': take, 'start': start, 'stop': stop}
 
 
+def _system(command):
+    """os.system as the browser's Pyodide has it: no shell, -1. (Under Node, Emscripten's system()
+    runs the command on the host through child_process.)"""
+    sys.audit('os.system', os.fsencode(command))
+    return -1
+
+
 def _watch_linecache():
     """Wraps linecache's readers: while the judge records, the program asking it for the program's
     or the harness's source is tampering (tracebacks the stdlib formats are not)."""
@@ -264,7 +339,7 @@ def _watch_linecache():
 
 
 def _lockdown(run_audit):
-    import _imp
+    import _imp, weakref
     for name in _WARM:
         try:
             __import__(name)
@@ -283,7 +358,7 @@ def _lockdown(run_audit):
     jsproxy_type = [t for t in type(proxies[0]).__mro__ if t.__name__ == 'JsProxy'][-1]
     danger = [core] + [v for v in vars(core).values() if callable(v) and not isinstance(v, type)] + proxies
     danger += [_imp.create_builtin, _imp.create_dynamic]
-    danger += [gc.get_objects, gc.get_referrers, gc.get_referents, posix._exit, posix.abort]
+    danger += [gc.get_objects, gc.get_referrers, gc.get_referents, posix._exit, posix.abort, posix.system]
     get_referents = gc.get_referents
     _scrub_pyodide(jsproxy_type)
     core = proxies = None
@@ -299,8 +374,14 @@ def _lockdown(run_audit):
     _watch_linecache()
     os._exit = posix._exit = _exit
     os.abort = posix.abort = _abort
+    os.system = posix.system = _system
     time.sleep = _sleep
     _sleep_fd[0] = os.open(_SLEEP_DEVICE, os.O_WRONLY)
+    _install_event_loop()
+    # weakref.finalize registers one atexit hook on first use (tempfile.TemporaryDirectory's, for
+    # one). No atexit hook runs here (a run ends without the interpreter exiting; restore.py clears
+    # them) and the judge reads a registered one as the program's doing: count it as registered.
+    weakref.finalize._registered_with_atexit = True
     signal.signal(signal.SIGINT, signal.default_int_handler)
     gc.collect()
     findings = _audit(get_referents, danger, jsproxy_type) if run_audit else None
