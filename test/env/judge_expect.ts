@@ -1,0 +1,59 @@
+// The verdict a judge case (test/env/judge_cases.ts) must get, checked the same way in Node
+// (test/env/judge_meaning.test.ts, test/env/test_forms.test.ts) and in Chromium
+// (test/e2e/judge_meaning.test.ts).
+import { expect } from 'vitest';
+import type { JudgeCase } from './judge_cases.ts';
+
+/** What a judgement says, as both the Node pool and the Chromium harness page report it. */
+export interface Verdict {
+  passed: number;
+  total: number;
+  tampered: string[];
+  /** Each test's detail (null where it passed). */
+  details: (string | null)[];
+}
+
+/**
+ * Score 1: every test passes, there is at least one, nothing is flagged. Score 0: no test passes;
+ * an honest wrong program is not flagged either (an attack may be, or not). `total`, where the
+ * case states it, is the count the judge must make.
+ */
+export function expectVerdict(c: JudgeCase, verdict: Verdict): void {
+  const seen = JSON.stringify(verdict);
+  if (c.total !== undefined) expect(verdict.total, `total; judged ${seen}`).toBe(c.total);
+  if (c.score === 1) {
+    expect(verdict.total, `no tests; judged ${seen}`).toBeGreaterThan(0);
+    expect(verdict.passed, `passed; judged ${seen}`).toBe(verdict.total);
+    expect(verdict.tampered, `flagged; judged ${seen}`).toEqual([]);
+  } else {
+    expect(verdict.passed, `passed; judged ${seen}`).toBe(0);
+    if (!c.hostile) expect(verdict.tampered, `flagged; judged ${seen}`).toEqual([]);
+  }
+}
+
+/**
+ * Where the judge does not yet keep Python's meaning (docs/sandbox.md "The judge", Limits): these
+ * cases get the opposite score, asserted so that a fix shows up here. A container that crosses is
+ * a copy tied to its original for the operation it crossed in only: a list the program keeps and
+ * changes in a later call, or a global list a test holds while later calls change it, is not
+ * carried over; a proxy is not a function object to `inspect.isgeneratorfunction`.
+ */
+export const KNOWN_LIMITS = new Set([
+  'mutation: an argument the program keeps and changes in a later call (wrong: keeps the list itself)',
+  'stand-in: inspect.isgeneratorfunction(f) (generator)',
+  'globals: a global list the test holds before the calls (append)',
+]);
+
+/** expectVerdict, but a known limit must get the opposite score (see KNOWN_LIMITS). */
+export function expectCase(c: JudgeCase, verdict: Verdict): void {
+  if (!KNOWN_LIMITS.has(c.name)) {
+    expectVerdict(c, verdict);
+    return;
+  }
+  const seen = JSON.stringify(verdict);
+  const allPassed = verdict.total > 0 && verdict.passed === verdict.total;
+  expect(
+    allPassed,
+    `a known limit now scores as it should: move it out of KNOWN_LIMITS; ${seen}`,
+  ).toBe(c.score === 0);
+}
