@@ -1,7 +1,7 @@
 // `npm run --silent cli -- score --task FILE --code FILE [--code FILE …] [--timeout-ms MS]`: scores
 // programs against one custom task exactly as a default run's reward stage would, one after another
 // on one sandbox worker (as a run's episodes share one), and prints one line per program, in order:
-// {"reward": x, "parts": {…}, "tests": {"passed": n, "total": m} | null, "tampered": […]}. Several
+// {"reward": x, "parts": {…}, "tests": {"passed": n, "total": m} | null, "tampered": […], "judgeLimits": […]}. Several
 // programs are how a user checks that one episode cannot change another's verdict.
 // Teachers use it to check a custom task before putting it in a lesson link; outside checks use
 // it to judge a program without training anything. The task FILE is a custom task as JSON:
@@ -87,7 +87,7 @@ async function scoreProgram(
   settings: RewardSettings,
   timeoutMs: number,
   pool: SandboxPool,
-): Promise<{ reward: number; parts: object; tests: unknown; tampered: string[] }> {
+): Promise<{ reward: number; parts: object; tests: unknown; tampered: string[]; judgeLimits: string[] }> {
   const started = performance.now();
   const result = await pool.execute(code, { timeoutMs });
   const trajectory: Trajectory = {
@@ -117,5 +117,6 @@ async function scoreProgram(
     parts: scored.rewardParts,
     tests: scored.testCounts,
     tampered: scored.tampered,
+    judgeLimits: scored.judgeLimits ?? [],
   };
 }

@@ -30,6 +30,8 @@ export interface TestCounts {
 export interface RewardFindings {
   tampered: string[];
   testCounts: TestCounts | null;
+  /** Where the judge could not keep Python's meaning, in words (Judgement.limits). */
+  judgeLimits?: string[];
 }
 
 /** What a reward part may read: the finished episode, the task, and a sandbox. */
@@ -108,6 +110,7 @@ const rewardTable = {
         if (findings) {
           findings.tampered = [...judged.tampered];
           findings.testCounts = { passed: judged.passed, total: judged.total };
+          if (judged.limits && judged.limits.length > 0) findings.judgeLimits = [...judged.limits];
         }
         if (
           judged.tampered.length > 0 ||
@@ -233,7 +236,10 @@ export async function scoreTrajectory<T extends RewardContext['trajectory']>(
   executor: CodeExecutor,
 ): Promise<
   T &
-    Pick<Trajectory, 'reward' | 'rewardParts' | 'rewardErrors' | 'passed' | 'tampered'> & {
+    Pick<
+      Trajectory,
+      'reward' | 'rewardParts' | 'rewardErrors' | 'passed' | 'tampered' | 'judgeLimits'
+    > & {
       readonly testCounts: TestCounts | null;
     }
 > {
@@ -290,6 +296,7 @@ export async function scoreTrajectory<T extends RewardContext['trajectory']>(
     rewardErrors,
     passed,
     tampered: findings.tampered,
+    ...(findings.judgeLimits ? { judgeLimits: findings.judgeLimits } : {}),
   };
   return Object.defineProperty(scored, 'testCounts', {
     value: findings.testCounts,

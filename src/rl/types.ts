@@ -121,6 +121,11 @@ export interface Trajectory {
    * reasons, e.g. "redefines builtin exec"); non-empty means the `tests` part scored 0.
    */
   tampered: string[];
+  /**
+   * Where the judge could not keep Python's meaning for the final code's tests (a program object
+   * compared by identity, an argument change it could not carry back), in words; absent when none.
+   */
+  judgeLimits?: string[];
   /** Whether every correctness check that applies passed (pass@1 counts these). */
   passed: boolean;
   advantage: number;

@@ -29,12 +29,13 @@ describe('score CLI command', () => {
     const code = file('honest.py', 'def add(a, b):\n    return a + b\n\nprint(add(2, 3))\n');
     const { code: exit, json } = await cli('score', '--task', addTask, '--code', code);
     expect(exit).toBe(0);
-    expect(Object.keys(json)).toEqual(['reward', 'parts', 'tests', 'tampered']);
+    expect(Object.keys(json)).toEqual(['reward', 'parts', 'tests', 'tampered', 'judgeLimits']);
     expect(json).toEqual({
       reward: 1,
       parts: { tests: 1 },
       tests: { passed: 3, total: 3 },
       tampered: [],
+      judgeLimits: [],
     });
   });
 
@@ -84,6 +85,7 @@ describe('score CLI command', () => {
       parts: { tests: 1 },
       tests: { passed: 3, total: 3 },
       tampered: [],
+      judgeLimits: [],
     };
     expect(lines[0]).toEqual(honestLine);
     for (const [i, hack] of saboteurs.entries()) {
@@ -96,6 +98,7 @@ describe('score CLI command', () => {
         parts: { tests: 0 },
         tests: { passed: 2, total: 3 },
         tampered: [],
+        judgeLimits: [],
       });
     }
     const missing = await cliLines(
@@ -118,7 +121,7 @@ describe('score CLI command', () => {
       JSON.stringify({ prompt: 'Print 6 * 7.', expectedOutput: '42' }),
     );
     const good = await cli('score', '--task', task, '--code', file('p.py', 'print(6 * 7)\n'));
-    expect(good.json).toEqual({ reward: 1, parts: { output_match: 1 }, tests: null, tampered: [] });
+    expect(good.json).toEqual({ reward: 1, parts: { output_match: 1 }, tests: null, tampered: [], judgeLimits: [] });
     const bad = await cli('score', '--task', task, '--code', file('q.py', 'print(41)\n'));
     expect(bad.json).toMatchObject({ reward: 0, parts: { output_match: 0 }, tests: null });
   });

@@ -40,6 +40,18 @@ describe('the judge keeps what a test means in Python (Node worker_threads)', ()
     };
   };
 
+  it('says in words where it cannot keep the meaning, never a silent 0 or 1', async () => {
+    const code =
+      'class Point:\n    def __init__(self, x):\n        self.x = x\n\ndef make(x):\n    return Point(x)';
+    const judged = await pool.judge(
+      code,
+      hiddenTests(['assert make(1) == Point(1)', 'assert make(1).x == 1']),
+    );
+    expect(judged.tests.map((t) => t.passed)).toEqual([false, true]);
+    expect(judged.tampered).toEqual([]);
+    expect(judged.limits?.join(' ')).toContain('compares it by identity');
+  });
+
   for (const [title, list] of [
     ['attacks', MEANING_ATTACKS],
     ['honest programs', MEANING_HONEST],

@@ -91,6 +91,13 @@ export function outcomeBadges(t: Trajectory): OutcomeBadge[] {
       detail: tamperedText(t),
     });
   }
+  if (t.judgeLimits && t.judgeLimits.length > 0) {
+    badges.push({
+      label: 'judge limit',
+      tone: 'warn',
+      detail: `The judge could not keep Python's meaning here: ${t.judgeLimits.join('; ')}`,
+    });
+  }
   if (t.timedOut) badges.push({ label: 'timeout', tone: 'bad' });
   if (t.truncated) badges.push({ label: 'truncated', tone: 'warn' });
   const formatErrors = t.turns.filter((turn) => turn.action.type === 'format_error').length;
