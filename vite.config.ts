@@ -76,6 +76,7 @@ const slowTests = [
   'test/demo/demo_model.test.ts', // the committed demo model: load, tokenizer round trip over the corpus, greedy format checks (~22 s)
   'test/env/cli_exec.test.ts', // `cli exec` in subprocesses, each starting a sandbox (~14 s)
   'test/env/isolation.test.ts', // sandbox pools with and without the clean-interpreter image, each saboteur run through both (~18 s)
+  'test/env/fs_restore.test.ts', // two sandbox pools, each file-system saboteur three times, then a stat of the whole tree (~14 s)
   'test/demo/search_corpus.test.ts', // the search corpus's transcripts, every execution and search real (~17 s)
   'test/cli/export_trl.test.ts', // `cli export-trl`, then the export's self-test and dry run in CPython (~20 s)
 ];

@@ -24,6 +24,16 @@ async function runner(isolate: boolean): Promise<{ runner: SandboxRunner; memory
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The file system's restore (fs_image.ts) after a program that wrote 2000 files, median of 20. */
+async function filesRestoreMs(r: SandboxRunner): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    await r.execute("for i in range(2000):\n    open('/tmp/f%d' % i, 'w').write('x')");
+    times.push(r.lastFsRestoreMs);
+  }
+  return median(times);
+}
+
 /** Saboteur, then the check the next program makes: it must print CLEAN. */
 const CASES: Array<[string, string, string]> = [
   [
@@ -73,11 +83,13 @@ async function main() {
     for (let i = 0; i < warmUp; i++) await r.execute('print(1)');
     const times: number[] = [];
     const restores: number[] = [];
+    const fsRestores: number[] = [];
     const idle: number[] = [];
     for (let i = 0; i < n; i++) {
       const t = performance.now();
       await r.execute('print(1)');
       times.push(performance.now() - t);
+      fsRestores.push(r.lastFsRestoreMs);
       await new Promise((resolve) => setTimeout(resolve, 10));
       const u = performance.now();
       await r.execute('print(1)');
@@ -89,10 +101,14 @@ async function main() {
       print1_back_to_back_median_ms: median(times),
       print1_after_idle_median_ms: median(idle),
       restore_median_ms: isolate ? median(restores) : null,
+      fs_restore_median_ms: median(fsRestores),
+      fs_restore_after_2000_files_ms: await filesRestoreMs(r),
       heap_mb_at_image: Math.round(memoryBytes / 2 ** 20),
       image_kept_mb: isolate
         ? Math.round(
-            ((r as unknown as { image: { byteLength: number } }).image.byteLength / 2 ** 20) * 10,
+            ((r as unknown as { clean: { image: { byteLength: number } } }).clean.image.byteLength /
+              2 ** 20) *
+              10,
           ) / 10
         : null,
     };

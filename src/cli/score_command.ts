@@ -87,7 +87,13 @@ async function scoreProgram(
   settings: RewardSettings,
   timeoutMs: number,
   pool: SandboxPool,
-): Promise<{ reward: number; parts: object; tests: unknown; tampered: string[]; judgeLimits: string[] }> {
+): Promise<{
+  reward: number;
+  parts: object;
+  tests: unknown;
+  tampered: string[];
+  judgeLimits: string[];
+}> {
   const started = performance.now();
   const result = await pool.execute(code, { timeoutMs });
   const trajectory: Trajectory = {

@@ -10,10 +10,10 @@
 //   position and flags live in JavaScript) and the working directory (FS.currentPath);
 // - the stack pointer, a wasm global: the image is taken and put back only at idle, where it is at
 //   its base, so it is checked rather than set.
-// Files a program wrote are deleted by fs_guard.ts (MEMFS lives in JavaScript). What this cannot
-// put back is refused or recycled instead: a side module (.so) loaded during a run (its code and
-// table entries live outside linear memory) makes `restore()` report the image unusable, and the
-// runner marks the worker for replacement. This relies on internals of the pinned Pyodide (the
+// The file system (MEMFS, in JavaScript) has its own image, fs_image.ts. What this cannot put back
+// is refused or recycled instead: a side module (.so) loaded during a run (its code and table
+// entries live outside linear memory) makes `restore()` report the image unusable, and the runner
+// marks the worker for replacement. This relies on internals of the pinned Pyodide (the
 // `_hiwire_get`/`_hiwire_set` exports, LDSO, FS.streams); test/env/isolation.test.ts breaks
 // loudly if they change.
 

@@ -63,6 +63,8 @@ export class SandboxRunner implements SandboxRunnerApi {
   private internals: EmscriptenInternals | null = null;
   private runProgram: PyCallable | null = null;
   private judgeApi: JudgeApi | null = null;
+  /** Drops a reply of the judge's device that a program left unread (runner_runtime.ts). */
+  private dropJudgeReply: () => void = () => {};
   /** The interpreter that runs the tests, never a program (trusted_judge.ts). */
   private trusted: TrustedJudge | null = null;
   private fsGuard: FileSystemGuard | null = null;
@@ -202,7 +204,10 @@ export class SandboxRunner implements SandboxRunnerApi {
       pyodide.setInterruptBuffer(this.interrupt);
     }
     installSleepDevice(internals, () => this.interrupt);
-    installJudgeDevice(internals, (request) => this.trusted?.serveBack(request) ?? null);
+    this.dropJudgeReply = installJudgeDevice(
+      internals,
+      (request) => this.trusted?.serveBack(request) ?? null,
+    );
   }
 
   /** Runs one program in a fresh namespace and puts the interpreter back afterwards. */
@@ -350,6 +355,7 @@ export class SandboxRunner implements SandboxRunnerApi {
   }
 
   private beginRun(): Error | null {
+    this.dropJudgeReply();
     return this.clean?.begin() ?? null;
   }
 

@@ -127,7 +127,7 @@ export function installSleepDevice(
 }
 
 /**
- * The judge's device (python/judge.py `send_back`): the program's interpreter writes one request
+ * The judge's device (python/judge.py `send_back`); returns what drops an unread reply: the program's interpreter writes one request
  * (an operation on an object the tests passed it), `serve` hands it to the trusted interpreter at
  * once, and reads return the reply until they return 0. A request made while another is being
  * served (the tests' callable calls the program again, which calls back) is served and read before
@@ -137,7 +137,7 @@ export function installSleepDevice(
 export function installJudgeDevice(
   internals: EmscriptenInternals,
   serve: (request: string) => string | null,
-): void {
+): () => void {
   const fs = internals.FS;
   const device = fs.makedev(64, 1);
   const decoder = new TextDecoder();
@@ -170,6 +170,11 @@ export function installJudgeDevice(
     },
   });
   fs.mkdev(JUDGE_DEVICE, device);
+  // A reply a program never read must not reach the next run: the runner drops it before each one.
+  return () => {
+    reply = null;
+    at = 0;
+  };
 }
 
 /**

@@ -137,7 +137,8 @@ export class TrustedJudge {
     if (!crossing || crossing.escaped !== null || !this.serve) return IDLE;
     try {
       const text = this.serve(request);
-      if (typeof text !== 'string') throw new Error('the trusted judge returned something not a string');
+      if (typeof text !== 'string')
+        throw new Error('the trusted judge returned something not a string');
       return text.length > MAX_REPLY_CHARS ? TOO_LARGE : text;
     } catch (error) {
       crossing.escaped = error;

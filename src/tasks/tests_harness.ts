@@ -119,7 +119,9 @@ function isDefinition(source: string): boolean {
 
 /** The name a top-level `def` statement defines, if it is one. */
 function definedFunction(source: string): string | null {
-  const match = /^(?:@[^\n]*\n\s*)*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)/.exec(source.trimStart());
+  const match = /^(?:@[^\n]*\n\s*)*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)/.exec(
+    source.trimStart(),
+  );
   return match ? match[1]! : null;
 }
 
@@ -183,7 +185,10 @@ function collectedTests(sources: readonly string[]): HiddenTest[] {
       if (methods.length === 0) continue;
       collected.push({ kind: 'setup', source: `${klass}.setUpClass()` });
       for (const method of methods)
-        collected.push({ kind: 'statement', source: `${klass}(${JSON.stringify(method)}).debug()` });
+        collected.push({
+          kind: 'statement',
+          source: `${klass}(${JSON.stringify(method)}).debug()`,
+        });
       collected.push({ kind: 'setup', source: `${klass}.tearDownClass()` });
     }
   }

@@ -121,7 +121,13 @@ describe('score CLI command', () => {
       JSON.stringify({ prompt: 'Print 6 * 7.', expectedOutput: '42' }),
     );
     const good = await cli('score', '--task', task, '--code', file('p.py', 'print(6 * 7)\n'));
-    expect(good.json).toEqual({ reward: 1, parts: { output_match: 1 }, tests: null, tampered: [], judgeLimits: [] });
+    expect(good.json).toEqual({
+      reward: 1,
+      parts: { output_match: 1 },
+      tests: null,
+      tampered: [],
+      judgeLimits: [],
+    });
     const bad = await cli('score', '--task', task, '--code', file('q.py', 'print(41)\n'));
     expect(bad.json).toMatchObject({ reward: 0, parts: { output_match: 0 }, tests: null });
   });

@@ -128,7 +128,10 @@ describe('reward hacks against the judge (Node worker_threads)', () => {
       'def add(a, b):\n    return a + b',
       hiddenTests(['assert r == 5']),
     );
-    expect(next.tests[0]).toMatchObject({ passed: false, detail: expect.stringMatching(/^NameError/) });
+    expect(next.tests[0]).toMatchObject({
+      passed: false,
+      detail: expect.stringMatching(/^NameError/),
+    });
   });
 
   it('a test sees the real builtin where the program shadows it (the tests run in another interpreter), unflagged', async () => {
