@@ -148,10 +148,10 @@ export function installJudgeDevice(
     write: (_stream, buffer, offset, length) => {
       try {
         const request = decoder.decode(buffer.slice(offset, offset + length));
-        const text = serve(request) ?? '["refused","the judge is not ready",[],null,"",""]';
+        const text = serve(request) ?? '["refused","the judge is not ready",[],null,"","",null]';
         reply = encoder.encode(text);
       } catch {
-        reply = encoder.encode('["interrupted",null,[],null,"",""]');
+        reply = encoder.encode('["interrupted",null,[],null,"","",null]');
       }
       at = 0;
       return length;

@@ -12,11 +12,14 @@ type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
 type PyodideOptions = NonNullable<Parameters<typeof loadPyodide>[0]>;
 
 /** What a crossing answers when the judgement must stop, and for a reply past the cap. */
-const INTERRUPTED = '["interrupted",null,[],null,"",""]';
-const TOO_LARGE = '["refused","a reply larger than 256 MB",[],null,"",""]';
-const IDLE = '["refused","no judgement is running",[],null,"",""]';
-/** A reply's cap in characters: far past what the heap cap (1 GiB by default) lets a value be. */
-const MAX_REPLY_CHARS = 256 * 2 ** 20;
+const INTERRUPTED = '["interrupted",null,[],null,"","",null]';
+const TOO_LARGE = '["refused","a reply larger than 128 MB",[],null,"","",null]';
+const IDLE = '["refused","no judgement is running",[],null,"","",null]';
+/**
+ * A reply's cap in characters: a value of tens of MB crosses (a 9 MB string, a dict of 200,000
+ * items), while the trusted interpreter, which decodes it, stays far from its own memory's end.
+ */
+const MAX_REPLY_CHARS = 128 * 2 ** 20;
 
 /** The trusted interpreter and its judge, held by the runner. */
 export class TrustedJudge {

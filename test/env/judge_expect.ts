@@ -32,17 +32,11 @@ export function expectVerdict(c: JudgeCase, verdict: Verdict): void {
 }
 
 /**
- * Where the judge does not yet keep Python's meaning (docs/sandbox.md "The judge", Limits): these
- * cases get the opposite score, asserted so that a fix shows up here. A container that crosses is
- * a copy tied to its original for the operation it crossed in only: a list the program keeps and
- * changes in a later call, or a global list a test holds while later calls change it, is not
- * carried over; a proxy is not a function object to `inspect.isgeneratorfunction`.
+ * Where the judge does not keep Python's meaning (docs/sandbox.md "The judge", Limits): these cases
+ * get the opposite score, asserted so that a fix shows up here. A proxy is not a function object
+ * to `inspect.isgeneratorfunction`.
  */
-export const KNOWN_LIMITS = new Set([
-  'mutation: an argument the program keeps and changes in a later call (wrong: keeps the list itself)',
-  'stand-in: inspect.isgeneratorfunction(f) (generator)',
-  'globals: a global list the test holds before the calls (append)',
-]);
+export const KNOWN_LIMITS = new Set(['stand-in: inspect.isgeneratorfunction(f) (generator)']);
 
 /** expectVerdict, but a known limit must get the opposite score (see KNOWN_LIMITS). */
 export function expectCase(c: JudgeCase, verdict: Verdict): void {

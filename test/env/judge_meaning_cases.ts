@@ -1670,6 +1670,67 @@ const OBJECTS: JudgeCase[] = [
 ];
 
 /** The attacks of issue 63: each wrong program scores 0; each correct one scores 1. */
+/**
+ * Ties: a container that crossed stays one object with its twin across later operations, both
+ * ways (python/crossing.py): what the tests change after a call, the program's kept copy sees, and
+ * what the program changes later, the tests' object shows.
+ */
+const TIES: JudgeCase[] = [
+  ...cases({
+    kind: 'ties',
+    name: 'the tests change a list after the program kept it',
+    tests: py`
+      xs = [1, 2]
+      keep(xs)
+      xs.append(3)
+      assert total() == 6
+    `,
+    total: 1,
+    right: {
+      'sums the kept list':
+        '_kept = []\n\n\ndef keep(xs):\n    _kept.append(xs)\n\n\ndef total():\n    return sum(_kept[0])',
+    },
+    wrong: {
+      'sums a copy':
+        '_kept = []\n\n\ndef keep(xs):\n    _kept.append(list(xs))\n\n\ndef total():\n    return sum(_kept[0])',
+    },
+  }),
+  ...cases({
+    kind: 'ties',
+    name: "a test changes the program's global list through the name it read",
+    tests: py`
+      h = history
+      h.append('x')
+      assert count() == 1 and history is h
+    `,
+    total: 1,
+    right: { 'reads the global': 'history = []\n\n\ndef count():\n    return len(history)' },
+    wrong: {
+      'counts its own list': 'history = []\n_mine = []\n\n\ndef count():\n    return len(_mine)',
+    },
+  }),
+  ...cases({
+    kind: 'ties',
+    name: 'a dict the program keeps and fills over later calls',
+    tests: py`
+      seen = {}
+      start(seen)
+      add('a')
+      add('b')
+      assert seen == {'a': 1, 'b': 1}
+    `,
+    total: 1,
+    right: {
+      'fills the kept dict':
+        '_seen = [None]\n\n\ndef start(d):\n    _seen[0] = d\n\n\ndef add(k):\n    _seen[0][k] = 1',
+    },
+    wrong: {
+      'fills a copy':
+        '_seen = [None]\n\n\ndef start(d):\n    _seen[0] = dict(d)\n\n\ndef add(k):\n    _seen[0][k] = 1',
+    },
+  }),
+];
+
 export const MEANING_ATTACKS: readonly JudgeCase[] = [
   ...STOP_ITERATION,
   ...ORDERED_DICT,
@@ -1690,6 +1751,7 @@ export const MEANING_HONEST: readonly JudgeCase[] = [
   ...LARGE,
   ...JSON_CASES,
   ...OBJECTS,
+  ...TIES,
 ];
 
 export const MEANING_CASES: readonly JudgeCase[] = [...MEANING_ATTACKS, ...MEANING_HONEST];

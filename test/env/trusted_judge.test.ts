@@ -15,7 +15,7 @@ beforeAll(async () => {
 
 /** judge.py's answer: the reasons, a newline, [kind, tokens, after, random state, out, err]. */
 const answer = (tokens: unknown, kind = 'value') =>
-  `[]\n${JSON.stringify([kind, tokens, [], null, '', ''])}`;
+  `[]\n${JSON.stringify([kind, tokens, [], null, '', '', 1])}`;
 
 /** The program's interpreter, planted: its global `f` is a callable whose calls answer `reply`. */
 function judgeWith(reply: (request: string) => string, tests: readonly JudgeProbe[]) {
@@ -25,7 +25,7 @@ function judgeWith(reply: (request: string) => string, tests: readonly JudgeProb
     const [op] = JSON.parse(request) as [string];
     return op === 'get' ? answer(['h', [0, 1]]) : reply(request);
   }) as never;
-  const { results } = trusted.run(call, '[null]', tests, () => {});
+  const { results } = trusted.run(call, '[null, 1]', tests, () => {});
   return { results, requests };
 }
 
@@ -42,18 +42,19 @@ describe('the trusted judge, against planted replies', () => {
     expect(sent.map((r) => r.slice(0, 3))).toEqual([
       ['get', 'f', null],
       // (args, kwargs): a tuple of (1, [2]) and {'k': 'x'}, as flat tokens.
-      ['call', 0, ['t', 2, 't', 2, 'i', 1, 'l', 1, 'i', 2, 'd', 1, 's', 'k', 's', 'x']],
+      // The list and the dict are numbered (0, 1): tied to their copies on the other side.
+      ['call', 0, ['t', 2, 't', 2, 'i', 1, 'l', 0, 1, 'i', 2, 'd', 1, 1, 's', 'k', 's', 'x']],
     ]);
     expect(requests.join()).not.toContain('expected');
   });
 
   it('keeps the types a reply names: tuple, bytes, complex, a set in a set, deep nesting', () => {
-    const deep = [...Array(300).fill(['l', 1]).flat(), 'N'];
+    const deep = [...Array(300).fill(['l', -1, 1]).flat(), 'N'];
     const replies: Record<string, unknown> = {
       tuple: ['t', 2, 'i', 1, 'i', 2],
       bytes: ['y', 'ab'],
       complex: ['c', 1, -2],
-      frozen: ['S', 1, 'z', 1, 'i', 1],
+      frozen: ['S', -1, 1, 'z', 1, 'i', 1],
       deep,
     };
     const { results } = judgeWith(
@@ -76,13 +77,14 @@ describe('the trusted judge, against planted replies', () => {
       answer(['bogus']),
       answer([]),
       answer(['i', 'zz']),
-      answer(['l', 'not a count']),
-      answer(['l', 2, 'i', 1]),
+      answer(['l', -1, 'not a count']),
+      answer(['l', -1, 2, 'i', 1]),
       answer(['i', 1, 'i', 2]),
-      answer(['S', 1, 'l', 0]),
+      answer(['S', -1, 1, 'l', -1, 0]),
       answer(['t', 1, '@', 0]),
       answer(['H', 99]),
-      answer(['a', 9]),
+      answer(['a', 999]),
+      answer(['A', 0]),
       answer(['g', ['builtins', 'exec']]),
       answer(['g', ['os', 'system']]),
       answer(['R', ['builtins', 'eval'], 't', 1, 's', '1']),

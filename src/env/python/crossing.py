@@ -17,6 +17,8 @@
 def _make_crossing(side, send, hooks):
     """One end of the crossing. side: 'program' or 'trusted'. send(request_json) -> reply_json
     reaches the other end's serve. hooks: 'before' and 'after' (around each served operation),
+    'generation' (a number that changes whenever the program's globals are rebound, sent with each
+    reply, so the tests' side may keep a name it read until it changes),
     'output' (text a served call printed, for the caller), 'printed' (the caller's side of it)."""
     import builtins, collections, datetime, decimal, enum, fractions, inspect, json, operator, pathlib, random, sys
 
@@ -80,16 +82,16 @@ def _make_crossing(side, send, hooks):
     class Interrupted(BaseException_):
         """The deadline interrupted the other side: the judgement stops."""
 
-    state = {'handles': [], 'handle_ids': {}, 'proxies': {}, 'classes': {}, 'rs': None, 'depth': 0,
-             'gen': 0, 'globals': None}
+    # A container stays tied to its copy for TIE_MESSAGES messages (its changes cross with each
+    # one), a large one only until the reply of the operation it crossed in.
+    TIE_MESSAGES, TIE_ITEMS = 64, 10000
+    state = {}
 
     def reset():
-        state['handles'] = []
-        state['handle_ids'] = {}
-        state['proxies'] = {}
-        state['classes'] = {}
-        state['rs'] = None
-        state['depth'] = 0
+        state.update(handles=[], handle_ids={}, proxies={}, classes={}, rs=None, depth=0, msg=0,
+                     next_oid=0, origins={}, origin_of={}, copies={}, copy_of={}, generation=None)
+
+    reset()
 
     # --- names that cross as themselves -----------------------------------------------------------
 
@@ -183,17 +185,45 @@ def _make_crossing(side, send, hooks):
                 return None
         return fields
 
-    def encode(value, argrefs=None, top_ref=True):
-        """value as [tokens, memo]: memo lists the containers in the order they were encoded (the
-        receiver numbers them the same way). argrefs maps id() of the objects of the request this
-        replies to onto their numbers there: such an object crosses back as itself."""
+    def encode(value, carrier=False, keep=True):
+        """value as tokens. A mutable container this side received crosses back as the other side's
+        own object ('a'), one it sent before as the other side's copy of it ('A'); a new one gets a
+        number and is tracked from now on (the tie, see collect_updates). With carrier, value itself
+        (a container whose contents are an update) is neither a reference nor tracked. Immutable
+        containers seen twice in one message are back-references ('@')."""
         out = []
         memo = {}
-        memo_objs = []
+        fresh = []
+        try:
+            encode_into(value, carrier, out, memo, fresh)
+        except BaseException_:
+            forget(fresh)
+            raise
+        if not keep:
+            forget(fresh)
+        return out
+
+    def forget(fresh):
+        for oid in fresh:
+            entry = state['origins'].pop(oid, None)
+            if entry is not None:
+                state['origin_of'].pop(id_(entry[0]), None)
+
+    def track(x):
+        oid = state['next_oid']
+        state['next_oid'] = oid + 1
+        state['origins'][oid] = [x, None, state['msg'], len_(x)]
+        state['origin_of'][id_(x)] = oid
+        return oid
+
+    def encode_into(value, carrier, out, memo, fresh):
+        # The carrier is the first item only: the same container inside itself is a reference.
+        first = carrier
         stack = [value]
         append = out.append
         while stack:
             x = stack.pop()
+            is_top, first = first, False
             t = type_(x)
             if t is str_:
                 append('s')
@@ -223,10 +253,17 @@ def _make_crossing(side, send, hooks):
                     append(x.payload)
                 continue
             key = id_(x)
-            if argrefs is not None and key in argrefs and (top_ref or x is not value):
-                append('a')
-                append(argrefs[key])
-                continue
+            if id_(t) in mutable_ids and not is_top:
+                theirs = state['copy_of'].get(key)
+                if theirs is not None and state['copies'][theirs][0] is x:
+                    append('a')
+                    append(theirs)
+                    continue
+                mine = state['origin_of'].get(key)
+                if mine is not None and state['origins'][mine][0] is x:
+                    append('A')
+                    append(mine)
+                    continue
             seen = memo.get(key)
             if seen is not None:
                 append('@')
@@ -267,16 +304,17 @@ def _make_crossing(side, send, hooks):
             elif t is deque_:
                 container = ('q', list_(x))
             elif t is bytearray_:
-                memo[key] = len_(memo_objs)
-                memo_objs.append(x)
                 append('Y')
+                append(-1 if is_top else fresh.append(track(x)) or state['next_oid'] - 1)
                 append(bytes_(x).decode('latin-1'))
                 continue
             if container is not None:
                 tag, items = container
-                memo[key] = len_(memo_objs)
-                memo_objs.append(x)
                 append(tag)
+                if tag == 't' or tag == 'z':
+                    memo[key] = len_(memo)
+                else:
+                    append(-1 if is_top else fresh.append(track(x)) or state['next_oid'] - 1)
                 append(len_(items) // 2 if tag in ('d', 'C', 'O', 'dd') else len_(items))
                 if tag == 'q':
                     maxlen = deque_maxlen(x)
@@ -290,8 +328,7 @@ def _make_crossing(side, send, hooks):
                 continue
             fields = namedtuple_class(t)
             if fields is not None:
-                memo[key] = len_(memo_objs)
-                memo_objs.append(x)
+                memo[key] = len_(memo)
                 append('nt')
                 append([type_name(t), list_(fields)])
                 items = list_(tuple_iter(x))
@@ -353,7 +390,6 @@ def _make_crossing(side, send, hooks):
             index, flags = handle(x)
             append('h')
             append([index, flags])
-        return out, memo_objs
 
     def builtin_base(t):
         for klass in type_mro(t):
@@ -393,17 +429,31 @@ def _make_crossing(side, send, hooks):
     def namedtuple_made(name, fields):
         return made_class(('nt', name, tuple_(fields)), lambda: collections.namedtuple(name, fields, module='__main__'))
 
-    def decode(tokens, argobjs=None):
-        """[value, memo]: the value the tokens encode, and the containers in their memo order.
-        argobjs: this side's objects of the request the tokens reply to (for 'a')."""
+    def decode(tokens):
+        """The value the tokens encode. A mutable container with a number is the other side's,
+        tracked from now on as this side's copy of it; 'a' is one of this side's own, 'A' a copy it
+        already holds."""
         try:
-            return decode_tokens(tokens, argobjs)
+            return decode_tokens(tokens)
         except NotData:
             raise
         except (IndexError_, KeyError_, TypeError_, ValueError_, AttributeError_, RecursionError_, decimal.InvalidOperation) as bad:
             raise NotData('a malformed message (' + type_name(type_(bad)) + ')') from None
 
-    def decode_tokens(tokens, argobjs):
+    def tied(oid, obj, size):
+        if type_(oid) is not int_ or oid < -1:
+            raise NotData('a malformed message')
+        if oid >= 0:
+            state['copies'][oid] = [obj, None, state['msg'], size]
+            state['copy_of'][id_(obj)] = oid
+
+    def tracked(table, k):
+        entry = state[table].get(k) if type_(k) is int_ else None
+        if entry is None:
+            raise NotData('an object that crossed too many operations ago to be tracked')
+        return entry[0]
+
+    def decode_tokens(tokens):
         if type_(tokens) is not list_:
             raise NotData('a malformed message')
         memo = []
@@ -447,9 +497,9 @@ def _make_crossing(side, send, hooks):
                 value = tokens[i].encode('latin-1')
                 i += 1
             elif tag == 'Y':
-                value = bytearray_(tokens[i].encode('latin-1'))
-                i += 1
-                memo.append(value)
+                value = bytearray_(tokens[i + 1].encode('latin-1'))
+                tied(tokens[i], value, len_(value))
+                i += 2
             elif tag == 'r':
                 start, stop, step = tokens[i]
                 value = range_(int_(start), int_(stop), int_(step))
@@ -462,11 +512,11 @@ def _make_crossing(side, send, hooks):
                 if type_(value) is _Pending:
                     raise NotData('a cycle through a tuple, which cannot cross')
             elif tag == 'a':
-                k = tokens[i]
+                value = tracked('origins', tokens[i])
                 i += 1
-                if argobjs is None or type_(k) is not int_ or not 0 <= k < len_(argobjs):
-                    raise NotData('a malformed message')
-                value = argobjs[k]
+            elif tag == 'A':
+                value = tracked('copies', tokens[i])
+                i += 1
             elif tag == 'g':
                 module, qualname = tokens[i]
                 i += 1
@@ -498,8 +548,9 @@ def _make_crossing(side, send, hooks):
                 i += 1
                 value = exception_class(index, str_(name), str_(qualname), base)
             elif tag in ('l', 'S', 'd', 'C', 'O', 'q'):
-                count = tokens[i]
-                i += 1
+                oid = tokens[i]
+                count = tokens[i + 1]
+                i += 2
                 if type_(count) is not int_ or count < 0:
                     raise NotData('a malformed message')
                 if tag == 'l':
@@ -516,7 +567,7 @@ def _make_crossing(side, send, hooks):
                     maxlen = tokens[i]
                     i += 1
                     target = deque_(maxlen=None if maxlen == -1 else maxlen)
-                memo.append(target)
+                tied(oid, target, count)
                 size = count * 2 if tag in ('d', 'C', 'O') else count
                 if size == 0:
                     value = target
@@ -524,10 +575,13 @@ def _make_crossing(side, send, hooks):
                     frames.append([tag, target, size, None, MISSING])
                     continue
             elif tag == 'dd':
-                count = tokens[i]
-                i += 1
+                oid = tokens[i]
+                count = tokens[i + 1]
+                i += 2
+                if type_(count) is not int_ or count < 0:
+                    raise NotData('a malformed message')
                 target = defaultdict_()
-                memo.append(target)
+                tied(oid, target, count)
                 frames.append([tag, target, count * 2 + 1, None, MISSING])
                 continue
             elif tag in ('t', 'z', 'nt'):
@@ -628,7 +682,7 @@ def _make_crossing(side, send, hooks):
                 break
         if i != n:
             raise NotData('a malformed message (trailing tokens)')
-        return result, memo
+        return result
 
     def finish_immutable(kind, items, extra):
         if kind == 't':
@@ -777,71 +831,159 @@ def _make_crossing(side, send, hooks):
         setstate((sent[0], tuple_(sent[1]), sent[2]))
         state['rs'] = getstate()
 
+    # --- ties: a mutable container and its copy on the other side -----------------------------
+
+    def snap(obj):
+        """A shallow state of a container, to see later whether it changed."""
+        t = type_(obj)
+        if t is bytearray_:
+            return bytes_(obj)
+        if t is list_ or t is deque_:
+            return list_(obj)
+        if t is set_:
+            return list_(set_iter(obj))
+        return list_(dict_items(obj))
+
+    def same(obj, before):
+        t = type_(obj)
+        if t is bytearray_:
+            return bytes_(obj) == before
+        if t is list_ or t is deque_:
+            now = list_(obj)
+        elif t is set_:
+            now = list_(set_iter(obj))
+        else:
+            now = list_(dict_items(obj))
+            if len_(now) != len_(before):
+                return False
+            return all_(a[0] is b[0] and a[1] is b[1] for a, b in zip_(now, before))
+        return len_(now) == len_(before) and all_(map_(is_, now, before))
+
+    def snap_new():
+        for table in (state['origins'], state['copies']):
+            for entry in table.values():
+                if entry[1] is None:
+                    entry[1] = snap(entry[0])
+
+    def next_message():
+        """Both sides count every message, so they drop a tie at the same point: after TIE_MESSAGES
+        messages, or after the reply for a container larger than TIE_ITEMS."""
+        state['msg'] += 1
+        now = state['msg']
+        for table, index in (('origins', 'origin_of'), ('copies', 'copy_of')):
+            entries = state[table]
+            old = [oid for oid, entry in dict_items(entries)
+                   if now - entry[2] > TIE_MESSAGES or (entry[3] > TIE_ITEMS and now - entry[2] > 1)]
+            for oid in old:
+                entry = entries.pop(oid)
+                if state[index].get(id_(entry[0])) == oid:
+                    del state[index][id_(entry[0])]
+
+    def collect_updates():
+        """What changed in tied containers since they last crossed: this side's own ('o': the other
+        side's copy takes it) and its copies ('c': the other side's original takes it)."""
+        updates = []
+        for code, table in (('o', 'origins'), ('c', 'copies')):
+            for oid, entry in list_(dict_items(state[table])):
+                if entry[1] is None or same(entry[0], entry[1]):
+                    continue
+                try:
+                    updates.append([code, oid, encode(entry[0], True)])
+                except NotData as bad:
+                    updates.append(['x', 'the call changed an argument in a way the judge cannot carry back ('
+                                    + (str_(bad.args[0]) if bad.args else 'it cannot cross') + ')'])
+                entry[1] = snap(entry[0])
+        return updates
+
+    def put_into(original, now):
+        t = type_(original)
+        if type_(now) is not t:
+            raise NotData('a malformed update')
+        if t is list_:
+            list_setslice(original, slice(None), now)
+        elif t is bytearray_:
+            original[:] = now
+        elif t is set_:
+            set_clear(original)
+            set_update(original, now)
+        elif t is deque_:
+            deque_clear(original)
+            deque_extend(original, now)
+        elif t is OrderedDict_:
+            odict_clear(original)
+            for key, value in dict_items(now):
+                odict_setitem(original, key, value)
+        else:
+            dict_clear(original)
+            dict_update(original, now)
+            if t is defaultdict_:
+                original.default_factory = now.default_factory
+
+    def apply_updates(updates):
+        """The other side's changes put into this side's objects; returns a reason it could not
+        carry one back, or None."""
+        lost = None
+        if type_(updates) is not list_:
+            raise NotData('a malformed message')
+        for update in updates:
+            if type_(update) is not list_ or not update:
+                raise NotData('a malformed message')
+            if update[0] == 'x':
+                lost = str_(update[1]) if len_(update) > 1 else 'a change that cannot cross'
+                continue
+            code, oid, tokens = update
+            entry = state['copies' if code == 'o' else 'origins'].get(oid)
+            if entry is None:
+                lost = 'a change to an object that crossed too many operations ago to be tracked'
+                continue
+            put_into(entry[0], decode(tokens))
+            entry[1] = snap(entry[0])
+        return lost
+
     # --- the requesting side ---------------------------------------------------------------------
 
     def request(head, payload=MISSING):
         """Sends one operation to the other side and returns its value (or raises what it raised)."""
-        tokens, memo_objs = (None, []) if payload is MISSING else encode(payload)
-        message = head + [tokens, outgoing_state()]
-        try:
-            text = send(json_dumps(message))
-        except KeyboardInterrupt_:
-            raise
+        next_message()
+        updates = collect_updates()
+        tokens = None if payload is MISSING else encode(payload)
+        snap_new()
+        message = head + [tokens, outgoing_state(), updates]
+        text = send(json_dumps(message))
         reply = json_loads(text) if type_(text) is str_ else None
-        if type_(reply) is not list_ or len_(reply) != 6:
+        if type_(reply) is not list_ or len_(reply) != 7:
             raise NotData('a malformed reply')
-        kind, body, after, rs, out, err = reply
+        kind, body, updates, rs, out, err, generation = reply
+        state['generation'] = generation
         if kind == 'interrupted':
             hooks['interrupted']()
             raise Interrupted()
+        next_message()
         incoming_state(rs)
         if out or err:
             hooks['printed'](out, err)
-        if type_(after) is list_ and after:
-            put_back(after, memo_objs)
-        if kind == 'value':
-            return decode(body, memo_objs)[0]
-        if kind == 'missing':
-            return MISSING
-        if kind == 'raised':
-            raise rebuilt_exception(body, memo_objs, head[0] == 'next')
-        if kind == 'refused' and type_(body) is str_:
-            raise hooks['refused'](body)
-        raise NotData('a malformed reply')
-
-    def put_back(after, memo_objs):
-        """What the callee left in the caller's mutable arguments, put into the caller's objects."""
-        for entry in after:
-            if type_(entry) is str_:
-                raise hooks['refused']('the call changed an argument in a way the judge cannot carry back (' + entry + ')')
-            k, tokens = entry
-            original = memo_objs[k]
-            now = decode(tokens, memo_objs)[0]
-            t = type_(original)
-            if t is list_:
-                list_setslice(original, slice(None), now)
-            elif t is bytearray_:
-                original[:] = now
-            elif t is set_:
-                set_clear(original)
-                set_update(original, now)
-            elif t is deque_:
-                deque_clear(original)
-                deque_extend(original, now)
-            elif t is OrderedDict_:
-                odict_clear(original)
-                for key, value in dict_items(now):
-                    odict_setitem(original, key, value)
+        lost = apply_updates(updates)
+        try:
+            if kind == 'value':
+                value = decode(body)
+            elif kind == 'missing':
+                value = MISSING
+            elif kind == 'raised':
+                raise rebuilt_exception(body, head[0] == 'next')
+            elif kind == 'refused' and type_(body) is str_:
+                raise hooks['refused'](body)
             else:
-                dict_clear(original)
-                dict_update(original, now)
-                if t is defaultdict_:
-                    original.default_factory = now.default_factory
+                raise NotData('a malformed reply')
+        finally:
+            snap_new()
+        if lost is not None:
+            raise hooks['refused'](lost)
+        return value
 
-    def rebuilt_exception(body, memo_objs, iterating):
+    def rebuilt_exception(body, iterating):
         """The exception the other side raised, as this side's: its class (a builtin one, or one
         made once per judgement for a class of the other side), args and message."""
-        described = decode(body, memo_objs)[0]
+        described = decode(body)
         if type_(described) is not tuple_ or len_(described) != 4:
             raise NotData('a malformed reply')
         klass, args, message, attrs = described
@@ -876,56 +1018,6 @@ def _make_crossing(side, send, hooks):
 
     # --- the serving side ------------------------------------------------------------------------
 
-    def snapshot(objs):
-        """Shallow states of the mutable containers a request brought, to see which a call changed."""
-        states = []
-        for obj in objs:
-            t = type_(obj)
-            if id_(t) not in mutable_ids:
-                states.append(None)
-            elif t is bytearray_:
-                states.append(bytes_(obj))
-            elif t is list_ or t is deque_:
-                states.append(list_(obj))
-            elif t is set_:
-                states.append(list_(set_iter(obj)))
-            else:
-                states.append(list_(dict_items(obj)))
-        return states
-
-    def unchanged(obj, before):
-        t = type_(obj)
-        if t is bytearray_:
-            return bytes_(obj) == before
-        if t is list_ or t is deque_:
-            now = list_(obj)
-        elif t is set_:
-            now = list_(set_iter(obj))
-        else:
-            now = list_(dict_items(obj))
-            if len_(now) != len_(before):
-                return False
-            return all_(a[0] is b[0] and a[1] is b[1] for a, b in zip_(now, before))
-        return len_(now) == len_(before) and all_(map_(is_, now, before))
-
-    def changes(objs, before, argrefs):
-        after = []
-        for k, obj in enumerate(objs):
-            was = before[k]
-            if was is None or unchanged(obj, was):
-                continue
-            t = type_(obj)
-            copy = t(obj) if t is not defaultdict_ else defaultdict_(obj.default_factory, obj)
-            if t is deque_:
-                copy = deque_(obj, maxlen=deque_maxlen(obj))
-            try:
-                tokens, _ = encode(copy, argrefs, False)
-            except NotData as bad:
-                after.append(str_(bad.args[0]) if bad.args else 'it cannot cross')
-                continue
-            after.append([k, tokens])
-        return after
-
     def described_exception(exc):
         t = type_(exc)
         try:
@@ -935,7 +1027,7 @@ def _make_crossing(side, send, hooks):
         args = []
         for arg in exc_args(exc):
             try:
-                encode(arg)
+                encode(arg, False, False)
                 args.append(arg)
             except BaseException_:
                 args.append(repr_safe(arg))
@@ -948,7 +1040,7 @@ def _make_crossing(side, send, hooks):
             for name, value in dict_items(own):
                 if type_(name) is str_ and name[:1] != '_':
                     try:
-                        encode(value)
+                        encode(value, False, False)
                         attrs[name] = value
                     except BaseException_:
                         pass
@@ -1005,76 +1097,81 @@ def _make_crossing(side, send, hooks):
             return _Signature(describe_signature(target))
         raise NotData('a malformed message (an unknown operation)')
 
-    pending_after = [None]
-
     def serve(text):
-        """One operation from the other side: [op, handle or name, tokens, random state]."""
-        pending_after[0] = None
+        """One operation from the other side: [op, handle or name, tokens, random state, updates]."""
         state['depth'] += 1
         hooks['before']()
-        kind, body, after, out, err = 'refused', 'a malformed message', [], '', ''
+        kind, body, out, err = 'refused', 'a malformed message', '', ''
+        received = False
         try:
             try:
                 message = json_loads(text)
-                if type_(message) is not list_ or len_(message) != 4:
+                if type_(message) is not list_ or len_(message) != 5:
                     raise NotData('a malformed message')
-                op, target_ref, tokens, rs = message
+                op, target_ref, tokens, rs, updates = message
+                next_message()
+                received = True
                 incoming_state(rs)
-                value, argobjs = (None, []) if tokens is None else decode(tokens)
+                apply_updates(updates)
+                value = None if tokens is None else decode(tokens)
+                snap_new()
                 if op == 'get':
                     if trusted:
                         raise NotData('the tests\' names are not the program\'s to read')
                     found, target = hooks['global'](target_ref)
-                    if not found:
-                        kind, body = 'missing', None
-                    else:
-                        kind = 'value'
-                        body = encode(target)[0]
+                    kind, result = ('value', target) if found else ('missing', None)
                     target = None
                 else:
                     handles = state['handles']
                     if type_(target_ref) is not int_ or not 0 <= target_ref < len_(handles):
                         raise NotData('a malformed message (an unknown handle)')
                     target = handles[target_ref]
-                    before = snapshot(argobjs)
                     hooks['start_output']()
-                    argrefs = {id_(obj): k for k, obj in enumerate(argobjs)}
                     try:
                         result = operate(op, target, value)
-                    except BaseException_:
-                        # What the call changed before it raised is carried back all the same.
-                        pending_after[0] = (argobjs, before, argrefs)
-                        raise
                     finally:
                         out, err = hooks['end_output']()
-                    after = changes(argobjs, before, argrefs)
-                    if type_(result) is _Signature:
-                        sig_tokens, _ = encode(result.described, argrefs)
-                        body = ['sig'] + sig_tokens
-                    else:
-                        body = encode(result, argrefs)[0]
                     kind = 'value'
             except NotData as bad:
-                kind, body = 'refused', str_(bad.args[0]) if bad.args else 'a malformed message'
+                kind, result = 'refused', str_(bad.args[0]) if bad.args else 'a malformed message'
             except Interrupted:
-                kind, body = 'interrupted', None
+                kind, result = 'interrupted', None
             except KeyboardInterrupt_:
-                kind, body = 'interrupted', None
+                kind, result = 'interrupted', None
             except RecursionError_:
-                kind, body = 'refused', 'nested too deeply'
+                kind, result = 'refused', 'nested too deeply'
             except BaseException_ as exc:
                 hooks['raised'](exc)
-                try:
-                    if pending_after[0] is not None:
-                        after = changes(*pending_after[0])
-                    body = encode(described_exception(exc))[0]
-                    kind = 'raised'
-                except BaseException_:
-                    kind, body = 'refused', 'an exception that cannot cross'
-                pending_after[0] = None
-            reply = json_dumps([kind, body, after, outgoing_state() if kind != 'interrupted' else None, out, err])
+                kind, result = 'raised', exc
+            updates = []
+            if kind != 'interrupted' and received:
+                # The reply is a message too: what the operation changed in tied containers goes
+                # with it, then its value.
+                next_message()
+                updates = collect_updates()
+            try:
+                if kind == 'value':
+                    if type_(result) is _Signature:
+                        body = ['sig'] + encode(result.described)
+                    else:
+                        body = encode(result)
+                elif kind == 'raised':
+                    try:
+                        body = encode(described_exception(result))
+                    except BaseException_:
+                        kind, body = 'refused', 'an exception that cannot cross'
+                elif kind == 'missing' or kind == 'interrupted':
+                    body = None
+                else:
+                    body = result
+            except NotData as bad:
+                kind, body = 'refused', str_(bad.args[0]) if bad.args else 'a value that cannot cross'
+            result = None
+            snap_new()
+            reply = json_dumps([kind, body, updates, outgoing_state() if kind != 'interrupted' else None, out, err,
+                                hooks['generation']()])
         except KeyboardInterrupt_:
-            reply = '["interrupted",null,[],null,"",""]'
+            reply = '["interrupted",null,[],null,"","",null]'
         finally:
             hooks['after']()
             state['depth'] -= 1
@@ -1082,6 +1179,7 @@ def _make_crossing(side, send, hooks):
 
     return {'encode': encode, 'decode': decode, 'request': request, 'serve': serve, 'reset': reset,
             'outgoing_state': outgoing_state, 'incoming_state': incoming_state,
+            'is_proxy': lambda x: id_(type_(x)) in proxy_types,
             'NotData': NotData, 'Interrupted': Interrupted, 'state': state, 'MISSING': MISSING}
 
 

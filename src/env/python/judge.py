@@ -286,10 +286,11 @@ def _make_judge(control):
             except BaseException_:
                 pass
             error = None
+        seen_globals['keys'] = None
         try:
-            initial = json_dumps([shared_state()])
+            initial = json_dumps([shared_state(), generation()])
         except BaseException_:
-            initial = '[null]'
+            initial = '[null, null]'
         return [ok, error_type, interrupted, reasons(), initial]
 
     def suspect(t):
@@ -349,6 +350,22 @@ def _make_judge(control):
         value = main.__dict__.get(name, MISSING)
         return value is not MISSING, value
 
+    seen_globals = {'keys': None, 'values': None, 'generation': 0}
+
+    def generation():
+        """A number that changes whenever the program's globals are rebound (a name added, removed
+        or bound to another object): the tests' side keeps what it read of them until it does."""
+        main = run['main']
+        if main is None:
+            return -1
+        g = main.__dict__
+        keys, values = seen_globals['keys'], seen_globals['values']
+        if keys is None or len_(g) != len_(keys) or any_(map_(is_not, g.keys(), keys)) or any_(map_(is_not, g.values(), values)):
+            seen_globals['keys'] = tuple_(g.keys())
+            seen_globals['values'] = tuple_(g.values())
+            seen_globals['generation'] += 1
+        return seen_globals['generation']
+
     def raised(exc):
         if isinstance_(exc, SystemExit_):
             note('exits during a test (SystemExit)')
@@ -371,6 +388,7 @@ def _make_judge(control):
     hooks = {
         'before': before, 'after': after, 'start_output': start_output, 'end_output': end_output,
         'global': global_value, 'raised': raised, 'refuse': refuse, 'compared': lambda proxy: None,
+        'generation': generation,
         'printed': lambda out, err: None, 'interrupted': lambda: None,
         'refused': lambda message: TypeError(message),
     }
@@ -388,6 +406,7 @@ def _make_judge(control):
     def finish():
         main = run['main']
         reset()
+        seen_globals['keys'] = seen_globals['values'] = None
         start()
         try:
             if main is not None:

@@ -47,10 +47,18 @@ def _make_trusted(cross):
         'start_output': lambda: None, 'end_output': lambda: ('', ''),
         'global': lambda name: (False, None), 'raised': lambda exc: None, 'refuse': lambda x, t: None,
         'compared': compared, 'printed': printed, 'interrupted': interrupted, 'refused': refused,
+        'generation': lambda: None,
     }
     crossing = _make_crossing('trusted', cross, hooks)
     request, MISSING, Interrupted = crossing['request'], crossing['MISSING'], crossing['Interrupted']
     NotData = crossing['NotData']
+
+    read = {}
+    state, is_proxy = crossing['state'], crossing['is_proxy']
+    # Kept from one read to the next while the program's globals are not rebound: what cannot
+    # change without a rebinding (a function's proxy, a class, a number). A container is read
+    # again each time (its tie may have ended).
+    KEEP = (int, float, str, bool, complex, bytes, type(None), type)
 
     class ProgramNames(dict):
         """The tests' builtins: the real ones, then the program's globals, read when a test reads
@@ -59,9 +67,14 @@ def _make_trusted(cross):
         __slots__ = ()
 
         def __missing__(self, name):
+            kept = read.get(name)
+            if kept is not None and kept[0] == state['generation'] and state['generation'] is not None:
+                return kept[1]
             value = request(['get', name])
             if value is MISSING:
                 raise KeyError(name)
+            if isinstance(value, KEEP) or is_proxy(value):
+                read[name] = (state['generation'], value)
             return value
 
     PLAIN_DICTS = (collections.OrderedDict, collections.defaultdict)
@@ -112,6 +125,7 @@ def _make_trusted(cross):
         one namespace; returns json [[result, …], interrupted, limits] with one result per test:
         ['value', plain], ['pass'] or ['error', what]."""
         crossing['reset']()
+        read.clear()
         run['interrupted'] = False
         run['limits'] = []
         init = json.loads(init_json)
@@ -119,6 +133,7 @@ def _make_trusted(cross):
         results = []
         try:
             crossing['incoming_state'](init[0] if type(init) is list and init else None)
+            state['generation'] = init[1] if type(init) is list and len(init) > 1 else None
             space = {'__builtins__': ProgramNames(vars(builtins)), '__name__': '__judge__'}
             for test in tests:
                 kind, text = test[0], test[1]
