@@ -42,8 +42,8 @@ describe('the trusted judge, against planted replies', () => {
     expect(sent.map((r) => r.slice(0, 3))).toEqual([
       ['get', 'f', null],
       // (args, kwargs): a tuple of (1, [2]) and {'k': 'x'}, as flat tokens.
-      // The list and the dict are numbered (0, 1): tied to their copies on the other side.
-      ['call', 0, ['t', 2, 't', 2, 'i', 1, 'l', 0, 1, 'i', 2, 'd', 1, 1, 's', 'k', 's', 'x']],
+      // (args, keyword pairs); the list is numbered (0): tied to its copy on the other side.
+      ['call', 0, ['t', 2, 't', 2, 'i', 1, 'l', 0, 1, 'i', 2, 't', 1, 't', 2, 's', 'k', 's', 'x']],
     ]);
     expect(requests.join()).not.toContain('expected');
   });

@@ -133,6 +133,8 @@ def _make_trusted(cross):
         results = []
         try:
             crossing['incoming_state'](init[0] if type(init) is list and init else None)
+            # random's state is shared only with tests that name it (its module, or a name from it).
+            state['sync'] = any('random' in test[1] or 'seed' in test[1] for test in tests)
             state['generation'] = init[1] if type(init) is list and len(init) > 1 else None
             space = {'__builtins__': ProgramNames(vars(builtins)), '__name__': '__judge__'}
             for test in tests:
