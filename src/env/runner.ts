@@ -14,6 +14,7 @@ import {
   fatalExecution,
   type EmscriptenInternals,
   installJudgeDevice,
+  withThreadState,
   installSleepDevice,
   memorySnapshot,
   plainResult,
@@ -63,8 +64,8 @@ export class SandboxRunner implements SandboxRunnerApi {
   private internals: EmscriptenInternals | null = null;
   private runProgram: PyCallable | null = null;
   private judgeApi: JudgeApi | null = null;
-  /** Drops a reply of the judge's device that a program left unread (runner_runtime.ts). */
-  private dropJudgeReply: () => void = () => {};
+  /** The judge's device (runner_runtime.ts): drops an unread reply; says whether a write is on. */
+  private judgeDevice: { drop: () => void; writing: () => boolean } | null = null;
   /** The interpreter that runs the tests, never a program (trusted_judge.ts). */
   private trusted: TrustedJudge | null = null;
   private fsGuard: FileSystemGuard | null = null;
@@ -204,7 +205,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       pyodide.setInterruptBuffer(this.interrupt);
     }
     installSleepDevice(internals, () => this.interrupt);
-    this.dropJudgeReply = installJudgeDevice(
+    this.judgeDevice = installJudgeDevice(
       internals,
       (request) => this.trusted?.serveBack(request) ?? null,
     );
@@ -293,7 +294,14 @@ export class SandboxRunner implements SandboxRunnerApi {
       noteAll(reasons);
       const initial = typeof reasonsAndNames[0] === 'string' ? reasonsAndNames[0] : '[null]';
       if (!interrupted) {
-        const judged = trusted.run(api.call, initial, tests, noteAll);
+        // A call that arrives while the program's interpreter is inside the device's write (a
+        // callable the tests passed calls the program back) takes its thread state back first.
+        const device = this.judgeDevice;
+        const call = ((request: string) =>
+          device?.writing()
+            ? withThreadState(internals, () => api.call(request))
+            : api.call(request)) as PyCallable;
+        const judged = trusted.run(call, initial, tests, noteAll);
         results.push(...judged.results);
         limits.push(...judged.limits);
         interrupted = judged.interrupted;
@@ -355,7 +363,7 @@ export class SandboxRunner implements SandboxRunnerApi {
   }
 
   private beginRun(): Error | null {
-    this.dropJudgeReply();
+    this.judgeDevice?.drop();
     return this.clean?.begin() ?? null;
   }
 

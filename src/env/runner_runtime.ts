@@ -35,6 +35,8 @@ export interface EmscriptenInternals {
   _PropagatePythonError: new () => Error;
   stringToNewUTF8(text: string): number;
   _free(pointer: number): void;
+  _PyGILState_Ensure(): number;
+  _PyGILState_Release(state: number): void;
 }
 
 /** A Python object returned to JavaScript (a PyProxy), converted to plain JS and dropped. */
@@ -137,21 +139,25 @@ export function installSleepDevice(
 export function installJudgeDevice(
   internals: EmscriptenInternals,
   serve: (request: string) => string | null,
-): () => void {
+): { drop: () => void; writing: () => boolean } {
   const fs = internals.FS;
   const device = fs.makedev(64, 1);
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let reply: Uint8Array | null = null;
   let at = 0;
+  let writing = 0;
   fs.registerDevice(device, {
     write: (_stream, buffer, offset, length) => {
+      writing++;
       try {
         const request = decoder.decode(buffer.slice(offset, offset + length));
         const text = serve(request) ?? '["refused","the judge is not ready",[],null,"","",null]';
         reply = encoder.encode(text);
       } catch {
         reply = encoder.encode('["interrupted",null,[],null,"","",null]');
+      } finally {
+        writing--;
       }
       at = 0;
       return length;
@@ -170,11 +176,30 @@ export function installJudgeDevice(
     },
   });
   fs.mkdev(JUDGE_DEVICE, device);
-  // A reply a program never read must not reach the next run: the runner drops it before each one.
-  return () => {
-    reply = null;
-    at = 0;
+  return {
+    // A reply a program never read must not reach the next run: the runner drops it before each.
+    drop: () => {
+      reply = null;
+      at = 0;
+    },
+    // The program's interpreter is inside a write here (a callable the tests passed is running).
+    writing: () => writing > 0,
   };
+}
+
+/**
+ * Calls into an interpreter that is inside a system call (the judge's device's write, python/
+ * judge.py `send_back`): CPython set its thread state aside around the write (os.write releases
+ * the GIL), so it is taken back for the call and set aside again after, as a C extension's
+ * callback would (PyGILState_Ensure/Release; one thread, so no other holder to wait for).
+ */
+export function withThreadState<T>(internals: EmscriptenInternals, call: () => T): T {
+  const state = internals._PyGILState_Ensure();
+  try {
+    return call();
+  } finally {
+    internals._PyGILState_Release(state);
+  }
 }
 
 /**

@@ -1731,6 +1731,80 @@ const TIES: JudgeCase[] = [
   }),
 ];
 
+/**
+ * Callbacks both ways: the tests' callable reads the program's objects, and the program and the
+ * tests call each other in turn (the program's interpreter is inside the judge's device's write
+ * meanwhile); endless back-and-forth is a RecursionError, as in Python.
+ */
+const NESTED: JudgeCase[] = [
+  ...cases({
+    kind: 'nested',
+    name: "the tests' key reads the program's own objects",
+    tests: 'assert order(lambda p: p.n) == [1, 2, 3]',
+    total: 1,
+    right: {
+      sorted: py`
+        class P:
+            def __init__(self, n):
+                self.n = n
+
+
+        def order(key):
+            items = [P(3), P(1), P(2)]
+            return [p.n for p in sorted(items, key=key)]
+      `,
+    },
+    wrong: {
+      'ignores the key': py`
+        class P:
+            def __init__(self, n):
+                self.n = n
+
+
+        def order(key):
+            return [p.n for p in [P(3), P(1), P(2)]]
+      `,
+    },
+  }),
+  ...cases({
+    kind: 'nested',
+    name: 'the program and a callback of the tests call each other 40 deep',
+    tests: py`
+      bounce = lambda g, x: g(bounce, x)
+      assert climb(bounce, -35) == 5
+    `,
+    total: 1,
+    right: {
+      'calls back until 5':
+        'def climb(apply, n):\n    if n >= 5:\n        return n\n    return apply(climb, n + 1)',
+    },
+    wrong: {
+      'stops early':
+        'def climb(apply, n):\n    if n >= 4:\n        return n\n    return apply(climb, n + 1)',
+    },
+  }),
+  ...cases({
+    kind: 'nested',
+    name: "the program reads the tests' data through what they passed",
+    tests: py`
+      expected = [3, 1, 2]
+      def make():
+          secret = expected
+          return lambda: secret
+      assert peek(make()) == expected
+    `,
+    total: 1,
+    right: { 'computes it': 'def peek(g):\n    return [3, 1, 2]' },
+    fooled: {
+      __globals__: 'def peek(g):\n    return g.__globals__["expected"]',
+      __closure__: 'def peek(g):\n    return g.__closure__[0].cell_contents',
+    },
+    hostile: {
+      __code__: 'def peek(g):\n    return list(g.__code__.co_consts)',
+    },
+  }),
+];
+
 export const MEANING_ATTACKS: readonly JudgeCase[] = [
   ...STOP_ITERATION,
   ...ORDERED_DICT,
@@ -1752,6 +1826,7 @@ export const MEANING_HONEST: readonly JudgeCase[] = [
   ...JSON_CASES,
   ...OBJECTS,
   ...TIES,
+  ...NESTED,
 ];
 
 export const MEANING_CASES: readonly JudgeCase[] = [...MEANING_ATTACKS, ...MEANING_HONEST];

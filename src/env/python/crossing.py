@@ -85,11 +85,13 @@ def _make_crossing(side, send, hooks):
     # A container stays tied to its copy for TIE_MESSAGES messages (its changes cross with each
     # one), a large one only until the reply of the operation it crossed in.
     TIE_MESSAGES, TIE_ITEMS = 64, 10000
+    # How many of this side's requests may wait on the other side at once (nested callbacks).
+    MAX_NESTING = 60
     state = {}
 
     def reset():
         state.update(handles=[], handle_ids={}, proxies={}, classes={}, rs=None, depth=0, msg=0,
-                     next_oid=0, origins={}, origin_of={}, copies={}, copy_of={}, generation=None, sync=True)
+                     next_oid=0, origins={}, origin_of={}, copies={}, copy_of={}, generation=None, sync=True, waiting=0)
 
     reset()
 
@@ -952,6 +954,18 @@ def _make_crossing(side, send, hooks):
 
     def request(head, payload=MISSING):
         """Sends one operation to the other side and returns its value (or raises what it raised)."""
+        if state['waiting'] >= MAX_NESTING:
+            # Calls that cross back and forth without end (a callback that calls the program that
+            # calls it): Python's answer to endless recursion, before the stacks under both
+            # interpreters run out.
+            raise RecursionError_('the calls between the program and the tests nest too deeply')
+        state['waiting'] += 1
+        try:
+            return exchange(head, payload)
+        finally:
+            state['waiting'] -= 1
+
+    def exchange(head, payload):
         next_message()
         updates = collect_updates()
         tokens = None if payload is MISSING else encode(payload)
@@ -1151,8 +1165,6 @@ def _make_crossing(side, send, hooks):
                 kind, result = 'interrupted', None
             except KeyboardInterrupt_:
                 kind, result = 'interrupted', None
-            except RecursionError_:
-                kind, result = 'refused', 'nested too deeply'
             except BaseException_ as exc:
                 hooks['raised'](exc)
                 kind, result = 'raised', exc
