@@ -2,6 +2,7 @@
 // output_match and final_answer) OR Python assert tests (checked by the tests reward). They travel
 // in run links, so the input form is plain JSON and validation says how to fix each problem.
 import type { Task } from './task.ts';
+import { programIndependentTests } from './independent_tests.ts';
 import { testCount } from './tests_harness.ts';
 
 /** A custom task as the user writes it and as a run link carries it. */
@@ -154,6 +155,11 @@ export function customTaskProblems(input: unknown, label: string): string[] {
         `${label}: the tests contain no assert statement that runs (at top level, in a helper they call, in a test_ function or a unittest.TestCase), so they could never fail. Fix: write tests like "assert add(2, 3) == 5".`,
       );
     }
+    const independent = programIndependentTests(splitTests(source));
+    if (independent.length > 0)
+      problems.push(
+        `${label}: ${independent.length === 1 ? 'a test names' : `${independent.length} tests name`} nothing the program defines, so ${independent.length === 1 ? 'it scores' : 'they score'} every program the same: ${independent.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t)).join(', ')}. Fix: call the program's function in each test, e.g. "assert add(2, 3) == 5".`,
+      );
   }
   return problems;
 }

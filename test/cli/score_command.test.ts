@@ -149,5 +149,15 @@ describe('score CLI command', () => {
     expect(missing.json.error).toMatch(/cannot read --task .*nope\.json: ENOENT/);
     const unknown = await cli('score', '--task', addTask, '--code', code, '--tests', 'x');
     expect(unknown.json.error).toMatch(/unknown option --tests/);
+    // A test that names nothing of the program would pay every program the same: refused.
+    const trivial = await cli(
+      'score',
+      '--task',
+      file('trivial.json', '{"prompt": "Define add.", "tests": "assert 1 == 1"}'),
+      '--code',
+      code,
+    );
+    expect(trivial.code).not.toBe(0);
+    expect(trivial.json.error).toMatch(/names nothing the program defines.*assert 1 == 1/);
   });
 });

@@ -20,7 +20,7 @@ describe('custom task validation', () => {
     expect(problems({ prompt: '  ', expectedOutput: '5' })).toEqual([
       expect.stringMatching(/prompt is empty. Fix: say what the program should do/),
     ]);
-    expect(problems({ prompt: 'p', expectedOutput: '5', tests: 'assert True' })).toEqual([
+    expect(problems({ prompt: 'p', expectedOutput: '5', tests: 'assert f() == 1' })).toEqual([
       expect.stringMatching(/both .* Fix: keep one/),
     ]);
     expect(problems({ prompt: 'p' })).toEqual([
