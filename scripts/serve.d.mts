@@ -5,4 +5,10 @@ export function serveStatic(options?: {
   port?: number;
   host?: string;
   isolate?: boolean;
-}): Promise<{ url: string; close: () => Promise<void> }>;
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array };
+}): Promise<{ url: string; port: number; close: () => Promise<void> }>;
+export function parseServeArgs(
+  argv?: string[],
+  env?: Record<string, string | undefined>,
+): { host: string; port: number; dir: string; cert: string; key: string; help: boolean };
+export function lanAddresses(): string[];
