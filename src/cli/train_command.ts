@@ -43,9 +43,11 @@ export async function configFromArgs(
     }
     return parseRunConfig(json);
   }
-  const { config, fallbacks, notices, autostart, hide } = await decodeLink(link!);
+  const { config, fallbacks, notices, autostart, hide, optionErrors } = await decodeLink(link!);
   for (const notice of notices) stderr(`notice: link ${notice.field}: ${notice.reason}\n`);
-  if (autostart || hide.length > 0)
+  // a mistake in a lesson option does not change the run, and train ignores those options
+  for (const error of optionErrors) stderr(`notice: link ${error.field}: ${error.reason}\n`);
+  if (autostart || hide.length > 0 || optionErrors.length > 0)
     stderr('notice: link autostart and hide are page options (lessons); train ignores them\n');
   if (fallbacks.length > 0)
     throw new Error(

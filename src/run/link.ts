@@ -5,7 +5,8 @@
 // before links started from a preset) meant the schema's defaults plus their fields, with `p` the
 // parser; they still open to exactly that. Decoding goes field by field: a bad or unknown field
 // keeps its base value and is listed with the reason (an error), so an old or damaged link still
-// opens; things that do not change the run, like a missing `v`, are notices.
+// opens; things that do not change the run, like a missing `v`, are notices. A bad link option
+// (`autostart`, `hide`) is an option error: the run is as written, the lesson is not.
 import {
   CONFIG_SCHEMA,
   FIELD_NAMES,
@@ -31,6 +32,31 @@ const BASE_PRESET = 'default' satisfies PresetName;
  * the preset.
  */
 const V1_KEYS: Partial<Record<FieldName, string>> = { parser: 'p' };
+
+/**
+ * What `hide=` accepts: the `data-control` names of the page's buttons and cards (lesson mode,
+ * docs/page.md). The page's Link options offer all but `pipeline` (HIDEABLE in
+ * src/ui/panels/storage_panel.ts).
+ */
+export const HIDE_NAMES = [
+  'train',
+  'pause',
+  'step',
+  'phase',
+  'reset',
+  'config',
+  'model',
+  'copy-link',
+  'charts',
+  'viewer',
+  'storage',
+  'pipeline',
+] as const;
+export type HideName = (typeof HIDE_NAMES)[number];
+/** What `autostart=` accepts. */
+const AUTOSTART_VALUES = ['1', '0'] as const;
+/** Most bad names one message lists (a crafted link may hold thousands). */
+const MAX_LISTED = 5;
 
 /** Link-only settings that are not part of the run. */
 export interface LinkOptions {
@@ -60,8 +86,15 @@ export interface DecodedLink {
   version: number;
   /** The preset the run started from (`reference`, the schema's defaults, for version 1). */
   base: PresetName;
+  /** What the link asks for (`autostart=1`); the page starts only a link without mistakes. */
   autostart: boolean;
-  hide: string[];
+  /** The accepted names of `hide=`, each once, in the link's order. */
+  hide: HideName[];
+  /**
+   * Mistakes in the link-only options (`autostart`, `hide`): the run is as the link says, but the
+   * lesson is not. Each names the key, the bad value and what is accepted.
+   */
+  optionErrors: Fallback[];
 }
 
 /** Link-only keys (not fields) of each version; `p`, the preset, came with version 2. */
@@ -354,17 +387,60 @@ export async function decodeLink(link: string): Promise<DecodedLink> {
     const second = validateConfig(retry);
     if (second.errors.length === 0) config = second.config;
   }
-  const hide = (params.get('hide') ?? '')
-    .split(',')
-    .filter((name) => /^[A-Za-z0-9_-]{1,40}$/.test(name))
-    .slice(0, 50);
+  const optionErrors: Fallback[] = [];
+  const autostart = readAutostart(params.get('autostart'));
+  if (autostart.error) optionErrors.push(autostart.error);
+  const hide = readHide(params.get('hide'));
+  if (hide.error) optionErrors.push(hide.error);
   return {
     config,
     fallbacks,
     notices,
     version,
     base,
-    autostart: params.get('autostart') === '1',
-    hide,
+    autostart: autostart.value,
+    hide: hide.names,
+    optionErrors,
   };
+}
+
+/** `autostart=`: 1 or 0 (absent: 0). */
+function readAutostart(written: string | null): { value: boolean; error?: Fallback } {
+  if (written === null || written === '0') return { value: false };
+  if (written === '1') return { value: true };
+  return {
+    value: false,
+    error: {
+      field: 'autostart',
+      reason: `${quote(written)} is not ${AUTOSTART_VALUES.join(' or ')}. Fix: autostart=1 starts training as soon as the page has loaded; autostart=0 (or none) waits for Train`,
+    },
+  };
+}
+
+/** `hide=`: names from HIDE_NAMES, comma-separated (empty: nothing hidden). */
+function readHide(written: string | null): { names: HideName[]; error?: Fallback } {
+  if (written === null || written === '') return { names: [] };
+  const names: HideName[] = [];
+  const unknown: string[] = [];
+  for (const name of written.split(',')) {
+    if ((HIDE_NAMES as readonly string[]).includes(name)) {
+      if (!names.includes(name as HideName)) names.push(name as HideName);
+    } else if (!unknown.includes(name)) unknown.push(name);
+  }
+  if (unknown.length === 0) return { names };
+  const listed = unknown.slice(0, MAX_LISTED).map(quote).join(', ');
+  const more = unknown.length > MAX_LISTED ? ` and ${unknown.length - MAX_LISTED} more` : '';
+  const kept = names.length > 0 ? `only ${names.join(', ')} hidden` : 'nothing hidden';
+  return {
+    names,
+    error: {
+      field: 'hide',
+      reason: `unknown name${unknown.length > 1 ? 's' : ''} ${listed}${more} (${kept}). Fix: hide= takes a comma-separated list of ${HIDE_NAMES.join(', ')}`,
+    },
+  };
+}
+
+/** A value as the message quotes it: JSON-quoted, long ones cut. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }

@@ -36,6 +36,11 @@ describe('train --link', () => {
     const { config, stderr } = await fromLink('#v=2&seed=2&autostart=1&hide=config');
     expect(config.seed).toBe(2);
     expect(stderr).toMatch(/autostart and hide are page options.*train ignores them/);
+    // a mistake in a page option does not change the run: said, not refused
+    const bad = await fromLink('#v=2&seed=2&autostart=yes&hide=paws');
+    expect(bad.config.seed).toBe(2);
+    expect(bad.stderr).toMatch(/notice: link autostart: "yes" is not 1 or 0/);
+    expect(bad.stderr).toMatch(/notice: link hide: unknown name "paws"/);
   });
 
   it('errors refuse the run and name each problem', async () => {

@@ -8,6 +8,7 @@ import { chartsPanel } from './charts_panel.ts';
 import { configPanel } from './config_panel.ts';
 import { h, replace } from './dom.ts';
 import { errorMessage } from '../state/errors.ts';
+import { editText, linkEdits, type FormEdits } from '../state/link_edits.ts';
 import { linkReport } from '../state/link_report.ts';
 import { modelPanel, type Settings } from './model_panel.ts';
 import { phasePanel } from './phase_panel.ts';
@@ -87,19 +88,26 @@ export async function startApp(
       linkNotice.hidden = true;
   });
 
-  const copyLink = async () => {
-    const fragment = await encodeLink(controller.config, choices);
+  // the form's values and refused inputs: Copy link carries every valid unapplied edit
+  let form: FormEdits | null = null;
+  const copyLink = async (anyway = false) => {
+    const edits = linkEdits(controller.config, form);
+    const fragment = await encodeLink(edits.config, choices);
     const base = deps.url.split('#')[0]!;
     const address = `${base}${fragment}`;
-    deps.setHash?.(fragment);
+    // an edit it cannot carry is said before anything is copied; the person decides
+    const hold = edits.leftOut.length > 0 && !anyway;
     let copied = false;
-    try {
-      if (deps.copyText) {
-        await deps.copyText(address);
-        copied = true;
+    if (!hold) {
+      deps.setHash?.(fragment);
+      try {
+        if (deps.copyText) {
+          await deps.copyText(address);
+          copied = true;
+        }
+      } catch {
+        copied = false; // the box below still lets a person copy it by hand
       }
-    } catch {
-      copied = false; // the box below still lets a person copy it by hand
     }
     const field = h('input', {
       class: 'link-box mono',
@@ -107,14 +115,56 @@ export async function startApp(
       'data-testid': 'link-text',
       value: address,
     });
+    const edited = edits.carried.length > 0 || edits.leftOut.length > 0;
     replace(
       linkBox,
       h(
         'div',
         { class: 'body' },
-        h('b', null, copied ? 'Link copied. ' : 'Copy this link: '),
-        'It restores this configuration (seed included); the same seed and backend give the same first-step samples.',
+        h('b', null, hold ? 'Not copied yet. ' : copied ? 'Link copied. ' : 'Copy this link: '),
+        hold
+          ? 'Some edits in the form cannot go into a link (below): fix them and press Copy link again, or copy the link without them.'
+          : edited
+            ? `It restores the configuration in the form${edits.leftOut.length > 0 ? ', but for the edits below' : ''} (seed included); the same seed and backend give the same first-step samples.`
+            : 'It restores this configuration (seed included); the same seed and backend give the same first-step samples.',
+        edits.carried.length > 0
+          ? h(
+              'div',
+              { class: 'link-edits', 'data-testid': 'link-carried' },
+              `It carries your unapplied edits: ${edits.carried
+                .map((e) => `${e.field} ${editText(e.to)} (applied: ${editText(e.from)})`)
+                .join('; ')}. This page runs them once you press Apply.`,
+            )
+          : null,
+        edits.leftOut.length > 0
+          ? h(
+              'div',
+              { class: 'link-edits left-out', 'data-testid': 'link-left-out' },
+              `It leaves out ${edits.leftOut.length === 1 ? 'this edit' : `these ${edits.leftOut.length} edits`} and keeps the applied value${edits.leftOut.length === 1 ? '' : 's'}:`,
+              h(
+                'ul',
+                null,
+                ...edits.leftOut.map((e) =>
+                  h('li', null, `${e.field} (applied: ${editText(e.from)}): ${e.reason}`),
+                ),
+              ),
+            )
+          : null,
         field,
+        hold
+          ? h(
+              'button',
+              {
+                class: 'small',
+                'data-testid': 'copy-anyway',
+                onclick: () =>
+                  void copyLink(true).catch((error) =>
+                    controller.showError(error, 'making the link'),
+                  ),
+              },
+              'Copy without them',
+            )
+          : null,
       ),
       h(
         'button',
@@ -150,7 +200,9 @@ export async function startApp(
         'div',
         { class: 'col setup-col' },
         modelPanel(controller, deps.settings),
-        configPanel(controller),
+        configPanel(controller, (edits) => {
+          form = edits;
+        }),
       ),
       h(
         'div',
@@ -163,23 +215,22 @@ export async function startApp(
     ),
   );
 
-  // Lesson mode: hide what the link names (by data-control), keep everything else working.
-  for (const name of link.hide) {
+  // Lesson mode: hide what the link names (by data-control), keep everything else working. The
+  // attribute's rule (styles.css) wins over the panels' own showing and hiding (the toolbar shows
+  // Train or Pause by state), so a hidden control stays hidden in every state.
+  for (const name of report.hide) {
     for (const element of root.querySelectorAll<HTMLElement>(
       `[data-control="${CSS.escape(name)}"]`,
     ))
-      element.hidden = true;
+      element.setAttribute('data-lesson-hidden', '');
   }
   if (report.error !== null) {
-    controller.showError(
-      new Error(report.error),
-      'opening the run link',
-      'This link is damaged or from another version',
-    );
+    controller.showError(new Error(report.error), 'opening the run link', report.title);
   }
 
   const started = await controller.start(link.config);
-  if (started && link.autostart) {
+  // a link with any mistake waits for Train: the error says what was wrong
+  if (started && report.autostart) {
     void controller
       .train()
       .catch((error) => controller.showError(new Error(errorMessage(error)), 'training'));

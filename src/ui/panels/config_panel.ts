@@ -18,12 +18,19 @@ import {
   presetNames,
   type FormField,
 } from '../state/config_fields.ts';
+import type { FormEdits } from '../state/link_edits.ts';
 import { h, setText } from './dom.ts';
 import { customTasksEditor } from './custom_tasks_editor.ts';
 import type { RunController } from '../state/run_controller.ts';
 
-/** The form card. */
-export function configPanel(controller: RunController): HTMLElement {
+/**
+ * The form card. `onEdits` hears the form's values and refused inputs after every change (Copy link
+ * carries the valid unapplied edits and names the others: link_edits.ts).
+ */
+export function configPanel(
+  controller: RunController,
+  onEdits?: (edits: FormEdits) => void,
+): HTMLElement {
   let draft: RunConfig = structuredClone(controller.config);
   /** Fields whose text does not parse, with the message. */
   const invalid = new Map<string, string>();
@@ -140,6 +147,16 @@ export function configPanel(controller: RunController): HTMLElement {
     const dirty = JSON.stringify(draft) !== JSON.stringify(controller.config);
     const ok = invalid.size === 0 && problems.size === 0 && !testsPending;
     controller.setDraft(dirty && ok ? structuredClone(draft) : null); // the model card's estimates follow
+    if (onEdits) {
+      const refused = new Map(invalid);
+      const tasksEdited = tasksNow !== JSON.stringify(controller.config.customTasks);
+      if (tasksEdited && testsProblems.length > 0)
+        refused.set(
+          'customTasks',
+          [refused.get('customTasks'), ...testsProblems].filter(Boolean).join('\n'),
+        );
+      onEdits({ draft: structuredClone(draft), invalid: refused });
+    }
     apply.disabled = !dirty || !ok || !controller.controls().configure;
     revert.disabled = !dirty;
     setText(

@@ -3,6 +3,7 @@
 // adapter import, and the run link's options (autostart, lesson mode).
 import { metricsCsv, trajectoriesJsonl, unzipStored, zipFiles } from '../../run/exports.ts';
 import { exportTrlProject } from '../../run/trl_export.ts';
+import { HIDE_NAMES } from '../../run/link.ts';
 import { h, replace, setText } from './dom.ts';
 import { sentence } from '../state/errors.ts';
 import { formatClock } from '../state/format.ts';
@@ -87,20 +88,11 @@ export interface LinkChoices {
   hide: string[];
 }
 
-/** Controls a lesson link can hide (their data-control names). */
-export const HIDEABLE = [
-  'train',
-  'pause',
-  'step',
-  'phase',
-  'reset',
-  'config',
-  'model',
-  'copy-link',
-  'charts',
-  'viewer',
-  'storage',
-] as const;
+/**
+ * Controls the Link options offer to hide (their data-control names): every name `hide=` accepts
+ * but `pipeline`.
+ */
+export const HIDEABLE = HIDE_NAMES.filter((name) => name !== 'pipeline');
 
 /** The "Save & share" card. */
 export function storagePanel(
