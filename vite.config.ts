@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isolationHeaders } from './scripts/serve.mjs';
 import { relaxedSimdFlags } from './scripts/relaxed-simd.mjs';
+import { quietExpectedLogs } from './scripts/vite_logs.ts';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
@@ -122,12 +123,23 @@ function runtimeAssetsPlugin(): Plugin {
 }
 
 export default defineConfig(({ command }) => ({
-  plugins: [runtimeAssetsPlugin()],
+  // The build prints what needs a look: not the Node built-ins the shared code imports on Node-only
+  // paths (scripts/vite_logs.ts), nor the plugin timings table.
+  plugins: [runtimeAssetsPlugin(), quietExpectedLogs(root)],
   // A built page keeps the sandbox's memory snapshot between visits, under its content-hashed file
   // names (src/env/browser_pool.ts); the dev server's unhashed files would restore a stale one.
   define: { 'import.meta.env.VITE_KEEP_SANDBOX_SNAPSHOT': JSON.stringify(command === 'build') },
-  worker: { format: 'es' },
-  build: { target: 'es2022', outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 4000 },
+  worker: {
+    format: 'es',
+    plugins: () => [quietExpectedLogs(root)],
+  },
+  build: {
+    target: 'es2022',
+    outDir: 'dist',
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 4000,
+    rolldownOptions: { checks: { bundlerTimings: false } },
+  },
   optimizeDeps: { exclude: ['pyodide'] },
   test: {
     testTimeout: 120_000,

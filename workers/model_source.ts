@@ -2,6 +2,7 @@
 // Cache API, picked files): shared by the trainer worker and the rollout worker, so both load the
 // same weights.
 import { browserCache } from '../src/model_files/browser_cache.ts';
+import { DEMO_FILES } from '../src/model_files/demo_files.ts';
 import { hubSource } from '../src/model_files/hub_source.ts';
 import { localFilesSource } from '../src/model_files/local_files_source.ts';
 import type { ModelSource } from '../src/model_files/source.ts';
@@ -18,7 +19,10 @@ export function browserSourceFor(choice: ModelChoice): {
 } {
   switch (choice.kind) {
     case 'demo':
-      return { source: urlSource(`${base}models/demo/`, 'demo'), origin: 'demo' };
+      return {
+        source: urlSource(`${base}models/demo/`, 'demo', undefined, DEMO_FILES),
+        origin: 'demo',
+      };
     case 'hub':
       return {
         source: hubSource({

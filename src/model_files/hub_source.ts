@@ -123,6 +123,8 @@ export function hubSource(options: HubSourceOptions): HubSource {
   /** A HEAD request: true on 2xx, false on 404; access and network problems throw. */
   const exists = async (path: string): Promise<boolean> => {
     const response = await request('HEAD', path);
+    // read to its (empty) end: Chromium reports a HEAD response left unread as an aborted request
+    await response.arrayBuffer().catch(() => null);
     if (response.ok) return true;
     if (
       response.status === 404 &&

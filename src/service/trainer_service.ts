@@ -289,7 +289,8 @@ export class TrainerService implements TrainerApi {
   private async restartSandbox(onProgress: (progress: LoadProgress) => void): Promise<void> {
     await this.executor?.close();
     this.executor = null;
-    onProgress({ stage: 'sandbox', message: 'Starting the Python sandbox' });
+    // no bytes to count: the page's progress row counts its seconds (a first visit takes ~7 s)
+    onProgress({ stage: 'sandbox', message: 'Starting Python (the code sandbox)…' });
     this.executor = await this.deps.createExecutor(
       {
         size: this.sandboxSize,

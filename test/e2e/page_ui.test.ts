@@ -517,9 +517,10 @@ describe('page UI on the fake trainer', () => {
     expect(two.charts.y + two.charts.height).toBeLessThan(two.viewer.y);
     expect(two.viewer.y).toBeLessThan(two.storage.y);
     expect(two.chartColumns).toBe(2);
-    // 800: one column, in the order model, step, curves, trajectories, configuration, Save & share
+    // 800: one column, the run first: step, curves, trajectories, then model, configuration, Save &
+    // share
     const one = await boxes(800);
-    const order = ['model', 'pipeline', 'charts', 'viewer', 'config', 'storage'] as const;
+    const order = ['pipeline', 'charts', 'viewer', 'model', 'config', 'storage'] as const;
     for (let i = 1; i < order.length; i++)
       expect(one[order[i]!].y).toBeGreaterThan(one[order[i - 1]!].y + one[order[i - 1]!].height);
     expect(new Set(order.map((c) => one[c].x)).size).toBe(1);

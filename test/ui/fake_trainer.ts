@@ -44,6 +44,11 @@ export interface FakeTrainerOptions {
   speed?: { gflops: number; bandwidthGBs: number };
   /** The verdict `auto` reports when the page asks for a probe (default none: WASM alone). */
   probe?: BackendProbe;
+  /**
+   * Every sample of step 1 fails, so every group is uniform and every advantage 0 (what the demo
+   * model's first step at seed 1 does).
+   */
+  firstStepFails?: boolean;
 }
 
 /**
@@ -281,7 +286,7 @@ export class FakeTrainer implements TrainerApi {
       0,
       this.config.promptsPerStep ?? 3,
     );
-    const p = this.passProbability(step);
+    const p = step === 1 && this.options.firstStepFails ? 0 : this.passProbability(step);
     this.trajectories = [];
     this.tokenTexts = {};
     const searchOn = this.config.tools.includes('search');
@@ -390,10 +395,16 @@ export class FakeTrainer implements TrainerApi {
   }
 
   private rewardPhase(): void {
+    const tests = new Set(
+      tasksFor(this.config.tasks, this.config.customTasks)
+        .filter((task) => task.expectedOutput === null)
+        .map((task) => task.id),
+    );
     this.trajectories = this.trajectories.map((t) => ({
       ...t,
       reward: t.passed ? 1 : 0,
-      rewardParts: { output_match: t.passed ? 1 : 0 },
+      // a task with tests alone is scored by them, one with an expected output by the line printed
+      rewardParts: { [tests.has(t.taskId) ? 'tests' : 'output_match']: t.passed ? 1 : 0 },
     }));
   }
 
@@ -427,6 +438,7 @@ export class FakeTrainer implements TrainerApi {
   private updatePhase(step: number): StepMetrics {
     const rewards = this.trajectories.map((t) => t.reward);
     const mean = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
+    const signal = this.trajectories.some((t) => t.advantage !== 0);
     const metrics = buildMetrics(step, {
       reward_mean: mean,
       reward_max: Math.max(0, ...rewards),
@@ -434,9 +446,10 @@ export class FakeTrainer implements TrainerApi {
       reward_parts: { output_match: mean },
       zero_std_fraction:
         (this.groups ?? []).filter((g) => g.zeroStd).length / Math.max(1, this.groups?.length ?? 1),
-      loss: 0.05 / step,
-      kl: 0.002 * step,
-      clip_fraction: 0.02 * (step % 4),
+      // every advantage 0 (every group uniform): nothing to learn, as the real update finds
+      ...(signal
+        ? { loss: 0.05 / step, kl: 0.002 * step, clip_fraction: 0.02 * (step % 4) }
+        : { loss: 0, kl: 0, clip_fraction: 0, grad_norm: 0 }),
       turns_mean: 2 - 0.03 * step,
       ran_code_fraction: this.config.tools.includes('search')
         ? share(this.trajectories, (t) => used(t, 'execute_code'))

@@ -36,6 +36,9 @@ export interface AppDeps {
   checkpointEvery?: number;
 }
 
+/** What the page was doing when the link's mistakes are shown (the error area's "while …"). */
+const LINK_DURING = 'opening the run link';
+
 /** The run the page was opened with: its `#…` link, or the `default` preset when it has none. */
 async function readLink(url: string): Promise<DecodedLink> {
   const hash = url.indexOf('#');
@@ -52,7 +55,9 @@ export async function startApp(
   deps: AppDeps,
 ): Promise<RunController> {
   const link = await readLink(deps.url);
+  const report = linkReport(link);
   const controller = new RunController({
+    hidden: report.hide,
     trainer,
     proxy: deps.proxy,
     checkpoints: deps.checkpoints,
@@ -65,7 +70,6 @@ export async function startApp(
   const choices: LinkChoices = { autostart: false, hide: [] };
   const linkBox = h('div', { class: 'notice info', 'data-testid': 'link-box' });
   linkBox.hidden = true;
-  const report = linkReport(link);
   const linkNotice = h('div', { class: 'notice info', 'data-testid': 'link-notice' });
   linkNotice.hidden = report.notice === null;
   linkNotice.append(
@@ -81,11 +85,14 @@ export async function startApp(
       'Close',
     ),
   );
-  // what the notice says is about the link's run: once another run is applied, it has nothing to say
+  // what the notice and the link's error say is about the link's run: once another run is
+  // applied, they have nothing to say
   const opened = JSON.stringify(link.config);
   controller.subscribe((change) => {
-    if (change === 'config' && JSON.stringify(controller.config) !== opened)
+    if (change === 'config' && JSON.stringify(controller.config) !== opened) {
       linkNotice.hidden = true;
+      controller.clearErrors((e) => e.during === LINK_DURING);
+    }
   });
 
   // the form's values and refused inputs: Copy link carries every valid unapplied edit
@@ -225,7 +232,7 @@ export async function startApp(
       element.setAttribute('data-lesson-hidden', '');
   }
   if (report.error !== null) {
-    controller.showError(new Error(report.error), 'opening the run link', report.title);
+    controller.showError(new Error(report.error), LINK_DURING, report.title);
   }
 
   const started = await controller.start(link.config);

@@ -2,7 +2,14 @@
 // step finishes. Each chart element carries `data-points` (values plotted) for automation.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { CHARTS, chartColumns, legendSeries, type ChartSpec } from '../state/chart_data.ts';
+import {
+  CHARTS,
+  chartColumns,
+  isolatedPoints,
+  legendSeries,
+  yRange,
+  type ChartSpec,
+} from '../state/chart_data.ts';
 import { h, replace } from './dom.ts';
 import { formatValue } from '../state/format.ts';
 import type { RunController } from '../state/run_controller.ts';
@@ -31,15 +38,14 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
     scales: {
       x: { time: false },
       // A flat series (all zeros before learning starts) would otherwise get uPlot's 0..100
-      // default.
-      y: chart.range
-        ? { range: () => chart.range! }
-        : {
-            range: (_u, min, max) =>
-              min === max
-                ? [min - (Math.abs(min) || 1) * 0.5, max + (Math.abs(max) || 1) * 0.5]
-                : uPlot.rangeNum(min, max, 0.1, true),
-          },
+      // default; an empty one −0.5..0.5, which a count of tokens can never be (chart_data.ts).
+      y: {
+        range: (_u, min, max) =>
+          yRange(chart, min, max, (lo, hi) => {
+            const [low, high] = uPlot.rangeNum(lo, hi, 0.1, true);
+            return [low ?? lo, high ?? hi];
+          }),
+      },
     },
     // Steps are whole numbers: integer tick increments only.
     axes: [
@@ -62,9 +68,17 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
           width: 2,
           dash: series.dash,
           spanGaps: false,
+          // A line needs two values: a value with none beside it (the first step, or one
+          // between gaps) gets a marker, so a chart after one step is not blank.
           points: series.points
             ? { show: true, size: 8, fill: series.color, stroke: series.color }
-            : { show: false },
+            : {
+                show: true,
+                size: 6,
+                fill: series.color,
+                stroke: series.color,
+                filter: (u, seriesIdx) => isolatedPoints(u.data[seriesIdx] ?? []),
+              },
           paths: series.points ? () => null : undefined,
         }),
       ),

@@ -9,6 +9,8 @@ import { presetConfig } from '../../run/presets.ts';
 import type { CustomTaskInput } from '../../tasks/custom.ts';
 import {
   configProblems,
+  fieldMessages,
+  formButtons,
   formFields,
   listChoices,
   matchingPreset,
@@ -49,6 +51,7 @@ export function configPanel(
   const revert = h(
     'button',
     {
+      'data-testid': 'revert-config',
       onclick: () => {
         draft = structuredClone(controller.config);
         invalid.clear();
@@ -137,9 +140,8 @@ export function configPanel(
     if (testsProblems.length > 0)
       problems.set('customTasks', [...(problems.get('customTasks') ?? []), ...testsProblems]);
     for (const [name, slot] of errorSlots) {
-      const messages = [invalid.get(name), ...(problems.get(name) ?? [])].filter((m): m is string =>
-        Boolean(m),
-      );
+      // each message once: a custom task the schema refuses is also a problem of the draft
+      const messages = fieldMessages(invalid.get(name), problems.get(name) ?? []);
       setText(slot, messages.join('\n'));
       fieldRoots.get(name)?.classList.toggle('invalid', messages.length > 0);
     }
@@ -157,18 +159,16 @@ export function configPanel(
         );
       onEdits({ draft: structuredClone(draft), invalid: refused });
     }
-    apply.disabled = !dirty || !ok || !controller.controls().configure;
-    revert.disabled = !dirty;
-    setText(
-      hint,
-      testsPending && invalid.size === 0 && problems.size === 0
-        ? 'Checking the tests…'
-        : !ok
-          ? 'Fix the highlighted fields first.'
-          : dirty
-            ? 'Apply restarts the run from step 0.'
-            : 'Tap a field (or hover its name) for its help.',
-    );
+    const buttons = formButtons({
+      edited: dirty,
+      refused: invalid.size,
+      problems: problems.size,
+      checking: testsPending,
+      canConfigure: controller.controls().configure,
+    });
+    apply.disabled = !buttons.apply;
+    revert.disabled = !buttons.revert;
+    setText(hint, buttons.hint);
   };
 
   const refreshAll = () => {

@@ -7,6 +7,8 @@ import { h, replace } from './dom.ts';
 import { formatSigned, formatValue } from '../state/format.ts';
 import { PHASES, type RunController } from '../state/run_controller.ts';
 import { maskSummary } from '../state/trajectory_model.ts';
+import { firstPhaseHint } from '../state/status_text.ts';
+import { updateSummary } from '../state/update_summary.ts';
 
 const ABOUT: Record<Phase, { title: string; what: string }> = {
   rollout: { title: '1 Rollout', what: 'G episodes per prompt: code, run, read, revise' },
@@ -171,6 +173,7 @@ function updateData(report: PhaseReport): HTMLElement {
   const trained = report.trajectories.filter((t) => !t.prefixBroken);
   const tokens = trained.reduce((sum, t) => sum + maskSummary(t).trained, 0);
   const total = trained.reduce((sum, t) => sum + maskSummary(t).total, 0);
+  const summary = updateSummary(report.trajectories, report.groups, m);
   return h(
     'div',
     null,
@@ -189,7 +192,11 @@ function updateData(report: PhaseReport): HTMLElement {
       'p',
       null,
       `Trained on ${m?.trained_trajectories ?? trained.length} trajectories: ${tokens} generated tokens of ${total} (the rest is prompt, markup and observations, mask 0). `,
-      'Green samples had a positive advantage (their tokens were made more likely), red ones negative.',
+    ),
+    h(
+      'p',
+      { class: summary.signal ? null : 'no-signal', 'data-testid': 'update-summary' },
+      summary.text,
     ),
   );
 }
@@ -229,14 +236,7 @@ export function phasePanel(controller: RunController): HTMLElement {
       );
     });
     if (!report) {
-      replace(
-        data,
-        h(
-          'p',
-          { class: 'empty' },
-          'Press Train to run steps, or Next phase to stop after each phase and see its data here.',
-        ),
-      );
+      replace(data, h('p', { class: 'empty' }, firstPhaseHint(controller.hidden)));
       return;
     }
     replace(

@@ -16,19 +16,19 @@ export type Download = (name: string, data: Uint8Array | string, type: string) =
 export function noticesPanel(controller: RunController): HTMLElement {
   const error = h('div', { class: 'notice error', role: 'alert' });
   const errorText = h('div', { class: 'body', 'data-testid': 'error' });
-  error.append(
-    errorText,
-    h(
-      'button',
-      { class: 'small', 'data-testid': 'dismiss-error', onclick: () => controller.dismissError() },
-      'Dismiss',
-    ),
+  const dismissAll = h(
+    'button',
+    { class: 'small', 'data-testid': 'dismiss-error', onclick: () => controller.dismissError() },
+    'Dismiss',
   );
+  error.append(errorText, dismissAll);
   const resume = h('div', { class: 'notice info', 'data-testid': 'resume-offer' });
   const render = () => {
     const shown = controller.errors;
     error.hidden = shown.length === 0;
     errorText.hidden = shown.length === 0;
+    // several errors: each has its own Dismiss, and the area's button dismisses them all
+    setText(dismissAll, shown.length > 1 ? 'Dismiss all' : 'Dismiss');
     replace(
       errorText,
       ...shown.map((e) =>
@@ -39,6 +39,17 @@ export function noticesPanel(controller: RunController): HTMLElement {
           h('p', { style: 'white-space: pre-line' }, sentence(e.message)),
           h('p', { class: 'fix' }, `What to do: ${e.fix}`),
           h('p', { class: 'facts' }, `(while ${e.during})`),
+          shown.length > 1
+            ? h(
+                'button',
+                {
+                  class: 'small',
+                  'data-testid': 'dismiss-error-entry',
+                  onclick: () => controller.dismissError(e),
+                },
+                'Dismiss',
+              )
+            : null,
         ),
       ),
     );
@@ -264,16 +275,20 @@ export function storagePanel(
       ),
     ),
     exportNote,
+    // Each box inside its own label, the pair kept on one line (styles.css): a box never wraps away
+    // from its word, and the gap between pairs is wider than the one within a pair.
     h(
       'details',
-      null,
+      { class: 'link-options' },
       h('summary', null, 'Link options (for lessons)'),
-      h('label', null, autostart, ' start training as soon as the link opens'),
+      h('label', { class: 'choice' }, autostart, 'start training as soon as the link opens'),
       h(
         'div',
-        { class: 'choices' },
-        'Hide: ',
-        ...hideBoxes.map((box) => h('label', null, box, ` ${box.value}`)),
+        { class: 'choices', role: 'group', 'aria-label': 'Hide' },
+        h('span', null, 'Hide:'),
+        ...hideBoxes.map((box) =>
+          h('label', { class: 'choice', 'data-testid': `link-hide-${box.value}` }, box, box.value),
+        ),
       ),
     ),
   );

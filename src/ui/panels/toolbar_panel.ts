@@ -162,7 +162,10 @@ export function toolbarPanel(controller: RunController): HTMLElement {
   );
 }
 
-/** One progress bar per loading stage that reports bytes (model files, the Python sandbox). */
+/**
+ * One progress bar per loading stage that reports bytes (model files), and one for the Python
+ * sandbox's start, which reports none: seconds counted while it starts, then how long it took.
+ */
 export function progressPanel(controller: RunController): HTMLElement {
   const bars = new Map<string, { root: HTMLElement; fill: HTMLElement; text: HTMLElement }>();
   const labels: Record<string, string> = {
@@ -190,7 +193,30 @@ export function progressPanel(controller: RunController): HTMLElement {
     }
     return found;
   };
+  let ticking: ReturnType<typeof setInterval> | null = null;
+  const renderSandbox = () => {
+    const start = controller.sandboxStart;
+    if (!start) return;
+    const { root, fill, text } = bar('sandbox');
+    const ready = start.seconds !== null;
+    root.classList.toggle('done', ready);
+    root.classList.toggle('waiting', !ready);
+    fill.style.width = '100%';
+    const seconds = ready ? start.seconds! : (Date.now() - start.since) / 1000;
+    setText(
+      text,
+      ready
+        ? `ready in ${seconds.toFixed(1)} s`
+        : `starting… ${Math.floor(seconds)} s (a first visit takes about 7 s)`,
+    );
+    row.hidden = false;
+    if (ready && ticking !== null) {
+      clearInterval(ticking);
+      ticking = null;
+    } else if (!ready && ticking === null) ticking = setInterval(renderSandbox, 1000);
+  };
   const render = (progress: LoadProgress) => {
+    if (progress.stage === 'sandbox' && progress.loadedBytes === undefined) return renderSandbox();
     if (progress.stage === 'backend' || progress.loadedBytes === undefined) return;
     const { root, fill, text } = bar(progress.stage);
     const total = progress.totalBytes ?? null;
@@ -206,8 +232,10 @@ export function progressPanel(controller: RunController): HTMLElement {
     row.hidden = false;
   };
   controller.subscribe((change) => {
-    if (change === 'progress')
+    if (change === 'progress') {
       for (const progress of controller.progress.values()) render(progress);
+      renderSandbox();
+    }
   });
   return row;
 }

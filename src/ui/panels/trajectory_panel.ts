@@ -13,6 +13,8 @@ import { formatSigned, formatValue } from '../state/format.ts';
 import type { RunController, StepRecord } from '../state/run_controller.ts';
 import {
   TRAJECTORY_FILTERS,
+  type AnswerLine,
+  answerLine,
   filterSamples,
   groupTrajectories,
   outcomeBadges,
@@ -98,6 +100,16 @@ function sampleCard(
   // by default code reads as code and output as output; token by token (with the chat markup the
   // model saw around each observation) on request
   const views = turnViews(t, showTokens ? (record.tokenTexts?.[t.id] ?? null) : null);
+  // the answer is the result only where final_answer is scored; before the reward, it is not yet
+  const answer: AnswerLine = scored
+    ? answerLine(t, scoring)
+    : {
+        text:
+          t.finalAnswer !== null
+            ? `final answer: ${t.finalAnswer.trim()}`
+            : `no final answer (${t.finishReason.replace('_', ' ')})`,
+        tone: 'unscored',
+      };
   return h(
     'article',
     {
@@ -176,10 +188,8 @@ function sampleCard(
     ),
     h(
       'div',
-      { class: 'answer' },
-      t.finalAnswer !== null
-        ? `FINAL ANSWER: ${t.finalAnswer}`
-        : h('span', { class: 'neg' }, `no final answer (${t.finishReason.replace('_', ' ')})`),
+      { class: `answer ${answer.tone}`, 'data-testid': 'sample-answer' },
+      answer.tone === 'scored-wrong' ? h('span', { class: 'neg' }, answer.text) : answer.text,
     ),
   );
 }

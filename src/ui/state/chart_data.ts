@@ -28,6 +28,8 @@ export interface ChartSpec {
   series: SeriesSpec[];
   /** Fixed y range (rewards and rates live in [0, 1]). */
   range?: [number, number];
+  /** A quantity that cannot be negative (tokens, turns, seconds, KL): its axis starts at 0. */
+  nonNegative?: boolean;
   units?: string;
 }
 
@@ -64,6 +66,7 @@ export const CHARTS: readonly ChartSpec[] = [
     id: 'kl',
     title: 'KL to reference',
     caption: 'k3 estimate: how far the policy moved from the base model',
+    nonNegative: true, // k3 = r − 1 − log r ≥ 0
     series: [{ label: 'KL', color: '#bf3989', value: (m) => m.kl }],
   },
   {
@@ -77,6 +80,7 @@ export const CHARTS: readonly ChartSpec[] = [
     id: 'tokens',
     title: 'Tokens',
     caption: 'generated tokens per turn and per episode',
+    nonNegative: true,
     series: [
       { label: 'per turn', color: '#0969da', value: perTurn },
       {
@@ -91,6 +95,7 @@ export const CHARTS: readonly ChartSpec[] = [
     id: 'turns',
     title: 'Turns per episode',
     caption: 'how many times the agent acted before it answered or ran out',
+    nonNegative: true,
     series: [{ label: 'turns', color: '#1a7f37', value: (m) => m.turns_mean }],
   },
   // Tool use by tool. A run without search has searched = both = 0 (a flat line under "ran code");
@@ -121,6 +126,7 @@ export const CHARTS: readonly ChartSpec[] = [
     id: 'time',
     title: 'Seconds per phase',
     caption: 'where a step spends its time',
+    nonNegative: true,
     units: 's',
     series: [
       { label: 'generate', color: '#1f6feb', value: (m) => m.seconds_generate },
@@ -162,4 +168,42 @@ export function legendSeries(
 /** Whether a chart has at least one value to draw. */
 export function hasPoints(columns: readonly (number | null)[][]): boolean {
   return columns.slice(1).some((column) => column.some((value) => value !== null));
+}
+
+/**
+ * The y range `chart` draws, given its values' `min` and `max` (null before any value) and `nice`,
+ * the padding uPlot gives a range: a fixed range as it is; [0, 1] before any value (an empty axis,
+ * not −0.5..0.5); one value (min = max) padded by half its size; a non-negative quantity's axis
+ * never below 0 (unless a value is: it is drawn, not cut off).
+ */
+export function yRange(
+  chart: ChartSpec,
+  min: number | null,
+  max: number | null,
+  nice: (min: number, max: number) => [number, number],
+): [number, number] {
+  if (chart.range) return chart.range;
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  let [low, high] =
+    min === max
+      ? [min - (Math.abs(min) || 1) * 0.5, max + (Math.abs(max) || 1) * 0.5]
+      : nice(min, max);
+  if (chart.nonNegative && min >= 0) {
+    low = Math.max(0, low);
+    if (max === 0) high = 1; // all zeros: 0..1, as before any value
+  }
+  return [low, high];
+}
+
+/**
+ * The indices of `column`'s values that a line cannot show: those with no value on either side (a
+ * series' first step, or a value between gaps). The chart draws a marker there, so one point is
+ * not a blank chart.
+ */
+export function isolatedPoints(column: ArrayLike<number | null | undefined>): number[] {
+  const has = (i: number) => i >= 0 && i < column.length && column[i] != null;
+  const isolated: number[] = [];
+  for (let i = 0; i < column.length; i++)
+    if (has(i) && !has(i - 1) && !has(i + 1)) isolated.push(i);
+  return isolated;
 }

@@ -211,3 +211,50 @@ export function matchingPreset(config: RunConfig): PresetName | null {
     );
   return presetNames().find((name) => same(presetConfigs!.get(name)!, config)) ?? null;
 }
+
+/** Where the form stands, for its buttons and hint. */
+export interface FormStanding {
+  /** The draft's valid values differ from the applied config. */
+  edited: boolean;
+  /** Inputs whose text the schema refuses (they never reach the draft). */
+  refused: number;
+  /** Fields with a problem in the draft (a field's own or a clash between fields). */
+  problems: number;
+  /** Custom tests still being compiled by the sandbox. */
+  checking: boolean;
+  /** The run is idle, so a config can be applied. */
+  canConfigure: boolean;
+}
+
+/**
+ * Which of Apply and Revert can be pressed, and the hint beside them. Revert is on whenever the
+ * form differs from the applied config, a refused input ("abc" in a number field) included: it is
+ * how a teacher gets back to what runs. Apply needs a valid edit.
+ */
+export function formButtons(form: FormStanding): { apply: boolean; revert: boolean; hint: string } {
+  const ok = form.refused === 0 && form.problems === 0 && !form.checking;
+  return {
+    apply: form.edited && ok && form.canConfigure,
+    revert: form.edited || form.refused > 0,
+    hint:
+      form.checking && form.refused === 0 && form.problems === 0
+        ? 'Checking the tests…'
+        : !ok
+          ? 'Fix the highlighted fields first.'
+          : form.edited
+            ? 'Apply restarts the run from step 0.'
+            : 'Tap a field (or hover its name) for its help.',
+  };
+}
+
+/**
+ * A field's messages, each once: the refused input's and the draft's problems can say the same
+ * thing (a custom task the schema refuses is both), and a message may hold several lines.
+ */
+export function fieldMessages(refused: string | undefined, problems: readonly string[]): string[] {
+  const lines = [refused, ...problems]
+    .filter((m): m is string => Boolean(m))
+    .flatMap((m) => m.split('\n'))
+    .filter((line) => line.trim() !== '');
+  return [...new Set(lines)];
+}

@@ -8,7 +8,10 @@ import type { RunState } from './run_types.ts';
 export class RunActivity {
   state: RunState = 'starting';
   status = 'Starting…';
-  /** Errors to show, oldest first (a bad link and a failed start can both matter); at most 3. */
+  /**
+   * Errors to show, oldest first (a bad link and a failed start can both matter); at most 3. A
+   * call's failure replaces its earlier ones, and its success clears them.
+   */
   errors: UiError[] = [];
   private readonly settlers: (() => void)[] = [];
 
@@ -26,9 +29,9 @@ export class RunActivity {
     this.changes.emit('state');
   }
 
-  /** Clears the error area. */
-  dismissError(): void {
-    this.errors = [];
+  /** Clears the error area; with `error`, that one alone (each block has its own Dismiss). */
+  dismissError(error?: UiError): void {
+    this.errors = error ? this.errors.filter((e) => e !== error) : [];
     this.changes.emit('error');
   }
 
@@ -50,8 +53,13 @@ export class RunActivity {
     this.addError(explained);
   }
 
-  private addError(error: UiError): void {
-    this.errors = [...this.errors.filter((e) => e.message !== error.message), error].slice(-3);
+  /**
+   * Adds an error; `replaces` picks the earlier ones it makes stale (a failed call's earlier
+   * failures: what the person tried last is what matters). The same message is never shown twice.
+   */
+  private addError(error: UiError, replaces: (e: UiError) => boolean = () => false): void {
+    const kept = this.errors.filter((e) => e.message !== error.message && !replaces(e));
+    this.errors = [...kept, error].slice(-3);
     this.changes.emit('error');
   }
 
@@ -70,11 +78,14 @@ export class RunActivity {
     this.set(state);
     try {
       await body();
+      // what went wrong the last times this was tried holds no longer
+      this.clearErrors((e) => e.during === during);
       return true;
     } catch (error) {
       const explained = explainError(error, during);
       this.status = `Stopped while ${during}: ${explained.title.toLowerCase()}.`;
-      this.addError(explained);
+      // this failure replaces the earlier failures of the same call (three tries, one block)
+      this.addError(explained, (e) => e.during === during);
       return false;
     } finally {
       for (const settle of this.settlers) settle();

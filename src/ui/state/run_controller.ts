@@ -78,6 +78,11 @@ export class RunController {
     return ok;
   }
 
+  /** The controls a lesson link hides (`hide=`): texts that say what to press leave them out. */
+  get hidden(): ReadonlySet<string> {
+    return new Set(this.deps.hidden);
+  }
+
   // What the run is doing, and what went wrong (RunActivity).
   get state(): RunState {
     return this.activity.state;
@@ -92,8 +97,13 @@ export class RunController {
   get error(): UiError | null {
     return this.activity.error;
   }
-  dismissError(): void {
-    this.activity.dismissError();
+  /** Clears the error area, or the one error given. */
+  dismissError(error?: UiError): void {
+    this.activity.dismissError(error);
+  }
+  /** Clears the errors `stale` picks (what they were about has changed). */
+  clearErrors(stale: (error: UiError) => boolean): void {
+    this.activity.clearErrors(stale);
   }
   showError(error: unknown, during: string, title?: string): void {
     this.activity.showError(error, during, title);
@@ -117,6 +127,10 @@ export class RunController {
   }
   get progress(): ReadonlyMap<LoadProgress['stage'], LoadProgress> {
     return this.setup.progress;
+  }
+  /** The Python sandbox's start (since when; seconds once it is up), or null before it. */
+  get sandboxStart(): { readonly since: number; readonly seconds: number | null } | null {
+    return this.setup.sandboxStart;
   }
   /** The applied config (the page sets the link's before start, for the form). */
   get config(): RunConfig {

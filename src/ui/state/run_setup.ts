@@ -22,6 +22,7 @@ import type { RunActivity } from './run_activity.ts';
 import type { Changes } from './run_changes.ts';
 import type { ControllerDeps } from './run_types.ts';
 import type { RunView } from './run_view.ts';
+import { readyStatus } from './status_text.ts';
 
 /** The run's backend, model and configuration, and the calls that set them. */
 export class RunSetup {
@@ -38,6 +39,11 @@ export class RunSetup {
   /** The configuration form's valid, unapplied edits, or null (the estimates follow them). */
   draft: RunConfig | null = null;
   readonly progress = new Map<LoadProgress['stage'], LoadProgress>();
+  /**
+   * The Python sandbox's start, which reports no bytes (seconds of Pyodide on a first visit): when
+   * it began (Date.now()), and how long it took once the worker's start returned; null before.
+   */
+  sandboxStart: { since: number; seconds: number | null } | null = null;
   config: RunConfig = defaultConfig();
   /** The applied config as the worker got it (a run link). */
   fragment = '';
@@ -52,6 +58,8 @@ export class RunSetup {
 
   private onProgress = (progress: LoadProgress): void => {
     this.progress.set(progress.stage, progress);
+    if (progress.stage === 'sandbox' && progress.loadedBytes === undefined)
+      this.sandboxStart = { since: Date.now(), seconds: null };
     // Progress messages cross from the worker asynchronously and may land after the call ended.
     if (this.activity.state !== 'idle') this.activity.status = progress.message;
     this.changes.emit('progress');
@@ -76,7 +84,7 @@ export class RunSetup {
           'opening the run',
           "A custom task's tests do not compile",
         );
-      this.activity.status = 'Ready. Press Train, or Step through one phase at a time.';
+      this.activity.status = readyStatus(new Set(this.deps.hidden));
     });
   }
 
@@ -87,10 +95,19 @@ export class RunSetup {
   async initBackend(config: RunConfig): Promise<void> {
     const request = config.backend === 'auto' ? this.probeRequest(config) : null;
     const probe = request ? { probe: request } : {};
-    const report = await this.deps.trainer.init(
-      { backend: config.backend, sandbox: sandboxSettings(config), ...probe },
-      this.deps.proxy(this.onProgress),
-    );
+    const report = await this.deps.trainer
+      .init(
+        { backend: config.backend, sandbox: sandboxSettings(config), ...probe },
+        this.deps.proxy(this.onProgress),
+      )
+      .finally(() => {
+        // the worker's start returns once the sandbox is up (or has failed: the error says so)
+        const start = this.sandboxStart;
+        if (start && start.seconds === null) {
+          start.seconds = (Date.now() - start.since) / 1000;
+          this.changes.emit('progress');
+        }
+      });
     await this.setBackend(report);
   }
 
@@ -183,8 +200,15 @@ export class RunSetup {
     this.model = await this.deps.trainer.loadModel(choice, this.deps.proxy(this.onProgress));
     this.choice = choice;
     this.changes.emit('model');
-    // a model has loaded: what an earlier attempt to load one said no longer holds
-    this.activity.clearErrors((e) => e.kind === 'network' || e.kind === 'model');
+    // a model has loaded: what an earlier attempt to load one said no longer holds (the hub
+    // unreachable, a model refused as too large or unsupported, a start that failed to load)
+    this.activity.clearErrors(
+      (e) =>
+        e.kind === 'network' ||
+        e.kind === 'model' ||
+        e.during === 'starting the trainer' ||
+        e.during === 'applying the configuration',
+    );
   }
 
   /** Hands the worker `config` (as a run link); the run starts again from step 0. */

@@ -10,6 +10,7 @@ import type { RunCheckpoints } from './run_checkpoints.ts';
 import type { RunSetup } from './run_setup.ts';
 import type { ControllerDeps, Controls } from './run_types.ts';
 import type { RunView } from './run_view.ts';
+import { finishedStatus } from './status_text.ts';
 
 /** Train, pause, step, the phase stepper, reset and evaluate. */
 export class TrainingLoop {
@@ -104,7 +105,7 @@ export class TrainingLoop {
         this.activity.status = `Paused after step ${this.view.finishedSteps}.`;
         await this.checkpoints.save('pause');
       } else {
-        this.activity.status = `Finished ${this.view.finishedSteps} steps. Raise Steps to go on, or Reset.`;
+        this.activity.status = finishedStatus(this.view.finishedSteps, new Set(this.deps.hidden));
       }
     });
   }

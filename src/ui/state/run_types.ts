@@ -81,6 +81,11 @@ export interface ControllerDeps {
   checkpointEvery?: number;
   /** Recent steps kept whole for the viewer. Default 20. */
   keepSteps?: number;
+  /**
+   * The controls a lesson link hides (`hide=` names): texts that say what to press name only the
+   * others (status_text.ts). Default none.
+   */
+  hidden?: readonly string[];
 }
 
 /** Which controls may be used now. */

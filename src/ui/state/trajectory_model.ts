@@ -3,7 +3,7 @@
 // 1, trained on) and what it was shown (mask 0). With per-token texts the split is exact per token.
 // Each turn names the tool it called; trajectories saved before tools were recorded infer it from
 // the action, so old runs still show.
-import { lastLine, type RewardWeights } from '../../rl/rewards.ts';
+import { lastLine, normalizeWhitespace, type RewardWeights } from '../../rl/rewards.ts';
 import type { Task } from '../../tasks/task.ts';
 import { testCount } from '../../tasks/tests_harness.ts';
 import type { Trajectory, Turn } from '../../rl/types.ts';
@@ -230,6 +230,48 @@ export function scoredText(t: Trajectory, scoring: ScoringContext | RewardWeight
     lines.push('Its FINAL ANSWER text is shown but not scored (final_answer has weight 0).');
   else if (unscored.length > 0) lines.push(`Not scored here: ${unscored.join(', ')}.`);
   return lines.join('\n');
+}
+
+/**
+ * The card's last line, about the episode's FINAL ANSWER. Only when `final_answer` has a weight is
+ * the answer the result (`scored`, with whether it matched); otherwise it is shown as what it is,
+ * text the reward did not read (`unscored`, never in bold: a passed card must not end in a wrong
+ * answer that looks like the result), and said wrong when the task's expected output shows it is.
+ */
+export interface AnswerLine {
+  text: string;
+  tone: 'scored-right' | 'scored-wrong' | 'unscored' | 'none';
+}
+
+/** The FINAL ANSWER line of `t`'s card (see AnswerLine). */
+export function answerLine(t: Trajectory, scoring: ScoringContext | RewardWeights): AnswerLine {
+  const context: ScoringContext = 'weights' in scoring ? scoring : { weights: scoring };
+  const weight = (context.weights as Record<string, number | undefined>).final_answer ?? 0;
+  const scored = weight > 0 && 'final_answer' in t.rewardParts;
+  if (t.finalAnswer === null) {
+    const why = t.finishReason.replace('_', ' ');
+    return scored
+      ? { text: `no FINAL ANSWER (${why})`, tone: 'scored-wrong' }
+      : { text: `no final answer (${why}; not scored)`, tone: 'none' };
+  }
+  const answer = t.finalAnswer.trim();
+  if (scored) {
+    const right = (t.rewardParts.final_answer ?? 0) >= 1;
+    const expected = context.task?.expectedOutput?.trim();
+    return right
+      ? { text: `FINAL ANSWER: ${answer} ✓`, tone: 'scored-right' }
+      : {
+          text: `FINAL ANSWER: ${answer} ✗${expected !== undefined ? ` (expected ${quoted(expected)})` : ''}`,
+          tone: 'scored-wrong',
+        };
+  }
+  const expected = context.task?.expectedOutput;
+  const wrong =
+    typeof expected === 'string' && normalizeWhitespace(answer) !== normalizeWhitespace(expected);
+  return {
+    text: `final answer (not scored): ${answer}${wrong ? ` (wrong: expected ${quoted(expected.trim())})` : ''}`,
+    tone: 'unscored',
+  };
 }
 
 /** A run of text with one role in the packed sequence. */

@@ -1,7 +1,8 @@
 // TEST HARNESS: the real page (startApp, every panel, IndexedDB checkpoints) driven by the fake
 // trainer instead of the worker, for browser tests of the UI alone. Built by
 // test/e2e/page_ui.test.ts into a temporary folder; never part of dist/. Query options: delay=MS
-// (per phase), tokens=1 (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps).
+// (per phase), tokens=1 (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps),
+// uniform=1 (every sample of step 1 fails: every group uniform, every advantage 0).
 import { indexedDbCheckpointStore } from '../../../src/service/checkpoint_store.ts';
 import { startApp } from '../../../src/ui/panels/app.ts';
 import { checkModelFits, estimateModelCost } from '../../../src/ui/state/model_fit.ts';
@@ -13,6 +14,7 @@ const options: FakeTrainerOptions = {
   phaseDelayMs: Number(query.get('delay') ?? 0),
   tokenTexts: query.get('tokens') === '1',
   loadBytes: 40_000_000,
+  firstStepFails: query.get('uniform') === '1',
 };
 const fail = query.get('fail');
 if (fail) {
