@@ -8,7 +8,7 @@ import { launchBrowser } from '../../scripts/browser.ts';
 import { splitTests } from '../../src/tasks/custom.ts';
 import { serveSandboxHarness } from '../helpers/browser_harness.ts';
 import type { JudgeCase } from '../env/judge_cases.ts';
-import { expectCase, type Verdict } from '../env/judge_expect.ts';
+import { describeCases, type Verdict } from '../env/judge_expect.ts';
 import { MEANING_ATTACKS, MEANING_HONEST } from '../env/judge_meaning_cases.ts';
 import { BENCHMARK_CASES, FORM_CASES } from '../env/test_forms_cases.ts';
 
@@ -62,20 +62,15 @@ describe('the judge keeps what a test means in Python (Chromium, cross-origin is
       [c.code, splitTests(c.tests)] as const,
     );
 
-  for (const [title, list] of [
-    ['attacks', MEANING_ATTACKS],
-    ['honest programs', MEANING_HONEST],
-    ['test forms', FORM_CASES],
-    ['benchmark', BENCHMARK_CASES],
-  ] as const) {
-    describe(title, () => {
-      for (const c of list) {
-        it(`${c.name} scores ${c.score}`, async () => {
-          expectCase(c, await judge(c));
-        }, 30_000);
-      }
-    });
-  }
+  describeCases(
+    [
+      ['attacks', MEANING_ATTACKS],
+      ['honest programs', MEANING_HONEST],
+      ['test forms', FORM_CASES],
+      ['benchmark', BENCHMARK_CASES],
+    ],
+    judge,
+  );
 
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);

@@ -1,7 +1,7 @@
 // The verdict a judge case (test/env/judge_cases.ts) must get, checked the same way in Node
 // (test/env/judge_meaning.test.ts, test/env/test_forms.test.ts) and in Chromium
 // (test/e2e/judge_meaning.test.ts).
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JudgeCase } from './judge_cases.ts';
 
 /** What a judgement says, as both the Node pool and the Chromium harness page report it. */
@@ -50,4 +50,35 @@ export function expectCase(c: JudgeCase, verdict: Verdict): void {
     allPassed,
     `a known limit now scores as it should: move it out of KNOWN_LIMITS; ${seen}`,
   ).toBe(c.score === 0);
+}
+
+/** One test per case, in a describe block per group; `judge` gives a case's verdict. */
+export function describeCases(
+  groups: ReadonlyArray<readonly [string, readonly JudgeCase[]]>,
+  judge: (c: JudgeCase) => Promise<Verdict>,
+): void {
+  for (const [title, list] of groups) {
+    describe(title, () => {
+      for (const c of list) {
+        it(`${c.name} scores ${c.score}`, async () => {
+          expectCase(c, await judge(c));
+        }, 30_000);
+      }
+    });
+  }
+}
+
+/** A case's verdict from a pool's judgement, as the suites compare it. */
+export function verdictOf(judged: {
+  passed: number;
+  total: number;
+  tampered: string[];
+  tests: ReadonlyArray<{ detail: string | null }>;
+}): Verdict {
+  return {
+    passed: judged.passed,
+    total: judged.total,
+    tampered: judged.tampered,
+    details: judged.tests.map((t) => t.detail),
+  };
 }

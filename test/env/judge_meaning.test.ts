@@ -7,7 +7,7 @@ import type { SandboxPool } from '../../src/env/pool.ts';
 import { splitTests } from '../../src/tasks/custom.ts';
 import { hiddenTests } from '../../src/tasks/tests_harness.ts';
 import type { JudgeCase } from './judge_cases.ts';
-import { expectCase } from './judge_expect.ts';
+import { describeCases, verdictOf } from './judge_expect.ts';
 import { MEANING_ATTACKS, MEANING_CASES, MEANING_HONEST } from './judge_meaning_cases.ts';
 
 describe('the judge keeps what a test means in Python (Node worker_threads)', () => {
@@ -30,38 +30,11 @@ describe('the judge keeps what a test means in Python (Node worker_threads)', ()
     }
   });
 
-  const judge = async (c: JudgeCase) => {
-    const judged = await pool.judge(c.code, hiddenTests(splitTests(c.tests)));
-    return {
-      passed: judged.passed,
-      total: judged.total,
-      tampered: judged.tampered,
-      details: judged.tests.map((t) => t.detail),
-    };
-  };
-
-  it('says in words where it cannot keep the meaning, never a silent 0 or 1', async () => {
-    const code =
-      'class Point:\n    def __init__(self, x):\n        self.x = x\n\ndef make(x):\n    return Point(x)';
-    const judged = await pool.judge(
-      code,
-      hiddenTests(['assert make(1) == Point(1)', 'assert make(1).x == 1']),
-    );
-    expect(judged.tests.map((t) => t.passed)).toEqual([false, true]);
-    expect(judged.tampered).toEqual([]);
-    expect(judged.limits?.join(' ')).toContain('compares it by identity');
-  });
-
-  for (const [title, list] of [
-    ['attacks', MEANING_ATTACKS],
-    ['honest programs', MEANING_HONEST],
-  ] as const) {
-    describe(title, () => {
-      for (const c of list) {
-        it(`${c.name} scores ${c.score}`, async () => {
-          expectCase(c, await judge(c));
-        }, 30_000);
-      }
-    });
-  }
+  describeCases(
+    [
+      ['attacks', MEANING_ATTACKS],
+      ['honest programs', MEANING_HONEST],
+    ],
+    async (c: JudgeCase) => verdictOf(await pool.judge(c.code, hiddenTests(splitTests(c.tests)))),
+  );
 });

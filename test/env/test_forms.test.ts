@@ -8,7 +8,7 @@ import type { SandboxPool } from '../../src/env/pool.ts';
 import { splitTests } from '../../src/tasks/custom.ts';
 import { hiddenTests } from '../../src/tasks/tests_harness.ts';
 import type { JudgeCase } from './judge_cases.ts';
-import { expectCase } from './judge_expect.ts';
+import { describeCases, verdictOf } from './judge_expect.ts';
 import { BENCHMARK_CASES, BENCHMARK_PROBLEMS, FORM_CASES } from './test_forms_cases.ts';
 
 describe('test forms and a public benchmark set (Node worker_threads)', () => {
@@ -32,26 +32,11 @@ describe('test forms and a public benchmark set (Node worker_threads)', () => {
     );
   });
 
-  const judge = async (c: JudgeCase) => {
-    const judged = await pool.judge(c.code, hiddenTests(splitTests(c.tests)));
-    return {
-      passed: judged.passed,
-      total: judged.total,
-      tampered: judged.tampered,
-      details: judged.tests.map((t) => t.detail),
-    };
-  };
-
-  for (const [title, list] of [
-    ['test forms', FORM_CASES],
-    ['benchmark', BENCHMARK_CASES],
-  ] as const) {
-    describe(title, () => {
-      for (const c of list) {
-        it(`${c.name} scores ${c.score}`, async () => {
-          expectCase(c, await judge(c));
-        }, 30_000);
-      }
-    });
-  }
+  describeCases(
+    [
+      ['test forms', FORM_CASES],
+      ['benchmark', BENCHMARK_CASES],
+    ],
+    async (c: JudgeCase) => verdictOf(await pool.judge(c.code, hiddenTests(splitTests(c.tests)))),
+  );
 });
