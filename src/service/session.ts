@@ -63,7 +63,9 @@ export async function loadPolicy(
     name: source.name,
     source: origin,
     architecture: model.config.family,
-    parameters: mode.kind === 'lora' ? base + trainable : base,
+    // the model's own weights, the number config.json gives (memory_estimate.ts countParameters):
+    // the header and the memory line say one figure; LoRA's factors are `trainableParameters`
+    parameters: base,
     trainableParameters: trainable,
     card,
     warnings: [...tokenizer.warnings],

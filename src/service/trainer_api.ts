@@ -26,6 +26,7 @@ export interface ModelInfo {
   name: string;
   source: 'demo' | 'hub' | 'files' | 'path';
   architecture: ModelConfig['family'];
+  /** The model's own weights, as config.json counts them (LoRA's factors not included). */
   parameters: number;
   trainableParameters: number;
   /** The model card (README.md) when the model has one. */

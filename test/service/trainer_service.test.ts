@@ -2,6 +2,9 @@
 // through the four phases, export a PEFT adapter, and checkpoint -> restore -> continue, which must
 // give the same numbers as a run that never stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { parseModelConfig } from '../../src/model_files/hf_config.ts';
+import { countParameters } from '../../src/model_files/memory_estimate.ts';
 import { createNodeSandboxPool } from '../../src/env/node_pool.ts';
 import { selectBackend } from '../../src/kernels/backend.ts';
 import { directorySource } from '../../src/model_files/node_source.ts';
@@ -46,6 +49,9 @@ describe('TrainerService (the worker API) in Node', () => {
     const info = await service.loadModel({ kind: 'demo' }, () => {});
     expect(info.trainableParameters).toBeGreaterThan(0);
     expect(info.trainableParameters).toBeLessThan(info.parameters);
+    // the header's count is the model's own, as config.json and the memory line count it
+    const folderJson = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8'));
+    expect(info.parameters).toBe(countParameters(parseModelConfig(folderJson))); // LoRA's not in it
     return service;
   };
 
