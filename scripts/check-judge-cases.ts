@@ -1,4 +1,4 @@
-// Checks the judge cases of issue 63 against real CPython (python3 on the PATH, or $PYTHON):
+// Checks the judge cases (test/env/judge_meaning_cases.ts, test_forms_cases.ts) against real CPython (python3 on the PATH, or $PYTHON):
 //   npx tsx scripts/check-judge-cases.ts
 // Each case's program and its tests (split into statements by splitTests, as the judge splits
 // them) run in one namespace in scripts/check_judge_cases.py, counted by the judge's counting rule

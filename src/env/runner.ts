@@ -5,6 +5,7 @@
 // hardening.
 import type { loadPyodide } from 'pyodide';
 import { FileSystemGuard } from './fs_guard.ts';
+import { judgementCalls } from './judgement_calls.ts';
 import { CleanRuns, type ImageInternals, MemoryImage } from './memory_image.ts';
 import {
   compileHarness,
@@ -17,7 +18,6 @@ import {
   withThreadState,
   installSleepDevice,
   memorySnapshot,
-  plainResult,
   raisePythonError,
 } from './runner_runtime.ts';
 import { TailBuffer } from './tail.ts';
@@ -26,7 +26,6 @@ import type {
   JudgeProbe,
   RawExecution,
   RawJudgement,
-  RawTestResult,
   SandboxInit,
   SandboxReady,
   SandboxRunnerApi,
@@ -34,9 +33,6 @@ import type {
 
 type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
 type PyodideOptions = NonNullable<Parameters<typeof loadPyodide>[0]>;
-
-const strings = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 /** What the worker shell supplies. */
 export interface RunnerHost {
@@ -257,9 +253,8 @@ export class SandboxRunner implements SandboxRunnerApi {
   }
 
   /**
-   * Judges a program against hidden tests: runs it (its definitions, in a fresh __main__), then
-   * calls the harness once per test through Pyodide, each result coming back as the call's return
-   * value; then cleans up. Nothing the program prints is read for the verdict. The expected values
+   * Judges a program against hidden tests: runs it (its definitions, in a fresh __main__), then its
+   * tests in the trusted interpreter, then the clean-up (judgement_calls.ts). Nothing the program prints is read for the verdict. The expected values
    * stay on the caller's side (SandboxPool.judge compares).
    */
   async judge(code: string, tests: readonly JudgeProbe[]): Promise<RawJudgement> {
@@ -275,62 +270,16 @@ export class SandboxRunner implements SandboxRunnerApi {
     const unclean = this.beginRun();
     if (unclean) return { ...this.failure(unclean), results: [], tampered: [] };
     this.fdOutput.clear();
-    const tampered: string[] = [];
-    const limits: string[] = [];
-    const results: RawTestResult[] = [];
-    const noteAll = (reasons: unknown) => {
-      for (const reason of strings(reasons)) if (!tampered.includes(reason)) tampered.push(reason);
-    };
-    let ok = false;
-    let errorType: string | null = null;
-    let interrupted = false;
-    let escaped: unknown = null;
-    try {
-      const [programOk, programError, programInterrupted, reasons, ...reasonsAndNames] =
-        plainResult(api.begin(code, options.maxOutputChars, options.maxCaptureChars));
-      ok = programOk === true;
-      errorType = typeof programError === 'string' ? programError : null;
-      interrupted = programInterrupted === true;
-      noteAll(reasons);
-      const initial = typeof reasonsAndNames[0] === 'string' ? reasonsAndNames[0] : '[null]';
-      if (!interrupted) {
-        // A call that arrives while the program's interpreter is inside the device's write (a
-        // callable the tests passed calls the program back) takes its thread state back first.
-        const device = this.judgeDevice;
-        const call = ((request: string) =>
-          device?.writing()
-            ? withThreadState(internals, () => api.call(request))
-            : api.call(request)) as PyCallable;
-        const judged = trusted.run(call, initial, tests, noteAll);
-        results.push(...judged.results);
-        limits.push(...judged.limits);
-        interrupted = judged.interrupted;
-        if (interrupted) {
-          ok = false;
-          errorType ??= 'KeyboardInterrupt';
-        }
-      }
-    } catch (error) {
-      // An interrupt (the deadline) or the runtime dying: the remaining tests never ran.
-      escaped = error;
-    }
-    let tainted = escaped !== null;
-    let combined = '';
-    let stdout = '';
-    let stderr = '';
-    let truncated = false;
-    try {
-      const [found, finishTainted, text, out, err, cut] = plainResult(api.finish());
-      noteAll(found);
-      tainted ||= finishTainted === true;
-      combined = typeof text === 'string' ? text : '';
-      stdout = typeof out === 'string' ? out : '';
-      stderr = typeof err === 'string' ? err : '';
-      truncated = cut === true;
-    } catch (error) {
-      tainted = true;
-      escaped ??= error;
-    }
+    // A call that arrives while the program's interpreter is inside the device's write (a callable
+    // the tests passed calls the program back) takes its thread state back first.
+    const device = this.judgeDevice;
+    const call = ((request: string) =>
+      device?.writing()
+        ? withThreadState(internals, () => api.call(request))
+        : api.call(request)) as PyCallable;
+    const calls = judgementCalls(api, call, trusted, code, tests, options);
+    const { escaped, results, tampered, limits, combined, stdout, stderr, truncated } = calls;
+    let { ok, errorType, interrupted } = calls;
     if (escaped !== null) {
       const failed = this.failure(escaped);
       if (failed.fatal) return { ...failed, results, tampered };
@@ -351,7 +300,7 @@ export class SandboxRunner implements SandboxRunnerApi {
       interrupted,
       fatal: false,
       tainted:
-        tainted ||
+        calls.tainted ||
         this.fsGuard.leakedStreams() > MAX_LEAKED_STREAMS ||
         this.clean?.image.check() != null,
       memoryBytes: internals.memory.buffer.byteLength,

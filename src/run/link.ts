@@ -16,7 +16,10 @@ import {
   type RunConfig,
 } from './config.ts';
 import { checkField, validateConfig } from './config_validation.ts';
+import { type HideName, type LinkOptions, readAutostart, readHide } from './link_options.ts';
 import { PRESETS, presetConfig, type PresetName } from './presets.ts';
+
+export { HIDE_NAMES, type HideName, type LinkOptions } from './link_options.ts';
 
 /**
  * The version links are written in: 2 = a preset (`p`, `default` when absent) plus fields. Bump it
@@ -32,39 +35,6 @@ const BASE_PRESET = 'default' satisfies PresetName;
  * the preset.
  */
 const V1_KEYS: Partial<Record<FieldName, string>> = { parser: 'p' };
-
-/**
- * What `hide=` accepts: the `data-control` names of the page's buttons and cards (lesson mode,
- * docs/page.md). The page's Link options offer all but `pipeline` (HIDEABLE in
- * src/ui/panels/storage_panel.ts).
- */
-export const HIDE_NAMES = [
-  'train',
-  'pause',
-  'step',
-  'phase',
-  'reset',
-  'config',
-  'model',
-  'copy-link',
-  'charts',
-  'viewer',
-  'storage',
-  'pipeline',
-] as const;
-export type HideName = (typeof HIDE_NAMES)[number];
-/** What `autostart=` accepts. */
-const AUTOSTART_VALUES = ['1', '0'] as const;
-/** Most bad names one message lists (a crafted link may hold thousands). */
-const MAX_LISTED = 5;
-
-/** Link-only settings that are not part of the run. */
-export interface LinkOptions {
-  /** Start training as soon as the page has loaded. */
-  autostart?: boolean;
-  /** Lesson mode: names of controls the page hides. */
-  hide?: string[];
-}
 
 /** Something about a link a person should know: the key or field, and why. */
 export interface Fallback {
@@ -402,45 +372,4 @@ export async function decodeLink(link: string): Promise<DecodedLink> {
     hide: hide.names,
     optionErrors,
   };
-}
-
-/** `autostart=`: 1 or 0 (absent: 0). */
-function readAutostart(written: string | null): { value: boolean; error?: Fallback } {
-  if (written === null || written === '0') return { value: false };
-  if (written === '1') return { value: true };
-  return {
-    value: false,
-    error: {
-      field: 'autostart',
-      reason: `${quote(written)} is not ${AUTOSTART_VALUES.join(' or ')}. Fix: autostart=1 starts training as soon as the page has loaded; autostart=0 (or none) waits for Train`,
-    },
-  };
-}
-
-/** `hide=`: names from HIDE_NAMES, comma-separated (empty: nothing hidden). */
-function readHide(written: string | null): { names: HideName[]; error?: Fallback } {
-  if (written === null || written === '') return { names: [] };
-  const names: HideName[] = [];
-  const unknown: string[] = [];
-  for (const name of written.split(',')) {
-    if ((HIDE_NAMES as readonly string[]).includes(name)) {
-      if (!names.includes(name as HideName)) names.push(name as HideName);
-    } else if (!unknown.includes(name)) unknown.push(name);
-  }
-  if (unknown.length === 0) return { names };
-  const listed = unknown.slice(0, MAX_LISTED).map(quote).join(', ');
-  const more = unknown.length > MAX_LISTED ? ` and ${unknown.length - MAX_LISTED} more` : '';
-  const kept = names.length > 0 ? `only ${names.join(', ')} hidden` : 'nothing hidden';
-  return {
-    names,
-    error: {
-      field: 'hide',
-      reason: `unknown name${unknown.length > 1 ? 's' : ''} ${listed}${more} (${kept}). Fix: hide= takes a comma-separated list of ${HIDE_NAMES.join(', ')}`,
-    },
-  };
-}
-
-/** A value as the message quotes it: JSON-quoted, long ones cut. */
-function quote(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }

@@ -1,4 +1,4 @@
-// Tests that cannot fail for any program (issue 64): a test that names nothing the program could
+// Tests that cannot fail for any program: a test that names nothing the program could
 // define (`assert 1 == 1`, `import math; assert math.pi > 3`) passes or fails the same whoever
 // wrote the program, so it pays every program the same reward: a free one when it passes. Found
 // statically, where the tests are written (a custom task in the page's editor, in a link, for the

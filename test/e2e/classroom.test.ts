@@ -5,41 +5,28 @@
 // was not scored, and a lesson's status line that names no hidden control. The pure parts:
 // test/ui/classroom.test.ts. Screenshots go to /tmp/ui-shots/classroom-*.png (1920×1080 and
 // 390×844).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { encodeLink } from '../../src/run/link.ts';
 import { presetConfig } from '../../src/run/presets.ts';
-import { launchBrowser } from '../../scripts/browser.ts';
-import { serveHarness } from '../helpers/browser_harness.ts';
+import { harnessSession } from '../helpers/browser_harness.ts';
 import { startMockHub } from '../helpers/mock_hub.ts';
 
 const SHOTS = '/tmp/ui-shots';
-let browser: Browser;
-let server: { url: string; close: () => Promise<void> };
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serveHarness();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const session = harnessSession(SHOTS);
 
 const DESKTOP = { width: 1920, height: 1080 };
 const PHONE = { width: 390, height: 844 };
 
 /** Opens the harness (query: fake trainer options; hash: run link) and waits until it is idle. */
 async function open(query: string, hash: string, viewport = DESKTOP): Promise<Page> {
-  const page = await browser.newPage({ viewport });
+  const page = await session.browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${server.url}${query}${hash}`);
+  await page.goto(`${session.url}${query}${hash}`);
   await page.waitForFunction(
     () => {
       const w = window as unknown as { playground?: { state: string } };

@@ -3,27 +3,13 @@
 // form's unapplied edits and names those it cannot carry before copying, and a link with a mistake
 // (a bad autostart, an unknown hide name, a damaged field) says what was wrong and waits for Train.
 // Screenshots (1920×1080) go to /tmp/ui-shots/lesson-*.png.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { HIDE_NAMES } from '../../src/run/link.ts';
-import { launchBrowser } from '../../scripts/browser.ts';
-import { serveHarness } from '../helpers/browser_harness.ts';
+import { harnessSession } from '../helpers/browser_harness.ts';
 
 const SHOTS = '/tmp/ui-shots';
-let browser: Browser;
-let server: { url: string; close: () => Promise<void> };
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serveHarness();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const session = harnessSession(SHOTS);
 
 type Playground = {
   state: string;
@@ -37,10 +23,10 @@ type Playground = {
  * has started (as page_ui.test.ts's open, without waiting for idle: an autostarted run trains).
  */
 async function open(query: string, hash: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  const page = await session.browser.newPage({ viewport: { width: 1920, height: 1080 } });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${server.url}${query}${hash}`);
+  await page.goto(`${session.url}${query}${hash}`);
   await page.waitForFunction(
     () => {
       const w = window as unknown as { playground?: Playground };

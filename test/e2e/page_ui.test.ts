@@ -2,7 +2,7 @@
 // stepper, pause/step/reset, config validation, run links (copy, reopen, bad links, lesson mode),
 // reload → resume from IndexedDB, exports and actionable errors. The same panels run on the real
 // worker in page.test.ts. Screenshots of the main states go to /tmp/ui-shots.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,24 +10,11 @@ import { zipFiles } from '../../src/run/exports.ts';
 import { encodeLink } from '../../src/run/link.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import { startMockHub } from '../helpers/mock_hub.ts';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../../scripts/browser.ts';
-import { serveHarness } from '../helpers/browser_harness.ts';
+import type { Page } from 'playwright-core';
+import { harnessSession } from '../helpers/browser_harness.ts';
 
 const SHOTS = '/tmp/ui-shots';
-let browser: Browser;
-let server: { url: string; close: () => Promise<void> };
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serveHarness();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const session = harnessSession(SHOTS);
 
 const text = async (page: Page, testid: string) =>
   (await page.getByTestId(testid).first().textContent())?.trim() ?? '';
@@ -37,10 +24,10 @@ const text = async (page: Page, testid: string) =>
  * failed.
  */
 async function open(query = '', hash = '', page?: Page): Promise<Page> {
-  const tab = page ?? (await browser.newPage({ viewport: { width: 1440, height: 1000 } }));
+  const tab = page ?? (await session.browser.newPage({ viewport: { width: 1440, height: 1000 } }));
   const errors: string[] = [];
   tab.on('pageerror', (error) => errors.push(error.message));
-  await tab.goto(`${server.url}${query}${hash}`);
+  await tab.goto(`${session.url}${query}${hash}`);
   await tab.waitForFunction(
     () => {
       const w = window as unknown as { playground?: { state: string } };
@@ -375,7 +362,7 @@ describe('page UI on the fake trainer', () => {
       tab.getByTestId('trajectory').evaluateAll((cards) => cards.map((card) => card.textContent));
     const first = await samples(page);
 
-    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const context = await session.browser.newContext({ viewport: { width: 1440, height: 1000 } });
     const fresh = await open('', '', await context.newPage());
     await fresh.goto(link.replace(/\?[^#]*/, '?tokens=1'));
     await fresh.waitForFunction(
@@ -483,7 +470,11 @@ describe('page UI on the fake trainer', () => {
     const panels = ['model', 'config', 'pipeline', 'viewer', 'charts', 'storage'] as const;
     type Box = { x: number; y: number; width: number; height: number };
     const boxes = async (width: number) => {
-      const page = await open('', '', await browser.newPage({ viewport: { width, height: 900 } }));
+      const page = await open(
+        '',
+        '',
+        await session.browser.newPage({ viewport: { width, height: 900 } }),
+      );
       const found = {} as Record<(typeof panels)[number], Box>;
       for (const panel of panels)
         found[panel] = (await page.locator(`section[data-control=${panel}]`).boundingBox())!;

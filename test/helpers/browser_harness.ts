@@ -1,7 +1,11 @@
 // Test-only pages for the browser tests, built into temporary folders (never into dist/): the UI
 // harness (the real page on the fake trainer) and the harness pages of test/e2e/pages/.
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { launchBrowser } from '../../scripts/browser.ts';
 import { serveStatic } from '../../scripts/serve.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -95,4 +99,38 @@ export function serveSandboxHarness(
   isolate: boolean,
 ): Promise<{ url: string; close: () => Promise<void> }> {
   return buildPagesHarness().then((dir) => serveStatic({ dir, isolate }));
+}
+
+/** The UI harness served and Chromium launched for one test file (both closed after it). */
+export interface HarnessSession {
+  readonly browser: Browser;
+  readonly url: string;
+}
+
+/**
+ * Registers the file's beforeAll/afterAll: the harness built and served, a browser launched, and
+ * `shots` (the screenshots' folder) made. Read `browser` and `url` inside tests only.
+ */
+export function harnessSession(shots: string): HarnessSession {
+  let browser: Browser | null = null;
+  let server: { url: string; close: () => Promise<void> } | null = null;
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    server = await serveHarness();
+    browser = await launchBrowser();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get browser() {
+      if (!browser) throw new Error('the harness browser is not launched yet');
+      return browser;
+    },
+    get url() {
+      if (!server) throw new Error('the harness is not served yet');
+      return server.url;
+    },
+  };
 }

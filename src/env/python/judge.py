@@ -360,7 +360,7 @@ def _make_judge(control):
             return -1
         g = main.__dict__
         keys, values = seen_globals['keys'], seen_globals['values']
-        if keys is None or len_(g) != len_(keys) or any_(map_(is_not, g.keys(), keys)) or any_(map_(is_not, g.values(), values)):
+        if keys is None or changed(g, keys, values):
             seen_globals['keys'] = tuple_(g.keys())
             seen_globals['values'] = tuple_(g.values())
             seen_globals['generation'] += 1

@@ -115,7 +115,7 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
     void controller.applyConfig({ ...structuredClone(controller.config), model });
   const usePicked = (picked: { name: string; files: File[] } | null) => {
     if (!picked || picked.files.length === 0) return;
-    // Picked, not loaded: the card shows its cost first, and Load model loads it (issue 46).
+    // Picked, not loaded: the card shows its cost first, and Load model loads it.
     controller.context = { ...controller.context, picked };
     setText(drop, `${picked.name}: ${picked.files.length} files. Press Load model to load it.`);
     syncPicker();

@@ -3,7 +3,7 @@
 // adapter import, and the run link's options (autostart, lesson mode).
 import { metricsCsv, trajectoriesJsonl, unzipStored, zipFiles } from '../../run/exports.ts';
 import { exportTrlProject } from '../../run/trl_export.ts';
-import { HIDE_NAMES } from '../../run/link.ts';
+import { HIDE_NAMES } from '../../run/link_options.ts';
 import { h, replace, setText } from './dom.ts';
 import { sentence } from '../state/errors.ts';
 import { formatClock } from '../state/format.ts';
