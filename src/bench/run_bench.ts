@@ -12,13 +12,14 @@ const sections: Record<string, () => Promise<Section>> = {
   sandbox: async () => (await import('./sandbox.ts')).benchSandbox,
   scale: async () => (await import('./scale.ts')).benchScale,
   async: async () => (await import('./async.ts')).benchAsync,
+  estimate: async () => async () => (await import('./estimate.ts')).benchEstimate(),
 };
 
 /**
  * Sections that run only when `--only` names them (scale: 20-30 minutes; async: the default run
- * six times over).
+ * six times over; estimate: the default run's 30 steps, about two minutes).
  */
-const onRequest = new Set(['scale', 'async']);
+const onRequest = new Set(['scale', 'async', 'estimate']);
 
 /**
  * The sections `only` names (a comma-separated list; all of them when absent), checked before any

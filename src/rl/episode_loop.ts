@@ -91,6 +91,8 @@ export interface EpisodeLoopTiming {
    */
   sandboxSeconds: number;
   generatedTokens: number;
+  /** Calls of the model for a batch's next token: each sample call runs its longest sequence's. */
+  decodeSteps: number;
 }
 
 interface Episode {
@@ -132,7 +134,12 @@ export async function runEpisodes(
   const { sampler, tokenizer, executor } = deps;
   const tools = deps.tools ?? toolRegistry(options.tools ?? DEFAULT_TOOL_NAMES);
   const system = systemPrompt(tools);
-  const timing: EpisodeLoopTiming = { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 };
+  const timing: EpisodeLoopTiming = {
+    generateSeconds: 0,
+    sandboxSeconds: 0,
+    generatedTokens: 0,
+    decodeSteps: 0,
+  };
   const episodes: Episode[] = [];
   tasks.forEach((task, groupIndex) => {
     for (let sampleIndex = 0; sampleIndex < options.groupSize; sampleIndex++) {
@@ -212,6 +219,7 @@ export async function runEpisodes(
       );
       timing.generateSeconds += (performance.now() - started) / 1000;
       deps.record?.('generate', started, performance.now());
+      timing.decodeSteps += Math.max(0, ...result.ids.map((ids) => ids.length));
       batch.forEach((episode, i) => {
         timing.generatedTokens += result.ids[i]!.length;
         afterGeneration(episode, result.ids[i]!, result.logprobs[i]!, result.finishReasons[i]!);

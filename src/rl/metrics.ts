@@ -114,6 +114,8 @@ export function stepMetrics(input: {
   update: UpdateStats | null;
   seconds: PhaseSeconds;
   evalPassAt1?: number | null;
+  /** Decoding steps the rollout ran (EpisodeLoopTiming.decodeSteps), where it counted them. */
+  decodeSteps?: number;
   /** The step's spans (src/rl/timeline.ts); absent: the idle and overlap figures are 0. */
   timeline?: StepTimeline;
 }): StepMetrics {
@@ -159,6 +161,7 @@ export function stepMetrics(input: {
     seconds_generate: seconds.generate,
     seconds_sandbox: seconds.sandbox,
     seconds_train: seconds.train,
+    ...(input.decodeSteps !== undefined ? { decode_steps: input.decodeSteps } : {}),
     eval_pass_at_1: input.evalPassAt1 ?? null,
     ...timelineFigures(input.timeline),
     ...(input.timeline ? { timeline: input.timeline } : {}),

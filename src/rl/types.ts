@@ -255,6 +255,11 @@ export interface StepMetrics {
   seconds_generate: number;
   seconds_sandbox: number;
   seconds_train: number;
+  /**
+   * Decoding steps the rollout ran: calls of the model for a batch's next token (a batch runs
+   * until its longest sequence stops). Absent in runs saved before it, and with `async`.
+   */
+  decode_steps?: number;
   /** Held-out pass@1 when this step ran an evaluation, else null. */
   eval_pass_at_1: number | null;
   /**

@@ -1,28 +1,38 @@
-// A short measurement of this device's speed for the page's cost estimate (src/model_files/
-// step_cost.ts), run in the trainer worker when the page opens, on the backend the run uses:
-//   gflops        a training-shaped product through our matmul dispatch (on WASM the fused
-//                 multiply-add kernel with its helper threads, kernels/matmul/dispatch.ts matMul2d;
-//                 on WebGPU and CPU tf.matMul), the best of repeated calls
-//   bandwidthGBs  a streaming read of 64 MiB (past a laptop's caches) by a WebAssembly SIMD loop
-//                 on one thread (kernels/simd/stream_read.ts, the bench's bandwidth kernel), the
-//                 best of a few passes; on WebGPU a sum over a 64 MiB tensor
-// Half a second (PROBE_BUDGET_MS, set-up included; ~0.2 s of it is the set-up on a 2-core VM):
-// the estimate needs the order of magnitude, not the bench's precision. Measured there (AMD EPYC
-// VM, 2 cores, Node and Chromium alike): 50-87 GFLOP/s idle, 20-35 with other work on the cores;
-// 45-50 GB/s at 64 MiB, whose large L3 holds part of it (~30 GB/s at 256 MiB).
+// This device's speed for the page's cost estimate (src/model_files/step_cost.ts), on the backend
+// the run uses. On WASM it is the calibration (src/model_files/step_calibration.ts: rates and fixed
+// costs fitted to steps measured on a reference machine, the rates scaled by the kernels' threads):
+// the same figure on every load. Elsewhere (WebGPU, the plain JavaScript CPU backend) a short
+// measurement, run in the trainer worker when the page opens:
+//   gflops        a training-shaped product (on WebGPU and CPU tf.matMul), the best of repeated
+//                 calls
+//   bandwidthGBs  on WebGPU a sum over a 64 MiB tensor; on CPU a streaming read of 64 MiB (past a
+//                 laptop's caches) by a WebAssembly SIMD loop on one thread (kernels/simd/
+//                 stream_read.ts, the bench's bandwidth kernel), the best of a few passes
+// Half a second (PROBE_BUDGET_MS, set-up included): the estimate needs the order of magnitude, not
+// the bench's precision; it is not calibrated against measured steps (no GPU measurement yet), and
+// the page says so. On WASM the probe read 50-87 GFLOP/s idle and 20-35 with other work on the
+// cores of the reference VM, which is why WASM's estimate no longer comes from it.
 import * as tf from '@tensorflow/tfjs';
 import { instantiateStreamRead } from '../kernels/simd/stream_read.ts';
 import { matMul2d } from '../kernels/matmul/dispatch.ts';
+import { matmulThreadCount } from '../kernels/matmul/kernels.ts';
+import type { DeviceSpeed } from '../model_files/step_cost.ts';
+import { REFERENCE_MACHINE, wasmSpeed } from '../model_files/step_calibration.ts';
 
-/** What the probe measured. */
-export interface SpeedMeasurement {
-  /** The backend measured on (tf.getBackend()). */
+/** This device's speed as the estimate counts it, and where it comes from. */
+export interface SpeedMeasurement extends DeviceSpeed {
+  /** The backend it is for (tf.getBackend()). */
   backend: string;
-  /** Dense products' speed, GFLOP/s. */
-  gflops: number;
-  /** Streaming read from memory, GB/s (1e9 bytes). */
-  bandwidthGBs: number;
-  /** How long the probe took, ms. */
+  /**
+   * 'calibrated': WASM's rates and fixed costs from steps measured on `reference`, scaled by
+   * `threads`; 'probe': measured now, rates only.
+   */
+  basis?: 'calibrated' | 'probe';
+  /** The calibration's reference machine (basis 'calibrated'). */
+  reference?: string;
+  /** Our kernels' threads (WASM). */
+  threads?: number;
+  /** How long the probe took, ms (0 for a calibration). */
   milliseconds: number;
 }
 
@@ -107,4 +117,24 @@ export async function measureSpeed(budgetMs = PROBE_BUDGET_MS): Promise<SpeedMea
   const bandwidthGBs =
     backend === 'webgpu' ? await gpuBandwidth(start + budgetMs) : cpuBandwidth(start + budgetMs);
   return { backend, gflops, bandwidthGBs, milliseconds: performance.now() - start };
+}
+
+/**
+ * The speed the estimate counts on the current backend: WASM's calibration with the kernels'
+ * threads (no measurement: the same on every load), else the probe.
+ */
+export async function deviceSpeed(budgetMs = PROBE_BUDGET_MS): Promise<SpeedMeasurement> {
+  const backend = tf.getBackend();
+  if (backend === 'wasm') {
+    const threads = matmulThreadCount();
+    return {
+      backend,
+      ...wasmSpeed(threads),
+      basis: 'calibrated',
+      reference: REFERENCE_MACHINE,
+      threads,
+      milliseconds: 0,
+    };
+  }
+  return { ...(await measureSpeed(budgetMs)), basis: 'probe' };
 }

@@ -10,7 +10,7 @@ import type { ModelSource } from '../model_files/source.ts';
 import { defaultConfig, type RunConfig, type SandboxSettings } from '../run/config.ts';
 import { decodeLink, encodeLink } from '../run/link.ts';
 import { createTrainer, loadPolicy, type LoadedPolicy } from './session.ts';
-import { measureSpeed, type SpeedMeasurement } from './speed_probe.ts';
+import { deviceSpeed, type SpeedMeasurement } from './speed_probe.ts';
 import type { Trainer } from '../training/trainer.ts';
 import { OverlappedTrainer, type AsyncAccounting } from '../training/overlapped_trainer.ts';
 import type { KillOptions } from '../training/rollout_runner.ts';
@@ -84,16 +84,9 @@ export class TrainerService implements TrainerApi {
         ? 'Measuring WebGPU against WASM on this model (2 s)'
         : 'Starting the tensor backend',
     });
-    // probed and measured now, before the sandbox's workers start and share the cores; WASM's speed
-    // before WebGPU's probe, which on a software adapter leaves the CPU busy for a while after it
-    // (the page read 1.8-6.3 GFLOP/s just after it, 42-65 without it), so the estimate read a
-    // tenth of the device
+    // probed now, before the sandbox's workers start and share the cores; the estimate's speed on
+    // WASM is its calibration (speed_probe.ts deviceSpeed), measured only where WebGPU runs
     const probing = options.backend === 'auto' && options.probe;
-    let wasmSpeed: SpeedMeasurement | null = null;
-    if (probing) {
-      await this.deps.selectBackend('wasm');
-      wasmSpeed = await measureSpeed().catch(() => null);
-    }
     const info = probing
       ? await this.chooseBackend(options.probe!)
       : {
@@ -102,8 +95,7 @@ export class TrainerService implements TrainerApi {
           )),
           probe: null,
         };
-    this.speed =
-      wasmSpeed?.backend === tf.getBackend() ? wasmSpeed : await measureSpeed().catch(() => null);
+    this.speed = await deviceSpeed().catch(() => null);
     this.sandboxSize = options.sandboxes ?? 2;
     if (options.sandbox) this.config = { ...this.config, ...options.sandbox };
     await this.restartSandbox(onProgress);
@@ -133,7 +125,7 @@ export class TrainerService implements TrainerApi {
   }
 
   async measureSpeed(): Promise<SpeedMeasurement> {
-    if (this.speed?.backend !== tf.getBackend()) this.speed = await measureSpeed();
+    if (this.speed?.backend !== tf.getBackend()) this.speed = await deviceSpeed();
     return this.speed;
   }
 

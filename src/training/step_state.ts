@@ -39,7 +39,7 @@ export function newStepState(start: Omit<StepStart, 'trainable'>): StepState {
     trajectories: [],
     groups: null,
     rewardSeconds: 0,
-    timing: { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0 },
+    timing: { generateSeconds: 0, sandboxSeconds: 0, generatedTokens: 0, decodeSteps: 0 },
     timeline: new TimelineRecorder(),
   };
 }

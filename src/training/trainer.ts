@@ -377,6 +377,7 @@ export class Trainer {
       trajectories: state.trajectories,
       groups: state.groups ?? [],
       update: { ...report, trainedTrajectories: batch.length },
+      decodeSteps: state.timing.decodeSteps,
       seconds: {
         generate: state.timing.generateSeconds,
         sandbox: state.timing.sandboxSeconds + state.rewardSeconds,

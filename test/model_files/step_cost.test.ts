@@ -144,6 +144,52 @@ describe('step cost', () => {
     expect(full.decodeWeightBytes).toBe(184 * 4);
   });
 
+  it('adds the fixed costs by hand: a decoding step, a layer in it, a turn, a layer in a pass', () => {
+    const plain = estimateStepSeconds(toy, toyShape, GIGA);
+    const fixed = estimateStepSeconds(toy, toyShape, {
+      ...GIGA,
+      decodeStepSeconds: 1e-6,
+      decodeLayerSeconds: 2e-6,
+      turnSeconds: 1e-3,
+      passLayerSeconds: 1e-5,
+    });
+    // 4 decoding steps of (1 + 1 layer · 2) µs, 2 turns of 1 ms
+    expect(fixed.rolloutSeconds - plain.rolloutSeconds).toBeCloseTo(4 * 3e-6 + 2e-3, 15);
+    // 2 passes (a forward and a backward, no reference) over 2 micro-batches of 1 layer
+    expect(fixed.updateSeconds - plain.updateSeconds).toBeCloseTo(2 * 2 * 1e-5, 15);
+    // with the reference and 2 epochs: 1 + 2·2 passes
+    const five = (speed: object) =>
+      estimateStepSeconds(toy, { ...toyShape, reference: true, ppoEpochs: 2 }, speed as never);
+    expect(
+      five({ ...GIGA, passLayerSeconds: 1e-5 }).updateSeconds - five(GIGA).updateSeconds,
+    ).toBeCloseTo(5 * 2 * 1e-5, 15);
+    // decoding's own rate: its 3712 FLOPs at 0.5 GFLOP/s, prefill's 1728 at 1
+    const decodeRate = estimateStepSeconds(toy, toyShape, { ...GIGA, decodeGflops: 0.5 });
+    expect(decodeRate.rolloutSeconds).toBeCloseTo((1728 + 2 * 3712) * 1e-9, 15);
+    expect(decodeRate.flops).toBe(plain.flops);
+  });
+
+  it('counts measured episodes where the shape has them, fractions of turns and steps included', () => {
+    const plain = estimateStepSeconds(toy, toyShape, GIGA);
+    // episodes that run every turn to its limit: the same as no profile
+    const full = { turns: 2, tokens: 4, decodeSteps: 4 };
+    expect(estimateStepSeconds(toy, { ...toyShape, generation: full }, GIGA)).toEqual(plain);
+    // one turn of 2 tokens: prefill 960, decoding at keys 4, 5 (864 + 896); 5 tokens a sequence:
+    // rows 10, pairs 2·15; forward 2·144·10 + 16·30 + 2·40·10 = 4160, backward 2880 + 960 + 800
+    const one = { ...toyShape, generation: { turns: 1, tokens: 2, decodeSteps: 2 } };
+    expect(sequenceTokens(one)).toBe(5);
+    const oneCost = estimateStepSeconds(toy, one, GIGA);
+    expect(oneCost.rolloutFlops).toBe(960 + 1760);
+    expect(oneCost.updateFlops).toBe(4160 + 4640);
+    // 1.5 turns: the second turn counts half, its observation (768) and steps at keys 7, 8 (1952)
+    const half = { ...toyShape, generation: { turns: 1.5, tokens: 3, decodeSteps: 3 } };
+    expect(estimateStepSeconds(toy, half, GIGA).rolloutFlops).toBe(960 + 1760 + 384 + 976);
+    // 1 token a sequence over 2 decoding steps: the batch's 2 rows spread over them, 1 a step, at
+    // keys 3.5 and 4: 368 + 16·3.5 = 424 and 368 + 64 = 432
+    const sparse = { ...toyShape, generation: { turns: 1, tokens: 1, decodeSteps: 2 } };
+    expect(estimateStepSeconds(toy, sparse, GIGA).rolloutFlops).toBe(960 + 424 + 432);
+  });
+
   it('refuses a speed that is not positive', () => {
     expect(() => estimateStepSeconds(toy, toyShape, { gflops: 0, bandwidthGBs: 1 })).toThrow(
       /speeds must be positive/,

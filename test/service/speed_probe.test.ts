@@ -1,8 +1,11 @@
-// The speed probe the page runs when it opens (src/service/speed_probe.ts): positive figures within
-// its time budget, measured once by the trainer service's init() and then read at once.
+// The speed the page's estimate counts (src/service/speed_probe.ts): the probe's positive figures
+// within its time budget where it runs (WebGPU, the CPU backend), WASM's calibration without a
+// measurement; read once by the trainer service's init() and then at once.
 import { describe, expect, it } from 'vitest';
 import { selectBackend } from '../../src/kernels/backend.ts';
-import { measureSpeed, PROBE_BUDGET_MS } from '../../src/service/speed_probe.ts';
+import { matmulThreadCount } from '../../src/kernels/matmul/kernels.ts';
+import { wasmSpeed } from '../../src/model_files/step_calibration.ts';
+import { deviceSpeed, measureSpeed, PROBE_BUDGET_MS } from '../../src/service/speed_probe.ts';
 
 describe('speed probe', () => {
   it('measures GFLOP/s and GB/s on wasm within its budget', async () => {
@@ -29,6 +32,15 @@ describe('speed probe', () => {
     expect(speed.milliseconds).toBeLessThan(100 + 5000);
     expect(speed.gflops).toBeGreaterThan(0);
     expect(speed.bandwidthGBs).toBeGreaterThan(0);
+    expect(await deviceSpeed(100)).toMatchObject({ backend: 'cpu', basis: 'probe' });
+  });
+
+  it("is WASM's calibration on WASM, for the kernels' threads, the same on every call", async () => {
+    await selectBackend({ force: 'wasm', threads: 'auto' });
+    const speed = await deviceSpeed();
+    expect(speed).toMatchObject({ basis: 'calibrated', milliseconds: 0 });
+    expect(speed).toMatchObject(wasmSpeed(matmulThreadCount()));
+    expect(await deviceSpeed()).toEqual(speed);
   });
 
   it("is measured by the trainer service's init, before the sandbox starts, and read at once", async () => {
@@ -54,7 +66,8 @@ describe('speed probe', () => {
     await service.init({ backend: 'wasm' }, () => {});
     expect(order).toEqual(['backend', 'sandbox']);
     const speed = await service.measureSpeed();
-    expect(await service.measureSpeed()).toBe(speed); // init measured it: the same figures, kept
+    expect(await service.measureSpeed()).toBe(speed); // init read it: the same figures, kept
+    expect(speed.basis).toBe('calibrated');
     expect(speed.backend).toBe('wasm');
     expect(speed.gflops).toBeGreaterThan(0);
     expect(speed.bandwidthGBs).toBeGreaterThan(0);

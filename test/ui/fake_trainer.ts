@@ -4,6 +4,7 @@
 // solutions; failures show a real-looking traceback. With `search` among the run's tools, some
 // samples search the docs before coding (more as the fake "learns"). It never ships: only tests and
 // the test harness page (test/ui/harness/) import it.
+import { REFERENCE_MACHINE, wasmSpeed } from '../../src/model_files/step_calibration.ts';
 import type { TestsSyntaxError } from '../../src/tasks/tests_syntax.ts';
 import type { BackendInfo } from '../../src/kernels/backend.ts';
 import type {
@@ -40,8 +41,8 @@ export interface FakeTrainerOptions {
   tokenTexts?: boolean;
   /** Bytes the fake "downloads" when loading a model or the sandbox. */
   loadBytes?: number;
-  /** What measureSpeed() reports (default 20 GFLOP/s and 10 GB/s). */
-  speed?: { gflops: number; bandwidthGBs: number };
+  /** What measureSpeed() reports (default WASM's calibration at 2 threads, as the worker gives it). */
+  speed?: Partial<SpeedMeasurement>;
   /** The verdict `auto` reports when the page asks for a probe (default none: WASM alone). */
   probe?: BackendProbe;
   /**
@@ -229,10 +230,12 @@ export class FakeTrainer implements TrainerApi {
   async measureSpeed(): Promise<SpeedMeasurement> {
     return {
       backend: 'wasm',
-      gflops: 20,
-      bandwidthGBs: 10,
-      ...this.options.speed,
+      ...wasmSpeed(2),
+      basis: 'calibrated',
+      reference: REFERENCE_MACHINE,
+      threads: 2,
       milliseconds: 0,
+      ...this.options.speed,
     };
   }
 

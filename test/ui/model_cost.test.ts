@@ -1,13 +1,20 @@
 // The model card's cost before a download (src/ui/state/model_fit.ts estimateModelCost, costText;
 // RunController.costOf): memory and seconds per step for a hub model read from its config.json
-// alone, at the speed the worker measured when the page opened, following the form's unapplied
-// edits.
+// alone, at the speed the worker gives (WASM's calibration, or WebGPU's probe), following the form's
+// unapplied edits; the demo's from its measured episodes; the measured step beside it once run.
 import { describe, expect, it } from 'vitest';
+import {
+  DEMO_GENERATION,
+  REFERENCE_MACHINE,
+  wasmSpeed,
+} from '../../src/model_files/step_calibration.ts';
+import type { StepMetrics } from '../../src/rl/types.ts';
 import { presetConfig } from '../../src/run/presets.ts';
 import {
   costText,
   estimateModelCost,
   knownFacts,
+  measuredStepText,
   type ModelCost,
 } from '../../src/ui/state/model_fit.ts';
 import { HUB_PRESETS } from '../../src/ui/state/models.ts';
@@ -54,9 +61,19 @@ function mockHub() {
   return { fetch, requests };
 }
 
+/** WASM's speed as the worker gives it on the reference machine's 2 threads. */
+const CALIBRATED = {
+  backend: 'wasm',
+  ...wasmSpeed(2),
+  basis: 'calibrated' as const,
+  reference: REFERENCE_MACHINE,
+  threads: 2,
+  milliseconds: 0,
+};
+
 function setup() {
   const hub = mockHub();
-  const trainer = new FakeTrainer({ speed: { gflops: 30, bandwidthGBs: 15 } });
+  const trainer = new FakeTrainer({ speed: CALIBRATED });
   const controller = new RunController({
     trainer,
     proxy: (f) => f,
@@ -68,28 +85,35 @@ function setup() {
 }
 
 describe('model cost before a download', () => {
-  it('tells the seconds per step of Qwen2.5-0.5B at the speed measured when the page opened', async () => {
+  it("tells the seconds per step of Qwen2.5-0.5B at WASM's calibrated speed", async () => {
     const { hub, trainer, controller } = setup();
     expect(await controller.start(presetConfig('default'))).toBe(true);
-    expect(controller.speed).toMatchObject({ gflops: 30, bandwidthGBs: 15 });
+    expect(controller.speed).toMatchObject({ basis: 'calibrated', gflops: 93 });
     const cost = (await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct')) as ModelCost;
     // a hub preset's shapes are known: nothing was asked for, and the worker never saw the model
     expect(hub.requests).toEqual([]);
     expect(cost.known).toBe(true);
     expect(trainer.calls.filter((c) => c.startsWith('loadModel'))).toEqual(['loadModel:demo']);
     expect(cost.parameters).toBe(494_032_768);
-    expect(cost.step!.seconds).toBeGreaterThan(30 * 60); // the default run, worst case: ~1 h
+    // the default run with every turn at its limit: 20 min on the reference VM (the bench's scale
+    // section measured 1220 s at these shapes)
+    expect(cost.assumes).toBe('token-limit');
+    expect(cost.step!.seconds / 1220).toBeGreaterThan(1 / 1.5);
+    expect(cost.step!.seconds / 1220).toBeLessThan(1.5);
     const text = costText(cost);
     expect(text.step).toMatch(
-      /^≈ \d+(\.\d)? (min|h) per step on this device \(30 GFLOP\/s measured\)$/,
+      /^≈ \d+ min per step on this device if every turn uses all 128 tokens$/,
+    );
+    expect(text.assumes).toBe(
+      `A model that stops early takes less. Speed: calibrated on ${REFERENCE_MACHINE}; our kernels run on 2 threads here. Once a step has run, the page shows its measured time.`,
     );
     expect(text.memory).toMatch(/^Qwen\/Qwen2\.5-0\.5B-Instruct needs up to /);
-    expect(text.detail).toMatch(/^Rollout ≈ .*, update ≈ .*, if every turn uses all 128 tokens/);
-    expect(text.detail).toContain('decoding streams 942 MB of weights a token at up to 15 GB/s');
+    expect(text.detail).toMatch(/^Rollout ≈ .*, update ≈ .*: \d+ TFLOP; /);
+    expect(text.detail).toContain('decoding streams 942 MB of weights a token.');
     // the run's 30 steps at that rate, labelled as an estimate made without a download
     expect(cost.runSeconds).toBeCloseTo(cost.step!.seconds * 30);
     expect(text.run).toMatch(
-      /^Estimated run: 30 steps ≈ \d+(\.\d)? (min|h) \(from the preset's known shapes; nothing downloaded\)\.$/,
+      /^Estimated run: 30 steps ≈ \d+(\.\d)? (min|h) \(from known shapes; nothing downloaded\)\.$/,
     );
   });
 
@@ -102,7 +126,7 @@ describe('model cost before a download', () => {
         { kind: 'hub', repo: preset.repo },
         presetConfig('default'),
         { fetch: offline, device: { backend: 'wasm' } },
-        { backend: 'wasm', gflops: 30, bandwidthGBs: 15, milliseconds: 0 },
+        CALIBRATED,
       ))!;
       expect(cost.known, preset.repo).toBe(true);
       expect(cost.step!.seconds, preset.repo).toBeGreaterThan(0);
@@ -141,13 +165,61 @@ describe('model cost before a download', () => {
     expect((await controller.costOf('Qwen/Qwen2.5-0.5B-Instruct'))!.step!.seconds).toBe(before);
   });
 
-  it('shows a model too large with the refusal the load would give, and nothing for the demo', async () => {
+  it('shows a model too large with the refusal the load would give', async () => {
     const { controller } = setup();
     await controller.start(presetConfig('default'));
     const cost = (await controller.costOf('big/qwen-7b'))!;
     expect(cost.memory.fit).toBe('too_large');
     expect(costText(cost).memory).toMatch(/^big\/qwen-7b cannot even load here: .* Fix: choose/);
-    expect(await controller.costOf('demo')).toBeNull();
+  });
+
+  it('estimates the demo from its own measured episodes, the same figure on every load', async () => {
+    const { hub, controller } = setup();
+    await controller.start(presetConfig('default'));
+    const cost = (await controller.costOf('demo'))!;
+    expect(hub.requests).toEqual([]);
+    expect(cost).toMatchObject({ known: true, assumes: 'demo-episodes', parameters: 2_213_568 });
+    // the bench's `estimate` section measured 3.0 s a step on the reference VM
+    expect(cost.step!.seconds).toBeGreaterThan(2);
+    expect(cost.step!.seconds).toBeLessThan(4.5);
+    expect(cost.worst!.seconds).toBeGreaterThan(cost.step!.seconds);
+    const text = costText(cost);
+    expect(text.step).toMatch(/^≈ \d\.\d s per step on this device$/);
+    expect(text.assumes).toContain(
+      `Assumes episodes as long as the demo model's own in its default run (${DEMO_GENERATION.turns} turns and ${DEMO_GENERATION.tokens} tokens on average); up to `,
+    );
+    expect(text.run).toMatch(/^Estimated run: 30 steps ≈ \d+(\.\d)? (s|min) \(from known shapes/);
+    const again = (await controller.costOf('demo'))!;
+    expect(again.step).toEqual(cost.step);
+  });
+
+  it('says where a probed speed comes from, and counts every turn at its limit on it', async () => {
+    const probed = { backend: 'webgpu', gflops: 500, bandwidthGBs: 200, milliseconds: 480 };
+    const cost = (await estimateModelCost(
+      { kind: 'demo' },
+      presetConfig('default'),
+      { fetch: mockHub().fetch, device: { backend: 'webgpu' } },
+      { ...probed, basis: 'probe' },
+    ))!;
+    // the demo's measured episodes go with the calibration's fixed costs, not with a bare rate
+    expect(cost.assumes).toBe('token-limit');
+    expect(costText(cost).assumes).toContain(
+      'Speed: 500 GFLOP/s measured in half a second on webgpu, not yet checked against a measured step.',
+    );
+  });
+
+  it('shows the steps measured here: the mean after the first, of the last ten', () => {
+    const step = (n: number, wall: number) =>
+      ({ step: n, seconds_generate: wall, seconds_sandbox: 0, seconds_train: 0 }) as StepMetrics;
+    expect(measuredStepText([])).toBe('');
+    expect(measuredStepText([step(1, 9)])).toBe('Measured here: 9.0 s a step (one step).');
+    expect(measuredStepText([step(1, 9), step(2, 2), step(3, 3)])).toBe(
+      'Measured here: 2.5 s a step (the mean of 2 steps, the first left out).',
+    );
+    const many = Array.from({ length: 15 }, (_, i) => step(i + 1, i < 5 ? 100 : 4));
+    expect(measuredStepText(many)).toBe(
+      'Measured here: 4.0 s a step (the mean of 10 steps, the first left out).',
+    );
   });
 
   it('says the speed is still being measured before the worker has reported it', async () => {

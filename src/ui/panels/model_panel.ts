@@ -6,7 +6,7 @@
 import { formatParameters } from '../../model_files/memory_estimate.ts';
 import { h, replace, setText, show } from './dom.ts';
 import { errorMessage } from '../state/errors.ts';
-import { costText } from '../state/model_fit.ts';
+import { costText, measuredStepText } from '../state/model_fit.ts';
 import { DEFAULT_HUB_URL, HUB_PRESETS, isHubId, modelLabel } from '../state/models.ts';
 import type { RunController } from '../state/run_controller.ts';
 
@@ -172,6 +172,7 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
       (result) => {
         if (!result) return settle();
         const text = costText(result);
+        const measured = measuredStepText(controller.metrics);
         settle(
           h(
             'div',
@@ -193,7 +194,13 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
                 },
                 text.memory,
               ),
+          text.assumes
+            ? h('div', { class: 'facts', 'data-testid': 'model-cost-assumes' }, text.assumes)
+            : null,
           text.detail ? h('div', { class: 'facts' }, text.detail) : null,
+          measured && model === controller.config.model
+            ? h('div', { class: 'facts', 'data-testid': 'model-cost-measured' }, measured)
+            : null,
         );
       },
       (error) => settle(h('div', { class: 'facts' }, `No estimate: ${errorMessage(error)}`)),
@@ -265,7 +272,10 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
   controller.subscribe((change) => {
     if (change === 'model' || change === 'config' || change === 'state') render();
     if (change === 'config') syncToConfig();
-    if (change === 'draft' || change === 'backend' || change === 'model') refreshCost();
+    if (change === 'draft' || change === 'backend' || change === 'model' || change === 'reset')
+      refreshCost();
+    // the measured seconds join the estimate after the first steps, then every fifth
+    if (change === 'step' && [1, 2, 3].includes(controller.metrics.length % 5)) refreshCost();
   });
   render();
   syncToConfig();
