@@ -212,13 +212,18 @@ describe('model cost before a download', () => {
     const step = (n: number, wall: number) =>
       ({ step: n, seconds_generate: wall, seconds_sandbox: 0, seconds_train: 0 }) as StepMetrics;
     expect(measuredStepText([])).toBe('');
-    expect(measuredStepText([step(1, 9)])).toBe('Measured here: 9.0 s a step (one step).');
+    expect(measuredStepText([step(1, 9)])).toBe(
+      'Measured here: 9.0 s a step (step 1, warming the kernels up).',
+    );
+    expect(measuredStepText([step(1, 9), step(2, 2)])).toBe(
+      'Measured here: 2.0 s a step (step 2; step 1 left out: it warms the kernels up).',
+    );
     expect(measuredStepText([step(1, 9), step(2, 2), step(3, 3)])).toBe(
-      'Measured here: 2.5 s a step (the mean of 2 steps, the first left out).',
+      'Measured here: 2.5 s a step (the mean of steps 2-3; step 1 left out: it warms the kernels up).',
     );
     const many = Array.from({ length: 15 }, (_, i) => step(i + 1, i < 5 ? 100 : 4));
     expect(measuredStepText(many)).toBe(
-      'Measured here: 4.0 s a step (the mean of 10 steps, the first left out).',
+      'Measured here: 4.0 s a step (the mean of steps 6-15; step 1 left out: it warms the kernels up).',
     );
   });
 

@@ -192,7 +192,8 @@ export function modelPanel(controller: RunController, settings: Settings): HTMLE
                   class: `facts cost-memory ${result.memory.fit}`,
                   'data-testid': 'model-cost-memory',
                 },
-                text.memory,
+                // the shared message starts with the model's name, lower-case for the demo
+                text.memory.charAt(0).toUpperCase() + text.memory.slice(1),
               ),
           text.assumes
             ? h('div', { class: 'facts', 'data-testid': 'model-cost-assumes' }, text.assumes)

@@ -225,8 +225,8 @@ export function costText(cost: ModelCost): {
 }
 
 /**
- * What this run's steps took here, beside the estimate: the mean of its last steps' wall time
- * (the first step left out once there are others: it warms the kernels up); '' before a step.
+ * What this run's steps took here, beside the estimate: the mean wall time of its last ten steps,
+ * the first left out once there are others (it warms the kernels up); '' before a step.
  */
 export function measuredStepText(metrics: readonly StepMetrics[]): string {
   const rows = metrics.length > 1 ? metrics.slice(1).slice(-10) : metrics;
@@ -234,6 +234,12 @@ export function measuredStepText(metrics: readonly StepMetrics[]): string {
   const seconds = rows.map(
     (m) => m.timeline?.seconds_wall ?? m.seconds_generate + m.seconds_sandbox + m.seconds_train,
   );
-  const mean = seconds.reduce((a, b) => a + b, 0) / seconds.length;
-  return `Measured here: ${formatDuration(mean)} a step (${rows.length === 1 ? 'one step' : `the mean of ${rows.length} steps`}${metrics.length > 1 ? ', the first left out' : ''}).`;
+  const mean = formatDuration(seconds.reduce((a, b) => a + b, 0) / seconds.length);
+  if (metrics.length === 1)
+    return `Measured here: ${mean} a step (step 1, warming the kernels up).`;
+  const which =
+    rows.length === 1
+      ? `step ${rows[0]!.step}`
+      : `the mean of steps ${rows[0]!.step}-${rows.at(-1)!.step}`;
+  return `Measured here: ${mean} a step (${which}; step 1 left out: it warms the kernels up).`;
 }
