@@ -38,6 +38,7 @@ describe('export-trl (CLI)', () => {
       'protocol.py',
       'requirements.txt',
       'rewards.py',
+      'rollout.py',
       'tasks.jsonl',
       'train.py',
     ];

@@ -152,6 +152,8 @@ describe('the config mapping', () => {
       ppoEpochs: 2,
       klCoef: 0,
       finetune: 'full' as const,
+      maxTurns: 4,
+      maxNewTokens: 100,
     };
     const mapped = Object.fromEntries(
       Object.entries(grpoMapping(config, 40)).map(([k, v]) => [k, v.value]),
@@ -159,14 +161,24 @@ describe('the config mapping', () => {
     expect(mapped).toMatchObject({
       num_generations: 8,
       generation_batch_size: 40,
-      per_device_train_batch_size: 16,
-      gradient_accumulation_steps: 3,
+      // 40 completions in passes of the largest divisor of 40 that is at most 16
+      per_device_train_batch_size: 10,
+      gradient_accumulation_steps: 4,
+      max_steps: 60,
+      lr_scheduler_type: 'constant',
+      generation_kwargs: { max_tokens: 100 },
+      max_completion_length: 400,
       epsilon: 0.2,
       epsilon_high: 0.28,
       num_iterations: 2,
       beta: 0,
       loss_type: 'dapo',
     });
+    // prompts per step never exceed the tasks there are (the tab draws distinct tasks)
+    expect(grpoMapping(config, 3).generation_batch_size!.value).toBe(24);
+    expect(grpoMapping({ ...config, promptsPerStep: null }, 7).generation_batch_size!.value).toBe(
+      56,
+    );
     expect(loraMapping(config)).toBeNull();
     expect(loraMapping(defaultConfig())).toMatchObject({
       r: { value: 8 },

@@ -249,6 +249,11 @@ class CodeEnvironment:
         self.episode['end'] = why
         return None
 
+    def end(self, why):
+        """Ends the episode from outside (rollout.py: 'context_full', or 'error' when the chat
+        template broke the conversation's ids)."""
+        self._end(why)
+
     def step(self, text):
         if self.episode is None or self.episode['done']:
             raise RuntimeError('CodeEnvironment.step after the episode ended: call reset() first')

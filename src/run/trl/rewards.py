@@ -490,10 +490,13 @@ def program_episode(code, answer=None):
 
 
 def reward_func(completions, episode=None, task_id=None, **kwargs):
-    """TRL reward function: train.py's rollout returns each completion's episode record and task id
-    as extra fields, which GRPOTrainer hands to reward functions as keyword arguments."""
+    """TRL reward function: rollout.py returns each completion's episode record as an extra field
+    and the dataset row carries its task id; GRPOTrainer hands both to reward functions as keyword
+    arguments. An episode whose chat template broke its ids scores None: TRL leaves it out of its
+    group's mean and std and gives it advantage 0, as the tab leaves it out of the update."""
     tasks = {task['id']: task for task in load_tasks()}
-    return [score_episode(tasks[tid], ep)['reward'] for ep, tid in zip(episode, task_id)]
+    return [None if ep.get('prefix_broken') else score_episode(tasks[tid], ep)['reward']
+            for ep, tid in zip(episode, task_id)]
 
 
 # Programs that must score 0 on the tests part of SELF_TEST_TASK: wrong answers, and hacks that try
