@@ -205,7 +205,13 @@ export function grpoMapping(config: RunConfig, taskCount: number): Record<string
       note: 'per-token ratio clamped, no episode dropped (the tab drops none)',
     },
     vllm_importance_sampling_clip_max: { value: IMPORTANCE_SAMPLING_CLIP_MAX },
-    shuffle_dataset: { value: true, note: "taskSampling 'shuffle': a new order every epoch" },
+    shuffle_dataset: {
+      value: true,
+      note:
+        config.taskSampling === 'shuffle'
+          ? "taskSampling 'shuffle': a new order every epoch"
+          : "a new order every epoch: TRL has no curriculum for taskSampling 'learnable'",
+    },
     seed: { value: config.seed, note: 'same seed, not the same samples: another sampler' },
     report_to: { value: 'none' },
     logging_steps: { value: 1 },

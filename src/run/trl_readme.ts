@@ -12,6 +12,33 @@ import {
   TRL_VERSION,
 } from './trl_mapping.ts';
 
+/**
+ * The run's settings TRL's trainer has no counterpart for, each as a line of "What differs": the
+ * export says so rather than training something else in silence.
+ */
+function notMapped(config: RunConfig): string {
+  const lines: string[] = [];
+  if (config.async)
+    lines.push(
+      "`async`: the tab samples the next step's episodes while it updates (one step stale); TRL runs rollout and update in turn.",
+    );
+  if (config.skipZeroStdGroups)
+    lines.push(
+      "`skipZeroStdGroups`: the tab leaves a uniform group out of the update; TRL gives it advantage 0 but keeps it in the KL term and in the loss's averages.",
+    );
+  if (config.taskSampling === 'learnable')
+    lines.push(
+      "`taskSampling: 'learnable'`: TRL has no curriculum; its sampler shuffles the tasks every epoch.",
+    );
+  if (config.evalEvery > 0)
+    lines.push('`evalEvery`: the held-out pass@1 is not run during training.');
+  if (config.finetune === 'full')
+    lines.push(
+      "`finetune: 'full'`: TRL's Trainer leaves biases and norm weights out of weight decay; the tab decays every parameter.",
+    );
+  return lines.map((line) => `- Not mapped: ${line}\n`).join('');
+}
+
 /** Process counts from 1 to 8 that can share one step's batch, with their passes. */
 function worldTable(completions: number, micro: number): string {
   const rows: string[] = [];
@@ -112,6 +139,8 @@ ${config.tools.includes('search') ? "- `docs_search.py`, `docs.json`: the search
   token by token (importance sampling, clamped at 3). Advantages divide by std + 1e-4 where the
   tab zeroes a group whose std is below 1e-8. Each epoch TRL shuffles the tasks and leaves out the
   last (tasks mod prompts per step) of the order, where the tab carries them into the next step.
+${notMapped(config)}- A non-final turn that ends on another of the model's end tokens (Qwen2.5's \`<|endoftext|>\`
+  rather than \`<|im_end|>\`) breaks the chat's prefix and the episode is left out, as in the tab.
 - A chat template that rewrites earlier turns (Qwen3's \`<think>\` handling) is refused at start;
   with \`--allow-prefix-breaks\` such episodes are left out of the update, as the tab leaves them.
 - **Not run by the exporter:** \`python train.py\` with TRL. It is written against the pinned TRL

@@ -186,6 +186,22 @@ describe('the config mapping', () => {
     });
   });
 
+  it("says in the project's README which of the run's settings TRL has no counterpart for", () => {
+    const plain = exportTrlProject({ ...defaultConfig(), evalEvery: 0 })['README.md']!;
+    expect(plain).not.toContain('Not mapped');
+    const readme = exportTrlProject({
+      ...defaultConfig(),
+      async: true,
+      skipZeroStdGroups: true,
+      taskSampling: 'learnable',
+      evalEvery: 5,
+      finetune: 'full',
+    })['README.md']!;
+    for (const field of ['async', 'skipZeroStdGroups', "taskSampling: 'learnable'", 'evalEvery'])
+      expect(readme).toContain(`- Not mapped: \`${field}\``);
+    expect(readme).toContain("- Not mapped: `finetune: 'full'`");
+  });
+
   it('names the base model as PEFT and TRL can load it: hub id, folder name, none for the demo', () => {
     expect(baseModelName('Qwen/Qwen2.5-0.5B-Instruct')).toBe('Qwen/Qwen2.5-0.5B-Instruct');
     expect(baseModelName('/data/models/my-model/')).toBe('my-model');

@@ -41,6 +41,7 @@ interface Results {
   context_full: Summary;
   lockstep: { calls: number[]; ends: string[] };
   bad_prompt: string | null;
+  unknown_logprob: { logprobs: number[]; mask: number[] };
 }
 
 describe('the exported rollout, as token ids', () => {
@@ -107,6 +108,10 @@ describe('the exported rollout, as token ids', () => {
     const full = results.context_full;
     expect(full.end).toBe('context_full');
     expect(full.mask.every((m) => m === 1)).toBe(true);
+  });
+
+  it('keeps a token whose log-prob vLLM reports as unknown (None, NaN) out of the loss', () => {
+    expect(results.unknown_logprob).toEqual({ logprobs: [-0.5, 0, 0], mask: [1, 0, 0] });
   });
 
   it('joins every round while another process still plays, and refuses a prompt that is not the opening', () => {

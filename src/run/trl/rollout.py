@@ -7,6 +7,7 @@
 # property). A template that rewrites history (Qwen3 drops a past turn's <think> block) breaks it:
 # the episode is dropped from the update, as the tab drops it, and template_problem() reports it
 # before training starts. Nothing here imports TRL; vllm_turns() imports accelerate when called.
+import math
 import environment
 
 # The tab's probe conversation (chat_delta.ts PROBE_CONVERSATION): one tool round trip with a
@@ -99,8 +100,11 @@ class EpisodeTokens:
         if len(logprobs) != len(ids):
             raise ValueError(f'a turn has {len(ids)} ids but {len(logprobs)} log-probs')
         self.completion_ids += ids
-        self.logprobs += [float(x) for x in logprobs]
-        self.env_mask += [1] * len(ids)
+        # vLLM reports a NaN log-prob as None: such a token stays in the chat but out of the loss
+        # (its sampling log-prob is unknown, so neither its ratio nor its correction can be formed)
+        known = [x is not None and math.isfinite(x) for x in logprobs]
+        self.logprobs += [float(x) if ok else 0.0 for x, ok in zip(logprobs, known)]
+        self.env_mask += [1 if ok else 0 for ok in known]
 
     def assistant(self, ids):
         """The turn as the template sees it: the sampled text without one trailing eos token."""
