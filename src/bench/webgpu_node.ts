@@ -3,16 +3,21 @@
 // Chromium, as a Node addon) supplies navigator.gpu on whatever Vulkan adapter the machine has.
 // Measures batch-1 and batch-N decoding and GRPO steps of a run's shape, and prints one JSON line.
 // The sandbox is a stub that answers every program at once: its cost is the same on both
-// backends, and this bench is about the model's work.
+// backends, and this bench is about the model's work. esbuild bundles this file into one for the
+// self-contained bench (scripts/webgpu-bundle.mjs), so it reads nothing beside itself but what its
+// options name.
 //   node scripts/webgpu-bench.mjs                      (both backends, the demo and a 0.5B shape)
 //   tsx src/bench/webgpu_node.ts --backend wasm --model demo [--overrides JSON] [--steps 2]
+//     [--compare-overrides JSON]   first steps of another shape (WASM's), on the same policy
+//     [--budget-s S]               no step is started that would end past S seconds
+//   tsx src/bench/webgpu_node.ts --auto --model demo   the page's `auto`: its probe and its choice
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 /// <reference types="@webgpu/types" />
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { selectBackend } from '../kernels/backend.ts';
+import { selectBackend, webgpuAdapter } from '../kernels/backend.ts';
 import type { CausalLM } from '../model/model.ts';
 import { generate } from '../model/sample.ts';
 import { presetConfig } from '../run/presets.ts';
@@ -20,6 +25,8 @@ import { createTrainer, loadPolicy } from '../service/session.ts';
 import { writeShapeModel } from '../cli/shape_model_command.ts';
 import { nodeModelSource } from '../cli/node_run.ts';
 import type { ExecResult } from '../env/types.ts';
+import { autoBackend } from '../service/backend_auto.ts';
+import type { Trainer } from '../training/trainer.ts';
 
 const option = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -160,32 +167,97 @@ async function counts(): Promise<Record<string, number>> {
   };
 }
 
+/** `--model NAME` ('demo' or a folder), or `--shape PRESET`'s model, written on first use. */
+async function benchModel(): Promise<string> {
+  const shape = option('shape');
+  if (!shape) return option('model') ?? 'demo';
+  const dir = option('dir') ?? join('runs', 'shape-models', shape);
+  if (!existsSync(join(dir, 'model.safetensors'))) {
+    log(`writing the ${shape} shape model into ${dir}`);
+    await writeShapeModel({ preset: shape, dir });
+  }
+  return dir;
+}
+
+/**
+ * `--auto`: what the page's `auto` chooses for the default run of this model, by its own probe
+ * (backend_probe.ts), with nothing remembered. The page probes WebGPU in a worker of its own;
+ * here both probes run on this thread, one after the other, as in Node's tests.
+ */
+async function auto(threads: number): Promise<Record<string, unknown>> {
+  await installDawn();
+  const model = await benchModel();
+  const config = presetConfig('default', { model, evalEvery: 0 });
+  const report = await autoBackend(
+    { selectBackend: (force) => selectBackend({ force, threads }), webgpuAdapter },
+    nodeModelSource(model).source,
+    config,
+    {},
+  );
+  return {
+    auto_chosen: report.probe?.chosen ?? report.name,
+    running: report.name,
+    adapter: report.adapter,
+    probe_ms: report.probe?.milliseconds ?? null,
+    timings: report.probe?.timings ?? [],
+    skipped: report.skipped,
+  };
+}
+
+/**
+ * Runs up to `count` steps: the first always, another only if one as long as the last would end
+ * by `deadline`. Their times and phases.
+ */
+async function timeSteps(trainer: Trainer, count: number, label: string, deadline: number) {
+  const steps: { seconds: number; phases: Record<string, number>; tensors: number }[] = [];
+  for (let step = 0; step < count; step++) {
+    const last = steps.at(-1)?.seconds ?? 0;
+    if (step > 0 && performance.now() + last * 1000 > deadline) {
+      log(`${label}: step ${step + 1} skipped, past the budget`);
+      break;
+    }
+    const phases: Record<string, number> = {};
+    const started = performance.now();
+    let mark = started;
+    await trainer.runStep((report) => {
+      const now = performance.now();
+      phases[report.phase] = Math.round(now - mark) / 1000;
+      mark = now;
+    });
+    const seconds = (performance.now() - started) / 1000;
+    steps.push({ seconds, phases, tensors: tf.memory().numTensors });
+    log(`${label} step ${step + 1}: ${seconds.toFixed(2)} s ${JSON.stringify(phases)}`);
+  }
+  return steps;
+}
+
+/** What a bench run has measured so far: printed with its error if a later stage throws. */
+const figures: Record<string, unknown> = {};
+
 async function main(): Promise<void> {
+  const wasmDir = option('wasm-dir');
+  if (wasmDir) setWasmPaths(wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`);
+  const threads = Number(option('threads') ?? 4);
   if (process.argv.includes('--counts')) {
     await installDawn();
     await selectBackend({ force: 'webgpu' });
     process.stdout.write(`${JSON.stringify(await counts())}\n`);
     return;
   }
-  const backend = (option('backend') ?? 'wasm') as 'webgpu' | 'wasm';
-  let modelName = option('model') ?? 'demo';
-  const shape = option('shape');
-  if (shape) {
-    modelName = option('dir') ?? join('runs', 'shape-models', shape);
-    if (!existsSync(join(modelName, 'model.safetensors'))) {
-      log(`writing the ${shape} shape model into ${modelName}`);
-      await writeShapeModel({ preset: shape, dir: modelName });
-    }
+  if (process.argv.includes('--auto')) {
+    process.stdout.write(`${JSON.stringify(await auto(threads))}\n`);
+    return;
   }
+  const deadline = performance.now() + Number(option('budget-s') ?? 1e6) * 1000;
+  const backend = (option('backend') ?? 'wasm') as 'webgpu' | 'wasm';
+  const shape = option('shape');
+  const modelName = await benchModel();
   if (backend === 'webgpu') await installDawn();
-  const wasmDir = option('wasm-dir');
-  if (wasmDir) setWasmPaths(wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`);
-  const threads = Number(option('threads') ?? 4);
   const info = await selectBackend({ force: backend, threads });
   const overrides = JSON.parse(option('overrides') ?? '{}') as Record<string, unknown>;
   const config = presetConfig('default', { model: modelName, evalEvery: 0, ...overrides });
   const { source, origin } = nodeModelSource(modelName);
-  let started = performance.now();
+  const started = performance.now();
   const policy = await loadPolicy(source, config, origin);
   const loadSeconds = (performance.now() - started) / 1000;
   const model = policy.model;
@@ -211,24 +283,14 @@ async function main(): Promise<void> {
     log(`${backend} decode b${batch}: ${decode[`b${batch}`]!.toFixed(1)} tok/s`);
   }
   const gpu = backend === 'webgpu' ? await gpuFloor(model) : null;
-  const trainer = createTrainer(policy, stubExecutor, config);
-  const steps: { seconds: number; phases: Record<string, number>; tensors: number }[] = [];
-  for (let step = 0; step < Number(option('steps') ?? 2); step++) {
-    const phases: Record<string, number> = {};
-    started = performance.now();
-    let last = started;
-    await trainer.runStep((report) => {
-      const now = performance.now();
-      phases[report.phase] = Math.round(now - last) / 1000;
-      last = now;
-    });
-    const seconds = (performance.now() - started) / 1000;
-    steps.push({ seconds, phases, tensors: tf.memory().numTensors });
-    log(`${backend} step ${step + 1}: ${seconds.toFixed(2)} s ${JSON.stringify(phases)}`);
-  }
-  trainer.dispose();
-  policy.dispose();
-  const result = {
+  const shapeOf = (c: typeof config) => ({
+    groupSize: c.groupSize,
+    promptsPerStep: c.promptsPerStep,
+    maxTurns: c.maxTurns,
+    maxNewTokens: c.maxNewTokens,
+  });
+  const result = figures;
+  Object.assign(result, {
     backend,
     adapter: info.adapter,
     threads: info.threads,
@@ -236,13 +298,7 @@ async function main(): Promise<void> {
     parameters: policy.info.parameters,
     load_s: loadSeconds,
     decode_tok_s: decode,
-    step_shape: {
-      groupSize: config.groupSize,
-      promptsPerStep: config.promptsPerStep,
-      maxTurns: config.maxTurns,
-      maxNewTokens: config.maxNewTokens,
-    },
-    steps,
+    step_shape: shapeOf(config),
     ...(gpu && {
       copy_bandwidth_gbs: gpu.bandwidth / 1e9,
       weight_bytes_per_token: gpu.weightBytes,
@@ -250,14 +306,35 @@ async function main(): Promise<void> {
       decode_b1_floor_ratio:
         decode.b1 === undefined ? null : (gpu.weightBytes / gpu.bandwidth) * decode.b1,
     }),
-  };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  });
+  // each stage's figures as they come: a run stopped at its budget keeps the ones before
+  const emit = () => process.stdout.write(`${JSON.stringify(result)}\n`);
+  emit();
+  const stepCount = Number(option('steps') ?? 2);
+  // WASM's step shape first (short), on the same policy, for a like-for-like ratio
+  const compareOverrides = option('compare-overrides');
+  if (compareOverrides) {
+    const compareConfig = { ...config, ...(JSON.parse(compareOverrides) as object) };
+    const compare = createTrainer(policy, stubExecutor, compareConfig);
+    result.compare_shape = shapeOf(compareConfig);
+    result.compare_steps = await timeSteps(compare, stepCount, `${backend} (compare)`, deadline);
+    compare.dispose();
+    emit();
+  }
+  if (performance.now() < deadline) {
+    const trainer = createTrainer(policy, stubExecutor, config);
+    result.steps = await timeSteps(trainer, stepCount, backend, deadline);
+    trainer.dispose();
+  }
+  policy.dispose();
+  emit();
 }
 
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stdout.write(`${JSON.stringify({ error: (error as Error).stack ?? String(error) })}\n`);
+    const stack = (error as Error).stack ?? String(error);
+    process.stdout.write(`${JSON.stringify({ ...figures, error: stack })}\n`);
     process.exit(1);
   },
 );
