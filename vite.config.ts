@@ -80,6 +80,7 @@ const slowTests = [
   'test/env/fs_restore.test.ts', // two sandbox pools, each file-system saboteur three times, then a stat of the whole tree (~14 s)
   'test/demo/search_corpus.test.ts', // the search corpus's transcripts, every execution and search real (~17 s)
   'test/cli/export_trl.test.ts', // `cli export-trl`, then the export's self-test and dry run in CPython (~20 s)
+  'test/run/lessons_effect.test.ts', // each lesson's runs at seed 1: 11 learning runs of 12 steps (~20 min)
   'test/scripts/webgpu_bundle.test.ts', // the WebGPU bench bundle built (a minute of xz when not cached) and run on SwiftShader (~30 s)
 ];
 

@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   exec: async () => (await import('./cli/exec_command.ts')).execCommand,
   loss: async () => (await import('./cli/loss_command.ts')).lossCommand,
   train: async () => (await import('./cli/train_command.ts')).trainCommand,
+  lesson: async () => (await import('./cli/lesson_command.ts')).lessonCommand,
   eval: async () => (await import('./cli/eval_command.ts')).evalCommand,
   bench: async () => (await import('./cli/bench_command.ts')).benchCommand,
   score: async () => (await import('./cli/score_command.ts')).scoreCommand,

@@ -119,14 +119,15 @@ export const CONFIG_SCHEMA = {
     max: 10,
     help: 'Sampling temperature (also used for training log-probs)',
   },
+  // 0 is allowed: a run that samples, scores and computes its updates but never changes the
+  // weights is the control a comparison needs (the basics lesson, src/run/lessons.ts).
   lr: {
     key: 'lr',
     kind: 'number',
     default: 5e-5,
     min: 0,
-    aboveMin: true,
     max: 1,
-    help: 'AdamW learning rate',
+    help: 'AdamW learning rate (0: the weights never change, a control run)',
   },
   weightDecay: {
     key: 'wd',

@@ -16,7 +16,14 @@ import {
   type RunConfig,
 } from './config.ts';
 import { checkField, validateConfig } from './config_validation.ts';
-import { type HideName, type LinkOptions, readAutostart, readHide } from './link_options.ts';
+import { LESSONS } from './lessons.ts';
+import {
+  type HideName,
+  type LinkOptions,
+  readAutostart,
+  readHide,
+  readLesson,
+} from './link_options.ts';
 import { PRESETS, presetConfig, type PresetName } from './presets.ts';
 
 export { HIDE_NAMES, type HideName, type LinkOptions } from './link_options.ts';
@@ -60,6 +67,10 @@ export interface DecodedLink {
   autostart: boolean;
   /** The accepted names of `hide=`, each once, in the link's order. */
   hide: HideName[];
+  /** The lesson `lesson=` opens (its runs start from this link's run: seed, steps), or null. */
+  lesson: string | null;
+  /** A shared comparison's runs (`compare=`, read by src/run/compare_link.ts), or null. */
+  compare: string | null;
   /**
    * Mistakes in the link-only options (`autostart`, `hide`): the run is as the link says, but the
    * lesson is not. Each names the key, the bad value and what is accepted.
@@ -69,8 +80,8 @@ export interface DecodedLink {
 
 /** Link-only keys (not fields) of each version; `p`, the preset, came with version 2. */
 const RESERVED: Record<number, ReadonlySet<string>> = {
-  1: new Set(['v', 'autostart', 'hide']),
-  2: new Set(['v', 'p', 'autostart', 'hide']),
+  1: new Set(['v', 'autostart', 'hide', 'lesson', 'compare']),
+  2: new Set(['v', 'p', 'autostart', 'hide', 'lesson', 'compare']),
 };
 
 /** Fields by link key, for a version. */
@@ -362,6 +373,8 @@ export async function decodeLink(link: string): Promise<DecodedLink> {
   if (autostart.error) optionErrors.push(autostart.error);
   const hide = readHide(params.get('hide'));
   if (hide.error) optionErrors.push(hide.error);
+  const lesson = readLesson(params.get('lesson'), [...LESSONS.keys()]);
+  if (lesson.error) optionErrors.push(lesson.error);
   return {
     config,
     fallbacks,
@@ -370,6 +383,8 @@ export async function decodeLink(link: string): Promise<DecodedLink> {
     base,
     autostart: autostart.value,
     hide: hide.names,
+    lesson: lesson.id,
+    compare: params.get('compare'),
     optionErrors,
   };
 }

@@ -1,5 +1,5 @@
-// A run link's lesson options (docs/page.md "Lessons"): `autostart=` and `hide=`, which change
-// what the page does with a run, not the run. Read apart from the run's fields (link.ts): a mistake
+// A run link's lesson options (docs/page.md "Lessons"): `autostart=`, `hide=` and `lesson=`, which
+// change what the page does with a run, not the run. Read apart from the run's fields (link.ts): a mistake
 // here is an option error that names the key, the bad value and what is accepted.
 
 /** A mistake in one option: the key, and why (link.ts's Fallback, by shape). */
@@ -25,6 +25,8 @@ export const HIDE_NAMES = [
   'charts',
   'viewer',
   'storage',
+  'lessons',
+  'compare',
   'pipeline',
 ] as const;
 export type HideName = (typeof HIDE_NAMES)[number];
@@ -73,6 +75,25 @@ export function readHide(written: string | null): { names: HideName[]; error?: O
     error: {
       field: 'hide',
       reason: `unknown name${unknown.length > 1 ? 's' : ''} ${listed}${more} (${kept}). Fix: hide= takes a comma-separated list of ${HIDE_NAMES.join(', ')}`,
+    },
+  };
+}
+
+/**
+ * `lesson=`: a lesson's id (src/run/lessons.ts), opened in the Lessons gallery with its runs ready
+ * to train (absent: none).
+ */
+export function readLesson(
+  written: string | null,
+  known: readonly string[],
+): { id: string | null; error?: OptionError } {
+  if (written === null) return { id: null };
+  if (known.includes(written)) return { id: written };
+  return {
+    id: null,
+    error: {
+      field: 'lesson',
+      reason: `unknown lesson ${quote(written)}. Fix: lesson= takes one of ${known.join(', ')}`,
     },
   };
 }

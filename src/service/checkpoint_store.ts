@@ -189,18 +189,23 @@ function requestResult<T>(request: IDBRequest<T>): Promise<T> {
   });
 }
 
-/** A CheckpointStore over IndexedDB (`factory` is the page's `indexedDB`). */
-export async function indexedDbCheckpointStore(
+/**
+ * Opens (creating where missing) the IndexedDB database `dbName` with the object stores `names`,
+ * and returns a RecordStore over any of them; each write resolves once its transaction commits.
+ * The checkpoint store and the run history (run_history.ts) each open their own database.
+ */
+export async function indexedDbRecordStores(
   factory: IDBFactory,
-  options: { dbName?: string; keepPerRun?: number } = {},
-): Promise<CheckpointStore> {
-  const open = factory.open(options.dbName ?? 'agentic-rl-checkpoints', 1);
+  dbName: string,
+  names: readonly string[],
+): Promise<<T>(name: string) => RecordStore<T>> {
+  const open = factory.open(dbName, 1);
   open.onupgradeneeded = () => {
-    for (const name of [SUMMARIES, DATA])
+    for (const name of names)
       if (!open.result.objectStoreNames.contains(name)) open.result.createObjectStore(name);
   };
   const db = await requestResult(open);
-  const store = <T>(name: string): RecordStore<T> => {
+  return <T>(name: string): RecordStore<T> => {
     const run = async <R>(
       mode: IDBTransactionMode,
       body: (s: IDBObjectStore) => IDBRequest<R>,
@@ -228,6 +233,17 @@ export async function indexedDbCheckpointStore(
       keys: async () => (await run('readonly', (s) => s.getAllKeys())).map(String),
     };
   };
+}
+
+/** A CheckpointStore over IndexedDB (`factory` is the page's `indexedDB`). */
+export async function indexedDbCheckpointStore(
+  factory: IDBFactory,
+  options: { dbName?: string; keepPerRun?: number } = {},
+): Promise<CheckpointStore> {
+  const store = await indexedDbRecordStores(factory, options.dbName ?? 'agentic-rl-checkpoints', [
+    SUMMARIES,
+    DATA,
+  ]);
   return new CheckpointStore(
     store<CheckpointSummary>(SUMMARIES),
     store<TrainerCheckpoint>(DATA),

@@ -10,6 +10,7 @@ import {
   memoryCheckpointStore,
   type CheckpointStore,
 } from '../service/checkpoint_store.ts';
+import { indexedDbRunHistory, memoryRunHistory, type RunHistory } from '../service/run_history.ts';
 import { startApp } from './panels/app.ts';
 import { ensureIsolation } from './panels/isolation.ts';
 import type { DeviceFacts } from '../model_files/memory_estimate.ts';
@@ -67,6 +68,15 @@ async function checkpointStore(): Promise<CheckpointStore> {
   }
 }
 
+async function runHistory(): Promise<RunHistory> {
+  try {
+    return await indexedDbRunHistory(indexedDB);
+  } catch {
+    // the overlays still work for the tab's life
+    return memoryRunHistory();
+  }
+}
+
 let maxBufferBytes: number | null | undefined;
 /** The WebGPU adapter's largest storage buffer (asked once; reading limits does no GPU work). */
 async function gpuMaxBuffer(): Promise<number | null> {
@@ -107,6 +117,7 @@ async function main(): Promise<void> {
   const controller = await startApp(root, trainer, {
     proxy: Comlink.proxy,
     checkpoints: await checkpointStore(),
+    history: await runHistory(),
     settings: settings(),
     url: location.href,
     setHash: (fragment) => history.replaceState(null, '', fragment),

@@ -99,7 +99,7 @@ describe('lesson links', () => {
     // docs/page.md's table, plus pipeline
     const names = [
       ...['train', 'pause', 'step', 'phase', 'reset', 'copy-link', 'model', 'config'],
-      ...['charts', 'viewer', 'storage', 'pipeline'],
+      ...['charts', 'viewer', 'storage', 'lessons', 'compare', 'pipeline'],
     ];
     const page = await open('?delay=300', `#seed=1&s=1&autostart=1&hide=${names.join(',')}`);
     for (const name of names)

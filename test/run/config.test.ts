@@ -69,7 +69,11 @@ describe('validation', () => {
       /groupSize must be a whole number, got "4". Fix: set groupSize/,
     );
     expect(errorsOf({ groupSize: 2.5 })[0]).toMatch(/must be a whole number/);
-    expect(errorsOf({ lr: 0 })[0]).toMatch(/lr must be a number above 0 and at most 1, got 0. Fix/);
+    expect(errorsOf({ loraAlpha: 0 })[0]).toMatch(
+      /loraAlpha must be a number above 0 and at most 4096, got 0. Fix/,
+    );
+    expect(errorsOf({ lr: 0 })).toEqual([]); // a control run: the weights never change
+    expect(errorsOf({ lr: -1e-3 })[0]).toMatch(/lr must be a number from 0 to 1, got -0.001. Fix/);
     expect(errorsOf({ temperature: Number.NaN })[0]).toMatch(/temperature must be a number/);
     expect(errorsOf({ aggregation: 'mean' })[0]).toMatch(
       /aggregation must be one of seed, token, dr_grpo, got "mean". Fix: set aggregation to one of "seed", "token", "dr_grpo"/,

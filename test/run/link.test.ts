@@ -75,6 +75,8 @@ describe('links start from the page default run', () => {
         autostart: false,
         hide: [],
         optionErrors: [],
+        lesson: null,
+        compare: null,
       });
     }
   });
@@ -128,6 +130,8 @@ describe('version 1 links (written before links started from a preset) open as t
       autostart: true,
       hide: ['config'],
       optionErrors: [],
+      lesson: null,
+      compare: null,
     });
     // fields it did not name are the schema's, not the default preset's
     expect(link.config).toMatchObject({
@@ -218,6 +222,8 @@ describe('Copy link', () => {
       autostart: true,
       hide: ['config', 'reset'],
       optionErrors: [],
+      lesson: null,
+      compare: null,
     });
     // the same changes made to the reference run: its link starts from p=reference
     const { model, customTasks: ct, groupSize, lr, finetune, parser, seed } = config;

@@ -3,8 +3,16 @@
 // comlink-wrapped worker and tests pass a fake. The main thread does no tensor work.
 import type { TrainerApi } from '../../service/trainer_api.ts';
 import type { CheckpointStore } from '../../service/checkpoint_store.ts';
+import type { RunHistory } from '../../service/run_history.ts';
+import { decodeComparison } from '../../run/compare_link.ts';
+import type { RunConfig } from '../../run/config.ts';
+import { lessonById } from '../../run/lessons.ts';
 import { decodeLink, encodeLink, type DecodedLink } from '../../run/link.ts';
+import { presetConfig } from '../../run/presets.ts';
 import { chartsPanel } from './charts_panel.ts';
+import { comparePanel } from './compare_panel.ts';
+import { type LessonPlan, lessonPlan } from '../state/lesson_runner.ts';
+import { lessonsPanel } from './lessons_panel.ts';
 import { configPanel } from './config_panel.ts';
 import { h, replace } from './dom.ts';
 import { errorMessage } from '../state/errors.ts';
@@ -23,6 +31,8 @@ export interface AppDeps {
   /** Comlink.proxy in the product: callbacks must be proxied to cross into the worker. */
   proxy: ControllerDeps['proxy'];
   checkpoints: CheckpointStore | null;
+  /** Where finished and paused runs are kept for comparing (IndexedDB); absent: none. */
+  history?: RunHistory | null;
   settings: Settings;
   /** The address the page was opened with (its `#…` is the run link). */
   url: string;
@@ -45,6 +55,28 @@ async function readLink(url: string): Promise<DecodedLink> {
   return decodeLink(hash >= 0 ? url.slice(hash + 1) : '');
 }
 
+/** A lesson link's own fields (all but the seed that differ from the default run): on every run. */
+function linkOverrides(config: RunConfig): Partial<RunConfig> {
+  const base = presetConfig('default');
+  return Object.fromEntries(
+    Object.entries(config).filter(
+      ([key, value]) =>
+        key !== 'seed' && JSON.stringify(value) !== JSON.stringify(base[key as keyof RunConfig]),
+    ),
+  );
+}
+
+/** The lesson or shared comparison a link opens, or null; `problems` gets what it could not read. */
+async function linkPlan(link: DecodedLink, problems: string[]): Promise<LessonPlan | null> {
+  if (link.lesson)
+    return lessonPlan(lessonById(link.lesson), link.config.seed, linkOverrides(link.config));
+  if (link.compare === null) return null;
+  const { runs, errors } = await decodeComparison(link.compare);
+  problems.push(...errors);
+  if (runs.length < 2) return null;
+  return { id: 'comparison', lesson: null, seed: runs[0]!.config.seed, overrides: {}, runs };
+}
+
 /**
  * Builds the page into `root` and starts the run; resolves to the controller (for tests and lesson
  * scripts).
@@ -55,12 +87,16 @@ export async function startApp(
   deps: AppDeps,
 ): Promise<RunController> {
   const link = await readLink(deps.url);
+  const planProblems: string[] = [];
+  const plan = await linkPlan(link, planProblems);
+  if (plan) link.config = plan.runs[0]!.config;
   const report = linkReport(link);
   const controller = new RunController({
     hidden: report.hide,
     trainer,
     proxy: deps.proxy,
     checkpoints: deps.checkpoints,
+    history: deps.history ?? null,
     checkModel: deps.checkModel,
     estimateCost: deps.estimateCost,
     checkpointEvery: deps.checkpointEvery,
@@ -188,6 +224,40 @@ export async function startApp(
     field.select();
   };
 
+  // a lesson's or a comparison's link: in the address bar, the clipboard and the link box
+  const share = async (fragment: string) => {
+    deps.setHash?.(fragment);
+    const address = `${deps.url.split('#')[0]!}${fragment}`;
+    let copied = false;
+    try {
+      if (deps.copyText) {
+        await deps.copyText(address);
+        copied = true;
+      }
+    } catch {
+      copied = false;
+    }
+    const field = h('input', {
+      class: 'link-box mono',
+      readonly: true,
+      'data-testid': 'link-text',
+      value: address,
+    });
+    replace(
+      linkBox,
+      h(
+        'div',
+        { class: 'body' },
+        h('b', null, copied ? 'Link copied. ' : 'Copy this link: '),
+        'It trains the same runs one after another and draws them together; the same seed and backend give the same samples.',
+        field,
+      ),
+      h('button', { class: 'small', onclick: () => (linkBox.hidden = true) }, 'Close'),
+    );
+    linkBox.hidden = false;
+    field.select();
+  };
+
   const lesson = link.hide.length > 0;
   replace(
     root,
@@ -200,6 +270,7 @@ export async function startApp(
     progressPanel(controller),
     noticesPanel(controller),
     h('div', { class: 'notices' }, linkNotice, linkBox),
+    lessonsPanel(controller, share),
     h(
       'main',
       { class: 'layout' },
@@ -218,7 +289,13 @@ export async function startApp(
         trajectoryPanel(controller),
         storagePanel(controller, deps.download, choices),
       ),
-      h('div', { class: 'col charts-col' }, chartsPanel(controller), timelinePanel(controller)),
+      h(
+        'div',
+        { class: 'col charts-col' },
+        chartsPanel(controller),
+        timelinePanel(controller),
+        comparePanel(controller, share),
+      ),
     ),
   );
 
@@ -234,13 +311,26 @@ export async function startApp(
   if (report.error !== null) {
     controller.showError(new Error(report.error), LINK_DURING, report.title);
   }
+  if (planProblems.length > 0)
+    controller.showError(
+      new Error(
+        `${planProblems.join('\n')}\nFix: ask for a fresh link (Copy link to this comparison).`,
+      ),
+      LINK_DURING,
+      'This comparison link is damaged',
+    );
 
   const started = await controller.start(link.config);
+  if (plan) controller.openLesson(plan);
   // a link with any mistake waits for Train: the error says what was wrong
-  if (started && report.autostart) {
-    void controller
-      .train()
-      .catch((error) => controller.showError(new Error(errorMessage(error)), 'training'));
+  if (started && report.autostart && planProblems.length === 0) {
+    const training = plan ? controller.runLesson(plan) : controller.train();
+    void training.catch((error) =>
+      controller.showError(
+        new Error(errorMessage(error)),
+        plan ? 'running the lesson' : 'training',
+      ),
+    );
   }
   return controller;
 }

@@ -1,15 +1,23 @@
 // Live charts (uPlot): one small chart per ChartSpec (chart_data.ts), redrawn with setData when a
-// step finishes. Each chart element carries `data-points` (values plotted) for automation.
+// step finishes. Earlier runs overlaid (run_comparison.ts) are drawn on every chart, dashed and
+// paler, under a legend that names each run and what it set differently. Each chart element carries
+// `data-points` (values plotted) and `data-series` (runs drawn) for automation.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import {
   CHARTS,
   chartColumns,
+  comparisonColumns,
   isolatedPoints,
   legendSeries,
+  paler,
+  RUN_STYLES,
+  runsDrawn,
   yRange,
   type ChartSpec,
+  type RunStyle,
 } from '../state/chart_data.ts';
+import type { ComparedRun } from '../state/run_comparison.ts';
 import { h, replace } from './dom.ts';
 import { formatValue } from '../state/format.ts';
 import type { RunController } from '../state/run_controller.ts';
@@ -25,7 +33,41 @@ function labelWidth(values: readonly (string | number | null)[] | null, font: st
   return Math.max(24, ...values.map((v) => Math.ceil(measure!.measureText(String(v ?? '')).width)));
 }
 
-function options(chart: ChartSpec, width: number): uPlot.Options {
+/** The style of the run at `index` of `runs` (earlier runs first, the current run last). */
+function styleOf(runs: readonly ComparedRun[], index: number): RunStyle {
+  if (runs[index]?.current) return RUN_STYLES[0]!;
+  return RUN_STYLES[Math.min(index + 1, RUN_STYLES.length - 1)]!;
+}
+
+/** A chart's uPlot series for each run: the spec's series, in each run's style. */
+function runSeries(chart: ChartSpec, styles: readonly RunStyle[]): uPlot.Series[] {
+  return styles.flatMap((style) =>
+    chart.series.map((series): uPlot.Series => {
+      const color = paler(series.color, style.strength);
+      return {
+        label: series.label,
+        stroke: color,
+        width: style.strength < 1 ? 1.5 : 2,
+        dash: style.dash ?? series.dash,
+        spanGaps: false,
+        // A line needs two values: a value with none beside it (the first step, or one
+        // between gaps) gets a marker, so a chart after one step is not blank.
+        points: series.points
+          ? { show: true, size: 8, fill: color, stroke: color }
+          : {
+              show: true,
+              size: 6,
+              fill: color,
+              stroke: color,
+              filter: (u, seriesIdx) => isolatedPoints(u.data[seriesIdx] ?? []),
+            },
+        paths: series.points ? () => null : undefined,
+      };
+    }),
+  );
+}
+
+function options(chart: ChartSpec, width: number, styles: readonly RunStyle[]): uPlot.Options {
   const axis = {
     stroke: '#57606a',
     grid: { stroke: '#eaeef2', width: 1 },
@@ -59,33 +101,48 @@ function options(chart: ChartSpec, width: number): uPlot.Options {
         values: (_u, splits) => splits.map((v) => formatValue(v)),
       },
     ],
-    series: [
-      { label: 'step' },
-      ...chart.series.map(
-        (series): uPlot.Series => ({
-          label: series.label,
-          stroke: series.color,
-          width: 2,
-          dash: series.dash,
-          spanGaps: false,
-          // A line needs two values: a value with none beside it (the first step, or one
-          // between gaps) gets a marker, so a chart after one step is not blank.
-          points: series.points
-            ? { show: true, size: 8, fill: series.color, stroke: series.color }
-            : {
-                show: true,
-                size: 6,
-                fill: series.color,
-                stroke: series.color,
-                filter: (u, seriesIdx) => isolatedPoints(u.data[seriesIdx] ?? []),
-              },
-          paths: series.points ? () => null : undefined,
-        }),
-      ),
-    ],
+    series: [{ label: 'step' }, ...runSeries(chart, styles)],
     legend: { show: false }, // our own legend (below the title) shows the latest values
     cursor: { drag: { x: false, y: false } },
   };
+}
+
+/** A short line in a run's style, for the legend. */
+function lineSample(style: RunStyle): HTMLElement {
+  const border = style.dash === null ? 'solid' : style.dash[0]! > 4 ? 'dashed' : 'dotted';
+  return h('span', {
+    class: 'line-sample',
+    style: `border-top: 3px ${border} ${paler('#1f6feb', style.strength)}`,
+  });
+}
+
+/**
+ * The legend over the charts while earlier runs are overlaid: each run's line style, its name, and
+ * what it set differently from the current run; then why the runs may not compare like with like.
+ */
+function drawLegend(
+  legend: HTMLElement,
+  runs: readonly ComparedRun[],
+  styles: readonly RunStyle[],
+  caveats: readonly string[],
+): void {
+  legend.hidden = runs.length < 2;
+  if (legend.hidden) return;
+  replace(
+    legend,
+    ...runs.map((run, i) =>
+      h(
+        'div',
+        { class: 'compare-run', 'data-testid': 'compare-run', 'data-current': String(run.current) },
+        lineSample(styles[i]!),
+        h('b', null, run.label),
+        run.current ? ' (this run)' : run.differs ? `: ${run.differs}` : '',
+      ),
+    ),
+    ...caveats.map((text) =>
+      h('div', { class: 'compare-caveat', 'data-testid': 'compare-caveat' }, text),
+    ),
+  );
 }
 
 /** The charts column. */
@@ -120,17 +177,31 @@ export function chartsPanel(controller: RunController): HTMLElement {
   );
 
   const width = (root: HTMLElement) => Math.max(200, root.clientWidth);
+  const compareLegend = h('div', { class: 'compare-legend', 'data-testid': 'compare-legend' });
+  compareLegend.hidden = true;
+  section.insertBefore(compareLegend, section.querySelector('.charts'));
+  // the runs' styles the plots were made with: another set of runs needs new uPlot series
+  let drawnStyles = '';
   const draw = () => {
+    const { runs, caveats } = controller.comparison;
+    const styles = runs.map((_, i) => styleOf(runs, i));
+    const restyle = JSON.stringify(styles) !== drawnStyles;
+    drawnStyles = JSON.stringify(styles);
+    drawLegend(compareLegend, runs, styles, caveats);
+    const current = runs.find((r) => r.current);
     for (const chart of charts) {
-      const columns = chartColumns(chart.spec, controller.metrics, controller.evals);
+      const columns = comparisonColumns(chart.spec, runs);
       const points = columns
         .slice(1)
         .reduce((n, col) => n + col.filter((v) => v !== null).length, 0);
       chart.root.setAttribute('data-points', String(points));
+      chart.root.setAttribute('data-series', String(runsDrawn(chart.spec, columns)));
       chart.empty.hidden = points > 0;
+      // the chart's own legend: the current run's latest values
+      const own = chartColumns(chart.spec, current?.metrics ?? [], current?.evals ?? []);
       replace(
         chart.legend,
-        ...legendSeries(chart.spec, columns).map(({ series, latest }) =>
+        ...legendSeries(chart.spec, own).map(({ series, latest }) =>
           h(
             'span',
             null,
@@ -139,10 +210,14 @@ export function chartsPanel(controller: RunController): HTMLElement {
           ),
         ),
       );
+      if (chart.plot && restyle) {
+        chart.plot.destroy();
+        chart.plot = null;
+      }
       if (!chart.plot) {
         if (!section.isConnected) continue;
         chart.plot = new uPlot(
-          options(chart.spec, width(chart.root)),
+          options(chart.spec, width(chart.root), styles),
           columns as uPlot.AlignedData,
           chart.host,
         );
@@ -152,7 +227,7 @@ export function chartsPanel(controller: RunController): HTMLElement {
     }
   };
   controller.subscribe((change) => {
-    if (change === 'step' || change === 'reset') draw();
+    if (change === 'step' || change === 'reset' || change === 'compare') draw();
   });
   // uPlot needs a width: draw once the section is in the page, and follow its size.
   const resize = new ResizeObserver(() => {

@@ -3,7 +3,8 @@
 // sandbox's output or traceback (mask 0: shown to the model, never trained), the final answer,
 // reward and advantage. Filters: failures, timeouts, tampered (reward hacking), best, worst. Each
 // turn is tagged with the tool it called; a search call and its results have their own colour, so
-// a reader sees at a glance which samples looked something up before writing code.
+// a reader sees at a glance which samples looked something up before writing code. With earlier
+// runs overlaid (run_comparison.ts), a Run choice shows one of them at the same step.
 import type { Trajectory } from '../../rl/types.ts';
 import type { RunConfig } from '../../run/config.ts';
 import { evalTasksFor, tasksFor } from '../../tasks/registry.ts';
@@ -205,6 +206,12 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     showTokens = tokensBox.checked;
     render();
   });
+  let runChoice: string | null = null; // null: the current run
+  const runSelect = h('select', { 'data-testid': 'viewer-run', 'aria-label': 'Run shown' });
+  runSelect.addEventListener('change', () => {
+    runChoice = runSelect.value === 'current' ? null : runSelect.value;
+    render();
+  });
   const stepSelect = h('select', { 'data-testid': 'viewer-step', 'aria-label': 'Step shown' });
   stepSelect.addEventListener('change', () => {
     stepChoice = stepSelect.value === 'latest' ? null : Number(stepSelect.value);
@@ -215,8 +222,34 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
   const prompt = h('div', { class: 'prompt' });
   const samples = h('div', { class: 'samples', 'data-testid': 'samples' });
 
+  /** The steps of the run shown, and the config it was scored under. */
+  const shownRun = (): { records: StepRecord[]; config: RunConfig } => {
+    const overlay = controller.overlays.find((o) => o.id === runChoice);
+    if (!overlay) return { records: controller.viewableSteps(), config: controller.config };
+    const records = overlay.steps.map(
+      (s): StepRecord => ({
+        step: s.step,
+        phase: 'update',
+        trajectories: s.trajectories,
+        groups: [],
+        tokenTexts: null,
+        metrics: overlay.metrics.find((m) => m.step === s.step) ?? null,
+      }),
+    );
+    return { records, config: overlay.config };
+  };
+
   const render = () => {
-    const records = controller.viewableSteps();
+    const overlays = controller.overlays;
+    if (!overlays.some((o) => o.id === runChoice)) runChoice = null;
+    runSelect.hidden = overlays.length === 0;
+    replace(
+      runSelect,
+      h('option', { value: 'current' }, 'this run'),
+      ...overlays.map((o) => h('option', { value: o.id }, o.label)),
+    );
+    runSelect.value = runChoice ?? 'current';
+    const { records, config } = shownRun();
     replace(
       stepSelect,
       h('option', { value: 'latest' }, 'latest step'),
@@ -285,12 +318,13 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     replace(
       samples,
       ...(shown.length > 0
-        ? shown.map((t) => sampleCard(t, record, scoringOf(controller.config, t), showTokens))
+        ? shown.map((t) => sampleCard(t, record, scoringOf(config, t), showTokens))
         : [h('p', { class: 'empty' }, `No ${filter} in this group.`)]),
     );
   };
   controller.subscribe((change) => {
-    if (change === 'phase' || change === 'step' || change === 'reset') render();
+    if (change === 'phase' || change === 'step' || change === 'reset' || change === 'compare')
+      render();
   });
   render();
   return h(
@@ -300,6 +334,7 @@ export function trajectoryPanel(controller: RunController): HTMLElement {
     h(
       'div',
       { class: 'viewer-bar' },
+      runSelect,
       stepSelect,
       tabs,
       h('label', { class: 'show-tokens' }, tokensBox, ' tokens and chat markup'),

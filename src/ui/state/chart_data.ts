@@ -207,3 +207,73 @@ export function isolatedPoints(column: ArrayLike<number | null | undefined>): nu
     if (has(i) && !has(i - 1) && !has(i + 1)) isolated.push(i);
   return isolated;
 }
+
+/** One run's data on a chart. */
+export interface ChartRun {
+  metrics: readonly StepMetrics[];
+  evals?: readonly EvalReport[];
+}
+
+/**
+ * The uPlot columns of `chart` for several runs drawn together: the steps any run has, then each
+ * run's series in turn (null where a run has no such step: a shorter run ends early).
+ */
+export function comparisonColumns(
+  chart: ChartSpec,
+  runs: readonly ChartRun[],
+): (number | null)[][] {
+  const steps = [...new Set(runs.flatMap((run) => run.metrics.map((m) => m.step)))].sort(
+    (a, b) => a - b,
+  );
+  const columns: (number | null)[][] = [steps];
+  for (const run of runs) {
+    const own = chartColumns(chart, run.metrics, run.evals);
+    const at = new Map(own[0]!.map((step, i) => [step, i]));
+    for (const column of own.slice(1))
+      columns.push(
+        steps.map((step) => {
+          const i = at.get(step);
+          return i === undefined ? null : (column[i] ?? null);
+        }),
+      );
+  }
+  return columns;
+}
+
+/** How many of the runs in `columns` (comparisonColumns) have a value on the chart. */
+export function runsDrawn(chart: ChartSpec, columns: readonly (number | null)[][]): number {
+  const width = chart.series.length;
+  let drawn = 0;
+  for (let start = 1; start < columns.length; start += width)
+    if (columns.slice(start, start + width).some((column) => column.some((v) => v !== null)))
+      drawn++;
+  return drawn;
+}
+
+/** How an earlier run's lines differ from the current run's: dashed, and paler. */
+export interface RunStyle {
+  /** The dash pattern (null: the series' own, solid for most). */
+  dash: number[] | null;
+  /** How much of the series' colour is kept (the rest is white). */
+  strength: number;
+}
+
+/** Line styles by a run's place: the current run, then the earlier runs overlaid. */
+export const RUN_STYLES: readonly RunStyle[] = [
+  { dash: null, strength: 1 },
+  { dash: [7, 4], strength: 0.6 },
+  { dash: [2, 3], strength: 0.6 },
+  { dash: [10, 3, 2, 3], strength: 0.6 },
+];
+
+/** `color` (#rrggbb) mixed with white, keeping `strength` of it. */
+export function paler(color: string, strength: number): string {
+  const match = /^#([0-9a-f]{6})$/i.exec(color);
+  if (!match || strength >= 1) return color;
+  const value = Number.parseInt(match[1]!, 16);
+  const mix = (shift: number) =>
+    Math.round(((value >> shift) & 255) * strength + 255 * (1 - strength))
+      .toString(16)
+      .padStart(2, '0');
+  return `#${mix(16)}${mix(8)}${mix(0)}`;
+}

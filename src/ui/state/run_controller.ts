@@ -6,6 +6,8 @@
 //   RunView         the run's steps, metrics and phase position (run_view.ts)
 //   TrainingLoop    train, pause, step, the phase stepper, reset, evaluate (run_training.ts)
 //   RunCheckpoints  checkpoints, resume, adapter files (run_checkpoints.ts)
+//   RunComparison   the run history and the earlier runs overlaid (run_comparison.ts)
+//   LessonRunner    a lesson's runs trained one after another (lesson_runner.ts)
 //   Changes         tells subscribers what changed (run_changes.ts)
 import type { BackendInfo } from '../../kernels/backend.ts';
 import type {
@@ -20,6 +22,7 @@ import type {
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointSummary } from '../../service/checkpoint_store.ts';
 import type { RunConfig } from '../../run/config.ts';
+import type { SavedRun, SavedRunSummary } from '../../service/run_history.ts';
 import type { CustomTaskInput } from '../../tasks/custom.ts';
 import type { UiError } from './errors.ts';
 import type { ModelCost } from './model_fit.ts';
@@ -27,6 +30,8 @@ import type { ModelContext } from './models.ts';
 import { RunActivity } from './run_activity.ts';
 import { Changes } from './run_changes.ts';
 import { RunCheckpoints } from './run_checkpoints.ts';
+import { type Comparison, RunComparison } from './run_comparison.ts';
+import { type LessonPlan, type LessonProgress, LessonRunner } from './lesson_runner.ts';
 import { RunSetup } from './run_setup.ts';
 import { TrainingLoop } from './run_training.ts';
 import type { Change, ControllerDeps, Controls, RunState, StepRecord } from './run_types.ts';
@@ -50,12 +55,21 @@ export class RunController {
   private readonly setup: RunSetup;
   private readonly saved: RunCheckpoints;
   private readonly training: TrainingLoop;
+  private readonly compare: RunComparison;
+  private readonly lessons: LessonRunner;
 
   /** `deps.trainer` is also how browser tests reach the worker's test hooks. */
   constructor(readonly deps: ControllerDeps) {
     this.view = new RunView(this.changes, deps.now ?? Date.now, deps.keepSteps);
     this.setup = new RunSetup(deps, this.changes, this.activity, this.view);
     this.saved = new RunCheckpoints(deps, this.changes, this.activity, this.view, this.setup);
+    this.compare = new RunComparison(
+      deps.history ?? null,
+      this.changes,
+      this.activity,
+      this.view,
+      this.setup,
+    );
     this.training = new TrainingLoop(
       deps,
       this.changes,
@@ -63,7 +77,9 @@ export class RunController {
       this.view,
       this.setup,
       this.saved,
+      (how) => this.compare.save(how),
     );
+    this.lessons = new LessonRunner(this, this.compare, this.changes);
   }
 
   /** Subscribes to changes; returns the unsubscribe function. */
@@ -75,6 +91,7 @@ export class RunController {
   async start(config: RunConfig): Promise<boolean> {
     const ok = await this.setup.start(config);
     await this.saved.findResumable();
+    await this.compare.refresh();
     return ok;
   }
 
@@ -252,5 +269,43 @@ export class RunController {
   }
   importAdapter(files: Record<string, Uint8Array>): Promise<boolean> {
     return this.saved.importAdapter(files);
+  }
+
+  // Compared runs and lessons (RunComparison, LessonRunner).
+  /** Saved runs, newest first (no trajectories). */
+  get history(): SavedRunSummary[] {
+    return this.compare.history;
+  }
+  /** Earlier runs overlaid on the charts. */
+  get overlays(): SavedRun[] {
+    return this.compare.overlays;
+  }
+  /** The runs drawn together, each with its config and metrics lines (docs/page.md). */
+  get comparison(): Comparison {
+    return this.compare.comparison();
+  }
+  /** The lesson opened or training, or null. */
+  get lesson(): LessonProgress | null {
+    return this.lessons.progress;
+  }
+  overlayRun(id: string): Promise<boolean> {
+    return this.compare.overlay(id);
+  }
+  hideOverlay(id: string): void {
+    this.compare.hide(id);
+  }
+  deleteRun(id: string): Promise<void> {
+    return this.compare.remove(id);
+  }
+  clearHistory(): Promise<void> {
+    return this.compare.clear();
+  }
+  /** Shows a lesson ready to run (a `#lesson=` link that does not autostart). */
+  openLesson(plan: LessonPlan): void {
+    this.lessons.open(plan);
+  }
+  /** Trains a lesson's (or a shared comparison's) runs one after another and overlays them. */
+  runLesson(plan: LessonPlan): Promise<boolean> {
+    return this.lessons.run(plan);
   }
 }

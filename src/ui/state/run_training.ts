@@ -25,6 +25,8 @@ export class TrainingLoop {
     private readonly view: RunView,
     private readonly setup: RunSetup,
     private readonly checkpoints: RunCheckpoints,
+    /** Called when Train ends with the run finished or paused (the run history keeps it). */
+    private readonly ended: (how: 'finished' | 'paused') => Promise<unknown> = async () => {},
   ) {
     activity.onSettled(() => {
       view.activePhase = null;
@@ -104,8 +106,10 @@ export class TrainingLoop {
       if (this.pauseRequested) {
         this.activity.status = `Paused after step ${this.view.finishedSteps}.`;
         await this.checkpoints.save('pause');
+        await this.ended('paused');
       } else {
         this.activity.status = finishedStatus(this.view.finishedSteps, new Set(this.deps.hidden));
+        await this.ended('finished');
       }
     });
   }

@@ -9,6 +9,7 @@ import type {
 } from '../../service/trainer_api.ts';
 import type { StepMetrics, Trajectory } from '../../rl/types.ts';
 import type { CheckpointStore } from '../../service/checkpoint_store.ts';
+import type { RunHistory } from '../../service/run_history.ts';
 import type { ProbeStore } from '../../service/backend_choice.ts';
 import type { RunConfig } from '../../run/config.ts';
 import { PHASES } from '../../training/reports.ts';
@@ -50,7 +51,9 @@ export type Change =
   | 'config'
   /** The configuration form's unapplied edits (RunController.draft). */
   | 'draft'
-  | 'checkpoint';
+  | 'checkpoint'
+  /** The run history, the overlaid runs, or a lesson's progress (run_comparison.ts). */
+  | 'compare';
 
 /** Everything the controller needs from the page. */
 export interface ControllerDeps {
@@ -58,6 +61,8 @@ export interface ControllerDeps {
   /** Wraps a callback so it can cross to the worker (Comlink.proxy); identity in tests. */
   proxy: <T extends object>(callback: T) => T;
   checkpoints: CheckpointStore | null;
+  /** Where finished and paused runs are kept for comparing (IndexedDB in the page); absent: none. */
+  history?: RunHistory | null;
   /** Refuses a model that will not fit (throws), or returns a warning; called before every load. */
   checkModel?: (
     choice: ModelChoice,

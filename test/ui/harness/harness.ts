@@ -4,6 +4,7 @@
 // (per phase), tokens=1 (per-token texts), fail=METHOD:MESSAGE, every=N (checkpoint every N steps),
 // uniform=1 (every sample of step 1 fails: every group uniform, every advantage 0).
 import { indexedDbCheckpointStore } from '../../../src/service/checkpoint_store.ts';
+import { indexedDbRunHistory } from '../../../src/service/run_history.ts';
 import { startApp } from '../../../src/ui/panels/app.ts';
 import { checkModelFits, estimateModelCost } from '../../../src/ui/state/model_fit.ts';
 import '../../../src/ui/styles.css';
@@ -30,6 +31,7 @@ const stored = new Map<string, string>();
 startApp(document.getElementById('app')!, trainer, {
   proxy: (callback) => callback,
   checkpoints: await indexedDbCheckpointStore(indexedDB, { dbName: 'harness-checkpoints' }),
+  history: await indexedDbRunHistory(indexedDB, { dbName: 'harness-runs' }),
   settings: {
     get: (key) => stored.get(key) ?? null,
     set: (key, value) => void stored.set(key, value),
