@@ -1,10 +1,17 @@
 // `npm run bench`: the figures of src/bench/run_bench.ts as indented JSON on stdout (progress on
-// stderr); `--only model,update,sandbox` picks sections.
+// stderr); `--only model,update,sandbox` picks sections. `--compare REV [--runs N]` runs them
+// alternately on commit REV and on this working tree instead (scripts/bench/compare.ts).
 import { runBench } from '../src/bench/run_bench.ts';
 
-const onlyIndex = process.argv.indexOf('--only');
+const args = process.argv.slice(2);
+const onlyIndex = args.indexOf('--only');
 try {
-  const result = await runBench(onlyIndex > 0 ? (process.argv[onlyIndex + 1] ?? '') : undefined);
+  const result = args.includes('--compare')
+    ? await (async () => {
+        const { compareBench, compareOptions } = await import('./bench/compare.ts');
+        return compareBench(compareOptions(args));
+      })()
+    : await runBench(onlyIndex >= 0 ? (args[onlyIndex + 1] ?? '') : undefined);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   process.exit(0);
 } catch (error) {

@@ -4,12 +4,18 @@
 
     /usr/bin/python3 scripts/bench/pytorch_train_step.py [--threads N] [--steps N] [--serve]
 
-Prints one JSON line: {"pytorch_train_step_ms": ..., "threads": ..., "torch": ..., "blas": ...}.
-`blas` is the BLAS library this process loaded (read from /proc/self/maps): the step takes
+Prints one JSON line: {"pytorch_train_step_ms": ..., "threads": ..., "blas_threads": ..., "torch": ...,
+"blas": ...}. `blas` is the BLAS library this process loaded (read from /proc/self/maps): the step takes
 ~2.7 s on Debian's reference libblas and ~0.15-0.3 s on OpenBLAS, so the figure means little without it.
 `--threads` sets torch's own threads; OpenBLAS keeps a pool of its own for the matrix products, every
 core unless OPENBLAS_NUM_THREADS says otherwise (on a 2-core machine: ~150 ms with its default, ~290 ms
-with OPENBLAS_NUM_THREADS=1).
+with OPENBLAS_NUM_THREADS=1); `blas_threads` is that pool's size as OpenBLAS reports it.
+
+This is the bench's one PyTorch reference (docs/performance.md, "One PyTorch reference"): its defaults
+are what `npm run bench` runs, torch on 1 thread and OpenBLAS on every core, PyTorch's fastest on these
+VMs. torch given a thread per core of its own besides OpenBLAS's pool (`--threads 2` on 2 cores, "the
+same threads as ours") oversubscribes the cores and reads ~3x slower (442-510 ms against 111-167 ms,
+alternated on a 2-core VM); a script set up that way measures the oversubscription, not PyTorch.
 
 With --serve it prints that line (without the timing) once warmed up, then reads requests from
 stdin, one per line, "WARM COUNT": WARM steps unmeasured, then COUNT steps answered as a JSON list
@@ -18,6 +24,7 @@ machine in the same minute. After an idle second the first steps here run 1.5-3x
 (~360, ~230, then ~150 ms), hence WARM.
 """
 import argparse
+import ctypes
 import json
 import math
 import sys
@@ -27,6 +34,16 @@ import torch
 import torch.nn.functional as F
 
 D, LAYERS, HEADS, MLP, VOCAB, BATCH, TOKENS = 256, 4, 4, 768, 2000, 4, 128
+
+
+def blas_threads(path):
+    """Threads of the loaded BLAS's pool, where it is OpenBLAS (None otherwise)."""
+    if not path:
+        return None
+    try:
+        return ctypes.CDLL(path).openblas_get_num_threads()
+    except (OSError, AttributeError):
+        return None
 
 
 def loaded_blas():
@@ -116,7 +133,13 @@ def main():
 
     for _ in range(3):  # the first steps warm up allocators and caches (measured: ~370, ~230, then ~150 ms)
         step()
-    about = {"threads": args.threads, "torch": torch.__version__, "blas": loaded_blas()}
+    blas = loaded_blas()
+    about = {
+        "threads": args.threads,
+        "blas_threads": blas_threads(blas),
+        "torch": torch.__version__,
+        "blas": blas,
+    }
     if args.serve:
         print(json.dumps(about), flush=True)
         for line in sys.stdin:

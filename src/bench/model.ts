@@ -1,6 +1,9 @@
 // `npm run bench -- --only model`: decoding and training speed of the tfjs model on WASM, with the
 // shapes of the first benchmark: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
 //   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
+//   decode_token_ms, decode_token_products_ms,   one cached step at 1-8 tokens of context, its 29
+//   decode_token_overhead_ms                     products alone, and the difference: the per-token
+//                                                fixed cost (token_overhead.ts)
 //   decode_batch1_tok_s / decode_batch8_tok_s    total new tokens per second, 16-token prompts
 //                                                (few-row products split over model_threads)
 //   decode_batch{1,8}_1thread_tok_s              the same with those products on the calling thread
@@ -23,7 +26,8 @@
 // (scripts/bench/pytorch_train_step.py; its speed depends on the BLAS libblas.so.3 points to),
 // alternated with ours in rounds (train_step_vs_pytorch: the median of the rounds' ratios):
 //   pytorch_train_step_ms                        torch on 1 thread, OpenBLAS's products on every
-//                                                core (its default, and PyTorch's fastest here)
+//                                                core (its default, and PyTorch's fastest here;
+//                                                pytorch_blas_threads: OpenBLAS's pool)
 //   pytorch_train_step_1core_ms                  the same with OPENBLAS_NUM_THREADS=1, against
 //                                                train_step_1thread_ms
 // and what this CPU lets decoding's products reach (roofline.ts: fma_peak_gflops, step_products_*),
@@ -84,7 +88,12 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     model_backend: backend.name,
     model_threads: backend.threads,
     model_relaxed_simd: fused,
-    ...Object.fromEntries(Object.entries(decode).map(([key, value]) => [key, round(value)])),
+    ...Object.fromEntries(
+      Object.entries(decode).map(([key, value]) => [
+        key,
+        key.startsWith('decode_token_') ? Math.round(value * 1000) / 1000 : round(value),
+      ]),
+    ),
     ...Object.fromEntries(Object.entries(ceiling).map(([key, value]) => [key, round(value)])),
     decode_cached_vs_uncached: round(decode.decode_cached_tok_s! / decode.decode_uncached_tok_s!),
     decode_batch8_vs_batch1: round(decode.decode_batch8_tok_s! / decode.decode_batch1_tok_s!),
@@ -120,6 +129,7 @@ export async function benchModel(): Promise<Record<string, unknown>> {
     train_step_simd_speedup: round(tfjsMatmulMs / main.ours),
     pytorch_train_step_ms: roundOrNull(main.theirs),
     pytorch_blas: torch?.blas ?? null,
+    pytorch_blas_threads: torch?.blasThreads ?? null,
     train_step_vs_pytorch: roundOrNull(main.ratio),
     ...(one?.theirs
       ? {

@@ -12,6 +12,7 @@ import { CausalLM } from '../model/model.ts';
 import { randomWeights } from '../model/random_weights.ts';
 import { generate, type GenerateOptions } from '../model/sample.ts';
 import { config, context, log, median, pushTo, seconds } from './model_setup.ts';
+import { tokenOverhead } from './token_overhead.ts';
 
 /** Last-position logits by a full forward pass over all ids (decoding without a cache). */
 async function uncachedStep(model: CausalLM, ids: number[]): Promise<void> {
@@ -49,6 +50,8 @@ export async function decoding(): Promise<Record<string, number>> {
   const cached =
     (context - 1) /
     (await seconds(() => generate(model, [[1]], { ...options, maxNewTokens: context - 1 })));
+  log('one cached step at 1-8 tokens of context, and its products alone (in turns)');
+  const overhead = await tokenOverhead(model);
   log('uncached decoding, every 8th context length from 8 to 256');
   const lengths = Array.from({ length: context / 8 }, (_, i) => 8 * (i + 1));
   let total = 0;
@@ -97,6 +100,7 @@ export async function decoding(): Promise<Record<string, number>> {
   const lora = await loraDecoding(prompt, options);
   return {
     decode_cached_tok_s: cached,
+    ...overhead,
     decode_uncached_tok_s: uncached,
     decode_batch1_tok_s: rate(`${main}1`, 1),
     decode_batch8_tok_s: rate(`${main}8`, 8),

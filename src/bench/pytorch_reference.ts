@@ -12,9 +12,13 @@ import { log } from './model_setup.ts';
  * PyTorch's step (scripts/bench/pytorch_train_step.py --serve), asked for steps on demand; null
  * without python3 and torch.
  */
-export async function pytorchServer(
-  env: Record<string, string>,
-): Promise<{ steps(count: number): Promise<number[]>; blas: string | null; close(): void } | null> {
+export async function pytorchServer(env: Record<string, string>): Promise<{
+  steps(count: number): Promise<number[]>;
+  blas: string | null;
+  /** OpenBLAS's pool size (null for another BLAS). */
+  blasThreads: number | null;
+  close(): void;
+} | null> {
   const script = join(
     dirname(fileURLToPath(import.meta.url)),
     '..',
@@ -46,9 +50,10 @@ export async function pytorchServer(
     return JSON.parse(line.value) as unknown;
   };
   try {
-    const about = (await next()) as { blas: string | null };
+    const about = (await next()) as { blas: string | null; blas_threads?: number | null };
     return {
       blas: about.blas,
+      blasThreads: about.blas_threads ?? null,
       steps: async (count) => {
         child.stdin.write(`3 ${count}\n`); // 3 steps unmeasured: PyTorch's first ones after idling are slow
         return (await next()) as number[];

@@ -37,7 +37,7 @@ export function fmaPeak(): number {
 }
 
 /** The (n, k) shapes of one decoding step's products, as their transposed copies are stored. */
-function stepShapes(config: ModelConfig): [number, number][] {
+export function stepShapes(config: ModelConfig): [number, number][] {
   const { hiddenSize: D, intermediateSize: F, numHeads, numKvHeads, headDim, vocabSize } = config;
   const layer: [number, number][] = [
     [numHeads * headDim, D],

@@ -1,0 +1,55 @@
+// The arguments of `npm run bench -- --compare REV` (scripts/bench/compare.ts compareOptions): the
+// defaults, the renames, and a clear error for each malformed one before anything is built or run.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compareOptions } from '../../scripts/bench/compare.ts';
+
+describe('bench --compare options', () => {
+  it('defaults to 5 alternations of the default sections, worktrees under the temp folder', () => {
+    expect(compareOptions(['--compare', 'eb03784'])).toEqual({
+      rev: 'eb03784',
+      only: undefined,
+      runs: 5,
+      renames: {},
+      worktrees: join(tmpdir(), 'agentic-rl-bench-compare'),
+    });
+  });
+
+  it('takes the sections, the alternations, renamed figures and a worktree folder', () => {
+    const options = compareOptions([
+      '--only',
+      'model',
+      '--compare',
+      'HEAD~3',
+      '--runs',
+      '7',
+      '--rename',
+      'a_ms=b_ms,c_tok_s=d_tok_s',
+      '--worktrees',
+      '/tmp/trees',
+    ]);
+    expect(options).toEqual({
+      rev: 'HEAD~3',
+      only: 'model',
+      runs: 7,
+      renames: { a_ms: 'b_ms', c_tok_s: 'd_tok_s' },
+      worktrees: '/tmp/trees',
+    });
+  });
+
+  it('refuses a missing commit, a bad count and a malformed rename, naming the argument', () => {
+    expect(() => compareOptions(['--compare'])).toThrow(/--compare needs a value/);
+    expect(() => compareOptions(['--compare', '--only', 'model'])).toThrow(
+      /--compare needs a value/,
+    );
+    expect(() => compareOptions(['--compare', 'x', '--runs', '0'])).toThrow(
+      /--runs must be a positive integer, got 0/,
+    );
+    expect(() => compareOptions(['--compare', 'x', '--runs', '2.5'])).toThrow(/got 2\.5/);
+    expect(() => compareOptions(['--compare', 'x', '--rename', 'a_ms'])).toThrow(
+      /REV_NAME=HEAD_NAME pairs.*"a_ms"/,
+    );
+    expect(() => compareOptions(['--compare', 'x', '--rename', 'a=b=c'])).toThrow(/"a=b=c"/);
+  });
+});
