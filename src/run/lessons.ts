@@ -67,7 +67,7 @@ const lessonList: readonly Lesson[] = [
     figures: ['reward_gain', 'reward_last', 'ran_code_last', 'kl_last'],
     effect: { figure: 'reward_gain', larger: 0, smaller: 1, margin: 0.1 },
     result:
-      'Seed 1: reward gain +0.22 (learning) against −0.14 (learning rate 0); episodes that ran code, last 5 steps: 94% against 12%.',
+      'Seeds 1-3: reward gain +0.22, +0.38, +0.13 (learning) against −0.14, 0.00, −0.15 (learning rate 0); episodes that ran code, last 5 steps: 94-97% against 12-18%.',
   },
   {
     id: 'group-size',
@@ -86,7 +86,7 @@ const lessonList: readonly Lesson[] = [
     figures: ['zero_signal', 'gain_per_100_episodes', 'reward_gain', 'reward_last'],
     effect: { figure: 'zero_signal', larger: 0, smaller: 1, margin: 0.15 },
     result:
-      'Seed 1: zero-signal groups 74% (G 2) against 31% (G 8); reward gain +0.38 against +0.20 (at this seed G 2 learned more per episode).',
+      'Seeds 1-3: zero-signal groups 76%, 73%, 65% (G 2) against 33%, 36%, 22% (G 8); learning per episode went either way (reward gain per 100 episodes 0.12, 0.10, 0.06 against 0.07, 0.12, 0.03).',
   },
   {
     id: 'kl',
@@ -106,7 +106,7 @@ const lessonList: readonly Lesson[] = [
     figures: ['kl_last', 'reward_gain', 'reward_last'],
     effect: { figure: 'kl_last', larger: 0, smaller: 1, margin: 0 },
     result:
-      'Seed 1: KL to the reference, last 5 steps: 0.112 (β 0.001) against 0.010 (β 1); the leash cost learning: reward gain +0.38 against −0.01.',
+      'Seeds 1-3: KL to the reference, last 5 steps: 0.12, 0.10, 0.14 (β 0.001) against 0.007-0.010 (β 1); the leash held learning back: code run in every last episode against 26-36%, reward 0.54-0.75 against 0.18-0.27.',
   },
   {
     id: 'hacking',
@@ -130,7 +130,7 @@ const lessonList: readonly Lesson[] = [
     figures: ['tests_last', 'reward_gain', 'ran_code_last', 'tests_first'],
     effect: { figure: 'tests_last', larger: 0, smaller: 1, margin: 0.2 },
     result:
-      'Seed 1: hidden tests passed, last 5 steps: 72% (tests pay) against 0% (form pays), whose reward still rose (+0.11, to 0.75) as its episodes that ran code fell from 33% to 0%.',
+      'Seeds 1-3: hidden tests passed, last 5 steps: 72%, 92%, 84% (tests pay) against 0%, 0%, 9% (form pays), whose reward still rose (+0.11, +0.07, +0.04, to 0.71-0.75) as it stopped running code.',
   },
   {
     id: 'tools',
@@ -148,7 +148,7 @@ const lessonList: readonly Lesson[] = [
     figures: ['pass_last', 'search_last', 'reward_gain', 'reward_last'],
     effect: { figure: 'pass_last', larger: 0, smaller: 1, margin: 0 },
     result:
-      'Seed 1: pass rate, last 5 steps: 36% (search on) against 0% (search off); with search on 97% of the episodes looked a function up first.',
+      'Seeds 1-3: pass rate, last 5 steps: 46%, 41%, 44% (search on) against 0%, 12%, 3% (search off); with search on 92-100% of the episodes looked a function up.',
   },
   {
     id: 'async',
@@ -166,7 +166,7 @@ const lessonList: readonly Lesson[] = [
     figures: ['overlap', 'seconds_total', 'reward_gain', 'reward_last'],
     effect: { figure: 'overlap', larger: 1, smaller: 0, margin: 0.1 },
     result:
-      'Seed 1: rollout and update overlapped for 49% of an async step (0% sync); on a 2-core machine shared with other work the steps were not faster (84 s against 65 s in all), and the reward gain was +0.19 against +0.22.',
+      'Seeds 1-3: rollout and update overlapped for 52-58% of an async step (0% sync); on a quiet 2-core machine the steps took 0.8× the time in all (26-29 s against 33-36 s), slower under load; reward gain +0.19, +0.47, +0.29 against +0.22, +0.38, +0.13.',
   },
 ];
 
