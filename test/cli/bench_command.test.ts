@@ -24,7 +24,7 @@ describe('bench CLI command', () => {
     const { code, json } = await cli('bench', '--only', 'model,decoding');
     expect(code).toBe(1);
     expect(json.error).toBe(
-      'unknown bench section "decoding"; choose from model, update, sandbox, scale, async (comma-separated)',
+      'unknown bench section "decoding"; choose from model, update, sandbox, scale, async, estimate (comma-separated)',
     );
   });
 

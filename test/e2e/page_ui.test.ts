@@ -74,7 +74,13 @@ describe('page UI on the fake trainer', () => {
     );
     expect(longest).toBeLessThan(500); // generous: a loaded 2-core CI machine; the target for the real page is 50 ms
     expect(Number(await text(page, 'reward-mean'))).toBeGreaterThanOrEqual(0);
-    expect(await text(page, 'status')).toMatch(/Finished 3 steps/);
+    // the run finishes after its last step shows (the run is saved to the history first)
+    await page.waitForFunction(
+      () =>
+        /Finished 3 steps/.test(document.querySelector('[data-testid=status]')?.textContent ?? ''),
+      null,
+      { timeout: 30_000 },
+    );
     expect(await page.getByTestId('train').isDisabled()).toBe(true); // the configured steps are done
     for (const chart of ['reward', 'loss', 'kl', 'clip', 'tokens', 'turns', 'time']) {
       expect(
