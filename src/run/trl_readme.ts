@@ -124,7 +124,7 @@ finish in the same number of rounds on every node.
 - \`protocol.py\`: every string and limit the tab uses (system prompt, format errors, TIMEOUT, turns, tokens, output tail, reward weights), written from the tab's source.
 - \`environment.py\`: the agent loop (fenced Python runs, FINAL ANSWER:, ${config.tools.includes('search') ? 'SEARCH: and ```search calls, ' : ''}the observation format).
 - \`rollout.py\`: the episodes as token ids for TRL's \`rollout_func\`: the sampled ids kept as sampled, each observation's ids appended with \`env_mask\` 0.
-${config.tools.includes('search') ? "- `docs_search.py`, `docs.json`: the search tool's offline docs index (the tab's entries and its own index data) and a port of its ranking; `python docs_search.py` reads one JSON query a line.\n" : ''}- \`rewards.py\`: the reward parts and weights, and the judge for hidden tests.
+${config.tools.includes('search') ? "- `docs_search.py`, `docs.json`: the search tool's offline docs index (the tab's entries and its own index data) and a port of its ranking; `python docs_search.py` reads one JSON query a line.\n" : ''}- \`rewards.py\`: the reward parts and weights, and the judge for hidden tests (its child process's code is \`judge_child.py\`).
 - \`train.py\`: \`GRPO_ARGS\` and \`LORA_ARGS\`, GRPOConfig and LoraConfig field by field (comments say why each value).
 
 ## What differs from the tab

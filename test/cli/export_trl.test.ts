@@ -35,6 +35,7 @@ describe('export-trl (CLI)', () => {
     const files = [
       'README.md',
       'environment.py',
+      'judge_child.py',
       'protocol.py',
       'requirements.txt',
       'rewards.py',
