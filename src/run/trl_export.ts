@@ -32,7 +32,13 @@ export {
 } from './trl_mapping.ts';
 
 /** The Python files copied as they are, in ./trl. */
-const STATIC_FILES = ['environment.py', 'judge_child.py', 'rewards.py', 'rollout.py', 'train.py'] as const;
+const STATIC_FILES = [
+  'environment.py',
+  'judge_child.py',
+  'rewards.py',
+  'rollout.py',
+  'train.py',
+] as const;
 /** The search tool's Python port, copied (with docs.json) when the run uses search. */
 const SEARCH_FILES = ['docs_search.py'] as const;
 
