@@ -1,15 +1,19 @@
-// `npm run bench -- --compare REV [--only model] [--runs 5] [--rename old=new,...]`: the bench
+// `npm run bench -- --compare REV [--only model] [--runs 5] [--claim FIG,...] [--rev-patch FILE]
+// [--rename old=new,...]`: the bench
 // on commit REV against this working tree, alternated on one machine so both see the same load.
 // REV is checked out in a git worktree of its own (under the system's temp folder, or
 // --worktrees DIR), with its own `npm ci`, kept for the next comparison with that commit. Each
 // alternation runs the named sections (the bench's default ones without --only) on REV, then on
-// HEAD, each in a fresh process; the figures reduce as src/bench/compare_stats.ts says (medians,
+// HEAD, each in a fresh process. --rev-patch applies a patch to REV's worktree first, for a figure
+// the bench gained after REV: the patch adds the measurement and nothing else (its worktree is named
+// by the commit and the patch's hash). The figures reduce as src/bench/compare_stats.ts says (medians,
 // HEAD / REV, the pairs' spread, "within noise" unless every pair agrees). The table goes to
 // stderr with the runs' progress, the JSON (every run's figures too) to stdout.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchRun, compareRuns, formatComparison } from '../../src/bench/compare_stats.ts';
 
@@ -20,6 +24,10 @@ export interface CompareOptions {
   only: string | undefined;
   runs: number;
   renames: Record<string, string>;
+  /** The figures the comparison is run to show (compare_stats.ts: a claim's bound). */
+  claims: string[];
+  /** A patch applied to REV's worktree (bench-only: a figure REV's bench lacks), or undefined. */
+  revPatch: string | undefined;
   worktrees: string;
 }
 
@@ -51,6 +59,8 @@ export function compareOptions(argv: readonly string[]): CompareOptions {
     only: value('--only'),
     runs,
     renames,
+    claims: (value('--claim') ?? '').split(',').filter((name) => name !== ''),
+    revPatch: value('--rev-patch'),
     worktrees: value('--worktrees') ?? join(tmpdir(), 'agentic-rl-bench-compare'),
   };
 }
@@ -67,16 +77,21 @@ function log(message: string): void {
 }
 
 /**
- * REV's worktree with its packages installed: made once per commit and kept (the folder is named
- * by the full hash), so later comparisons with it start at once.
+ * REV's worktree with its packages installed (and `patch` applied): made once per commit and patch
+ * and kept (the folder is named by the full hash, and the patch's), so later comparisons with it
+ * start at once.
  */
-function worktreeOf(sha: string, parent: string): string {
-  const dir = join(parent, sha);
+function worktreeOf(sha: string, parent: string, patch?: { file: string; hash: string }): string {
+  const dir = join(parent, patch ? `${sha}-${patch.hash}` : sha);
   const marker = join(dir, 'node_modules', '.bench-compare-installed');
   if (existsSync(marker)) return dir;
   if (!existsSync(join(dir, '.git'))) {
     log(`git worktree add --detach ${dir} ${sha.slice(0, 10)}`);
     git('worktree', 'add', '--detach', dir, sha);
+    if (patch) {
+      log(`git apply ${patch.file} in ${dir}`);
+      execFileSync('git', ['apply', patch.file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    }
   } else if (
     execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim() !== sha
   )
@@ -131,13 +146,25 @@ function benchRun(cwd: string, only: string | undefined, label: string): Promise
   });
 }
 
+/** The patch's absolute path and hashes; a clear error where it cannot be read. */
+function patchOf(file: string): { file: string; hash: string; sha256: string } {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new Error(`--rev-patch ${file}: no such file`);
+  const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
+  return { file: path, hash: sha256.slice(0, 12), sha256 };
+}
+
 /** Runs the comparison and returns its JSON (the table is written to stderr). */
 export async function compareBench(options: CompareOptions): Promise<Record<string, unknown>> {
   const sha = git('rev-parse', '--verify', `${options.rev}^{commit}`);
   const headSha = git('rev-parse', 'HEAD');
   const dirty = git('status', '--porcelain') !== ''; // untracked files too: a new module counts
-  const revDir = worktreeOf(sha, options.worktrees);
-  const labels = { rev: options.rev, head: dirty ? 'HEAD+changes' : 'HEAD' };
+  const patch = options.revPatch ? patchOf(options.revPatch) : undefined;
+  const revDir = worktreeOf(sha, options.worktrees, patch);
+  const labels = {
+    rev: patch ? `${options.rev}+patch` : options.rev,
+    head: dirty ? 'HEAD+changes' : 'HEAD',
+  };
   const revRuns: BenchRun[] = [];
   const headRuns: BenchRun[] = [];
   const started = Date.now();
@@ -145,12 +172,15 @@ export async function compareBench(options: CompareOptions): Promise<Record<stri
     log(`alternation ${i + 1} of ${options.runs}: ${labels.rev}, then ${labels.head}`);
     revRuns.push(await benchRun(revDir, options.only, labels.rev));
     headRuns.push(await benchRun(root, options.only, labels.head));
+    // a misspelt --claim is refused after the first pair, not after the last
+    if (i === 0) compareRuns(revRuns, headRuns, options.renames, options.claims);
   }
-  const comparison = compareRuns(revRuns, headRuns, options.renames);
+  const comparison = compareRuns(revRuns, headRuns, options.renames, options.claims);
   process.stderr.write(`\n${formatComparison(comparison, labels)}\n`);
   return {
     rev: options.rev,
     rev_sha: sha,
+    ...(patch ? { rev_patch: { file: options.revPatch, sha256: patch.sha256 } } : {}),
     head_sha: headSha,
     head_has_changes: dirty,
     sections: options.only ?? 'default',
@@ -167,11 +197,16 @@ export async function compareBench(options: CompareOptions): Promise<Record<stri
           pair_ratios: f.pairRatios,
           spread: f.spread,
           verdict: f.verdict,
+          p: f.p,
           ...(f.meaning ? { head_is: f.meaning } : {}),
+          ...(f.claim ? { claim: f.claim } : {}),
+          ...(f.atLeast ? { at_least: f.atLeast } : {}),
         },
       ]),
     ),
     unsteady_pairs: comparison.unsteadyPairs,
+    noise_verdicts: comparison.noiseVerdicts,
+    claims: comparison.claims,
     only_rev: comparison.onlyRev,
     only_head: comparison.onlyHead,
     context: comparison.context,

@@ -12,11 +12,13 @@ describe('bench --compare options', () => {
       only: undefined,
       runs: 5,
       renames: {},
+      claims: [],
+      revPatch: undefined,
       worktrees: join(tmpdir(), 'agentic-rl-bench-compare'),
     });
   });
 
-  it('takes the sections, the alternations, renamed figures and a worktree folder', () => {
+  it('takes the sections, the alternations, renames, a worktree folder, the claims and a patch', () => {
     const options = compareOptions([
       '--only',
       'model',
@@ -28,12 +30,18 @@ describe('bench --compare options', () => {
       'a_ms=b_ms,c_tok_s=d_tok_s',
       '--worktrees',
       '/tmp/trees',
+      '--claim',
+      'decode_cached_tok_s,train_step_ms',
+      '--rev-patch',
+      'scripts/bench/patches/eb03784-steady.patch',
     ]);
     expect(options).toEqual({
       rev: 'HEAD~3',
       only: 'model',
       runs: 7,
       renames: { a_ms: 'b_ms', c_tok_s: 'd_tok_s' },
+      claims: ['decode_cached_tok_s', 'train_step_ms'],
+      revPatch: 'scripts/bench/patches/eb03784-steady.patch',
       worktrees: '/tmp/trees',
     });
   });

@@ -6,6 +6,7 @@ import {
   direction,
   formatComparison,
   median,
+  signTestP,
   verdictOf,
 } from '../../src/bench/compare_stats.ts';
 
@@ -139,12 +140,70 @@ describe('bench comparison statistics', () => {
     const text = formatComparison(compareRuns(rev, head), { rev: 'eb03784', head: 'HEAD' });
     const lines = text.split('\n');
     expect(lines[0]).toMatch(
-      /^figure\s+eb03784 median\s+HEAD median\s+HEAD\/REV\s+pairs min–max\s+verdict$/,
+      /^figure\s+eb03784 median\s+HEAD median\s+HEAD\/REV\s+pairs min–max\s+p\s+verdict$/,
     );
     const decode = lines.find((l) => l.startsWith('decode_cached_tok_s'))!;
-    expect(decode).toMatch(/500\.0\s+450\.0\s+0\.900×\s+0\.833–0\.950 \(3\)\s+lower: HEAD slower$/);
+    expect(decode).toMatch(
+      /500\.0\s+450\.0\s+0\.900×\s+0\.833–0\.950 \(3\)\s+0\.25\s+lower: HEAD slower$/,
+    );
     const step = lines.find((l) => l.startsWith('train_step_ms'))!;
-    expect(step).toMatch(/300\.0\s+300\.0\s+1\.000×\s+0\.967–1\.033 \(3\)\s+within noise$/);
-    expect(lines.at(-1)).toMatch(/every pair .* on the same side of 1, and at least 3 pairs/);
+    expect(step).toMatch(/300\.0\s+300\.0\s+1\.000×\s+0\.967–1\.033 \(3\)\s+1\.0\s+within noise$/);
+    expect(text).toMatch(/every pair .* on the same side of 1, and at least 3 pairs/);
+    // 2 figures at 3 pairs: 2 x 2/8 verdicts by noise alone
+    expect(text).toMatch(/2 figures: by noise alone about 0\.5 of them would read higher or lower/);
+    expect(lines.at(-1)).toMatch(/name the figures with --claim/);
+  });
+
+  it("gives the sign test's two-sided p, worked by hand", () => {
+    expect(signTestP([0.9, 0.8, 0.7, 0.95, 0.99])).toBe(2 / 32); // 5 of 5 below
+    expect(signTestP([0.9, 0.8, 0.7, 0.95, 1.1])).toBe((2 * (1 + 5)) / 32); // 4 of 5
+    // 8 of 9 below: 2 (C(9,8) + C(9,9)) / 512
+    expect(signTestP([0.66, 0.91, 1.01, 0.91, 0.91, 0.75, 0.74, 0.63, 0.9])).toBeCloseTo(
+      20 / 512,
+      15,
+    );
+    expect(signTestP([1.1, 0.9])).toBe(1); // 1 of 2 each side: 2 x 3/4, capped
+    expect(signTestP([1, 1, 1.2])).toBe(1); // ties dropped: one pair left
+    expect(signTestP([])).toBe(1);
+  });
+
+  it('holds a claim to the bound for every figure claimed, and refuses an unknown one', () => {
+    const rev = Array.from({ length: 9 }, () => ({ a_ms: 100, b_ms: 100, c_ms: 100 }));
+    const head = Array.from({ length: 9 }, (_, i) => ({
+      a_ms: 90, // every pair lower: p = 2/512
+      b_ms: i === 0 ? 101 : 95, // 8 of 9 lower: p = 20/512 ~ 0.039
+      c_ms: 100 + (i % 2 ? 1 : -1),
+    }));
+    const one = compareRuns(rev, head, {}, ['b_ms']);
+    expect(one.figures.find((f) => f.name === 'b_ms')!.claim).toBe('shown lower'); // 0.039 <= 0.05
+    expect(one.figures.find((f) => f.name === 'a_ms')!.claim).toBeNull(); // not claimed
+    const two = compareRuns(rev, head, {}, ['a_ms', 'b_ms']);
+    expect(two.claims.bound).toBe(0.025);
+    expect(two.figures.map((f) => f.claim)).toEqual(['shown lower', 'not shown', null]);
+    expect(two.noiseVerdicts).toBeCloseTo(3 * (2 / 512), 15);
+    const text = formatComparison(two, { rev: 'r', head: 'h' });
+    expect(text).toMatch(/a_ms .*lower: HEAD faster \[claim: shown lower; /);
+    expect(text).toMatch(
+      /Claimed before the run: a_ms, b_ms; each is shown where p <= 0\.05 \/ 2 = 0\.025/,
+    );
+    // no regression: HEAD at least 0.95 of REV's speed, pair by pair (a time's speed is 1 / time)
+    expect(two.figures[0]!.atLeast).toEqual({ margin: 0.95, pairs: 9, p: 1 / 512, shown: true });
+    expect(two.figures[1]!.atLeast).toMatchObject({ pairs: 9, shown: true }); // 100 / 101 >= 0.95
+    expect(two.figures[2]!.atLeast).toBeNull(); // not claimed
+    const rates = compareRuns(
+      Array.from({ length: 9 }, () => ({ x_tok_s: 1000 })),
+      Array.from({ length: 9 }, (_, i) => ({ x_tok_s: i < 6 ? 960 : 900 })), // 6 of 9 keep 0.95
+      {},
+      ['x_tok_s'],
+    ).figures[0]!;
+    expect(rates.claim).toBe('shown lower'); // every pair below 1: p = 2/512
+    // 6 or more of 9 by chance: (84 + 36 + 9 + 1) / 512 = 0.254
+    expect(rates.atLeast).toEqual({ margin: 0.95, pairs: 6, p: 130 / 512, shown: false });
+    expect(formatComparison(compareRuns(rev, head, {}, ['a_ms']), { rev: 'r', head: 'h' })).toMatch(
+      /\[claim: shown lower; ≥ 0\.95× REV's speed: shown, 9 of 9 pairs, p 0\.0020\]/,
+    );
+    expect(() => compareRuns(rev, head, {}, ['decode_tok_s'])).toThrow(
+      /--claim names figures that both sides do not have: decode_tok_s/,
+    );
   });
 });
