@@ -1,6 +1,8 @@
 // `npm run bench -- --only model`: decoding and training speed of the tfjs model on WASM, with the
 // shapes of the first benchmark: a Llama with hidden 256, 4 layers, 4 heads, MLP 768, vocab 2000.
-//   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens
+//   decode_cached_tok_s / decode_uncached_tok_s  batch 1, context grown from 1 to 256 tokens (the
+//                                                first cached call after the warm-up)
+//   decode_cached_steady_tok_s                   the same, the median of 5 later calls
 //   decode_token_ms, decode_token_products_ms,   one cached step at 1-8 tokens of context, its 29
 //   decode_token_overhead_ms                     products alone, and the difference: the per-token
 //                                                fixed cost (token_overhead.ts)
