@@ -35,17 +35,26 @@ async function uncachedStep(model: CausalLM, ids: number[]): Promise<void> {
   logits.dispose();
 }
 
-export async function decoding(): Promise<Record<string, number>> {
-  const model = CausalLM.fromWeights(config, randomWeights(config, 1));
-  const options = { temperature: 1, seed: 0, eosIds: [] as number[] };
-  // warm up: kernels, and the helper threads, whose code runs slower for their first thousands of
-  // products
+/**
+ * Four short generations (batch 1, 8, 1, 8; 64 tokens): the kernels, and the helper threads, whose
+ * code runs slower for their first thousands of products.
+ */
+async function warmUp(
+  model: CausalLM,
+  options: Omit<GenerateOptions, 'maxNewTokens'>,
+): Promise<void> {
   for (const batch of [1, 8, 1, 8])
     await generate(
       model,
       Array.from({ length: batch }, (_, b) => [1 + b, 2, 3]),
       { ...options, maxNewTokens: 64 },
     );
+}
+
+export async function decoding(): Promise<Record<string, number>> {
+  const model = CausalLM.fromWeights(config, randomWeights(config, 1));
+  const options = { temperature: 1, seed: 0, eosIds: [] as number[] };
+  await warmUp(model, options);
   log('cached decoding, 1 -> 256 tokens');
   const cached =
     (context - 1) /
@@ -134,12 +143,7 @@ async function lateFigures(
   options: Omit<GenerateOptions, 'maxNewTokens'>,
 ): Promise<Record<string, number>> {
   const model = CausalLM.fromWeights(config, randomWeights(config, 1));
-  for (const batch of [1, 8, 1, 8])
-    await generate(
-      model,
-      Array.from({ length: batch }, (_, b) => [1 + b, 2, 3]),
-      { ...options, maxNewTokens: 64 },
-    );
+  await warmUp(model, options);
   log('cached decoding, 1 -> 256 tokens, 6 calls (the median of the last 5)');
   const rates: number[] = [];
   for (let call = 0; call < 6; call++) {
