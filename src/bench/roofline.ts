@@ -16,7 +16,7 @@
 //   step_products_batch8_vs_batch1            their throughput ratio, one thread
 //   step_products_batch8_vs_batch1_threads    the same with the products split over model_threads
 import type { ModelConfig } from '../model_files/hf_config.ts';
-import { DotStore } from '../kernels/matmul/decode_products.ts';
+import { DotStore, type DotSplitter } from '../kernels/matmul/decode_products.ts';
 import { MatmulThreads } from '../kernels/matmul/threads.ts';
 import { FMA_CHAINS, fmaPeakModule } from '../kernels/simd/fma_peak.ts';
 
@@ -52,33 +52,33 @@ export function stepShapes(config: ModelConfig): [number, number][] {
 }
 
 /**
- * The roofline figures (see the file comment) for `config`'s shapes, with `helpers` helper threads
- * for the split ratio.
+ * One decoding step's products (`shapes`, stepShapes') on weights of those shapes placed in
+ * `store` under keyOf(i): time(m, split) runs them once at m rows (up to `rows`) and returns its
+ * milliseconds; release() frees the copies. null where the store's budget cannot hold them (what
+ * it placed is freed).
  */
-export async function roofline(
-  config: ModelConfig,
-  helpers: number,
-): Promise<Record<string, number>> {
-  const store = DotStore.create(1 << 24);
-  if (!store) return {}; // no relaxed SIMD: the dot kernel does not run
-  const shapes = stepShapes(config);
-  let key = 0;
-  const weights = shapes.map(
-    ([n, k]) =>
-      store.weight(key++, [], n * k, (into) => {
-        for (let i = 0; i < into.length; i++) into[i] = Math.sin(i * 0.37 + key) * 0.05;
-      })!,
+export function stepProducts(
+  store: DotStore,
+  shapes: [number, number][],
+  keyOf: (i: number) => number,
+  rows: number,
+): { time(m: number, split?: DotSplitter): number; release(): void } | null {
+  const keys = shapes.map((_, i) => keyOf(i));
+  const weights = shapes.map(([n, k], i) =>
+    store.weight(keys[i]!, [], n * k, (into) => {
+      for (let j = 0; j < into.length; j++) into[j] = Math.sin(j * 0.37 + i) * 0.05;
+    }),
   );
+  const release = () => keys.forEach((key) => store.release(key));
+  if (weights.some((w) => w === null)) {
+    release();
+    return null;
+  }
   const widest = Math.max(...shapes.map(([n, k]) => Math.max(n, k)));
-  const source = new Float32Array(8 * widest).map((_, i) => Math.cos(i));
-  const out = new Float32Array(8 * widest);
-  const threads =
-    helpers > 0 && store.shared ? await MatmulThreads.start(helpers, store.memory) : null;
-  const stepMs = (m: number, split: boolean) => {
-    const splitter = split && threads ? threads.splitDot.bind(threads) : undefined;
-    let best = Infinity;
-    for (let rep = 0; rep < 300; rep++) {
-      // the best: these machines are shared, and the work is the same each time
+  const source = new Float32Array(rows * widest).map((_, i) => Math.cos(i));
+  const out = new Float32Array(rows * widest);
+  return {
+    time: (m, split) => {
       const start = performance.now();
       shapes.forEach(([n, k], i) =>
         store.product(
@@ -90,11 +90,34 @@ export async function roofline(
           n,
           () => out,
           0,
-          splitter,
+          split,
         ),
       );
-      best = Math.min(best, performance.now() - start);
-    }
+      return performance.now() - start;
+    },
+    release,
+  };
+}
+
+/**
+ * The roofline figures (see the file comment) for `config`'s shapes, with `helpers` helper threads
+ * for the split ratio.
+ */
+export async function roofline(
+  config: ModelConfig,
+  helpers: number,
+): Promise<Record<string, number>> {
+  const store = DotStore.create(1 << 24);
+  if (!store) return {}; // no relaxed SIMD: the dot kernel does not run
+  const shapes = stepShapes(config);
+  const products = stepProducts(store, shapes, (i) => i, 8)!; // a fresh 16 MB store: room for all
+  const threads =
+    helpers > 0 && store.shared ? await MatmulThreads.start(helpers, store.memory) : null;
+  const stepMs = (m: number, split: boolean) => {
+    const splitter = split && threads ? threads.splitDot.bind(threads) : undefined;
+    let best = Infinity;
+    // the best: these machines are shared, and the work is the same each time
+    for (let rep = 0; rep < 300; rep++) best = Math.min(best, products.time(m, splitter));
     return best;
   };
   try {

@@ -19,7 +19,7 @@ import { switches } from '../kernels/switches.ts';
 import type { CausalLM } from '../model/model.ts';
 import { generate } from '../model/sample.ts';
 import { median } from './model_setup.ts';
-import { stepShapes } from './roofline.ts';
+import { stepProducts, stepShapes } from './roofline.ts';
 
 /** Steps a generate() call times: contexts 1 to STEPS. */
 const STEPS = 8;
@@ -28,7 +28,7 @@ const STEPS = 8;
  * The three figures above for `model` (the benchmark's, warmed up), over `rounds` generate() calls.
  */
 export async function tokenOverhead(model: CausalLM, rounds = 40): Promise<Record<string, number>> {
-  const products = stepProducts(model);
+  const products = stepProductsOf(model);
   if (!products) return {}; // no dot kernel (no relaxed SIMD): nothing to subtract
   const steps: number[] = [];
   const productSteps: number[] = [];
@@ -62,47 +62,19 @@ export async function tokenOverhead(model: CausalLM, rounds = 40): Promise<Recor
 
 /**
  * One decoding step's products at batch 1 on weights of the model's shapes, in the dot store that
- * decoding uses, split as its dot-product kernel splits them; null without that store.
+ * decoding uses, split as its dot-product kernel splits them; null without that store or room in it.
  */
-function stepProducts(model: CausalLM): { step(): number; release(): void } | null {
+function stepProductsOf(model: CausalLM): { step(): number; release(): void } | null {
   const store = dotStore();
   if (!store) return null;
-  const shapes = stepShapes(model.config);
   // keys below every tensor id, so these copies never meet a weight's
-  const keys = shapes.map((_, i) => -1 - i);
-  const weights = shapes.map(([n, k], i) =>
-    store.weight(keys[i]!, [], n * k, (into) => {
-      for (let j = 0; j < into.length; j++) into[j] = Math.sin(j * 0.37 + i) * 0.05;
-    }),
-  );
-  const release = () => keys.forEach((key) => store.release(key));
-  if (weights.some((w) => w === null)) {
-    release();
-    return null; // the copies' budget is spent
-  }
-  const widest = Math.max(...shapes.map(([n, k]) => Math.max(n, k)));
-  const source = new Float32Array(widest).map((_, i) => Math.cos(i));
-  const out = new Float32Array(widest);
+  const products = stepProducts(store, stepShapes(model.config), (i) => -1 - i, 1);
+  if (!products) return null; // the copies' budget is spent
   return {
     step: () => {
       const threads = switches.dotProductThreads ? matmulThreads() : null;
-      const split = threads ? threads.splitDot.bind(threads) : undefined;
-      const start = performance.now();
-      shapes.forEach(([n, k], i) =>
-        store.product(
-          () => source,
-          0,
-          1,
-          k,
-          weights[i]!,
-          n,
-          () => out,
-          0,
-          split,
-        ),
-      );
-      return performance.now() - start;
+      return products.time(1, threads ? threads.splitDot.bind(threads) : undefined);
     },
-    release,
+    release: products.release,
   };
 }
