@@ -90,7 +90,14 @@ function worktreeOf(sha: string, parent: string, patch?: { file: string; hash: s
     git('worktree', 'add', '--detach', dir, sha);
     if (patch) {
       log(`git apply ${patch.file} in ${dir}`);
-      execFileSync('git', ['apply', patch.file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        execFileSync('git', ['apply', patch.file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (error) {
+        // the folder goes with it: kept, a later run would find it and bench REV unpatched
+        git('worktree', 'remove', '--force', dir);
+        const why = (error as { stderr?: Buffer }).stderr?.toString().trim() ?? String(error);
+        throw new Error(`--rev-patch ${patch.file} does not apply to ${sha.slice(0, 10)}: ${why}`);
+      }
     }
   } else if (
     execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim() !== sha
