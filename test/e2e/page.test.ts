@@ -313,9 +313,14 @@ describe('production page', () => {
       );
       console.log(`async in the page: ${JSON.stringify(metrics)}`);
       expect(metrics.map((m) => m.staleness)).toEqual([0, 1, 1]);
-      // step 2's episodes were sampled while step 1 updated, on both sandbox workers' lanes
+      // step 2's episodes were sampled while step 1 updated, their programs on the sandbox
+      // workers' lanes (one or both: which worker takes a program depends on when each is free, and
+      // a loaded CI machine gave all of step 1's to sandbox-0)
       expect(metrics[0]!.overlap).toBeGreaterThan(0);
-      expect(metrics[0]!.lanes).toEqual(['rollout', 'sandbox-0', 'sandbox-1', 'trainer']);
+      const lanes = metrics[0]!.lanes;
+      expect(lanes.filter((lane) => !lane.startsWith('sandbox-'))).toEqual(['rollout', 'trainer']);
+      expect(lanes.filter((lane) => lane.startsWith('sandbox-')).length).toBeGreaterThan(0);
+      expect(lanes.every((lane) => /^(rollout|trainer|sandbox-[01])$/.test(lane))).toBe(true);
       const accounting = await page.evaluate(() =>
         (
           window as unknown as { playground: Playground }
