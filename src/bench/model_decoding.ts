@@ -136,7 +136,9 @@ export async function decoding(): Promise<Record<string, number>> {
  *   decode_cached_steady_tok_s  cached decoding 1 -> 256 tokens as decode_cached_tok_s, the median
  *                               of 5 calls after one more: what minutes of rollouts run, where
  *                               decode_cached_tok_s is the first such call after the warm-up and
- *                               carries whatever the process has not yet compiled or grown
+ *                               carries whatever the process has not yet compiled or grown (V8
+ *                               still optimizes the per-token JavaScript in the first calls after
+ *                               the warm-up: performance.md (r))
  *   decode_token_*_ms           token_overhead.ts
  */
 async function lateFigures(
