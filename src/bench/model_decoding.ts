@@ -51,14 +51,23 @@ async function warmUp(
     );
 }
 
+/** Tokens per second of one cached decoding call at batch 1, context grown from 1 to 256. */
+async function cachedRate(
+  model: CausalLM,
+  options: Omit<GenerateOptions, 'maxNewTokens'>,
+): Promise<number> {
+  const time = await seconds(() =>
+    generate(model, [[1]], { ...options, maxNewTokens: context - 1 }),
+  );
+  return (context - 1) / time;
+}
+
 export async function decoding(): Promise<Record<string, number>> {
   const model = CausalLM.fromWeights(config, randomWeights(config, 1));
   const options = { temperature: 1, seed: 0, eosIds: [] as number[] };
   await warmUp(model, options);
   log('cached decoding, 1 -> 256 tokens');
-  const cached =
-    (context - 1) /
-    (await seconds(() => generate(model, [[1]], { ...options, maxNewTokens: context - 1 })));
+  const cached = await cachedRate(model, options);
   log('uncached decoding, every 8th context length from 8 to 256');
   const lengths = Array.from({ length: context / 8 }, (_, i) => 8 * (i + 1));
   let total = 0;
@@ -149,10 +158,8 @@ async function lateFigures(
   log('cached decoding, 1 -> 256 tokens, 6 calls (the median of the last 5)');
   const rates: number[] = [];
   for (let call = 0; call < 6; call++) {
-    const time = await seconds(() =>
-      generate(model, [[1]], { ...options, maxNewTokens: context - 1 }),
-    );
-    if (call > 0) rates.push((context - 1) / time);
+    const rate = await cachedRate(model, options);
+    if (call > 0) rates.push(rate);
   }
   log('one cached step at 1-8 tokens of context, and its products alone (in turns)');
   const overhead = await tokenOverhead(model);
