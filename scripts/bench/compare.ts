@@ -163,7 +163,12 @@ function patchOf(file: string): { file: string; hash: string; sha256: string } {
 
 /** Runs the comparison and returns its JSON (the table is written to stderr). */
 export async function compareBench(options: CompareOptions): Promise<Record<string, unknown>> {
-  const sha = git('rev-parse', '--verify', `${options.rev}^{commit}`);
+  let sha: string;
+  try {
+    sha = git('rev-parse', '--verify', `${options.rev}^{commit}`);
+  } catch {
+    throw new Error(`--compare ${options.rev}: no such commit in this repository`);
+  }
   const headSha = git('rev-parse', 'HEAD');
   const dirty = git('status', '--porcelain') !== ''; // untracked files too: a new module counts
   const patch = options.revPatch ? patchOf(options.revPatch) : undefined;

@@ -1,9 +1,10 @@
 // The arguments of `npm run bench -- --compare REV` (scripts/bench/compare.ts compareOptions): the
 // defaults, the renames, and a clear error for each malformed one before anything is built or run.
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareOptions } from '../../scripts/bench/compare.ts';
+import { compareBench, compareOptions } from '../../scripts/bench/compare.ts';
 
 describe('bench --compare options', () => {
   it('defaults to 5 alternations of the default sections, worktrees under the temp folder', () => {
@@ -59,5 +60,13 @@ describe('bench --compare options', () => {
       /REV_NAME=HEAD_NAME pairs.*"a_ms"/,
     );
     expect(() => compareOptions(['--compare', 'x', '--rename', 'a=b=c'])).toThrow(/"a=b=c"/);
+  });
+
+  it('refuses a commit the repository does not have, naming it, before making a worktree', async () => {
+    const worktrees = join(tmpdir(), `bench-compare-test-${process.pid}`);
+    await expect(
+      compareBench({ ...compareOptions(['--compare', 'no-such-commit-0']), worktrees }),
+    ).rejects.toThrow('--compare no-such-commit-0: no such commit in this repository');
+    expect(existsSync(worktrees)).toBe(false);
   });
 });
